@@ -1,0 +1,209 @@
+## Turns a [TileMapLayer] or an [AStarGrid2D] into [code]graph.load_grid[/code] parameters.
+##
+## Pure functions: nothing is sent. The result goes to
+## [code]AStarBridge.load_graph(METHOD, params)[/code].
+## Cells travel as one byte each, row-major ([code]y * width + x[/code], 0 = blocked); weights as
+## little-endian float32 per cell (only when some weight differs from 1). World positions follow
+## [AStarGrid2D]: cell [code](x, y)[/code] sits at [code]origin + (x, y) * cell_size[/code].
+## [codeblock]
+## const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
+## var params := GridSerializer.from_tile_map_layer($Floor, "level", {"walkable_layer": "walkable"})
+## AStarBridge.load_graph(GridSerializer.METHOD, params)
+## [/codeblock]
+extends RefCounted
+
+## Where [method from_tile_map_layer] reads walkability from.
+enum Source {
+	## A bool custom data layer (option [code]walkable_layer[/code], default "walkable").
+	CUSTOM_DATA,
+	## A tile is walkable when it has a navigation polygon in [code]navigation_layer[/code].
+	NAVIGATION,
+	## A tile is blocked when it has a collision polygon in [code]physics_layer[/code].
+	PHYSICS,
+}
+
+## The protocol method these parameters are for.
+const METHOD := "graph.load_grid"
+## Godot's [enum AStarGrid2D.DiagonalMode] values, in order, as protocol names.
+const DIAGONAL_NAMES: PackedStringArray = [
+	"always", "never", "at_least_one_walkable", "only_if_no_obstacles"
+]
+const _DEFAULT_DIAGONAL := "only_if_no_obstacles"
+
+
+## Grid parameters for the used rectangle of [param layer].
+## Options (all optional):
+## [code]source[/code] ([enum Source], default CUSTOM_DATA),
+## [code]walkable_layer[/code] (String, default "walkable"),
+## [code]weight_layer[/code] (String, default "weight"; a float custom data layer, absent = 1),
+## [code]navigation_layer[/code] / [code]physics_layer[/code] (int, default 0),
+## [code]empty_walkable[/code] (bool, default false: cells without a tile are blocked),
+## [code]region[/code] (Rect2i in map coordinates, default [method TileMapLayer.get_used_rect]),
+## [code]diagonal[/code] (protocol name, default "only_if_no_obstacles"),
+## [code]global[/code] (bool, default true: origin and cell size in global coordinates when the
+## layer is inside the tree). Returns {} and pushes an error when the layer has no tile set.
+static func from_tile_map_layer(
+	layer: TileMapLayer, id: String, options: Dictionary = {}
+) -> Dictionary:
+	var tile_set: TileSet = layer.tile_set
+	if tile_set == null:
+		push_error("from_tile_map_layer: %s has no tile_set" % layer.name)
+		return {}
+	var region: Rect2i = options.get("region", layer.get_used_rect())
+	var source: int = options.get("source", Source.CUSTOM_DATA)
+	var walk_layer: int = tile_set.get_custom_data_layer_by_name(
+		str(options.get("walkable_layer", "walkable"))
+	)
+	var weight_layer: int = tile_set.get_custom_data_layer_by_name(
+		str(options.get("weight_layer", "weight"))
+	)
+	if source == Source.CUSTOM_DATA and walk_layer < 0:
+		push_error("from_tile_map_layer: no custom data layer %s" % options.get("walkable_layer"))
+		return {}
+	if not _source_layer_exists(tile_set, source, options):
+		push_error("from_tile_map_layer: the tile set lacks the layer option %s asks for" % source)
+		return {}
+	var empty_walkable: bool = options.get("empty_walkable", false)
+	var cells := PackedByteArray()
+	cells.resize(region.size.x * region.size.y)
+	var weights := PackedFloat32Array()
+	weights.resize(cells.size())
+	weights.fill(1.0)
+	var weighted: bool = false
+	for y: int in region.size.y:
+		for x: int in region.size.x:
+			var data: TileData = layer.get_cell_tile_data(region.position + Vector2i(x, y))
+			var index: int = y * region.size.x + x
+			if data == null:
+				cells[index] = 1 if empty_walkable else 0
+				continue
+			cells[index] = 1 if _tile_walkable(data, source, walk_layer, options) else 0
+			if weight_layer >= 0:
+				var weight: float = _as_float(data.get_custom_data_by_layer_id(weight_layer), 1.0)
+				weights[index] = weight
+				weighted = weighted or weight != 1.0
+	var frame: Transform2D = layer.transform
+	if options.get("global", true) and layer.is_inside_tree():
+		frame = layer.get_global_transform()
+	var first: Vector2 = frame * layer.map_to_local(region.position)
+	var size: Vector2 = Vector2(tile_set.tile_size) * frame.get_scale()
+	var params: Dictionary = {
+		"id": id,
+		"width": region.size.x,
+		"height": region.size.y,
+		"cells": cells,
+		"diagonal": str(options.get("diagonal", _DEFAULT_DIAGONAL)),
+		"cell_size": [size.x, size.y],
+		"origin": [first.x, first.y],
+	}
+	if weighted:
+		params["weights"] = weights.to_byte_array()
+	return params
+
+
+## Grid parameters for [param grid]'s region: solid cells, weight scales, diagonal mode,
+## cell size and offset (origin = offset + region.position * cell_size, the position
+## [method AStarGrid2D.get_point_position] gives the region's first cell).
+## Only [constant AStarGrid2D.CELL_SHAPE_SQUARE] maps to a grid; other shapes return {} with an
+## error. A dirty grid is updated first (as [method AStarGrid2D.update] would be before a query).
+static func from_astar_grid_2d(grid: AStarGrid2D, id: String) -> Dictionary:
+	if grid.cell_shape != AStarGrid2D.CELL_SHAPE_SQUARE:
+		push_error("from_astar_grid_2d: only CELL_SHAPE_SQUARE grids map to graph.load_grid")
+		return {}
+	if grid.is_dirty():
+		grid.update()
+	var region: Rect2i = grid.region
+	var cells := PackedByteArray()
+	cells.resize(region.size.x * region.size.y)
+	var weights := PackedFloat32Array()
+	weights.resize(cells.size())
+	var weighted: bool = false
+	for y: int in region.size.y:
+		for x: int in region.size.x:
+			var cell: Vector2i = region.position + Vector2i(x, y)
+			var index: int = y * region.size.x + x
+			cells[index] = 0 if grid.is_point_solid(cell) else 1
+			var weight: float = grid.get_point_weight_scale(cell)
+			weights[index] = weight
+			weighted = weighted or weight != 1.0
+	var first: Vector2 = grid.offset + Vector2(region.position) * grid.cell_size
+	var params: Dictionary = {
+		"id": id,
+		"width": region.size.x,
+		"height": region.size.y,
+		"cells": cells,
+		"diagonal": diagonal_name(grid.diagonal_mode),
+		"cell_size": [grid.cell_size.x, grid.cell_size.y],
+		"origin": [first.x, first.y],
+	}
+	if weighted:
+		params["weights"] = weights.to_byte_array()
+	return params
+
+
+## The protocol name of an [enum AStarGrid2D.DiagonalMode] value.
+static func diagonal_name(mode: AStarGrid2D.DiagonalMode) -> String:
+	if mode >= 0 and mode < DIAGONAL_NAMES.size():
+		return DIAGONAL_NAMES[mode]
+	return _DEFAULT_DIAGONAL
+
+
+## The cell (x, y) of [param params] nearest to world point [param point], or (-1, -1) outside.
+static func world_to_cell(params: Dictionary, point: Vector2) -> Vector2i:
+	var origin: Vector2 = _vec2(params.get("origin", [0.0, 0.0]))
+	var size: Vector2 = _vec2(params.get("cell_size", [1.0, 1.0]))
+	var cell := Vector2i(((point - origin) / size).round())
+	var inside: bool = (
+		cell.x >= 0
+		and cell.y >= 0
+		and cell.x < int(params.get("width", 0))
+		and cell.y < int(params.get("height", 0))
+	)
+	return cell if inside else Vector2i(-1, -1)
+
+
+## The world position of cell [param cell] of [param params].
+static func cell_to_world(params: Dictionary, cell: Vector2i) -> Vector2:
+	var origin: Vector2 = _vec2(params.get("origin", [0.0, 0.0]))
+	var size: Vector2 = _vec2(params.get("cell_size", [1.0, 1.0]))
+	return origin + Vector2(cell) * size
+
+
+static func _tile_walkable(
+	data: TileData, source: int, walk_layer: int, options: Dictionary
+) -> bool:
+	match source:
+		Source.NAVIGATION:
+			var nav: NavigationPolygon = data.get_navigation_polygon(
+				int(options.get("navigation_layer", 0))
+			)
+			return nav != null and (nav.get_polygon_count() > 0 or nav.get_outline_count() > 0)
+		Source.PHYSICS:
+			return data.get_collision_polygons_count(int(options.get("physics_layer", 0))) == 0
+		_:
+			return bool(data.get_custom_data_by_layer_id(walk_layer))
+
+
+static func _source_layer_exists(tile_set: TileSet, source: int, options: Dictionary) -> bool:
+	match source:
+		Source.NAVIGATION:
+			return int(options.get("navigation_layer", 0)) < tile_set.get_navigation_layers_count()
+		Source.PHYSICS:
+			return int(options.get("physics_layer", 0)) < tile_set.get_physics_layers_count()
+		_:
+			return true
+
+
+static func _as_float(value: Variant, fallback: float) -> float:
+	if value is float or value is int:
+		return float(value)
+	return fallback
+
+
+static func _vec2(value: Variant) -> Vector2:
+	if value is Vector2:
+		return value
+	if value is Array and (value as Array).size() >= 2:
+		var pair: Array = value
+		return Vector2(float(pair[0]), float(pair[1]))
+	return Vector2.ZERO
