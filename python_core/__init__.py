@@ -1,0 +1,35 @@
+"""python_core: the engine-free A* core of A* Bridge (grids, waypoint graphs, navigation meshes).
+
+Quick start::
+
+    from python_core import GridGraph
+    grid = GridGraph.from_strings(["....", ".@@.", "...."])
+    result = grid.find_path((0, 0), (3, 2))
+    assert result.found and result.cost > 0
+"""
+
+from __future__ import annotations
+
+from python_core.errors import (
+    AStarError,
+    BlockedEndpointError,
+    GraphFileError,
+    InvalidGraphError,
+    InvalidQueryError,
+    OutOfBoundsError,
+    UnknownPointError,
+)
+from python_core.result import PathResult, PathStatus, QueryOptions
+
+__all__ = [
+    "AStarError",
+    "BlockedEndpointError",
+    "GraphFileError",
+    "InvalidGraphError",
+    "InvalidQueryError",
+    "OutOfBoundsError",
+    "PathResult",
+    "PathStatus",
+    "QueryOptions",
+    "UnknownPointError",
+]
