@@ -14,7 +14,7 @@ want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "[setup] installing Python packages into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip >&2
-  .venv/bin/python -m pip install -q -e ".[dev]" >&2
+  .venv/bin/python -m pip install -q -e ".[dev,bench]" >&2
   echo "$want" > "$stamp"
 fi
 # Without Godot the Python tests still run locally (Godot tests skip); with CI=true that is a failure.
