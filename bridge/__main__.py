@@ -1,0 +1,10 @@
+"""``python -m bridge serve``: see :mod:`bridge.cli`."""
+
+from __future__ import annotations
+
+import sys
+
+from bridge.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

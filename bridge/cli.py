@@ -1,0 +1,123 @@
+"""``python -m bridge serve`` / ``astar-bridge serve``: run the sidecar.
+
+    astar-bridge serve                      # 127.0.0.1, a port the OS picks, a random token
+    astar-bridge serve --port 7777 --token secret --workers 2
+
+Exactly one JSON line goes to stdout when the server is ready; logs go to stderr. The server stops
+on SIGTERM/SIGINT and when its stdin closes (the game that started it is gone), unless
+``--no-stdin-watch``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import json
+import logging
+import os
+import secrets
+import signal
+import sys
+import threading
+
+from bridge.protocol import Limits
+from bridge.server import Server, ServerConfig
+
+__all__ = ["main"]
+
+log = logging.getLogger("bridge.cli")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="astar-bridge", description="A* Bridge sidecar")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="serve msgpack-RPC on TCP")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=0, help="port (default: the OS picks one)")
+    serve.add_argument("--token", default=None, help="hello token (default: random)")
+    serve.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="search processes")
+    serve.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
+    serve.add_argument("--no-stdin-watch", action="store_true", help="keep running when stdin closes")
+    serve.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    defaults = Limits()
+    serve.add_argument("--max-message-bytes", type=int, default=defaults.max_message_bytes)
+    serve.add_argument("--max-graph-nodes", type=int, default=defaults.max_graph_nodes)
+    serve.add_argument("--max-graphs", type=int, default=defaults.max_graphs)
+    serve.add_argument("--max-expansions", type=int, default=defaults.max_expansions)
+    serve.add_argument("--max-pending", type=int, default=defaults.max_pending)
+    serve.add_argument("--max-batch", type=int, default=defaults.max_batch)
+    return parser
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _config(args: argparse.Namespace) -> ServerConfig:
+    limits = Limits(
+        max_message_bytes=args.max_message_bytes,
+        max_graph_nodes=args.max_graph_nodes,
+        max_graphs=args.max_graphs,
+        max_expansions=args.max_expansions,
+        max_pending=args.max_pending,
+        max_batch=args.max_batch,
+    )
+    return ServerConfig(
+        host=args.host,
+        port=args.port,
+        token=args.token or secrets.token_hex(16),
+        workers=max(1, args.workers),
+        limits=limits,
+        log_level=getattr(logging, args.log_level),
+    )
+
+
+def _announce(event: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(event) + "\n")
+    sys.stdout.flush()
+
+
+def _watch_stdin(loop: asyncio.AbstractEventLoop, server: Server) -> None:
+    """Block on stdin until it closes, then stop the server (the parent process is gone)."""
+
+    def wait() -> None:
+        try:
+            while os.read(sys.stdin.fileno(), 4096):
+                pass
+        except (OSError, ValueError, AttributeError):  # closed, or no stdin at all
+            pass
+        log.info("stdin closed; stopping")
+        loop.call_soon_threadsafe(server.stop)
+
+    threading.Thread(target=wait, name="stdin-watch", daemon=True).start()
+
+
+async def _serve(args: argparse.Namespace) -> None:
+    server = Server(_config(args))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, server.stop)
+    if not args.no_stdin_watch:
+        _watch_stdin(loop, server)
+    await server.run(_announce)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit status."""
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=getattr(logging, args.log_level),
+        stream=sys.stderr,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    if not args.allow_remote and not _is_loopback(args.host):
+        log.error("refusing to bind %s: not a loopback address (pass --allow-remote)", args.host)
+        return 2
+    asyncio.run(_serve(args))
+    return 0

@@ -1,0 +1,221 @@
+"""``bridge.Client``: a small synchronous msgpack-RPC client over a plain socket.
+
+    with start_sidecar() as sidecar, Client.connect(sidecar.host, sidecar.port) as client:
+        client.hello(sidecar.token)
+        client.load_grid("g", np.ones((4, 4), dtype=bool))
+        assert client.find("g", (0, 0), (3, 3))["status"] == "found"
+
+Bulk arrays are converted to the protocol's little-endian ``bin`` fields here; results come back
+as the wire maps, with :func:`decode_points` to turn ``points`` into an ``(n, dim)`` array.
+"""
+
+from __future__ import annotations
+
+import itertools
+import socket
+from collections.abc import Iterable, Sequence
+from types import TracebackType
+from typing import Any
+
+import msgpack
+import numpy as np
+import numpy.typing as npt
+
+from bridge.errors import BridgeError, from_wire
+from bridge.protocol import PROTOCOL_VERSION, REQUEST, RESPONSE
+from bridge.stream import READ_CHUNK, pack
+
+__all__ = ["BridgeError", "Client", "ClosedError", "decode_points"]
+
+
+class ClosedError(ConnectionError):
+    """The server closed the connection before answering."""
+
+
+def decode_points(data: bytes, dim: int = 2) -> npt.NDArray[np.float32]:
+    """A result's ``points`` bin as an ``(n, dim)`` float32 array."""
+    return np.frombuffer(data, dtype="<f4").reshape(-1, dim)
+
+
+def _bin(values: npt.ArrayLike, dtype: str) -> bytes:
+    return np.ascontiguousarray(np.asarray(values), dtype=dtype).tobytes()
+
+
+class Client:
+    """One connection; calls block until their answer (other answers that arrive are kept).
+
+    Args:
+        sock: a connected socket (see :meth:`connect`).
+    """
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self._unpacker = msgpack.Unpacker(raw=False, max_buffer_size=0)
+        self._ids = itertools.count(1)
+        self._answers: dict[int, tuple[Any, Any]] = {}
+
+    @classmethod
+    def connect(cls, host: str = "127.0.0.1", port: int = 0, *, timeout: float | None = 60.0) -> Client:
+        """Open a TCP connection (Nagle off: requests are small)."""
+        sock = socket.create_connection((host, port), timeout=timeout)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return cls(sock)
+
+    # ---- raw RPC ------------------------------------------------------------------------------
+    def send(self, method: str, params: dict[str, Any]) -> int:
+        """Send a request without waiting; returns its msgid (see :meth:`receive`)."""
+        msgid = next(self._ids)
+        self.sock.sendall(pack([REQUEST, msgid, method, [params]]))
+        return msgid
+
+    def receive(self, msgid: int) -> Any:
+        """Wait for the answer to ``msgid``; raise its error as a :class:`BridgeError`."""
+        while msgid not in self._answers:
+            self._read()
+        error, result = self._answers.pop(msgid)
+        if error is not None:
+            raise from_wire(error if isinstance(error, dict) else {"message": str(error)})
+        return result
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """Send a request and wait for its result."""
+        return self.receive(self.send(method, params or {}))
+
+    def _read(self) -> None:
+        data = self.sock.recv(READ_CHUNK)
+        if not data:
+            raise ClosedError("the server closed the connection")
+        self._unpacker.feed(data)
+        for message in self._unpacker:
+            if isinstance(message, list) and len(message) == 4 and message[0] == RESPONSE:
+                self._answers[message[1]] = (message[2], message[3])
+
+    # ---- API ----------------------------------------------------------------------------------
+    def hello(self, token: str, client: str = "bridge.Client") -> dict[str, Any]:
+        """Authenticate; returns ``{"server", "protocol", "methods"}``."""
+        result: dict[str, Any] = self.call(
+            "hello", {"token": token, "client": client, "protocol": PROTOCOL_VERSION}
+        )
+        return result
+
+    def load_grid(
+        self,
+        graph_id: str,
+        walkable: npt.ArrayLike,
+        *,
+        diagonal: str = "always",
+        weights: npt.ArrayLike | None = None,
+        cell_size: Sequence[float] | None = None,
+        origin: Sequence[float] | None = None,
+    ) -> dict[str, Any]:
+        """Load (or replace) a grid from a ``(height, width)`` array (0/False = blocked)."""
+        mask = np.asarray(walkable)
+        params: dict[str, Any] = {
+            "id": graph_id,
+            "width": int(mask.shape[1]),
+            "height": int(mask.shape[0]),
+            "cells": _bin(mask != 0, "u1"),
+            "diagonal": diagonal,
+        }
+        if weights is not None:
+            params["weights"] = _bin(weights, "<f4")
+        if cell_size is not None:
+            params["cell_size"] = [float(v) for v in cell_size]
+        if origin is not None:
+            params["origin"] = [float(v) for v in origin]
+        return dict(self.call("graph.load_grid", params))
+
+    def load_waypoints(
+        self,
+        graph_id: str,
+        ids: npt.ArrayLike,
+        positions: npt.ArrayLike,
+        edges: npt.ArrayLike,
+        *,
+        bidirectional: bool | npt.ArrayLike = True,
+        weights: npt.ArrayLike | None = None,
+        disabled: npt.ArrayLike | None = None,
+    ) -> dict[str, Any]:
+        """Load a waypoint graph: ids (int64), positions ``(n, dim)``, edges as id pairs."""
+        pos = np.asarray(positions, dtype=np.float64)
+        params: dict[str, Any] = {
+            "id": graph_id,
+            "dim": int(pos.shape[1]),
+            "ids": _bin(ids, "<i8"),
+            "positions": _bin(pos, "<f4"),
+            "edges": _bin(np.asarray(edges).reshape(-1, 2), "<i8"),
+            "bidirectional": bidirectional if isinstance(bidirectional, bool) else _bin(bidirectional, "u1"),
+        }
+        if weights is not None:
+            params["weights"] = _bin(weights, "<f4")
+        if disabled is not None:
+            params["disabled"] = _bin(disabled, "u1")
+        return dict(self.call("graph.load_waypoints", params))
+
+    def load_navmesh(
+        self,
+        graph_id: str,
+        vertices: npt.ArrayLike,
+        polygons: Iterable[Sequence[int]],
+        *,
+        up_axis: str | None = None,
+    ) -> dict[str, Any]:
+        """Load a navigation mesh: vertices ``(n, dim)`` and polygons as vertex index lists."""
+        verts = np.asarray(vertices, dtype=np.float64)
+        polys = [list(p) for p in polygons]
+        params: dict[str, Any] = {
+            "id": graph_id,
+            "dim": int(verts.shape[1]),
+            "vertices": _bin(verts, "<f4"),
+            "indices": _bin([i for p in polys for i in p], "<i4"),
+            "sizes": _bin([len(p) for p in polys], "<i4"),
+        }
+        if up_axis is not None:
+            params["up_axis"] = up_axis
+        return dict(self.call("graph.load_navmesh", params))
+
+    def update(self, graph_id: str, **fields: Any) -> dict[str, Any]:
+        """Send ``graph.update`` with the fields as given (see PROTOCOL.md)."""
+        return dict(self.call("graph.update", {"id": graph_id, **fields}))
+
+    def drop(self, graph_id: str) -> dict[str, Any]:
+        """Unload a graph."""
+        return dict(self.call("graph.drop", {"id": graph_id}))
+
+    def info(self, graph_id: str) -> dict[str, Any]:
+        """Describe a loaded graph."""
+        return dict(self.call("graph.info", {"id": graph_id}))
+
+    @staticmethod
+    def query(graph_id: str, start: Any, goal: Any, **options: Any) -> dict[str, Any]:
+        """The parameter map of one ``path.find`` (endpoints as lists, ids as ints)."""
+
+        def endpoint(value: Any) -> Any:
+            if isinstance(value, int):
+                return value
+            return [v.item() if isinstance(v, np.generic) else v for v in value]
+
+        params: dict[str, Any] = {"graph": graph_id, "start": endpoint(start), "goal": endpoint(goal)}
+        if options:
+            params["options"] = options
+        return params
+
+    def find(self, graph_id: str, start: Any, goal: Any, **options: Any) -> dict[str, Any]:
+        """One path: ``{"status", "points", "nodes", "cost", "expanded"}``."""
+        return dict(self.call("path.find", self.query(graph_id, start, goal, **options)))
+
+    def find_many(self, queries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Many paths in one request (build each with :meth:`query`); results in order."""
+        return list(self.call("path.find_many", {"queries": queries})["results"])
+
+    def close(self) -> None:
+        """Close the socket."""
+        self.sock.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

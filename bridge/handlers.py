@@ -1,0 +1,229 @@
+"""The method table: one function per protocol method, from a parameter map to a result map.
+
+A handler runs synchronously on the event loop up to the point where it hands work to the pool,
+and returns either a result map or an awaitable of one. Because loads and updates finish (and are
+broadcast) before the handler returns, and queries are queued before it returns, the order in
+which requests arrive is the order in which workers see them.
+
+    handlers = Handlers(registry, pool, limits, token="t")
+    outcome = handlers.table["graph.list"](connection, [{}])
+"""
+
+from __future__ import annotations
+
+import copy
+import hmac
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bridge.errors import (
+    BadRequestError,
+    BridgeError,
+    InvalidGraphError,
+    TooLargeError,
+    UnauthorizedError,
+    from_exception,
+    from_wire,
+)
+from bridge.params import Params, params_of
+from bridge.protocol import METHODS, PROTOCOL_VERSION, SERVER_NAME, Limits
+from bridge.queries import Query, parse_query
+from bridge.registry import GraphEntry, Registry
+from bridge.updates import apply_update, parse_update
+from bridge.workers import WorkerPool
+from python_core.errors import AStarError
+from python_core.records import from_record
+
+__all__ = ["Connection", "Handler", "Handlers"]
+
+Outcome = dict[str, Any] | Awaitable[dict[str, Any]]
+Handler = Callable[["Connection", Any], Outcome]
+
+
+@dataclass(slots=True)
+class Connection:
+    """Per-connection state the handlers see."""
+
+    peer: str
+    authorized: bool = False
+    client: str = ""
+
+
+def _graph_size(kind: str, params: Params) -> int:
+    """Nodes a load would create, from byte lengths alone (before anything is built)."""
+
+    def length(key: str) -> int:
+        value = params.raw(key)
+        return len(value) if isinstance(value, bytes) else 0
+
+    dim = params.raw("dim") if params.raw("dim") in (2, 3) else 2
+    if kind == "grid":
+        return length("cells")
+    if kind == "waypoints":
+        return length("positions") // (4 * dim)
+    return max(length("vertices") // (4 * dim), length("sizes") // 4)
+
+
+class Handlers:
+    """The protocol methods over one registry and one worker pool."""
+
+    def __init__(self, registry: Registry, pool: WorkerPool, limits: Limits, *, token: str) -> None:
+        self.registry = registry
+        self.pool = pool
+        self.limits = limits
+        self.token = token
+        self.table: dict[str, Handler] = {
+            "hello": self.hello,
+            "graph.load_grid": lambda c, p: self._load("grid", p),
+            "graph.load_waypoints": lambda c, p: self._load("waypoints", p),
+            "graph.load_navmesh": lambda c, p: self._load("navmesh", p),
+            "graph.update": self.update,
+            "graph.drop": self.drop,
+            "graph.info": self.info,
+            "graph.list": self.list_graphs,
+            "path.find": self.find,
+            "path.find_many": self.find_many,
+        }
+        assert tuple(self.table) == METHODS, "PROTOCOL.md, protocol.METHODS and the table must agree"
+
+    def hello(self, conn: Connection, raw: Any) -> Outcome:
+        """Authenticate the connection; every other method needs it first."""
+        params = params_of("hello", raw)
+        token = params.text("token")
+        client = params.text("client") if params.has("client") else ""
+        protocol = params.integer("protocol") if params.has("protocol") else PROTOCOL_VERSION
+        if not hmac.compare_digest(token.encode(), self.token.encode()):
+            raise UnauthorizedError("hello: wrong token")
+        if protocol != PROTOCOL_VERSION:
+            raise BadRequestError(
+                f"hello: this server speaks protocol {PROTOCOL_VERSION}, the client {protocol}",
+                {"protocol": PROTOCOL_VERSION},
+            )
+        conn.authorized, conn.client = True, client
+        return {"server": SERVER_NAME, "protocol": PROTOCOL_VERSION, "methods": list(METHODS)}
+
+    def _load(self, kind: str, raw: Any) -> Outcome:
+        params = params_of(f"graph.load_{kind}", raw)
+        graph_id = params.text("id")
+        self.registry.check_room(graph_id)
+        size = _graph_size(kind, params)
+        if size > self.limits.max_graph_nodes:
+            raise TooLargeError(
+                f"graph.load_{kind}: {size} nodes exceed the limit of {self.limits.max_graph_nodes}",
+                {"limit": self.limits.max_graph_nodes, "nodes": size},
+            )
+        record = {k: v for k, v in params.values.items() if k != "id"}
+        try:
+            graph = from_record(kind, record)
+        except AStarError as exc:
+            raise InvalidGraphError(f"graph.load_{kind}: {exc}", {"id": graph_id}) from exc
+        dim = 2 if kind == "grid" else int(record["dim"])
+        world = kind == "grid" and ("cell_size" in record or "origin" in record)
+        entry = GraphEntry(graph_id, kind, graph, dim, world)
+        self.registry.put(entry)
+        self.pool.broadcast(("load", graph_id, kind, record, dim, world))
+        return {"id": graph_id, "nodes": _nodes(entry)}
+
+    def update(self, conn: Connection, raw: Any) -> Outcome:
+        """Apply an update to a copy, swap it in, then broadcast it (all or nothing)."""
+        params = params_of("graph.update", raw)
+        entry = self.registry.get(params.text("id"))
+        ops = parse_update(params, entry)
+        graph = copy.deepcopy(entry.graph)
+        apply_update(graph, entry.kind, ops)
+        new = GraphEntry(entry.graph_id, entry.kind, graph, entry.dim, entry.world, entry.version + 1)
+        self.registry.put(new)
+        if ops:
+            self.pool.broadcast(("update", entry.graph_id, ops))
+        return {"id": entry.graph_id, "version": new.version}
+
+    def drop(self, conn: Connection, raw: Any) -> Outcome:
+        """Unload a graph everywhere."""
+        params = params_of("graph.drop", raw)
+        entry = self.registry.drop(params.text("id"))
+        self.pool.broadcast(("drop", entry.graph_id))
+        return {"id": entry.graph_id}
+
+    def info(self, conn: Connection, raw: Any) -> Outcome:
+        """Describe one loaded graph."""
+        entry = self.registry.get(params_of("graph.info", raw).text("id"))
+        return _describe(entry)
+
+    def list_graphs(self, conn: Connection, raw: Any) -> Outcome:
+        """Every loaded graph, in load order."""
+        params_of("graph.list", raw)
+        return {"graphs": [_describe(self.registry.get(i)) for i in self.registry.ids()]}
+
+    def find(self, conn: Connection, raw: Any) -> Outcome:
+        """One query; an error of the query is the response's error."""
+        query = parse_query(_one_map("path.find", raw), self.registry, self.limits.max_expansions)
+        return _first(self.pool.submit([query]))
+
+    def find_many(self, conn: Connection, raw: Any) -> Outcome:
+        """Many queries; each answers for itself, an error becomes ``{"status": "error"}``."""
+        params = params_of("path.find_many", raw)
+        items = params.array("queries")
+        if len(items) > self.limits.max_batch:
+            raise TooLargeError(
+                f"path.find_many: {len(items)} queries exceed the limit of {self.limits.max_batch}",
+                {"limit": self.limits.max_batch},
+            )
+        slots: list[Query | dict[str, Any]] = []
+        for i, item in enumerate(items):
+            try:
+                slots.append(parse_query(item, self.registry, self.limits.max_expansions, f"queries[{i}]"))
+            except BridgeError as exc:
+                slots.append({"status": "error", "error": exc.to_wire()})
+        return _gather(self.pool, slots)
+
+
+def _one_map(method: str, raw: Any) -> dict[str, Any]:
+    return params_of(method, raw).values
+
+
+async def _first(future: Awaitable[list[dict[str, Any]]]) -> dict[str, Any]:
+    result = (await future)[0]
+    if result.get("status") == "error":
+        raise from_wire(result["error"])
+    return result
+
+
+async def _gather(pool: WorkerPool, slots: list[Query | dict[str, Any]]) -> dict[str, Any]:
+    queries = [s for s in slots if isinstance(s, Query)]
+    try:
+        answers = iter(await pool.submit_many(queries))
+    except Exception as exc:  # a dead worker fails the batch, not the server
+        raise from_exception(exc) from exc
+    return {"results": [next(answers) if isinstance(s, Query) else s for s in slots]}
+
+
+def _nodes(entry: GraphEntry) -> int:
+    graph = entry.graph
+    if entry.kind == "grid":
+        return int(graph.node_count)
+    if entry.kind == "waypoints":
+        return len(graph)
+    return int(graph.polygon_count)
+
+
+def _describe(entry: GraphEntry) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "id": entry.graph_id,
+        "kind": entry.kind,
+        "dim": entry.dim,
+        "nodes": _nodes(entry),
+        "version": entry.version,
+    }
+    graph = entry.graph
+    if entry.kind == "grid":
+        info.update(
+            width=graph.width,
+            height=graph.height,
+            diagonal=graph.diagonal.value,
+            cell_size=list(graph.cell_size),
+            origin=list(graph.origin),
+            world=entry.world,
+            agents=len(graph.agents),
+        )
+    return info

@@ -1,0 +1,137 @@
+"""The decode boundary: pull typed fields out of a request's parameter map, or raise ``bad_request``.
+
+Every value that arrives off the wire is ``Any``; these helpers check it at once and hand back a
+typed value, naming the field and the bad value in the error.
+
+    from bridge.params import Params
+    p = Params({"id": "g", "width": 3}, "graph.load_grid")
+    assert p.text("id") == "g" and p.integer("width", minimum=1) == 3
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from bridge.errors import BadRequestError
+
+__all__ = ["Params", "params_of"]
+
+
+def params_of(method: str, params: Any) -> Params:
+    """Check the msgpack-RPC ``params`` slot: an array holding exactly one map (or empty: ``{}``)."""
+    if not isinstance(params, list):
+        raise BadRequestError(f"{method}: params must be an array holding one map, got {_kind(params)}")
+    if not params:
+        return Params({}, method)
+    if len(params) != 1 or not isinstance(params[0], dict):
+        raise BadRequestError(f"{method}: params must be an array holding one map")
+    return Params(params[0], method)
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
+class Params:
+    """A request's parameter map with typed, validating accessors.
+
+    Args:
+        values: the decoded map.
+        where: the method name (or ``method.field``), used in error messages.
+    """
+
+    def __init__(self, values: dict[str, Any], where: str) -> None:
+        self.values = values
+        self.where = where
+
+    def _fail(self, key: str, expected: str, value: Any = None) -> BadRequestError:
+        got = "missing" if key not in self.values else f"got {_kind(value)} {_short(value)}"
+        return BadRequestError(f"{self.where}: {key!r} must be {expected}, {got}", {"field": key})
+
+    def has(self, key: str) -> bool:
+        """True when ``key`` is present and not nil."""
+        return self.values.get(key) is not None
+
+    def only(self, *allowed: str) -> None:
+        """Reject keys outside ``allowed`` (a typo should not silently be ignored)."""
+        extra = sorted(set(self.values) - set(allowed))
+        if extra:
+            raise BadRequestError(f"{self.where}: unknown field(s) {extra}", {"fields": extra})
+
+    def text(self, key: str, *, choices: tuple[str, ...] | None = None) -> str:
+        """A required string (one of ``choices`` when given)."""
+        value = self.values.get(key)
+        if not isinstance(value, str):
+            raise self._fail(key, "a string", value)
+        if choices is not None and value not in choices:
+            raise BadRequestError(f"{self.where}: {key!r} must be one of {list(choices)}, got {value!r}")
+        return value
+
+    def integer(self, key: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+        """A required integer (bool is not an integer here), within the bounds given."""
+        value = self.values.get(key)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self._fail(key, "an integer", value)
+        if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+            raise BadRequestError(
+                f"{self.where}: {key!r} must be in [{minimum}, {maximum}], got {value}", {"field": key}
+            )
+        return value
+
+    def flag(self, key: str, default: bool = False) -> bool:
+        """An optional bool."""
+        value = self.values.get(key, default)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise self._fail(key, "a bool", value)
+        return value
+
+    def blob(self, key: str) -> bytes:
+        """A required ``bin``."""
+        value = self.values.get(key)
+        if not isinstance(value, bytes):
+            raise self._fail(key, "bin (bytes)", value)
+        return value
+
+    def sub(self, key: str) -> Params:
+        """An optional nested map (absent or nil gives an empty one)."""
+        value = self.values.get(key)
+        if value is None:
+            return Params({}, f"{self.where}.{key}")
+        if not isinstance(value, dict):
+            raise self._fail(key, "a map", value)
+        return Params(value, f"{self.where}.{key}")
+
+    def array(self, key: str) -> list[Any]:
+        """A required array (its elements are checked by the caller)."""
+        value = self.values.get(key)
+        if not isinstance(value, list):
+            raise self._fail(key, "an array", value)
+        return value
+
+    def vector(self, key: str, sizes: tuple[int, ...] = (2, 3)) -> tuple[float, ...]:
+        """A required point: an array of ``sizes`` finite numbers."""
+        value = self.values.get(key)
+        if not isinstance(value, list) or not is_vector(value, sizes):
+            raise self._fail(key, f"an array of {' or '.join(map(repr, sizes))} finite numbers", value)
+        return tuple(float(v) for v in value)
+
+    def raw(self, key: str) -> Any:
+        """The value as decoded (the caller checks its type at once)."""
+        return self.values.get(key)
+
+
+def is_vector(value: Any, sizes: tuple[int, ...]) -> bool:
+    """True for an array of ``sizes`` finite numbers (not bools)."""
+    return (
+        isinstance(value, list)
+        and len(value) in sizes
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+    )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

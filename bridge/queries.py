@@ -1,0 +1,122 @@
+"""``path.find`` parameters -> a picklable :class:`Query`, and a query -> a wire result map.
+
+Parsing runs in the main process (so a malformed query never costs a worker a trip); running runs
+in a worker process against its replica of the graph.
+
+    from bridge.queries import Query, encode_result
+    from python_core import PathResult, PathStatus, QueryOptions
+    q = Query("g", (0, 0), (3, 2), QueryOptions())
+    assert encode_result(PathResult(PathStatus.NO_PATH), 2)["status"] == "no_path"
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bridge.errors import BadRequestError
+from bridge.params import Params, is_vector
+from bridge.registry import GraphEntry, Registry
+from python_core import PathResult, QueryOptions
+
+__all__ = ["Endpoint", "Query", "encode_result", "parse_query", "run_query"]
+
+Endpoint = tuple[float, ...] | int
+"""A position (2 or 3 numbers), a grid cell (2 ints) or a waypoint id."""
+
+OPTION_KEYS = ("heuristic", "allow_partial", "max_expansions", "agent", "ignore_agents")
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """One validated query: only endpoints and options travel to a worker, never the graph."""
+
+    graph_id: str
+    start: Endpoint
+    goal: Endpoint
+    options: QueryOptions
+
+
+def parse_options(options: Params, cap: int) -> QueryOptions:
+    """Validate ``options``; the expansion budget is capped at ``cap`` (absent means ``cap``)."""
+    options.only(*OPTION_KEYS)
+    heuristic = options.text("heuristic") if options.has("heuristic") else None
+    budget = options.integer("max_expansions", minimum=0) if options.has("max_expansions") else cap
+    agent = options.integer("agent") if options.has("agent") else None
+    return QueryOptions(
+        heuristic=heuristic,
+        allow_partial=options.flag("allow_partial"),
+        max_expansions=min(budget, cap),
+        agent=agent,
+        ignore_agents=options.flag("ignore_agents"),
+    )
+
+
+def _endpoint(params: Params, key: str, entry: GraphEntry) -> Endpoint:
+    value = params.raw(key)
+    if entry.kind == "waypoints" and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if entry.kind == "grid" and not entry.world:
+        if not is_vector(value, (2,)) or any(float(v) != int(v) for v in value):
+            raise BadRequestError(
+                f"{params.where}: {key!r} must be a cell [x, y] of integers, got {value!r}",
+                {"field": key},
+            )
+        return (int(value[0]), int(value[1]))
+    return params.vector(key, (entry.dim,))
+
+
+def parse_query(raw: Any, registry: Registry, cap: int, where: str = "path.find") -> Query:
+    """Validate one ``path.find`` parameter map against the loaded graphs.
+
+    Raises:
+        BadRequestError: a field is missing or of the wrong type or size.
+        UnknownGraphError: no graph under ``graph``.
+    """
+    if not isinstance(raw, dict):
+        raise BadRequestError(f"{where}: a query must be a map, got {type(raw).__name__}")
+    params = Params(raw, where)
+    params.only("graph", "start", "goal", "options")
+    entry = registry.get(params.text("graph"))
+    return Query(
+        graph_id=entry.graph_id,
+        start=_endpoint(params, "start", entry),
+        goal=_endpoint(params, "goal", entry),
+        options=parse_options(params.sub("options"), cap),
+    )
+
+
+def encode_result(result: PathResult, dim: int) -> dict[str, Any]:
+    """A result as the wire map: points as float32 (pairs or triples), nodes as int64, LE."""
+    points = np.asarray(result.points, dtype=np.float64).reshape(-1, dim)
+    return {
+        "status": result.status.value,
+        "points": points.astype("<f4").tobytes(),
+        "nodes": np.asarray(result.nodes, dtype="<i8").tobytes(),
+        "cost": float(result.cost),
+        "expanded": int(result.expanded),
+    }
+
+
+def _resolve(graph: Any, kind: str, world: bool, point: Endpoint) -> Any:
+    """Turn a wire endpoint into what the graph's ``find_path`` takes."""
+    if kind == "waypoints":
+        if isinstance(point, int):
+            return point
+        return graph.get_closest_point(np.asarray(point, dtype=np.float64))
+    if kind == "grid":
+        if world:
+            return graph.world_to_cell(point)
+        assert not isinstance(point, int)
+        return (int(point[0]), int(point[1]))
+    return np.asarray(point, dtype=np.float64)
+
+
+def run_query(graph: Any, kind: str, dim: int, world: bool, query: Query) -> dict[str, Any]:
+    """Run ``query`` on ``graph`` and encode the outcome (python_core errors propagate)."""
+    start = _resolve(graph, kind, world, query.start)
+    goal = _resolve(graph, kind, world, query.goal)
+    result = graph.find_path(start, goal, options=query.options)
+    return encode_result(result, dim)

@@ -1,0 +1,83 @@
+"""The main process's copy of every loaded graph: validation target, ``graph.info`` source.
+
+Worker processes hold replicas; this copy is the one a load or update is tried on first, so an
+invalid graph never reaches a worker and a failed update leaves the old graph as it was.
+
+    from bridge.registry import GraphEntry, Registry
+    reg = Registry(max_graphs=2)
+    assert reg.ids() == [] and reg.find("g") is None
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bridge.errors import TooLargeError, UnknownGraphError
+
+__all__ = ["GraphEntry", "Registry"]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphEntry:
+    """One loaded graph.
+
+    Attributes:
+        graph_id: the id the client chose.
+        kind: ``"grid"``, ``"waypoints"`` or ``"navmesh"``.
+        graph: the python_core graph object.
+        dim: 2 or 3, the size of a point in queries and results.
+        world: grids only: queries and points are in world units (loaded with cell_size/origin).
+        version: bumped on every update (1 when loaded).
+    """
+
+    graph_id: str
+    kind: str
+    graph: Any
+    dim: int
+    world: bool = False
+    version: int = 1
+
+
+class Registry:
+    """Graphs by id. Only the event-loop thread touches it, so no lock is needed."""
+
+    def __init__(self, *, max_graphs: int) -> None:
+        self.max_graphs = max_graphs
+        self._entries: dict[str, GraphEntry] = {}
+
+    def find(self, graph_id: str) -> GraphEntry | None:
+        """The entry under ``graph_id``, or None."""
+        return self._entries.get(graph_id)
+
+    def get(self, graph_id: str) -> GraphEntry:
+        """The entry under ``graph_id``.
+
+        Raises:
+            UnknownGraphError: nothing is loaded under that id.
+        """
+        entry = self._entries.get(graph_id)
+        if entry is None:
+            raise UnknownGraphError(graph_id)
+        return entry
+
+    def check_room(self, graph_id: str) -> None:
+        """Raise ``too_large`` when loading a new id would pass ``max_graphs``."""
+        if graph_id not in self._entries and len(self._entries) >= self.max_graphs:
+            raise TooLargeError(
+                f"at most {self.max_graphs} graphs may be loaded at once", {"limit": self.max_graphs}
+            )
+
+    def put(self, entry: GraphEntry) -> None:
+        """Store (or atomically replace) an entry."""
+        self._entries[entry.graph_id] = entry
+
+    def drop(self, graph_id: str) -> GraphEntry:
+        """Remove and return an entry (``unknown_graph`` when absent)."""
+        entry = self.get(graph_id)
+        del self._entries[graph_id]
+        return entry
+
+    def ids(self) -> list[str]:
+        """Loaded ids, in load order."""
+        return list(self._entries)

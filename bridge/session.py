@@ -1,0 +1,160 @@
+"""One connection's msgpack-RPC session: message types, msgids, authorisation, pending requests.
+
+The session gets whole decoded messages (from :mod:`bridge.stream`) and a ``send`` callable for
+encoded responses; it knows nothing of sockets. The request boundary answers unknown methods,
+known errors and unexpected ones (``internal``, traceback only in ``data``) separately.
+
+    session = Session(handlers.table, send=transport.write, connection=Connection("peer"), limits=limits)
+    session.on_message([0, 1, "hello", [{"token": "t", "client": "me", "protocol": 1}]])
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from bridge.errors import (
+    BridgeError,
+    TooManyRequestsError,
+    UnauthorizedError,
+    UnknownMethodError,
+    from_exception,
+)
+from bridge.handlers import Connection, Handler
+from bridge.protocol import NOTIFICATION, REQUEST, RESPONSE, Limits
+from bridge.stream import pack
+
+__all__ = ["ProtocolViolationError", "Session"]
+
+log = logging.getLogger("bridge.session")
+
+MAX_MSGID = 2**32 - 1
+
+
+class ProtocolViolationError(ValueError):
+    """A message that is not msgpack-RPC and carries no msgid to answer: the connection closes."""
+
+
+class Session:
+    """Dispatch of one connection's messages through the method table.
+
+    Args:
+        table: method name -> handler.
+        send: writes one encoded response to the peer.
+        connection: the state handlers see (peer name, authorised flag).
+        limits: ``max_pending`` is enforced here.
+    """
+
+    def __init__(
+        self,
+        table: Mapping[str, Handler],
+        *,
+        send: Callable[[bytes], None],
+        connection: Connection,
+        limits: Limits,
+    ) -> None:
+        self.table = table
+        self.send = send
+        self.connection = connection
+        self.limits = limits
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def pending(self) -> int:
+        """Requests in flight (answered later by the worker pool)."""
+        return len(self._tasks)
+
+    def on_message(self, message: Any) -> None:
+        """Handle one decoded message.
+
+        Raises:
+            ProtocolViolationError: the message is not a msgpack-RPC request or notification with a
+                usable msgid; the caller closes the connection.
+        """
+        if not isinstance(message, list) or not message or not isinstance(message[0], int):
+            raise ProtocolViolationError(f"not a msgpack-RPC message: {_short(message)}")
+        kind = message[0]
+        if kind == REQUEST and len(message) == 4:
+            msgid = message[1]
+            if not isinstance(msgid, int) or isinstance(msgid, bool) or not 0 <= msgid <= MAX_MSGID:
+                raise ProtocolViolationError(f"request msgid must be a uint32, got {_short(msgid)}")
+            self._request(msgid, message[2], message[3])
+        elif kind == NOTIFICATION and len(message) == 3:
+            log.debug("%s: ignoring notification %s", self.connection.peer, _short(message[1]))
+        elif kind == RESPONSE and len(message) == 4:
+            log.debug("%s: ignoring a response; this server sends no requests", self.connection.peer)
+        else:
+            raise ProtocolViolationError(f"unknown message type or length: {_short(message)}")
+
+    def _request(self, msgid: int, method: Any, params: Any) -> None:
+        try:
+            handler = self._handler(method)
+            if self.pending >= self.limits.max_pending:
+                raise TooManyRequestsError(
+                    f"at most {self.limits.max_pending} requests may be pending on one connection",
+                    {"limit": self.limits.max_pending},
+                )
+            outcome = handler(self.connection, params)
+        except BaseException as exc:
+            self._answer_error(msgid, method, exc)
+            return
+        if inspect.isawaitable(outcome):
+            task = asyncio.ensure_future(self._finish(msgid, method, outcome))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        else:
+            self._respond(msgid, None, outcome)
+
+    def _handler(self, method: Any) -> Handler:
+        if not isinstance(method, str):
+            raise UnknownMethodError(f"method must be a string, got {type(method).__name__}")
+        if method != "hello" and not self.connection.authorized:
+            raise UnauthorizedError(f"{method}: say hello with the server's token first")
+        handler = self.table.get(method)
+        if handler is None:
+            raise UnknownMethodError(f"unknown method {method[:80]!r}", {"method": method[:200]})
+        return handler
+
+    async def _finish(self, msgid: int, method: Any, outcome: Awaitable[Any]) -> None:
+        try:
+            result = await outcome
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            self._answer_error(msgid, method, exc)
+            return
+        self._respond(msgid, None, result)
+
+    def _answer_error(self, msgid: int, method: Any, exc: BaseException) -> None:
+        if not isinstance(exc, Exception):
+            raise exc  # KeyboardInterrupt, SystemExit: not ours to answer
+        error = from_exception(exc)
+        if not isinstance(exc, BridgeError) and error.code == "internal":
+            log.error("%s: %s failed unexpectedly", self.connection.peer, _short(method), exc_info=exc)
+        self._respond(msgid, error.to_wire(), None)
+
+    def _respond(self, msgid: int, error: Any, result: Any) -> None:
+        try:
+            data = pack([RESPONSE, msgid, error, result])
+        except Exception as exc:  # a result the encoder cannot take is our bug, not the client's
+            log.error("%s: cannot encode a response", self.connection.peer, exc_info=exc)
+            data = pack([RESPONSE, msgid, from_exception(exc).to_wire(), None])
+        self.send(data)
+
+    async def drain(self, timeout: float) -> None:
+        """Wait (up to ``timeout`` seconds) for pending requests to be answered."""
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=timeout)
+
+    def cancel(self) -> None:
+        """Abandon pending requests (the connection is gone)."""
+        for task in list(self._tasks):
+            task.cancel()
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

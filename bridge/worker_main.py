@@ -1,0 +1,84 @@
+"""The loop of one worker process: replicate graphs, answer query batches, in command order.
+
+Commands arrive on one pipe and are handled strictly in order, which is what keeps a query sent
+after an update seeing that update. Only ``find`` commands are answered; a failure to apply a
+broadcast (which the main process already applied successfully to its own copy) is logged.
+
+Commands (tuples):
+    ``("load", graph_id, kind, record, dim, world)``, ``("update", graph_id, ops)``,
+    ``("drop", graph_id)``, ``("find", job_id, [Query, ...])``, ``("stop",)``.
+Replies: ``(job_id, [result map or {"status": "error", "error": {...}}, ...])``.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from bridge.errors import UnknownGraphError, from_exception
+from bridge.queries import Query, run_query
+from bridge.updates import apply_update
+from python_core.records import from_record
+
+__all__ = ["worker_main"]
+
+log = logging.getLogger("bridge.worker")
+
+
+@dataclass(slots=True)
+class _Replica:
+    kind: str
+    graph: Any
+    dim: int
+    world: bool
+
+
+def _answer(replicas: dict[str, _Replica], query: Query) -> dict[str, Any]:
+    replica = replicas.get(query.graph_id)
+    try:
+        if replica is None:
+            raise UnknownGraphError(query.graph_id)
+        return run_query(replica.graph, replica.kind, replica.dim, replica.world, query)
+    except Exception as exc:  # each query answers for itself; the batch goes on
+        return {"status": "error", "error": from_exception(exc).to_wire()}
+
+
+def _apply(replicas: dict[str, _Replica], command: tuple[Any, ...]) -> None:
+    op = command[0]
+    if op == "load":
+        _, graph_id, kind, record, dim, world = command
+        replicas[graph_id] = _Replica(kind, from_record(kind, record), dim, world)
+    elif op == "update":
+        _, graph_id, ops = command
+        replica = replicas[graph_id]
+        apply_update(replica.graph, replica.kind, ops)
+    elif op == "drop":
+        replicas.pop(command[1], None)
+    else:
+        raise ValueError(f"unknown worker command {op!r}")
+
+
+def worker_main(conn: Connection, log_level: int = logging.WARNING) -> None:
+    """Serve commands from ``conn`` until it closes or says stop (the parent's death closes it)."""
+    # Ctrl-C reaches the whole process group; only the main process decides when to stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    logging.basicConfig(level=log_level, format="%(asctime)s worker %(process)d %(levelname)s %(message)s")
+    replicas: dict[str, _Replica] = {}
+    while True:
+        try:
+            command = conn.recv()
+        except (EOFError, OSError):
+            return
+        if command[0] == "stop":
+            return
+        if command[0] == "find":
+            _, job_id, queries = command
+            conn.send((job_id, [_answer(replicas, q) for q in queries]))
+            continue
+        try:
+            _apply(replicas, command)
+        except Exception:
+            log.exception("worker could not apply %r to its replica", command[:2])
