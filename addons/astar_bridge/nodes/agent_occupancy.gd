@@ -1,0 +1,164 @@
+## Internal: which grid cell each [code]AStarBridgeAgent2D[/code] with an [code]agent_id[/code]
+## occupies, batched into one [code]graph.update[/code] per grid per frame.
+##
+## Agents queue place / move / remove operations; the first queue call of a frame schedules one
+## deferred flush that sends every grid's operations in a single update. An agent counts as placed
+## (and may pass its id in query options) only once the update that placed it succeeded.
+extends RefCounted
+
+const GridSerializer = preload("../serializers/grid_serializer.gd")
+const GraphUpdates = preload("../serializers/graph_updates.gd")
+
+## Grid geometry (width, height, origin, cell_size) by graph id.
+static var _grids: Dictionary = {}
+## Pending operations by graph id: Array[Dictionary] of agent ops.
+static var _pending: Dictionary = {}
+## Confirmed cell by graph id -> {agent id: Vector2i}.
+static var _placed: Dictionary = {}
+static var _flush_scheduled: bool = false
+static var _bridge: Node = null
+
+
+## Remembers the geometry of a grid loaded with [param params] (graph.load_grid parameters).
+## Forgets every agent placed on it before: a load starts from an empty grid.
+static func register_grid(params: Dictionary) -> void:
+	var id: String = str(params.get("id", ""))
+	_grids[id] = {
+		"width": int(params.get("width", 0)),
+		"height": int(params.get("height", 0)),
+		"origin": params.get("origin", [0.0, 0.0]),
+		"cell_size": params.get("cell_size", [1.0, 1.0]),
+	}
+	_placed[id] = {}
+	_pending.erase(id)
+
+
+## Forgets everything about graph [param graph_id] (after [code]drop_graph[/code]).
+static func forget_grid(graph_id: String) -> void:
+	_grids.erase(graph_id)
+	_placed.erase(graph_id)
+	_pending.erase(graph_id)
+
+
+## Forgets the agents placed on [param graph_id] (the sidecar lost them, e.g. after a reload).
+static func reset_agents(graph_id: String) -> void:
+	if _placed.has(graph_id):
+		_placed[graph_id] = {}
+	_pending.erase(graph_id)
+
+
+## True when [param graph_id] is a registered grid.
+static func has_grid(graph_id: String) -> bool:
+	return _grids.has(graph_id)
+
+
+## The cell of [param graph_id] nearest [param position], or (-1, -1) outside / unknown grid.
+static func cell_of(graph_id: String, position: Vector2) -> Vector2i:
+	if not _grids.has(graph_id):
+		return Vector2i(-1, -1)
+	return GridSerializer.world_to_cell(_grids[graph_id], position)
+
+
+## The world position of [param cell] of [param graph_id] (Vector2.ZERO for an unknown grid).
+static func cell_position(graph_id: String, cell: Vector2i) -> Vector2:
+	if not _grids.has(graph_id):
+		return Vector2.ZERO
+	return GridSerializer.cell_to_world(_grids[graph_id], cell)
+
+
+## True once an update placing [param agent] on [param graph_id] succeeded.
+static func is_placed(graph_id: String, agent: int) -> bool:
+	return _placed.has(graph_id) and (_placed[graph_id] as Dictionary).has(agent)
+
+
+## True while an operation for [param agent] on [param graph_id] waits for the next flush.
+static func is_queued(graph_id: String, agent: int) -> bool:
+	for op: Dictionary in _pending.get(graph_id, []) as Array:
+		if op["agent"] == agent:
+			return true
+	return false
+
+
+## The confirmed cells of every placed agent of [param graph_id]: {agent id: Vector2i}.
+static func placed_agents(graph_id: String) -> Dictionary:
+	return (_placed.get(graph_id, {}) as Dictionary).duplicate()
+
+
+## Queues [param agent] onto [param cell] (place when new, else move) for the next flush.
+static func occupy(bridge: Node, graph_id: String, agent: int, cell: Vector2i) -> void:
+	_queue(bridge, graph_id, GraphUpdates.agent_op("move", agent, cell))
+
+
+## Queues the removal of [param agent] for the next flush (dropped if it was never placed).
+static func release(bridge: Node, graph_id: String, agent: int) -> void:
+	_queue(bridge, graph_id, GraphUpdates.agent_op("remove", agent))
+
+
+## Sends every queued operation now: one [code]update_graph[/code] per grid. Returns the number
+## of updates that failed (their agents are then treated as not placed).
+static func flush() -> int:
+	_flush_scheduled = false
+	var failed: int = 0
+	var ids: Array = _pending.keys()
+	ids.sort()
+	for graph_id: String in ids:
+		var ops: Array[Dictionary] = _compact(graph_id, _pending[graph_id])
+		if ops.is_empty() or _bridge == null or not is_instance_valid(_bridge):
+			continue
+		var result: Object = _bridge.call(
+			"update_graph", graph_id, GraphUpdates.agents_changed(graph_id, ops)
+		)
+		if result != null and bool(result.call("is_ok")):
+			_confirm(graph_id, ops)
+		else:
+			failed += 1
+			reset_agents(graph_id)
+	_pending.clear()
+	return failed
+
+
+static func _queue(bridge: Node, graph_id: String, op: Dictionary) -> void:
+	if not _grids.has(graph_id):
+		return
+	_bridge = bridge
+	if not _pending.has(graph_id):
+		_pending[graph_id] = []
+	(_pending[graph_id] as Array).append(op)
+	if not _flush_scheduled:
+		_flush_scheduled = true
+		Callable(flush).call_deferred()
+
+
+## Keeps one operation per agent, its last, made to fit what the sidecar holds: a cell becomes
+## "move" for a placed agent and "place" for a new one; a removal of an unplaced agent is dropped.
+## Agents are ordered by id so the bytes sent do not depend on node order.
+static func _compact(graph_id: String, raw: Array) -> Array[Dictionary]:
+	var last: Dictionary = {}
+	for op: Dictionary in raw:
+		last[op["agent"]] = op
+	var agents: Array = last.keys()
+	agents.sort()
+	var ops: Array[Dictionary] = []
+	for agent: int in agents:
+		var op: Dictionary = last[agent]
+		var placed: bool = is_placed(graph_id, agent)
+		if op["op"] == "remove":
+			if placed:
+				ops.append(op)
+			continue
+		var pair: Array = op["cell"]
+		var cell := Vector2i(int(pair[0]), int(pair[1]))
+		ops.append(GraphUpdates.agent_op("move" if placed else "place", agent, cell))
+	return ops
+
+
+static func _confirm(graph_id: String, ops: Array[Dictionary]) -> void:
+	if not _placed.has(graph_id):
+		_placed[graph_id] = {}
+	var cells: Dictionary = _placed[graph_id]
+	for op: Dictionary in ops:
+		if op["op"] == "remove":
+			cells.erase(op["agent"])
+		else:
+			var pair: Array = op["cell"]
+			cells[op["agent"]] = Vector2i(int(pair[0]), int(pair[1]))
