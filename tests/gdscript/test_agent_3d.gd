@@ -1,0 +1,41 @@
+## AStarBridgeAgent3D: follows a 3D path point by point and signals arrival (fake bridge).
+extends "res://runner/gd_test.gd"
+
+const FakeBridge = preload("res://tests/support/fake_line_bridge.gd")
+const Agent3D = preload("res://addons/astar_bridge/nodes/astar_agent_3d.gd")
+
+var _tree: SceneTree = Engine.get_main_loop() as SceneTree
+
+
+func test_node_follows_the_path_through_every_point() -> void:
+	var root := Node3D.new()
+	_tree.root.add_child(root)
+	var bridge := FakeBridge.new()
+	root.add_child(bridge)
+	var mover := Node3D.new()
+	var agent := Agent3D.new()
+	agent.graph_id = "mesh"
+	agent.bridge = bridge
+	mover.add_child(agent)
+	root.add_child(mover)
+	var seen: Array[int] = []
+	agent.waypoint_reached.connect(func(details: Dictionary) -> void: seen.append(details["index"]))
+	agent.target_position = Vector3(4, 0, 0)
+	for i: int in 200:
+		await _tree.physics_frame
+		if agent.is_navigation_finished():
+			break
+		mover.global_position = mover.global_position.move_toward(
+			agent.get_next_path_position(), 0.25
+		)
+	assert_true(agent.is_target_reached(), "at %s" % mover.global_position)
+	assert_eq(seen, [1, 2], "the start point is skipped; detour and goal reached in order")
+	assert_eq(bridge.requests.size(), 1)
+	root.free()
+
+
+func test_configuration_warning_without_a_node3d_parent() -> void:
+	var agent := Agent3D.new()
+	agent.graph_id = "mesh"
+	assert_eq(agent._get_configuration_warnings().size(), 1)
+	agent.free()
