@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from python_core.errors import AStarError, InvalidGraphError
 from python_core.grid import DiagonalMode, GridGraph
+from python_core.navmesh import NavMesh
 from python_core.waypoints import WaypointGraph
 
 __all__ = ["GRAPH_KINDS", "from_record", "kind_of", "to_record"]
@@ -203,12 +204,32 @@ def _waypoints_to(graph: WaypointGraph) -> dict[str, Any]:
 
 
 # ---- navigation meshes ------------------------------------------------------------------------
-def _navmesh_from(record: Mapping[str, Any]) -> Any:
-    raise InvalidGraphError("navmesh records are not available yet")
+_UP_AXES = {"x": 0, "y": 1, "z": 2}
 
 
-def _navmesh_to(graph: Any) -> dict[str, Any]:
-    raise TypeError("navmesh records are not available yet")
+def _navmesh_from(record: Mapping[str, Any]) -> NavMesh:
+    _check_keys(record, NAVMESH_KEYS, ("dim", "vertices", "indices", "sizes"))
+    dim = _int(record, "dim", 2, 3)
+    vertices = _floats(_bin(record, "vertices", 4 * dim), "vertices").reshape(-1, dim)
+    indices = np.frombuffer(_bin(record, "indices", 4), dtype="<i4").astype(np.int64)
+    sizes = np.frombuffer(_bin(record, "sizes", 4), dtype="<i4").astype(np.int64)
+    up = record.get("up_axis", "y")
+    if up not in _UP_AXES:
+        raise InvalidGraphError(f"up_axis must be one of {list(_UP_AXES)}, got {up!r:.20}")
+    return NavMesh(vertices, indices, sizes=sizes, up_axis=_UP_AXES[str(up)])
+
+
+def _navmesh_to(graph: NavMesh) -> dict[str, Any]:
+    ptr = np.asarray(graph.poly_ptr, dtype=np.int64)
+    record: dict[str, Any] = {
+        "dim": graph.dim,
+        "vertices": np.asarray(graph.vertices).astype("<f4").tobytes(),
+        "indices": np.asarray(graph.poly_verts).astype("<i4").tobytes(),
+        "sizes": np.diff(ptr).astype("<i4").tobytes(),
+    }
+    if graph.dim == 3:
+        record["up_axis"] = "xyz"[graph.up_axis]
+    return record
 
 
 # ---- dispatch ---------------------------------------------------------------------------------
@@ -218,6 +239,8 @@ def kind_of(graph: object) -> str:
         return "grid"
     if isinstance(graph, WaypointGraph):
         return "waypoints"
+    if isinstance(graph, NavMesh):
+        return "navmesh"
     raise TypeError(f"not a python_core graph: {type(graph).__name__}")
 
 
@@ -232,6 +255,7 @@ def to_record(graph: object) -> tuple[str, dict[str, Any]]:
         return kind, _grid_to(graph)
     if isinstance(graph, WaypointGraph):
         return kind, _waypoints_to(graph)
+    assert isinstance(graph, NavMesh)
     return kind, _navmesh_to(graph)
 
 
