@@ -60,6 +60,11 @@ func test_disabled_ids_lists_disabled_points() -> void:
 	astar.set_point_disabled(3)
 	astar.set_point_disabled(1)
 	assert_eq(WaypointSerializer.disabled_ids(astar), PackedInt32Array([1, 3]))
+	var params: Dictionary = WaypointSerializer.from_astar_2d(astar, "w")
+	assert_eq(params["disabled"], PackedByteArray([0, 1, 0, 1]))
+	astar.set_point_disabled(1, false)
+	astar.set_point_disabled(3, false)
+	assert_false(WaypointSerializer.from_astar_2d(astar, "w").has("disabled"), "none disabled")
 
 
 func _ints(bytes: Variant) -> PackedInt32Array:

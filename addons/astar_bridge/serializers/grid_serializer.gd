@@ -152,7 +152,8 @@ static func diagonal_name(mode: AStarGrid2D.DiagonalMode) -> String:
 static func world_to_cell(params: Dictionary, point: Vector2) -> Vector2i:
 	var origin: Vector2 = _vec2(params.get("origin", [0.0, 0.0]))
 	var size: Vector2 = _vec2(params.get("cell_size", [1.0, 1.0]))
-	var cell := Vector2i(((point - origin) / size).round())
+	# floor(t + 0.5), as the sidecar rounds: a point halfway between two cells goes to the later.
+	var cell := Vector2i(((point - origin) / size + Vector2(0.5, 0.5)).floor())
 	var inside: bool = (
 		cell.x >= 0
 		and cell.y >= 0

@@ -3,8 +3,8 @@
 ## Pure functions: nothing is sent. Point ids are sorted so equal graphs give equal bytes.
 ## Each connection becomes one edge; an edge is bidirectional when both directions exist
 ## ([method AStar2D.are_points_connected] with [code]bidirectional = false[/code] both ways),
-## otherwise it is one-way from its first id to its second. Disabled points are not part of the
-## load: send [method disabled_ids] in a follow-up [code]graph.update[/code] (see graph_updates.gd).
+## otherwise it is one-way from its first id to its second. Disabled points travel as a uint8
+## flag per point in [code]disabled[/code] (left out when none is disabled).
 ## [codeblock]
 ## const WaypointSerializer = preload(
 ##     "res://addons/astar_bridge/serializers/waypoint_serializer.gd")
@@ -36,7 +36,9 @@ static func from_astar_2d(astar: AStar2D, id: String) -> Dictionary:
 				continue  # Listed once, from the smaller id.
 			edges.append_array([point, other])
 			both.append(1 if back else 0)
-	return _params(id, 2, ids, positions.to_byte_array(), weights, edges, both)
+	return _params(
+		id, 2, ids, positions.to_byte_array(), weights, edges, both, _disabled(astar, ids)
+	)
 
 
 ## Waypoint parameters ([code]dim = 3[/code]) for every point and connection of [param astar].
@@ -58,7 +60,9 @@ static func from_astar_3d(astar: AStar3D, id: String) -> Dictionary:
 				continue  # Listed once, from the smaller id.
 			edges.append_array([point, other])
 			both.append(1 if back else 0)
-	return _params(id, 3, ids, positions.to_byte_array(), weights, edges, both)
+	return _params(
+		id, 3, ids, positions.to_byte_array(), weights, edges, both, _disabled(astar, ids)
+	)
 
 
 ## The ids of the disabled points of [param astar] ([AStar2D] or [AStar3D]), sorted.
@@ -82,12 +86,13 @@ static func _params(
 	positions: PackedByteArray,
 	weights: PackedFloat32Array,
 	edges: PackedInt32Array,
-	both: PackedByteArray
+	both: PackedByteArray,
+	disabled: PackedByteArray
 ) -> Dictionary:
 	var narrow := PackedInt32Array()
 	for point: int in ids:
 		narrow.append(point)
-	return {
+	var params: Dictionary = {
 		"id": id,
 		"dim": dim,
 		"ids": narrow.to_byte_array(),
@@ -96,3 +101,13 @@ static func _params(
 		"edges": edges.to_byte_array(),
 		"bidirectional": both,
 	}
+	if disabled.has(1):
+		params["disabled"] = disabled
+	return params
+
+
+static func _disabled(astar: Object, ids: PackedInt64Array) -> PackedByteArray:
+	var flags := PackedByteArray()
+	for point: int in ids:
+		flags.append(1 if astar.call("is_point_disabled", point) else 0)
+	return flags
