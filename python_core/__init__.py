@@ -19,12 +19,15 @@ from python_core.errors import (
     OutOfBoundsError,
     UnknownPointError,
 )
+from python_core.grid import DiagonalMode, GridGraph
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = [
     "AStarError",
     "BlockedEndpointError",
+    "DiagonalMode",
     "GraphFileError",
+    "GridGraph",
     "InvalidGraphError",
     "InvalidQueryError",
     "OutOfBoundsError",
