@@ -131,6 +131,7 @@ class GridGraph:
         self._occupancy = np.zeros(self._width * self._height, dtype=np.int32)
         self._agents: dict[int, Cell] = {}
         self._cache: tuple[bytearray, list[float], float] | None = None
+        self._version = 0
 
     @classmethod
     def from_strings(
@@ -245,6 +246,11 @@ class GridGraph:
         return view
 
     @property
+    def version(self) -> int:
+        """Counts changes to walls and weights (not agents), so derived data knows when to rebuild."""
+        return self._version
+
+    @property
     def agents(self) -> Mapping[int, Cell]:
         """Read-only mapping agent id -> cell."""
         return MappingProxyType(self._agents)
@@ -307,6 +313,7 @@ class GridGraph:
             raise InvalidQueryError(f"walkable must be one bool or one per cell, got {walkable!r:.80}")
         self._walkable[nodes] = values
         self._cache = None
+        self._version += 1
 
     def set_weight(self, cell: Sequence[int], weight: float) -> None:
         """Set one cell's weight; see :meth:`set_weights`.
@@ -343,6 +350,7 @@ class GridGraph:
         _reject_bad("weight", values, self._width, nodes)
         self._weights[nodes] = values
         self._cache = None
+        self._version += 1
 
     # -- agents -----------------------------------------------------------------------------------
 
