@@ -1,0 +1,112 @@
+"""Optional machine-code compilation of the search kernels with numba, and their warm-up.
+
+Quick start::
+
+    from python_core.compiled import JIT_ENABLED, jit, warm_up
+    square = jit(lambda_free_function)   # numba.njit(cache=True, nogil=True), or the function itself
+    seconds = warm_up()                  # compile (or load from the disk cache) every kernel once
+
+Every kernel is ONE plain-Python function over numbers and numpy arrays. :func:`jit` hands it to
+``numba.njit`` when numba is importable and ``ASTAR_BRIDGE_NO_JIT`` is unset (or ``0``); otherwise
+it returns the function unchanged, so the same code runs, only slower. Compiled code is cached on
+disk (``cache=True``): next to the sources in ``__pycache__``, or wherever ``NUMBA_CACHE_DIR``
+points. A process that wants its first query to be fast calls :func:`warm_up` once at start.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+__all__ = [
+    "DISABLE_ENV",
+    "JIT_ENABLED",
+    "WARM_UP_MODULES",
+    "jit",
+    "register_warm_up",
+    "warm_up",
+]
+
+DISABLE_ENV = "ASTAR_BRIDGE_NO_JIT"
+"""Set this environment variable to ``1`` to run every kernel as plain Python."""
+
+WARM_UP_MODULES = ("python_core.fast_grid",)
+"""Modules whose kernels :func:`warm_up` compiles; each registers its own warm-up on import."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _load_numba() -> Any:
+    """The numba module, or None when disabled by :data:`DISABLE_ENV` or not installed."""
+    if os.environ.get(DISABLE_ENV, "").strip() not in ("", "0"):
+        return None
+    try:
+        import numba  # noqa: PLC0415 (optional dependency, imported once here)
+    except ImportError:  # pragma: no cover - numba is a runtime dependency, but stay usable without
+        return None
+    return numba
+
+
+_NUMBA = _load_numba()
+
+JIT_ENABLED: bool = _NUMBA is not None
+"""True when :func:`jit` compiles; False when kernels run as plain Python."""
+
+_WARM_UPS: list[Callable[[], None]] = []
+
+
+def jit(function: F) -> F:
+    """Compile ``function`` with ``numba.njit(cache=True, nogil=True)``, or return it unchanged.
+
+    The function must be numba-compilable *and* correct as plain Python (it is both, one source).
+    Compilation is lazy: numba compiles (or loads from its disk cache) on the first call for each
+    combination of argument types, so callers pass consistent dtypes (see :func:`warm_up`).
+
+    Args:
+        function: a module-level function over numbers and numpy arrays.
+
+    Returns:
+        The compiled dispatcher (callable like the function) or ``function`` itself.
+
+    Example:
+        >>> def add(a, b):
+        ...     return a + b
+        >>> jit(add)(2, 3)
+        5
+    """
+    if _NUMBA is None:
+        return function
+    return cast(F, _NUMBA.njit(cache=True, nogil=True)(function))
+
+
+def register_warm_up(routine: Callable[[], None]) -> Callable[[], None]:
+    """Record a routine that calls a module's kernels once on tiny inputs of the real dtypes.
+
+    Usable as a decorator; returns ``routine``.
+    """
+    _WARM_UPS.append(routine)
+    return routine
+
+
+def warm_up() -> float:
+    """Compile (or load from the disk cache) every search kernel; return the seconds it took.
+
+    Call it once when a process that will answer queries starts (each bridge worker process), so
+    the first real query does not pay for compilation. Harmless and quick without numba.
+
+    Returns:
+        Wall-clock seconds spent, ``>= 0``.
+
+    Example:
+        >>> warm_up() >= 0.0
+        True
+    """
+    began = time.perf_counter()
+    for name in WARM_UP_MODULES:
+        importlib.import_module(name)
+    for routine in _WARM_UPS:
+        routine()
+    return time.perf_counter() - began

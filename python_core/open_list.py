@@ -1,0 +1,116 @@
+"""An indexed binary min-heap on flat arrays: the open list of the fast grid kernels.
+
+Quick start::
+
+    import numpy as np
+    from python_core.open_list import heap_pop, heap_push
+    nodes, keys, pos, g = np.zeros(4, np.int32), np.zeros(4), np.zeros(4, np.int32), np.zeros(4)
+    size = heap_push(nodes, keys, pos, g, 0, 2, 5.0)
+    node, size = heap_pop(nodes, keys, pos, g, size)   # -> (2, 0)
+
+Invariants: ``heap_nodes[:size]`` holds the open nodes, ``heap_keys[i]`` is the f value of
+``heap_nodes[i]``, and ``pos[node]`` is the slot of an open node (stale for other nodes, so the
+caller tracks membership itself, e.g. with a per-query stamp). Order: smaller f first; equal f pops
+the larger ``g[node]`` first (the deeper node, which is nearer the goal), then the smaller node id.
+That order is total, so searches are deterministic without an insertion counter. Decrease-key
+keeps each node in the heap once, so the heap never grows past the node count.
+"""
+
+# Compiled kernels take their arguments positionally: numba.njit does not compile keywords.
+# ruff: noqa: PLR0917
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core.compiled import jit
+
+__all__ = ["heap_decrease", "heap_pop", "heap_push"]
+
+_Ints = npt.NDArray[np.int32]
+_Floats = npt.NDArray[np.float64]
+
+
+@jit
+def _before(key_a: float, node_a: int, key_b: float, node_b: int, g: Any) -> bool:
+    """True when the entry (key_a, node_a) must pop before (key_b, node_b)."""
+    if key_a != key_b:
+        return key_a < key_b
+    if g[node_a] != g[node_b]:
+        return bool(g[node_a] > g[node_b])
+    return node_a < node_b
+
+
+@jit
+def _sift_up(nodes: _Ints, keys: _Floats, pos: _Ints, g: _Floats, i: int) -> None:
+    """Move the entry in slot ``i`` up to its place."""
+    node, key = nodes[i], keys[i]
+    while i > 0:
+        up = (i - 1) >> 1
+        if not _before(key, node, keys[up], nodes[up], g):
+            break
+        nodes[i], keys[i] = nodes[up], keys[up]
+        pos[nodes[i]] = i
+        i = up
+    nodes[i], keys[i] = node, key
+    pos[node] = i
+
+
+@jit
+def heap_push(nodes: _Ints, keys: _Floats, pos: _Ints, g: _Floats, size: int, node: int, key: float) -> int:
+    """Insert ``node`` (not already open) with f ``key``; return the new size.
+
+    Example:
+        >>> nodes, keys, pos, g = np.zeros(2, np.int32), np.zeros(2), np.zeros(2, np.int32), np.zeros(2)
+        >>> heap_push(nodes, keys, pos, g, 0, 1, 3.0), int(pos[1])
+        (1, 0)
+    """
+    nodes[size] = node
+    keys[size] = key
+    _sift_up(nodes, keys, pos, g, size)
+    return size + 1
+
+
+@jit
+def heap_decrease(nodes: _Ints, keys: _Floats, pos: _Ints, g: _Floats, node: int, key: float) -> None:
+    """Lower the f of an open ``node`` to ``key`` (its ``g`` already lowered); restore the order."""
+    i = pos[node]
+    keys[i] = key
+    _sift_up(nodes, keys, pos, g, i)
+
+
+@jit
+def heap_pop(nodes: _Ints, keys: _Floats, pos: _Ints, g: _Floats, size: int) -> tuple[int, int]:
+    """Remove the first entry; return ``(node, new size)``. ``size`` must be positive.
+
+    Example:
+        >>> nodes, keys, pos, g = np.zeros(2, np.int32), np.zeros(2), np.zeros(2, np.int32), np.zeros(2)
+        >>> size = heap_push(nodes, keys, pos, g, 0, 0, 2.0)
+        >>> size = heap_push(nodes, keys, pos, g, size, 1, 1.0)
+        >>> heap_pop(nodes, keys, pos, g, size)
+        (1, 1)
+    """
+    top = int(nodes[0])
+    size -= 1
+    if size == 0:
+        return top, 0
+    node, key = nodes[size], keys[size]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        right = child + 1
+        if right < size and _before(keys[right], nodes[right], keys[child], nodes[child], g):
+            child = right
+        if not _before(keys[child], nodes[child], key, node, g):
+            break
+        nodes[i], keys[i] = nodes[child], keys[child]
+        pos[nodes[i]] = i
+        i = child
+    nodes[i], keys[i] = node, key
+    pos[node] = i
+    return top, size
