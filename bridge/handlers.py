@@ -90,7 +90,9 @@ class Handlers:
     def hello(self, conn: Connection, raw: Any) -> Outcome:
         """Authenticate the connection; every other method needs it first."""
         params = params_of("hello", raw)
-        token = params.text("token")
+        token = params.raw("token")
+        if not isinstance(token, str):
+            raise UnauthorizedError("hello: a 'token' string is required")
         client = params.text("client") if params.has("client") else ""
         protocol = params.integer("protocol") if params.has("protocol") else PROTOCOL_VERSION
         if not hmac.compare_digest(token.encode(), self.token.encode()):

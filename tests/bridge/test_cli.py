@@ -1,0 +1,137 @@
+"""``python -m bridge serve`` / ``astar-bridge serve``: the announcement line, flags, clean exits."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bridge.protocol import PROTOCOL_VERSION
+from bridge.sidecar import start_sidecar
+from tests.bridge.conftest import SpawnSidecar
+
+SERVE = [sys.executable, "-m", "bridge", "serve", "--workers", "1", "--log-level", "WARNING"]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_announces_exactly_one_json_line_then_exits_when_stdin_closes() -> None:
+    process = subprocess.Popen(
+        SERVE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdin is not None
+        event = json.loads(process.stdout.readline())
+        assert set(event) == {"event", "host", "port", "token", "protocol"}
+        assert event["event"] == "listening"
+        assert event["host"] == "127.0.0.1"
+        assert event["protocol"] == PROTOCOL_VERSION
+        assert len(event["token"]) >= 32
+        assert event["port"] > 0
+        process.stdin.close()  # the game went away
+        assert process.wait(20) == 0
+        assert process.stdout.read() == b""  # nothing else ever goes to stdout
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_exits_cleanly_on_signals(spawn_sidecar: SpawnSidecar, sig: signal.Signals) -> None:
+    sidecar = spawn_sidecar("--workers", "1", "--no-stdin-watch")
+    sidecar.process.send_signal(sig)
+    assert sidecar.process.wait(20) == 0
+
+
+def test_no_stdin_watch_keeps_serving_after_stdin_closes(spawn_sidecar: SpawnSidecar) -> None:
+    sidecar = spawn_sidecar("--workers", "1", "--no-stdin-watch")
+    assert sidecar.process.stdin is not None
+    sidecar.process.stdin.close()
+    with sidecar.connect() as client:  # a full round trip after stdin closed
+        assert client.call("graph.list") == {"graphs": []}
+    assert sidecar.process.poll() is None
+    sidecar.process.terminate()
+    assert sidecar.process.wait(20) == 0
+
+
+def test_port_and_token_flags_are_used(spawn_sidecar: SpawnSidecar) -> None:
+    port = _free_port()
+    sidecar = spawn_sidecar("--workers", "1", "--port", str(port), "--token", "sesame")
+    assert (sidecar.port, sidecar.token) == (port, "sesame")
+    with sidecar.connect() as client:
+        assert client.call("graph.list") == {"graphs": []}
+
+
+def test_console_script_serves_too() -> None:
+    script = Path(sys.executable).with_name("astar-bridge")
+    if not script.exists():
+        pytest.skip("the console script is not installed in this environment")
+    with start_sidecar(python=sys.executable, stderr=subprocess.DEVNULL) as sidecar:  # module form
+        assert sidecar.protocol == PROTOCOL_VERSION
+    process = subprocess.Popen(
+        [str(script), "serve", "--workers", "1"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdin is not None
+        assert json.loads(process.stdout.readline())["event"] == "listening"
+        process.stdin.close()
+        assert process.wait(20) == 0
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_non_loopback_address_needs_allow_remote() -> None:
+    done = subprocess.run([*SERVE, "--host", "0.0.0.0"], capture_output=True, timeout=30, check=False)
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert b"--allow-remote" in done.stderr
+
+
+def test_allow_remote_binds_the_given_address() -> None:
+    with start_sidecar(
+        "--workers", "1", "--host", "0.0.0.0", "--allow-remote", stderr=subprocess.DEVNULL
+    ) as sidecar:
+        assert sidecar.host == "0.0.0.0"
+        with socket.create_connection(("127.0.0.1", sidecar.port), timeout=10):
+            pass
+
+
+def _workers(pid: int) -> list[int]:
+    """Worker processes of ``pid`` (children of any of its threads, started by multiprocessing)."""
+    found = []
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in children.read_text().split():
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                found.append(int(child))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_worker_processes_do_not_outlive_a_killed_sidecar(spawn_sidecar: SpawnSidecar) -> None:
+    sidecar = spawn_sidecar("--workers", "2", "--no-stdin-watch")
+    workers = _workers(sidecar.process.pid)
+    assert len(workers) >= 2
+    sidecar.process.kill()  # no clean shutdown at all
+    sidecar.process.wait(20)
+    for pid in workers:
+        for _ in range(200):
+            if not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]:
+                break
+            subprocess.run(["sleep", "0.05"], check=True)
+        else:
+            pytest.fail(f"worker {pid} outlived the sidecar")
