@@ -54,7 +54,8 @@ func test_uint64_above_int64_max_is_an_error() -> void:
 
 func test_float32_and_float64() -> void:
 	assert_eq(_one("ca3fc00000"), 1.5)
-	assert_almost(_one("ca3dcccccd"), 0.1, 1e-8, "float32 0.1 widened")
+	var widened: float = _one("ca3dcccccd")
+	assert_almost(widened, 0.1, 1e-8, "float32 0.1 widened")
 	assert_eq(_one("cb3fb999999999999a"), 0.1, "float64 keeps every bit")
 	assert_eq(_one("cb7e37e43c8800759c"), 1e300)
 	assert_eq(_one("cbc002000000000000"), -2.25)
@@ -97,7 +98,7 @@ func test_arrays_and_maps_of_each_header() -> void:
 
 func test_long_strings_and_bins_round_trip() -> void:
 	for size: int in [31, 32, 255, 256, 65535, 65536, 200000]:
-		var text: String = "xy".repeat(size / 2) + ("z" if size % 2 else "")
+		var text: String = "xy".repeat(size >> 1) + ("z" if size % 2 else "")
 		assert_eq(_round_trip(text), text, "str of %d" % size)
 		var bytes: PackedByteArray = text.to_utf8_buffer()
 		assert_eq(_round_trip(bytes), bytes, "bin of %d" % size)
@@ -222,7 +223,7 @@ func test_nesting_at_and_past_the_depth_limit() -> void:
 func test_garbage_never_hangs_or_crashes() -> void:
 	var rng: RandomNumberGenerator = RandomNumberGenerator.new()
 	rng.seed = 1234
-	for round: int in 200:
+	for attempt: int in 200:
 		var junk: PackedByteArray = PackedByteArray()
 		junk.resize(rng.randi_range(1, 64))
 		for i: int in junk.size():

@@ -67,7 +67,7 @@ func test_str_headers_at_each_size_boundary() -> void:
 		var bytes: PackedByteArray = MsgpackEncoder.pack("a".repeat(size))
 		var head: String = expected[size]
 		assert_eq(bytes.hex_encode().left(head.length()), head, "str of %d" % size)
-		assert_eq(bytes.size(), size + head.length() / 2 - (1 if size > 0 else 0))
+		assert_eq(bytes.size(), size + (head.length() >> 1) - (1 if size > 0 else 0))
 
 
 func test_str_is_utf8_and_string_name_is_str() -> void:
@@ -90,8 +90,8 @@ func test_bin_headers_at_each_size_boundary() -> void:
 		var bytes: PackedByteArray = MsgpackEncoder.pack(payload)
 		var head: String = expected[size]
 		assert_eq(bytes.hex_encode().left(head.length()), head, "bin of %d" % size)
-		assert_eq(bytes.size(), size + head.length() / 2)
-		assert_eq(bytes.slice(head.length() / 2), payload)
+		assert_eq(bytes.size(), size + (head.length() >> 1))
+		assert_eq(bytes.slice(head.length() >> 1), payload)
 
 
 func test_array_and_map_headers_at_each_size_boundary() -> void:

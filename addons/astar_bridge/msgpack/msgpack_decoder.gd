@@ -60,7 +60,8 @@ static func unpack(bytes: PackedByteArray) -> Dictionary:
 	var why: String = decoder.get("error")
 	if not why.is_empty():
 		return {"error": why}
-	if messages.size() != 1 or int(decoder.call("get_buffered_size")) != 0:
+	var tail: int = decoder.call("get_buffered_size")
+	if messages.size() != 1 or tail != 0:
 		return {"error": "expected exactly one value, got %d (+ tail)" % messages.size()}
 	return {"value": messages[0]}
 
@@ -154,7 +155,8 @@ func _read_typed(code: int, depth: int) -> Variant:
 	var value: Variant = _INCOMPLETE
 	match code:
 		0xc0, 0xc2, 0xc3:
-			value = null if code == 0xc0 else code == 0xc3
+			if code != 0xc0:
+				value = code == 0xc3
 		0xc4, 0xc5, 0xc6:
 			var size: int = _read_length(1 << (code - 0xc4))
 			value = _INCOMPLETE if size < 0 else _read_bin(size)

@@ -56,16 +56,20 @@ func _write(value: Variant, depth: int) -> void:
 		TYPE_BOOL:
 			_out.put_u8(0xc3 if value else 0xc2)
 		TYPE_INT:
-			_write_int(value)
+			var whole: int = value
+			_write_int(whole)
 		TYPE_FLOAT:
+			var real: float = value
 			_out.put_u8(0xcb)
-			_out.put_double(value)
+			_out.put_double(real)
 		TYPE_STRING, TYPE_STRING_NAME:
 			_write_str(str(value).to_utf8_buffer())
 		TYPE_PACKED_BYTE_ARRAY:
-			_write_bin(value)
+			var bytes: PackedByteArray = value
+			_write_bin(bytes)
 		TYPE_DICTIONARY:
-			_write_map(value, depth)
+			var map: Dictionary = value
+			_write_map(map, depth)
 		TYPE_VECTOR2, TYPE_VECTOR3, TYPE_VECTOR2I, TYPE_VECTOR3I:
 			_write_vector(value)
 		_:
@@ -141,7 +145,12 @@ func _write_array(items: Variant, depth: int) -> void:
 	if depth >= MAX_DEPTH:
 		error = "nesting deeper than %d (a cycle?)" % MAX_DEPTH
 		return
-	var array: Array = Array(items)
+	var array: Array = []
+	if items is Array:
+		array = items
+	else:
+		for item: Variant in items:  # a packed array: its elements as plain values
+			array.append(item)
 	_write_container_header(array.size(), 0x90, 0xdc, 0xdd)
 	for item: Variant in array:
 		_write(item, depth + 1)

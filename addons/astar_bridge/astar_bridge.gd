@@ -1,0 +1,867 @@
+# gdlint: disable=max-public-methods
+## The A* Bridge autoload ([code]AStarBridge[/code]): uploads graphs to the Python sidecar and
+## asks it for paths, synchronously ([method find_path]) or asynchronously ([method request_path]).
+##
+## With [code]astar_bridge/sidecar/autostart[/code] on (the default) it launches
+## [code]<python> -m bridge serve[/code], reads the sidecar's announcement, connects and says
+## [code]hello[/code]; otherwise it connects to [code]astar_bridge/sidecar/host:port[/code]. When
+## the connection drops or the process dies, pending requests fail with status
+## [code]"error"[/code] at once, the sidecar is restarted (or reconnected), the graphs loaded
+## through this node are uploaded again with their updates replayed, and [signal sidecar_lost]
+## then [signal sidecar_ready] are emitted. The process it started is killed on exit.
+## [br][br]
+## Positions: [method find_path] takes and returns what the graph uses. On a grid loaded without
+## [code]cell_size[/code]/[code]origin[/code], [param from]/[param to] are cells (whole numbers)
+## and points are cell coordinates; with them, both are world positions. On waypoint graphs a
+## position means the closest point ([method find_path_ids] takes ids).
+## [br][br]
+## Tests may instantiate it without the plugin:
+## [code]var bridge: Node = load("res://addons/astar_bridge/astar_bridge.gd").new()[/code], set
+## its configuration members, then [code]add_child(bridge)[/code].
+## [codeblock]
+## func _ready() -> void:
+##     var cells := PackedByteArray()
+##     cells.resize(16 * 16)
+##     cells.fill(1)  # every cell walkable
+##     AStarBridge.load_grid("level", 16, 16, cells)
+##     var path: PackedVector2Array = AStarBridge.find_path("level", Vector2(0, 0), Vector2(5, 3))
+##     var request := AStarBridge.request_path("level", Vector2(0, 0), Vector2(15, 15))
+##     var result: Dictionary = await request.completed
+##     print(result["status"], " ", result["points"].size())
+## [/codeblock]
+extends Node
+
+## The sidecar answered [code]hello[/code] and every owned graph is uploaded: requests work.
+signal sidecar_ready
+## The connection or the sidecar process was lost (or could not be started); [param reason]
+## says why. Pending requests have already failed.
+signal sidecar_lost(reason: String)
+## A graph was loaded (or reloaded) under [param id] by [method load_graph].
+signal graph_loaded(id: String)
+
+## Where the connection stands; see [method get_phase].
+enum Phase { IDLE, LAUNCHING, CONNECTING, GREETING, UPLOADING, READY, WAITING_RESTART, FAILED }
+
+const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
+const PathRequest = preload("res://addons/astar_bridge/path_request.gd")
+const BridgeStats = preload("res://addons/astar_bridge/bridge_stats.gd")
+const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encoder.gd")
+const RpcClient = preload("res://addons/astar_bridge/rpc/rpc_client.gd")
+const SidecarProcess = preload("res://addons/astar_bridge/rpc/sidecar_process.gd")
+
+## Project settings read by this node (and registered by the plugin), with their defaults.
+const SETTINGS := {
+	"astar_bridge/sidecar/python_executable": "python3",
+	"astar_bridge/sidecar/autostart": true,
+	"astar_bridge/sidecar/host": "127.0.0.1",
+	"astar_bridge/sidecar/port": 0,
+	"astar_bridge/sidecar/token": "",
+	"astar_bridge/sidecar/extra_arguments": [],
+	"astar_bridge/timeouts/request_ms": 2000,
+	"astar_bridge/timeouts/connect_ms": 5000,
+	"astar_bridge/timeouts/load_ms": 30000,
+}
+## Environment variable that overrides the python executable setting.
+const ENV_PYTHON := "ASTAR_BRIDGE_PYTHON"
+## The protocol version this client speaks.
+const PROTOCOL_VERSION := 1
+const CLIENT_NAME := "astar-bridge-godot"
+const LOAD_METHODS: Array[String] = [
+	"graph.load_grid", "graph.load_waypoints", "graph.load_navmesh"
+]
+## Delays before successive restarts (the last one repeats); reset after a steady connection.
+const RESTART_DELAYS_MS: Array[int] = [0, 250, 1000, 2000, 5000]
+const STEADY_MS := 5000
+const PROCESS_CHECK_MS := 200
+
+## Launch the sidecar (true) or connect to [member host]:[member port] (false).
+var autostart: bool = true
+## The python executable ([code]ASTAR_BRIDGE_PYTHON[/code] wins); a relative path with a slash is
+## resolved against the project folder.
+var python_executable: String = "python3"
+## Host to connect to (autostart: the address the sidecar binds).
+var host: String = "127.0.0.1"
+## Port to connect to (autostart: 0 lets the sidecar pick).
+var port: int = 0
+## Token for [code]hello[/code] (autostart: passed to the sidecar; "" lets it pick one).
+var token: String = ""
+## Extra command-line arguments for [code]bridge serve[/code], e.g.
+## [code]["--workers", "1"][/code].
+var extra_arguments: PackedStringArray = PackedStringArray()
+## Timeout of one request, in milliseconds.
+var request_timeout_ms: int = 2000
+## Timeout of launching + connecting + hello, in milliseconds.
+var connect_timeout_ms: int = 5000
+## Timeout of a graph upload or update (they can be large), in milliseconds.
+var load_timeout_ms: int = 30000
+## Restart / reconnect after a loss.
+var auto_restart: bool = true
+## Report failed calls with push_error / push_warning (turn off where failures are expected).
+var report_failures: bool = true
+
+var _phase: Phase = Phase.IDLE
+var _rpc: RpcClient = RpcClient.new()
+var _sidecar: SidecarProcess = SidecarProcess.new()
+var _stats: BridgeStats = BridgeStats.new()
+var _phase_deadline_ms: int = 0
+var _session_token: String = ""
+var _last_error: String = ""
+var _restart_at_ms: int = 0
+var _restarts: int = 0
+var _ready_since_ms: int = 0
+var _next_process_check_ms: int = 0
+var _flush_scheduled: bool = false
+# id -> {"method": String, "params": Dictionary, "updates": Array[Dictionary]}
+var _graphs: Dictionary = {}
+# [method, params, on_done] sent once ready (requests made while the sidecar starts).
+var _queued: Array[Array] = []
+# [PathRequest, result] completed on the next frame (failures known at request time).
+var _finish_later: Array[Array] = []
+
+
+func _init() -> void:
+	autostart = _setting("astar_bridge/sidecar/autostart")
+	python_executable = _setting("astar_bridge/sidecar/python_executable")
+	host = _setting("astar_bridge/sidecar/host")
+	port = _setting("astar_bridge/sidecar/port")
+	token = _setting("astar_bridge/sidecar/token")
+	var arguments: Array = _setting("astar_bridge/sidecar/extra_arguments")
+	extra_arguments = PackedStringArray(arguments)
+	request_timeout_ms = _setting("astar_bridge/timeouts/request_ms")
+	connect_timeout_ms = _setting("astar_bridge/timeouts/connect_ms")
+	load_timeout_ms = _setting("astar_bridge/timeouts/load_ms")
+	_rpc.disconnected.connect(_on_rpc_disconnected)
+
+
+func _ready() -> void:
+	if autostart:
+		start()
+
+
+func _process(_delta: float) -> void:
+	_advance()
+	if _phase == Phase.READY:
+		_rpc.poll()
+	var now: int = Time.get_ticks_msec()
+	if _sidecar.pid > 0 and now >= _next_process_check_ms:
+		_next_process_check_ms = now + PROCESS_CHECK_MS
+		if not _sidecar.is_running() and _phase != Phase.WAITING_RESTART:
+			_lose("the sidecar process exited: %s" % " | ".join(_sidecar.stderr_tail))
+	_expire_queue()
+	if not _finish_later.is_empty():
+		var due: Array[Array] = _finish_later
+		_finish_later = []
+		for item: Array in due:
+			var request: PathRequest = item[0]
+			var outcome: Dictionary = item[1]
+			request.finish(outcome)
+
+
+func _exit_tree() -> void:
+	stop()
+
+
+func _notification(what: int) -> void:
+	if what == NOTIFICATION_WM_CLOSE_REQUEST or what == NOTIFICATION_PREDELETE:
+		stop()
+
+
+## Connects now: launches the sidecar when [member autostart] is on, else connects to
+## [member host]:[member port]. Progress continues frame by frame (or inside a synchronous
+## call, which waits for it); [signal sidecar_ready] tells when it is done. Idempotent: OK when
+## already started. Returns the error of the launch or connect attempt.
+## [codeblock]
+## AStarBridge.autostart = false
+## AStarBridge.port = 7777
+## AStarBridge.token = "secret"
+## AStarBridge.start()
+## await AStarBridge.sidecar_ready
+## [/codeblock]
+func start() -> Error:
+	if _phase != Phase.IDLE and _phase != Phase.FAILED:
+		return OK
+	_restarts = 0
+	return _begin()
+
+
+## Stops: fails pending requests, closes the connection and kills the sidecar it started.
+## Owned graphs are kept (a later [method start] uploads them again).
+func stop() -> void:
+	_phase = Phase.IDLE
+	_rpc.close("stopped")
+	_sidecar.stop()
+	_fail_queue("disconnected", "the bridge was stopped")
+
+
+## True when requests can be answered now.
+func is_ready() -> bool:
+	return _phase == Phase.READY and _rpc.is_open()
+
+
+## Where the connection stands: [enum Phase].
+func get_phase() -> Phase:
+	return _phase
+
+
+## Why the last start, restart or call failed (or "").
+func get_last_error() -> String:
+	return _last_error
+
+
+## Process id of the sidecar this node started, or -1.
+func get_sidecar_pid() -> int:
+	return _sidecar.pid
+
+
+## The ids of the graphs this node loaded (and re-uploads after a restart).
+func get_graph_ids() -> PackedStringArray:
+	return PackedStringArray(_graphs.keys())
+
+
+## Uploads a graph: [param method] is [code]"graph.load_grid"[/code],
+## [code]"graph.load_waypoints"[/code] or [code]"graph.load_navmesh"[/code] and [param params] its
+## parameter map (with [code]"id"[/code]), as built by the serializers. Synchronous (waits up to
+## the request timeout, and for the sidecar to start). The parameters are kept so the graph can
+## be uploaded again after a restart. On failure the previous graph of that id stays, an error
+## is pushed and the result says why.
+## [codeblock]
+## var result := AStarBridge.load_graph("graph.load_waypoints", {
+##     "id": "roads", "dim": 2, "ids": PackedInt32Array([1, 2]).to_byte_array(),
+##     "positions": PackedVector2Array([Vector2(0, 0), Vector2(4, 0)]).to_byte_array(),
+##     "edges": PackedInt32Array([1, 2]).to_byte_array(), "bidirectional": true,
+## })
+## [/codeblock]
+func load_graph(method: String, params: Dictionary) -> BridgeResult:
+	if not method in LOAD_METHODS:
+		push_error("AStarBridge.load_graph: %s is not one of %s" % [method, LOAD_METHODS])
+		return BridgeResult.failure("bad_request", "unknown load method %s" % method)
+	var raw_id: Variant = params.get("id")
+	var id: String = raw_id if raw_id is String else ""
+	if id.is_empty():
+		push_error('AStarBridge.load_graph: params need a non-empty String "id"')
+		return BridgeResult.failure("bad_request", "params need a non-empty String id")
+	var result: BridgeResult = _call(method, params, load_timeout_ms)
+	if result.is_ok():
+		_graphs[id] = {"method": method, "params": params.duplicate(), "updates": []}
+		graph_loaded.emit(id)
+	elif report_failures:
+		push_error("AStarBridge: %s %s failed: %s" % [method, id, result.message])
+	return result
+
+
+## Uploads a grid of [param width] x [param height] cells, one byte each in row-major order
+## ([code]0[/code] = blocked). [param diagonal] is [code]"always"[/code], [code]"never"[/code],
+## [code]"at_least_one_walkable"[/code] or [code]"only_if_no_obstacles"[/code];
+## [param extra] adds optional fields ([code]weights[/code], [code]cell_size[/code],
+## [code]origin[/code]). See [method load_graph].
+## [codeblock]
+## var cells := PackedByteArray()
+## cells.resize(8 * 8)
+## cells.fill(1)
+## cells[3 * 8 + 4] = 0  # cell (4, 3) is a wall
+## AStarBridge.load_grid("level", 8, 8, cells, "never", {"cell_size": [16, 16]})
+## [/codeblock]
+func load_grid(
+	id: String,
+	width: int,
+	height: int,
+	cells: PackedByteArray,
+	diagonal: String = "only_if_no_obstacles",
+	extra: Dictionary = {}
+) -> BridgeResult:
+	var params: Dictionary = extra.duplicate()
+	params.merge(
+		{"id": id, "width": width, "height": height, "cells": cells, "diagonal": diagonal}, true
+	)
+	return load_graph("graph.load_grid", params)
+
+
+## Applies [param changes] ([code]graph.update[/code] fields without [code]"id"[/code]: cells +
+## walkable, weight_cells + weights, agents, points + disabled) to graph [param id]. Synchronous.
+## Successful updates are replayed, in order, after a re-upload.
+## [codeblock]
+## AStarBridge.update_graph("level", {
+##     "cells": PackedInt32Array([4, 3]).to_byte_array(), "walkable": true,
+## })
+## [/codeblock]
+func update_graph(id: String, changes: Dictionary) -> BridgeResult:
+	var params: Dictionary = changes.duplicate()
+	params["id"] = id
+	var result: BridgeResult = _call("graph.update", params, load_timeout_ms)
+	if result.is_ok() and _graphs.has(id):
+		var updates: Array = _graphs[id]["updates"]
+		updates.append(params)
+	elif result.is_error() and report_failures:
+		push_error("AStarBridge: graph.update %s failed: %s" % [id, result.message])
+	return result
+
+
+## Unloads graph [param id] (and forgets its stored copy). Synchronous.
+func drop_graph(id: String) -> BridgeResult:
+	var result: BridgeResult = call_method("graph.drop", {"id": id})
+	if result.is_ok() or result.code == "unknown_graph":
+		_graphs.erase(id)
+	return result
+
+
+## Calls any protocol [param method] with [param params] and waits for the answer (up to the
+## request timeout, and for the sidecar to start). The escape hatch for methods without a helper.
+## [codeblock]
+## var info := AStarBridge.call_method("graph.info", {"id": "level"})
+## if info.is_ok():
+##     print(info.value)
+## [/codeblock]
+func call_method(method: String, params: Dictionary) -> BridgeResult:
+	return _call(method, params, request_timeout_ms)
+
+
+## The path from [param from] to [param to] on graph [param graph] (2D), or an empty array (and a
+## warning with the status) when there is none. Synchronous: sends the query, then polls the
+## socket (sleeping 100 microseconds between polls) up to the request timeout. A
+## [code]"partial"[/code] path (with [code]allow_partial[/code]) is returned too.
+## [param options]: [code]heuristic[/code], [code]allow_partial[/code],
+## [code]max_expansions[/code], [code]agent[/code], [code]ignore_agents[/code].
+## [codeblock]
+## var path := AStarBridge.find_path("level", Vector2(1, 1), Vector2(6, 2), {"heuristic": "octile"})
+## for point in path:
+##     print(point)
+## [/codeblock]
+func find_path(
+	graph: String, from: Vector2, to: Vector2, options: Dictionary = {}
+) -> PackedVector2Array:
+	var result: Dictionary = find_path_result(graph, from, to, options)
+	var points: Variant = result["points"]
+	if points is PackedVector2Array:
+		return points
+	return PackedVector2Array()
+
+
+## The 3D form of [method find_path] (3D waypoint graphs and navmeshes).
+func find_path_3d(
+	graph: String, from: Vector3, to: Vector3, options: Dictionary = {}
+) -> PackedVector3Array:
+	var result: Dictionary = find_path_result(graph, from, to, options)
+	var points: Variant = result["points"]
+	if points is PackedVector3Array:
+		return points
+	return PackedVector3Array()
+
+
+## The path between waypoint ids [param from_id] and [param to_id], as the full result map
+## (ids as well as positions, like [code]AStar2D.get_id_path()[/code] +
+## [code]get_point_path()[/code]): [code]{"status", "points": PackedVector2Array or
+## PackedVector3Array (by the graph's dim), "ids": PackedInt64Array, "cost", "expanded",
+## "error"}[/code]. Synchronous.
+## [codeblock]
+## var result := AStarBridge.find_path_ids("roads", 1, 2)
+## if result["status"] == "found":
+##     print(result["ids"], result["points"])
+## [/codeblock]
+func find_path_ids(graph: String, from_id: int, to_id: int, options: Dictionary = {}) -> Dictionary:
+	return find_path_result(graph, from_id, to_id, options)
+
+
+## The full result map of one synchronous query ([method find_path] returns only its points):
+## [code]{"status", "points", "ids", "cost", "expanded", "error"}[/code]. [param from] and
+## [param to] are Vector2/Vector2i, Vector3/Vector3i or waypoint ids (int).
+func find_path_result(
+	graph: String, from: Variant, to: Variant, options: Dictionary = {}
+) -> Dictionary:
+	var dim: int = _dim_of(graph, from)
+	var started: int = Time.get_ticks_usec()
+	var result: Dictionary = {}
+	if not _wait_ready():
+		result = _error_result("not_connected", "the sidecar is not ready: %s" % _last_error, dim)
+	else:
+		var params: Dictionary = _query(graph, from, to, options)
+		result = _path_result(_rpc.call_sync("path.find", params, request_timeout_ms), dim)
+	_stats.record(Time.get_ticks_usec() - started, str(result["status"]) == "error")
+	if result["status"] != "found" and result["status"] != "partial" and report_failures:
+		var why: Dictionary = result["error"]
+		push_warning(
+			(
+				"AStarBridge: no path on %s from %s to %s: %s %s"
+				% [graph, from, to, result["status"], why.get("message", "")]
+			)
+		)
+	return result
+
+
+## Asks for a path without waiting: the returned request emits [signal
+## AStarBridgePathRequest.completed] with [code]{"status", "points", "ids", "cost", "expanded",
+## "error"}[/code] from a later frame (status [code]"error"[/code] when the request failed,
+## timed out or the sidecar died; never never). Many NPCs may request in the same frame: their
+## requests leave in one write at the end of the frame, answers are polled once per frame.
+## Requests made while the sidecar starts wait for it.
+## [codeblock]
+## var request := AStarBridge.request_path("level", Vector2(0, 0), Vector2(9, 9))
+## var result: Dictionary = await request.completed
+## if result["status"] == "found":
+##     $Agent.follow(result["points"])
+## [/codeblock]
+func request_path(
+	graph: String, from: Variant, to: Variant, options: Dictionary = {}
+) -> AStarBridgePathRequest:
+	var request: PathRequest = PathRequest.new()
+	var dim: int = _dim_of(graph, from)
+	var params: Dictionary = _query(graph, from, to, options)
+	var on_done: Callable = func(response: Dictionary) -> void:
+		var outcome: Dictionary = _path_result(response, dim)
+		_stats.record(Time.get_ticks_usec() - request.sent_usec, _failed(outcome))
+		request.finish(outcome)
+	_send_async(request, "path.find", params, on_done, dim)
+	return request
+
+
+## Asks for many paths in one [code]path.find_many[/code] message. Each query is a map with
+## [code]"graph"[/code], [code]"from"[/code] and [code]"to"[/code] (as in [method request_path];
+## [code]"start"[/code]/[code]"goal"[/code] in wire form work too) and optional
+## [code]"options"[/code]. [signal AStarBridgePathRequest.completed] gets
+## [code]{"status": "done" or "error", "results": Array (one result map per query, in order),
+## "error"}[/code].
+## [codeblock]
+## var queries: Array[Dictionary] = []
+## for npc in npcs:
+##     queries.append({"graph": "level", "from": npc.cell, "to": goal})
+## var batch: Dictionary = await AStarBridge.request_paths(queries).completed
+## for i in batch["results"].size():
+##     npcs[i].follow(batch["results"][i]["points"])
+## [/codeblock]
+func request_paths(queries: Array[Dictionary]) -> AStarBridgePathRequest:
+	var request: PathRequest = PathRequest.new()
+	var wire: Array = []
+	var dims: PackedInt32Array = PackedInt32Array()
+	for query: Dictionary in queries:
+		var graph: String = str(query.get("graph", ""))
+		var from: Variant = query.get("from", query.get("start"))
+		var to: Variant = query.get("to", query.get("goal"))
+		dims.append(_dim_of(graph, from))
+		wire.append(_query(graph, from, to, query.get("options", {})))
+	var on_done: Callable = func(response: Dictionary) -> void:
+		var outcome: Dictionary = _batch_result(response, dims)
+		var latency: int = Time.get_ticks_usec() - request.sent_usec
+		for item: Dictionary in outcome["results"]:
+			_stats.record(latency, _failed(item))
+		request.finish(outcome)
+	_send_async(request, "path.find_many", {"queries": wire}, on_done, -1, dims)
+	return request
+
+
+## Writes the stored load parameters of graph [param id] to [param path] as a graph file
+## python_core can read ([code]python_core.graph_file[/code]): msgpack
+## [code]{"format": "astar-bridge-graph", "version": 1, "kind", "graph"}[/code], where
+## [code]graph[/code] is the load map without [code]"id"[/code]. Updates are not included.
+## [codeblock]
+## AStarBridge.export_graph("level", "user://level.graph")
+## [/codeblock]
+func export_graph(id: String, path: String) -> Error:
+	if not _graphs.has(id):
+		push_error("AStarBridge.export_graph: no graph %s was loaded through this node" % id)
+		return ERR_DOES_NOT_EXIST
+	var stored: Dictionary = _graphs[id]
+	var params: Dictionary = stored["params"]
+	var record: Dictionary = params.duplicate()
+	record.erase("id")
+	var method: String = stored["method"]
+	var document: Dictionary = {
+		"format": "astar-bridge-graph",
+		"version": 1,
+		"kind": method.trim_prefix("graph.load_"),
+		"graph": record,
+	}
+	var encoder: MsgpackEncoder = MsgpackEncoder.new()
+	var bytes: PackedByteArray = encoder.encode(document)
+	if not encoder.error.is_empty():
+		push_error("AStarBridge.export_graph: %s" % encoder.error)
+		return ERR_INVALID_DATA
+	var file: FileAccess = FileAccess.open(path, FileAccess.WRITE)
+	if file == null:
+		return FileAccess.get_open_error()
+	file.store_buffer(bytes)
+	file.close()
+	return OK
+
+
+## Counters for a HUD: [code]{"requests", "failures", "latency_ms_mean", "latency_ms_p50",
+## "latency_ms_p99", "paths_per_second"}[/code] over path requests (the latency percentiles over
+## the last 1024, paths per second over the last second), plus [code]"pending"[/code] and
+## [code]"restarts"[/code].
+func get_stats() -> Dictionary:
+	var stats: Dictionary = _stats.snapshot()
+	stats["pending"] = _rpc.get_pending_count() + _queued.size()
+	stats["restarts"] = _restarts
+	return stats
+
+
+## Clears the counters of [method get_stats].
+func reset_stats() -> void:
+	_stats.reset()
+
+
+func _call(method: String, params: Dictionary, timeout_ms: int) -> BridgeResult:
+	if not _wait_ready():
+		return BridgeResult.failure("not_connected", "the sidecar is not ready: %s" % _last_error)
+	var response: Dictionary = _rpc.call_sync(method, params, timeout_ms)
+	var result: BridgeResult = BridgeResult.from_response(response)
+	if result.is_error():
+		_last_error = "%s: %s" % [method, result.message]
+	return result
+
+
+func _begin() -> Error:
+	_last_error = ""
+	_phase_deadline_ms = Time.get_ticks_msec() + connect_timeout_ms
+	if not autostart:
+		_session_token = token
+		var err: Error = _rpc.connect_to(host, port)
+		if err != OK:
+			_fail_start("cannot connect to %s:%d (%s)" % [host, port, error_string(err)])
+			return err
+		_phase = Phase.CONNECTING
+		return OK
+	var python: String = _python_path()
+	var args: PackedStringArray = PackedStringArray(["-m", "bridge", "serve", "--host", host])
+	if port != 0:
+		args.append_array(["--port", str(port)])
+	if not token.is_empty():
+		args.append_array(["--token", token])
+	args.append_array(extra_arguments)
+	var launched: Error = _sidecar.launch(python, args)
+	if launched != OK:
+		_fail_start(_sidecar.error)
+		return launched
+	_next_process_check_ms = Time.get_ticks_msec() + PROCESS_CHECK_MS
+	_phase = Phase.LAUNCHING
+	return OK
+
+
+# One step of the connection state machine; never blocks (except on Godot 4.3's blocking pipe).
+func _advance() -> void:
+	match _phase:
+		Phase.LAUNCHING:
+			var announcement: Dictionary = _sidecar.poll()
+			if not _sidecar.error.is_empty():
+				_fail_start(_sidecar.error)
+			elif not announcement.is_empty():
+				_session_token = str(announcement.get("token", token))
+				var bound: String = str(announcement.get("host", host))
+				var err: Error = _rpc.connect_to(bound, _int_of(announcement["port"], 0))
+				if err != OK:
+					_fail_start("cannot connect to the sidecar (%s)" % error_string(err))
+				else:
+					_phase = Phase.CONNECTING
+		Phase.CONNECTING:
+			_rpc.poll()
+			if _rpc.is_open():
+				_phase = Phase.GREETING
+				var hello: Dictionary = {
+					"token": _session_token, "client": CLIENT_NAME, "protocol": PROTOCOL_VERSION
+				}
+				_rpc.request("hello", hello, _on_hello, connect_timeout_ms)
+		Phase.GREETING:
+			_rpc.poll()
+		Phase.UPLOADING:
+			_reupload()
+		Phase.WAITING_RESTART:
+			if Time.get_ticks_msec() >= _restart_at_ms:
+				_begin()
+	var starting: bool = _phase in [Phase.LAUNCHING, Phase.CONNECTING, Phase.GREETING]
+	if starting and Time.get_ticks_msec() > _phase_deadline_ms:
+		_fail_start("the sidecar did not get ready within %d ms" % connect_timeout_ms)
+
+
+func _on_hello(response: Dictionary) -> void:
+	if _phase != Phase.GREETING:
+		return
+	var result: BridgeResult = BridgeResult.from_response(response)
+	if result.is_error():
+		_fail_start("hello refused: %s (%s)" % [result.message, result.code])
+		return
+	_phase = Phase.UPLOADING  # the upload runs from _advance, outside this poll's dispatch
+
+
+func _reupload() -> void:
+	for id: String in _graphs:
+		var stored: Dictionary = _graphs[id]
+		var steps: Array = [[stored["method"], stored["params"]]]
+		for update: Dictionary in stored["updates"]:
+			steps.append(["graph.update", update])
+		for step: Array in steps:
+			var method: String = step[0]
+			var params: Dictionary = step[1]
+			var response: Dictionary = _rpc.call_sync(method, params, load_timeout_ms)
+			var result: BridgeResult = BridgeResult.from_response(response)
+			if not _rpc.is_open():
+				return  # lost again: _lose already ran and scheduled the next attempt
+			if result.is_error() and report_failures:
+				push_error("AStarBridge: re-uploading %s failed: %s" % [id, result.message])
+	_phase = Phase.READY
+	_ready_since_ms = Time.get_ticks_msec()
+	_flush_queue()
+	sidecar_ready.emit()
+
+
+func _on_rpc_disconnected(reason: String) -> void:
+	if _phase == Phase.IDLE or _phase == Phase.LAUNCHING:
+		return
+	_lose("connection lost: %s" % reason)
+
+
+# The sidecar or the connection went away: fail everything pending, then restart (or not).
+func _lose(reason: String) -> void:
+	if _phase == Phase.IDLE or _phase == Phase.WAITING_RESTART or _phase == Phase.FAILED:
+		return
+	var was_steady: bool = (
+		_phase == Phase.READY and Time.get_ticks_msec() - _ready_since_ms >= STEADY_MS
+	)
+	if was_steady:
+		_restarts = 0
+	_last_error = reason
+	_phase = Phase.WAITING_RESTART if auto_restart else Phase.FAILED
+	_rpc.close(reason)
+	_sidecar.stop()
+	var delay: int = RESTART_DELAYS_MS[mini(_restarts, RESTART_DELAYS_MS.size() - 1)]
+	_restart_at_ms = Time.get_ticks_msec() + delay
+	_restarts += 1
+	if not auto_restart:
+		_fail_queue("disconnected", reason)
+	sidecar_lost.emit(reason)
+
+
+func _fail_start(reason: String) -> void:
+	var first_attempt: bool = _restarts == 0
+	_phase = Phase.READY  # lets _lose run its full course from any starting phase
+	_ready_since_ms = Time.get_ticks_msec()
+	_lose(reason)
+	if first_attempt and report_failures:
+		push_error("AStarBridge: %s" % reason)
+	if _restarts >= RESTART_DELAYS_MS.size():
+		_fail_queue("not_connected", reason)
+
+
+# Waits (polling, sleeping 100 us between polls) until ready, up to connect_timeout_ms.
+func _wait_ready() -> bool:
+	if _phase == Phase.IDLE:
+		start()
+	var deadline: int = Time.get_ticks_msec() + connect_timeout_ms
+	while not is_ready() and Time.get_ticks_msec() < deadline:
+		if _phase == Phase.FAILED or _phase == Phase.IDLE:
+			return false
+		_advance()
+		if not is_ready():
+			OS.delay_usec(100)
+	return is_ready()
+
+
+func _send_async(
+	request: PathRequest,
+	method: String,
+	params: Dictionary,
+	on_done: Callable,
+	dim: int,
+	dims: PackedInt32Array = PackedInt32Array()
+) -> void:
+	request.sent_usec = Time.get_ticks_usec()
+	if _phase == Phase.IDLE and autostart:
+		start()
+	if is_ready():
+		_rpc.request(method, params, on_done, request_timeout_ms, true)
+		_schedule_flush()
+	elif _phase == Phase.IDLE or _phase == Phase.FAILED:
+		var why: String = "the sidecar is not running: %s" % _last_error
+		var failed: Dictionary = RpcClient.error_response("not_connected", why)
+		var outcome: Dictionary = (
+			_path_result(failed, dim) if dims.is_empty() else _batch_result(failed, dims)
+		)
+		_finish_later.append([request, outcome])
+	else:
+		_queued.append([method, params, on_done, Time.get_ticks_msec()])
+
+
+func _schedule_flush() -> void:
+	if not _flush_scheduled:
+		_flush_scheduled = true
+		_flush.call_deferred()
+
+
+func _flush() -> void:
+	_flush_scheduled = false
+	_rpc.flush()
+
+
+func _flush_queue() -> void:
+	var queued: Array[Array] = _queued
+	_queued = []
+	for item: Array in queued:
+		var method: String = item[0]
+		var params: Dictionary = item[1]
+		var on_done: Callable = item[2]
+		_rpc.request(method, params, on_done, request_timeout_ms, true)
+	_schedule_flush()
+
+
+func _fail_queue(code: String, message: String) -> void:
+	var queued: Array[Array] = _queued
+	_queued = []
+	for item: Array in queued:
+		var on_done: Callable = item[2]
+		on_done.call(RpcClient.error_response(code, message))
+
+
+func _expire_queue() -> void:
+	if _queued.is_empty():
+		return
+	var oldest: int = _queued[0][3]
+	if Time.get_ticks_msec() - oldest > connect_timeout_ms + request_timeout_ms:
+		_fail_queue("timeout", "the sidecar did not get ready in time: %s" % _last_error)
+
+
+func _query(graph: String, from: Variant, to: Variant, options: Variant) -> Dictionary:
+	var query: Dictionary = {"graph": graph, "start": _endpoint(from), "goal": _endpoint(to)}
+	var extra: Dictionary = options if options is Dictionary else {}
+	if not extra.is_empty():
+		query["options"] = extra
+	return query
+
+
+func _dim_of(graph: String, endpoint: Variant) -> int:
+	if endpoint is Vector3 or endpoint is Vector3i:
+		return 3
+	if endpoint is Array:
+		var coords: Array = endpoint
+		if coords.size() == 3:
+			return 3
+	if _graphs.has(graph):
+		var params: Dictionary = _graphs[graph]["params"]
+		return _int_of(params.get("dim", 2), 2)
+	return 2
+
+
+static func _endpoint(value: Variant) -> Variant:
+	match typeof(value):
+		TYPE_VECTOR2:
+			var v2: Vector2 = value
+			return [v2.x, v2.y]
+		TYPE_VECTOR2I:
+			var v2i: Vector2i = value
+			return [v2i.x, v2i.y]
+		TYPE_VECTOR3:
+			var v3: Vector3 = value
+			return [v3.x, v3.y, v3.z]
+		TYPE_VECTOR3I:
+			var v3i: Vector3i = value
+			return [v3i.x, v3i.y, v3i.z]
+	return value
+
+
+static func _empty_points(dim: int) -> Variant:
+	if dim == 3:
+		return PackedVector3Array()
+	return PackedVector2Array()
+
+
+static func _error_result(code: String, message: String, dim: int) -> Dictionary:
+	return {
+		"status": "error",
+		"points": _empty_points(dim),
+		"ids": PackedInt64Array(),
+		"cost": 0.0,
+		"expanded": 0,
+		"error": {"code": code, "message": message, "data": {}},
+	}
+
+
+# A path.find response map -> the result map of the API.
+static func _path_result(response: Dictionary, dim: int) -> Dictionary:
+	var result: BridgeResult = BridgeResult.from_response(response)
+	if result.is_error():
+		return _error_result(result.code, result.message, dim)
+	if not result.value is Dictionary:
+		return _error_result("bad_response", "path.find answered %s" % str(result.value), dim)
+	var wire: Dictionary = result.value
+	return _decode_path(wire, dim)
+
+
+static func _decode_path(wire: Dictionary, dim: int) -> Dictionary:
+	var status: String = str(wire.get("status", "error"))
+	if status == "error":
+		var error: Variant = wire.get("error", {})
+		var map: Dictionary = error if error is Dictionary else {"message": str(error)}
+		return _error_result(str(map.get("code", "error")), str(map.get("message", "")), dim)
+	var points_bytes: Variant = wire.get("points", PackedByteArray())
+	var node_bytes: Variant = wire.get("nodes", PackedByteArray())
+	var points: Variant = _empty_points(dim)
+	if points_bytes is PackedByteArray:
+		var raw: PackedByteArray = points_bytes
+		if dim == 3:
+			points = raw.to_vector3_array()
+		else:
+			points = raw.to_vector2_array()
+	var ids: PackedInt64Array = PackedInt64Array()
+	if node_bytes is PackedByteArray:
+		var raw_ids: PackedByteArray = node_bytes
+		ids = raw_ids.to_int64_array()
+	return {
+		"status": status,
+		"points": points,
+		"ids": ids,
+		"cost": _float_of(wire.get("cost", 0.0)),
+		"expanded": _int_of(wire.get("expanded", 0), 0),
+		"error": {},
+	}
+
+
+static func _batch_result(response: Dictionary, dims: PackedInt32Array) -> Dictionary:
+	var result: BridgeResult = BridgeResult.from_response(response)
+	var results: Array = []
+	var value: Variant = result.value
+	var items: Variant = null
+	if value is Dictionary:
+		var map: Dictionary = value
+		items = map.get("results")
+	if result.is_error() or not items is Array:
+		var code: String = result.code if result.is_error() else "bad_response"
+		for dim: int in dims:
+			results.append(_error_result(code, result.message, dim))
+		return {"status": "error", "results": results, "error": result.error_map()}
+	var wire: Array = items
+	for i: int in wire.size():
+		var dim: int = dims[i] if i < dims.size() else 2
+		var item: Variant = wire[i]
+		var map: Dictionary = item if item is Dictionary else {"status": "error"}
+		results.append(_decode_path(map, dim))
+	return {"status": "done", "results": results, "error": {}}
+
+
+func _python_path() -> String:
+	var python: String = OS.get_environment(ENV_PYTHON)
+	if python.is_empty():
+		python = python_executable
+	if python.contains("/") and python.is_relative_path():
+		python = ProjectSettings.globalize_path("res://").path_join(python).simplify_path()
+	return python
+
+
+static func _setting(key: String) -> Variant:
+	return ProjectSettings.get_setting(key, SETTINGS[key])
+
+
+static func _failed(result: Dictionary) -> bool:
+	return str(result.get("status", "error")) == "error"
+
+
+static func _int_of(value: Variant, default: int) -> int:
+	if value is int:
+		var whole: int = value
+		return whole
+	if value is float:
+		var real: float = value
+		return int(real)
+	return default
+
+
+static func _float_of(value: Variant) -> float:
+	if value is float or value is int:
+		var real: float = value
+		return real
+	return 0.0

@@ -1,0 +1,73 @@
+## Request counters and latency percentiles of the autoload, for a HUD: see
+## [code]AStarBridge.get_stats()[/code]. Keeps the last [constant WINDOW] latencies and the
+## completion times of the last second.
+extends RefCounted
+
+## Latencies kept for the mean and the percentiles.
+const WINDOW := 1024
+
+var _requests: int = 0
+var _failures: int = 0
+var _latencies_ms: PackedFloat64Array = PackedFloat64Array()
+var _next_slot: int = 0
+var _completions_usec: PackedInt64Array = PackedInt64Array()
+var _first_recent: int = 0
+
+
+## Counts one finished request that took [param latency_usec]; [param failed] when it errored.
+func record(latency_usec: int, failed: bool) -> void:
+	_requests += 1
+	if failed:
+		_failures += 1
+	var latency_ms: float = latency_usec / 1000.0
+	if _latencies_ms.size() < WINDOW:
+		_latencies_ms.append(latency_ms)
+	else:
+		_latencies_ms[_next_slot] = latency_ms
+		_next_slot = (_next_slot + 1) % WINDOW
+	_completions_usec.append(Time.get_ticks_usec())
+
+
+## [code]{"requests", "failures", "latency_ms_mean", "latency_ms_p50", "latency_ms_p99",
+## "paths_per_second"}[/code]; paths per second counts completions in the last second.
+func snapshot() -> Dictionary:
+	var sorted: PackedFloat64Array = _latencies_ms.duplicate()
+	sorted.sort()
+	var total: float = 0.0
+	for latency: float in sorted:
+		total += latency
+	return {
+		"requests": _requests,
+		"failures": _failures,
+		"latency_ms_mean": total / sorted.size() if sorted.size() > 0 else 0.0,
+		"latency_ms_p50": _percentile(sorted, 0.5),
+		"latency_ms_p99": _percentile(sorted, 0.99),
+		"paths_per_second": float(_recent_completions()),
+	}
+
+
+## Forgets everything.
+func reset() -> void:
+	_requests = 0
+	_failures = 0
+	_latencies_ms = PackedFloat64Array()
+	_next_slot = 0
+	_completions_usec = PackedInt64Array()
+	_first_recent = 0
+
+
+func _recent_completions() -> int:
+	var horizon: int = Time.get_ticks_usec() - 1000000
+	while _first_recent < _completions_usec.size() and _completions_usec[_first_recent] < horizon:
+		_first_recent += 1
+	if _first_recent > 4096:
+		_completions_usec = _completions_usec.slice(_first_recent)
+		_first_recent = 0
+	return _completions_usec.size() - _first_recent
+
+
+static func _percentile(sorted: PackedFloat64Array, fraction: float) -> float:
+	if sorted.is_empty():
+		return 0.0
+	var index: int = clampi(ceili(fraction * sorted.size()) - 1, 0, sorted.size() - 1)
+	return sorted[index]

@@ -1,0 +1,47 @@
+## The editor plugin of A* Bridge: enabling it registers the [code]AStarBridge[/code] autoload and
+## the [code]astar_bridge/...[/code] project settings (with defaults and property hints);
+## disabling it removes the autoload (the settings stay, as the user may have edited them).
+@tool
+extends EditorPlugin
+
+const AUTOLOAD_NAME := "AStarBridge"
+const AUTOLOAD_PATH := "res://addons/astar_bridge/astar_bridge.gd"
+
+## [name, default, type, hint, hint_string] of every project setting the autoload reads.
+const SETTINGS: Array[Array] = [
+	["astar_bridge/sidecar/python_executable", "python3", TYPE_STRING, PROPERTY_HINT_NONE, ""],
+	["astar_bridge/sidecar/autostart", true, TYPE_BOOL, PROPERTY_HINT_NONE, ""],
+	["astar_bridge/sidecar/host", "127.0.0.1", TYPE_STRING, PROPERTY_HINT_NONE, ""],
+	["astar_bridge/sidecar/port", 0, TYPE_INT, PROPERTY_HINT_RANGE, "0,65535"],
+	["astar_bridge/sidecar/token", "", TYPE_STRING, PROPERTY_HINT_PASSWORD, ""],
+	["astar_bridge/sidecar/extra_arguments", [], TYPE_PACKED_STRING_ARRAY, PROPERTY_HINT_NONE, ""],
+	["astar_bridge/timeouts/request_ms", 2000, TYPE_INT, PROPERTY_HINT_RANGE, "1,600000,suffix:ms"],
+	["astar_bridge/timeouts/connect_ms", 5000, TYPE_INT, PROPERTY_HINT_RANGE, "1,600000,suffix:ms"],
+	["astar_bridge/timeouts/load_ms", 30000, TYPE_INT, PROPERTY_HINT_RANGE, "1,600000,suffix:ms"],
+]
+
+
+func _enable_plugin() -> void:
+	add_autoload_singleton(AUTOLOAD_NAME, AUTOLOAD_PATH)
+	register_settings()
+	ProjectSettings.save()
+
+
+func _disable_plugin() -> void:
+	remove_autoload_singleton(AUTOLOAD_NAME)
+
+
+## Adds every [constant SETTINGS] entry missing from the project, with its default and hint.
+static func register_settings() -> void:
+	for entry: Array in SETTINGS:
+		var key: String = entry[0]
+		var default: Variant = entry[1]
+		if entry[2] == TYPE_PACKED_STRING_ARRAY:
+			default = PackedStringArray()
+		if not ProjectSettings.has_setting(key):
+			ProjectSettings.set_setting(key, default)
+		ProjectSettings.set_initial_value(key, default)
+		ProjectSettings.add_property_info(
+			{"name": key, "type": entry[2], "hint": entry[3], "hint_string": entry[4]}
+		)
+		ProjectSettings.set_as_basic(key, true)

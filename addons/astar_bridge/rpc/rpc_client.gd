@@ -1,0 +1,306 @@
+## A msgpack-RPC client over [StreamPeerTCP]: message ids, pending requests, dispatch by type.
+##
+## The session layer of the addon (the transport is the socket, the stream the msgpack codec).
+## Requests are matched to responses by msgid, so responses may come back in any order. An
+## asynchronous [method request] calls its callback from [method poll] with
+## [code]{"error": null or {code, message, data}, "result": Variant}[/code]; [method call_sync]
+## polls until its own response arrives. Local failures use the same error map with the codes
+## [code]"timeout"[/code], [code]"disconnected"[/code], [code]"not_connected"[/code] and
+## [code]"encode_failed"[/code]. When the connection drops every pending request fails at once.
+## [codeblock]
+## const RpcClient = preload("res://addons/astar_bridge/rpc/rpc_client.gd")
+## var rpc := RpcClient.new()
+## rpc.connect_to("127.0.0.1", 4711)
+## rpc.wait_connected(5000)
+## var reply: Dictionary = rpc.call_sync("hello", {"token": "t", "protocol": 1}, 2000)
+## if reply["error"] != null:
+##     push_error(reply["error"]["message"])
+## [/codeblock]
+extends RefCounted
+
+## A notification [code][2, method, params][/code] arrived from the server.
+signal notification_received(method: String, params: Array)
+## The connection closed (by the peer, an error or [method close]); pending requests failed.
+signal disconnected(reason: String)
+
+enum State { CLOSED, CONNECTING, OPEN }
+
+const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encoder.gd")
+const MsgpackDecoder = preload("res://addons/astar_bridge/msgpack/msgpack_decoder.gd")
+
+const REQUEST := 0
+const RESPONSE := 1
+const NOTIFICATION := 2
+const MAX_MSGID := 0xffffffff
+const READ_CHUNK := 65536
+
+var _tcp: StreamPeerTCP = StreamPeerTCP.new()
+var _state: State = State.CLOSED
+var _encoder: MsgpackEncoder = MsgpackEncoder.new()
+var _decoder: MsgpackDecoder = MsgpackDecoder.new()
+var _next_msgid: int = 0
+# msgid -> Callable (async) or an invalid Callable (a call_sync waits for it in _done).
+var _pending: Dictionary = {}
+# msgid -> deadline in Time.get_ticks_usec() units.
+var _deadlines: Dictionary = {}
+var _next_deadline: int = 0
+# msgid -> response map, for call_sync.
+var _done: Dictionary = {}
+# The response map of the last request that could not be sent.
+var _last_send_failure: Dictionary = {}
+# Encoded requests not yet written (see request(..., buffered)); flush() writes them at once.
+var _outbox: PackedByteArray = PackedByteArray()
+
+
+## Starts connecting to [param host]:[param port]; finish with [method poll] or
+## [method wait_connected]. Returns the error of [method StreamPeerTCP.connect_to_host].
+func connect_to(host: String, port: int) -> Error:
+	close("reconnecting")
+	_tcp = StreamPeerTCP.new()
+	_decoder.reset()
+	var err: Error = _tcp.connect_to_host(host, port)
+	_state = State.CONNECTING if err == OK else State.CLOSED
+	return err
+
+
+## Polls until connected, for at most [param timeout_ms]; OK, ERR_TIMEOUT or
+## ERR_CANT_CONNECT.
+func wait_connected(timeout_ms: int) -> Error:
+	var deadline: int = Time.get_ticks_msec() + timeout_ms
+	while _state == State.CONNECTING and Time.get_ticks_msec() < deadline:
+		poll()
+		if _state == State.CONNECTING:
+			OS.delay_usec(200)
+	if _state == State.OPEN:
+		return OK
+	return ERR_TIMEOUT if _state == State.CONNECTING else ERR_CANT_CONNECT
+
+
+## The connection state: [enum State].
+func get_state() -> State:
+	return _state
+
+
+## True once connected and until the connection closes.
+func is_open() -> bool:
+	return _state == State.OPEN
+
+
+## Requests sent and not yet answered, failed or timed out.
+func get_pending_count() -> int:
+	return _pending.size()
+
+
+## Sends a request; [param on_done] gets the response map from [method poll] (or at once, when
+## the request cannot be sent). With [param buffered] the bytes wait for [method flush] (or the
+## next [method call_sync]), so many requests of one frame go out in one write.
+## Returns the msgid, or -1 when it could not be sent.
+func request(
+	method: String, params: Dictionary, on_done: Callable, timeout_ms: int, buffered: bool = false
+) -> int:
+	var msgid: int = _send_request(method, params, on_done, timeout_ms, buffered)
+	if msgid < 0 and on_done.is_valid():
+		on_done.call(_last_send_failure)
+	return msgid
+
+
+## Sends a request and polls (sleeping 100 microseconds between polls) until its response,
+## a disconnect or [param timeout_ms]; returns the response map.
+func call_sync(method: String, params: Dictionary, timeout_ms: int) -> Dictionary:
+	var msgid: int = _send_request(method, params, Callable(), timeout_ms, false)
+	if msgid < 0:
+		return _last_send_failure
+	var deadline: int = Time.get_ticks_usec() + timeout_ms * 1000
+	while not _done.has(msgid):
+		poll()
+		if _done.has(msgid):
+			break
+		if Time.get_ticks_usec() >= deadline:
+			_forget(msgid)
+			return error_response("timeout", "%s: no answer within %d ms" % [method, timeout_ms])
+		OS.delay_usec(100)
+	var response: Dictionary = _done[msgid]
+	_done.erase(msgid)
+	return response
+
+
+## Writes the buffered requests (see [method request]); OK, or the error (the connection closes).
+func flush() -> Error:
+	if _outbox.is_empty() or _state != State.OPEN:
+		return OK
+	var bytes: PackedByteArray = _outbox
+	_outbox = PackedByteArray()
+	var err: Error = _tcp.put_data(bytes)
+	if err != OK:
+		close("send failed: %s" % error_string(err))
+	return err
+
+
+## Sends a notification [code][2, method, [params]][/code] (no answer). Returns OK or the error.
+func notify(method: String, params: Dictionary) -> Error:
+	if _state != State.OPEN:
+		return ERR_CONNECTION_ERROR
+	return _write([NOTIFICATION, method, [params]])
+
+
+## Reads what the socket has, dispatches whole messages, fails requests past their deadline.
+## Returns the number of messages handled. Never blocks.
+func poll() -> int:
+	if _state == State.CLOSED:
+		return 0
+	_tcp.poll()
+	var status: StreamPeerTCP.Status = _tcp.get_status()
+	if _state == State.CONNECTING:
+		if status == StreamPeerTCP.STATUS_CONNECTED:
+			_state = State.OPEN
+			_tcp.set_no_delay(true)
+		elif status != StreamPeerTCP.STATUS_CONNECTING:
+			close("cannot connect")
+		return 0
+	var handled: int = 0
+	var available: int = _tcp.get_available_bytes()
+	while available > 0:
+		var got: Array = _tcp.get_partial_data(mini(available, READ_CHUNK))
+		var data: PackedByteArray = got[1]
+		if got[0] != OK or data.is_empty():
+			break
+		_decoder.feed(data)
+		for message: Variant in _decoder.take_messages():
+			_dispatch(message)
+			handled += 1
+		if _decoder.has_error():
+			close("undecodable stream from the server: %s" % _decoder.error)
+			return handled
+		available = _tcp.get_available_bytes() if _state == State.OPEN else 0
+	if _state == State.OPEN and status != StreamPeerTCP.STATUS_CONNECTED:
+		close("connection closed by the server")
+	_expire_deadlines()
+	return handled
+
+
+## Closes the connection and fails every pending request with [code]"disconnected"[/code].
+func close(reason: String = "closed") -> void:
+	var was_open: bool = _state != State.CLOSED
+	_state = State.CLOSED
+	_outbox = PackedByteArray()
+	_tcp.disconnect_from_host()
+	fail_pending("disconnected", reason)
+	if was_open:
+		disconnected.emit(reason)
+
+
+## Fails every pending request with [param code] and [param message] (callbacks run now).
+func fail_pending(code: String, message: String) -> void:
+	var pending: Dictionary = _pending
+	_pending = {}
+	_deadlines.clear()
+	for msgid: int in pending:
+		var on_done: Callable = pending[msgid]
+		_deliver(on_done, msgid, error_response(code, message))
+
+
+## The response map of a local failure.
+static func error_response(code: String, message: String) -> Dictionary:
+	return {"error": {"code": code, "message": message, "data": {}}, "result": null}
+
+
+func _send_request(
+	method: String, params: Dictionary, on_done: Callable, timeout_ms: int, buffered: bool
+) -> int:
+	if _state != State.OPEN:
+		_last_send_failure = error_response("not_connected", "%s: not connected" % method)
+		return -1
+	_next_msgid = 0 if _next_msgid >= MAX_MSGID else _next_msgid + 1
+	var msgid: int = _next_msgid
+	var bytes: PackedByteArray = _encoder.encode([REQUEST, msgid, method, [params]])
+	if not _encoder.error.is_empty():
+		_last_send_failure = error_response("encode_failed", "%s: %s" % [method, _encoder.error])
+		return -1
+	_pending[msgid] = on_done
+	var deadline: int = Time.get_ticks_usec() + timeout_ms * 1000
+	_deadlines[msgid] = deadline
+	if _deadlines.size() == 1 or deadline < _next_deadline:
+		_next_deadline = deadline
+	if buffered:
+		_outbox.append_array(bytes)
+		return msgid
+	_outbox.append_array(bytes)
+	var err: Error = flush()
+	if err != OK:
+		_forget(msgid)
+		_done.erase(msgid)  # close() failed it already; this caller learns it from the return
+		_last_send_failure = error_response(
+			"disconnected", "%s: send failed (%s)" % [method, error_string(err)]
+		)
+		return -1
+	return msgid
+
+
+func _write(message: Array) -> Error:
+	var bytes: PackedByteArray = _encoder.encode(message)
+	if not _encoder.error.is_empty():
+		return ERR_INVALID_DATA
+	_outbox.append_array(bytes)  # after any buffered requests: the stream keeps its order
+	return flush()
+
+
+func _dispatch(message: Variant) -> void:
+	var parts: Array = message if message is Array else []
+	if parts.is_empty():
+		close("not a msgpack-RPC message: %s" % str(message).left(80))
+		return
+	var kind: Variant = parts[0]
+	if kind is int and kind == RESPONSE and parts.size() == 4 and parts[1] is int:
+		var msgid: int = parts[1]
+		if _pending.has(msgid):
+			var on_done: Callable = _pending[msgid]
+			_forget(msgid)
+			_deliver(on_done, msgid, {"error": parts[2], "result": parts[3]})
+		# else: the answer of a request that already timed out; dropped
+	elif kind is int and kind == NOTIFICATION and parts.size() == 3 and parts[1] is String:
+		var args: Array = parts[2] if parts[2] is Array else [parts[2]]
+		notification_received.emit(parts[1], args)
+	elif kind is int and kind == REQUEST and parts.size() == 4:
+		var error: Dictionary = {
+			"code": "unknown_method", "message": "the client serves no methods"
+		}
+		_write([RESPONSE, parts[1], error, null])
+	else:
+		close("not a msgpack-RPC message: %s" % str(message).left(80))
+
+
+func _deliver(on_done: Callable, msgid: int, response: Dictionary) -> void:
+	if on_done.is_valid():
+		on_done.call(response)
+	else:
+		_done[msgid] = response
+
+
+func _forget(msgid: int) -> void:
+	_pending.erase(msgid)
+	_deadlines.erase(msgid)
+
+
+func _expire_deadlines() -> void:
+	if _deadlines.is_empty():
+		return
+	var now: int = Time.get_ticks_usec()
+	if now < _next_deadline:
+		return
+	var expired: Array[int] = []
+	var soonest: int = 0
+	for msgid: int in _deadlines:
+		var deadline: int = _deadlines[msgid]
+		if deadline <= now:
+			expired.append(msgid)
+		elif soonest == 0 or deadline < soonest:
+			soonest = deadline
+	_next_deadline = soonest
+	for msgid: int in expired:
+		var on_done: Callable = _pending.get(msgid, Callable())
+		_forget(msgid)
+		# A call_sync enforces its own deadline; only asynchronous requests expire here.
+		if on_done.is_valid():
+			on_done.call(error_response("timeout", "no answer in time (msgid %d)" % msgid))
+		else:
+			_done[msgid] = error_response("timeout", "no answer in time (msgid %d)" % msgid)
