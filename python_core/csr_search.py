@@ -145,7 +145,9 @@ def astar_kernel(  # noqa: PLR0917 - a numba-compilable kernel takes its arrays 
         exit_cost[exit_nodes[i]] = min(exit_cost[exit_nodes[i]], exit_costs[i])
     # Heap entries are (f, -g, tie, node): equal f pops the larger g first (deeper, fewer
     # re-expansions); the insertion counter `tie` makes the order total, hence deterministic.
-    heap: list[tuple[float, float, int, int]] = []
+    # Seeded with one entry and emptied so that numba can infer the element type (see fast_csr).
+    heap: list[tuple[float, float, int, int]] = [(0.0, 0.0, 0, 0)]
+    heap.pop()
     tie = 0
     for i in range(sources.shape[0]):
         s = sources[i]
@@ -301,7 +303,10 @@ def find_csr_path(
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
     if opts.max_expansions is not None and budget < 0:
         raise InvalidQueryError(f"max_expansions must be >= 0, got {opts.max_expansions}")
-    status, best, expanded, parent, g = astar_kernel(
+    # The compiled twin of astar_kernel when numba is on (fast_csr imports this module: import late).
+    from python_core.fast_csr import astar_kernel as kernel  # noqa: PLC0415
+
+    status, best, expanded, parent, g = kernel(
         graph.indptr, graph.indices, graph.costs, graph.coords,
         np.array([start], dtype=np.int64), np.zeros(1), np.array([goal], dtype=np.int64), np.zeros(1),
         graph.coords[goal], code, heuristic_scale, budget,
