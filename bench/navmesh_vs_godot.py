@@ -1,0 +1,139 @@
+"""Navmesh paths: python_core's NavMesh against Godot's NavigationServer2D on the Polyanya meshes.
+
+Usage::
+
+    .venv/bin/python bench/navmesh_vs_godot.py [--aurora-sample 200] [--godot .godot/godot]
+
+One run computes our path lengths on arena (all 160 queries, with the any-angle optimum of
+``arena.anyangle.scen``) and on an evenly spaced sample of aurora queries, runs
+``bench/godot/navmesh_paths.gd`` in headless Godot on the same mesh and queries, and prints the
+ratios to the optimum (arena), the ratio ours / Godot (aurora) and the median time per query.
+Godot paths that stop short of the goal (its default cap of searched polygons) count as incomplete.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from python_core.navmesh import NavMesh  # noqa: E402
+from python_core.polyanya import MeshScenario, load_polyanya_mesh, read_mesh_scenarios  # noqa: E402
+
+DATA = REPO / "tests" / "data" / "mesh"
+SCRIPT = REPO / "bench" / "godot" / "navmesh_paths.gd"
+
+
+def ours(mesh: NavMesh, rows: list[MeshScenario]) -> tuple[np.ndarray, np.ndarray]:
+    """Our path lengths and seconds per query."""
+    lengths, secs = [], []
+    for row in rows:
+        t0 = time.perf_counter()
+        res = mesh.find_path(row.start, row.goal)
+        secs.append(time.perf_counter() - t0)
+        lengths.append(res.cost if res.found else -1.0)
+    return np.array(lengths), np.array(secs)
+
+
+def godot(
+    godot_bin: Path, mesh: NavMesh, rows: list[MeshScenario], *, unlimited: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Godot's path lengths and seconds per query (optimize = true).
+
+    ``unlimited=False`` is plain ``map_get_path``; True is ``query_path`` with
+    ``path_search_max_polygons = 0``. A path that stops short of the goal (Godot gives up after
+    its polygon cap and returns a path to the closest polygon so far) counts as -1.
+    """
+    polygons = [mesh.polygon(p).tolist() for p in range(mesh.polygon_count)]
+    payload = {
+        "vertices": mesh.vertices.tolist(),
+        "polygons": polygons,
+        "queries": [[*row.start, *row.goal] for row in rows],
+        "unlimited": unlimited,
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = Path(tmp) / "in.json", Path(tmp) / "out.json"
+        src.write_text(json.dumps(payload))
+        cmd = [str(godot_bin), "--headless", "--script", str(SCRIPT), "--", str(src), str(dst)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+        if proc.returncode != 0 or not dst.exists():
+            raise SystemExit(f"godot failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+        out = json.loads(dst.read_text())
+    lengths = np.array(out["lengths"], dtype=float)
+    for i, (row, flat) in enumerate(zip(rows, out["paths"], strict=True)):
+        if len(flat) < 2 or np.hypot(flat[-2] - row.goal[0], flat[-1] - row.goal[1]) > 1e-3:
+            lengths[i] = -1.0
+    return lengths, np.array(out["usec"], dtype=float) / 1e6
+
+
+def report_arena(godot_bin: Path) -> None:
+    mesh = load_polyanya_mesh(DATA / "arena.mesh")
+    rows = read_mesh_scenarios(DATA / "arena.anyangle.scen")
+    opt = np.array([r.length for r in rows])
+    ours_len, ours_t = ours(mesh, rows)
+    g_len, g_t = godot(godot_bin, mesh, rows, unlimited=False)
+    keep = opt > 0
+    print(f"arena.mesh, {len(rows)} queries (ratio = path length / any-angle optimum)")
+    print(f"{'':8}{'mean':>10}{'worst':>10}{'below opt':>11}{'no path':>9}{'median ms':>11}")
+    for name, length, secs in (("ours", ours_len, ours_t), ("godot", g_len, g_t)):
+        ok = keep & (length >= 0)
+        ratio = length[ok] / opt[ok]
+        below = int(np.sum((length >= 0) & (length < opt - 1e-4)))
+        print(
+            f"{name:8}{ratio.mean():10.5f}{ratio.max():10.5f}{below:11d}{int(np.sum(length < 0)):9d}"
+            f"{np.median(secs) * 1e3:11.3f}"
+        )
+    print(f"queries where ours is longer than Godot's by > 1e-4: {int(np.sum(ours_len > g_len + 1e-4))}")
+
+
+def report_aurora(godot_bin: Path, sample: int) -> None:
+    mesh = load_polyanya_mesh(DATA / "aurora.mesh")
+    every = read_mesh_scenarios(DATA / "aurora.scen")
+    rows = [every[i] for i in np.linspace(0, len(every) - 1, sample).astype(int)]
+    octile = np.array([r.length for r in rows])
+    ours_len, ours_t = ours(mesh, rows)
+    runs = [("ours", ours_len, ours_t)]
+    runs.append(("godot", *godot(godot_bin, mesh, rows, unlimited=False)))
+    runs.append(("godot*", *godot(godot_bin, mesh, rows, unlimited=True)))
+    print(
+        f"\naurora.mesh, {len(rows)} of {len(every)} queries (no any-angle optimum; octile length as a bound)"
+    )
+    print("godot = map_get_path; godot* = query_path with path_search_max_polygons = 0 (no cap)")
+    both = (ours_len >= 0) & (runs[2][1] >= 0) & (octile > 0)
+    print(f"{'':8}{'mean/octile':>12}{'incomplete':>12}{'median ms':>11}{'queries in mean':>17}")
+    for name, length, secs in runs:
+        used = both & (length >= 0)
+        print(
+            f"{name:8}{np.mean(length[used] / octile[used]):12.5f}{int(np.sum(length < 0)):12d}"
+            f"{np.median(secs) * 1e3:11.3f}{int(used.sum()):17d}"
+        )
+    ratio = ours_len[both] / runs[2][1][both]
+    print(
+        f"ours / godot*: mean {ratio.mean():.5f}, min {ratio.min():.5f}, max {ratio.max():.5f}; "
+        f"ours shorter on {int(np.sum(ratio < 1 - 1e-6))}, longer on {int(np.sum(ratio > 1 + 1e-6))}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--aurora-sample", type=int, default=200, help="aurora queries (evenly spaced)")
+    parser.add_argument(
+        "--godot", type=Path, default=REPO / ".godot" / "godot", help="headless Godot 4 binary"
+    )
+    args = parser.parse_args(argv)
+    report_arena(args.godot)
+    report_aurora(args.godot, args.aurora_sample)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
