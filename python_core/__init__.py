@@ -20,7 +20,10 @@ from python_core.errors import (
     UnknownPointError,
 )
 from python_core.grid import DiagonalMode, GridGraph
+from python_core.navmesh import NavMesh
+from python_core.polyanya import load_polyanya_mesh, read_mesh_scenarios
 from python_core.result import PathResult, PathStatus, QueryOptions
+from python_core.waypoints import WaypointGraph
 
 __all__ = [
     "AStarError",
@@ -30,9 +33,13 @@ __all__ = [
     "GridGraph",
     "InvalidGraphError",
     "InvalidQueryError",
+    "NavMesh",
     "OutOfBoundsError",
     "PathResult",
     "PathStatus",
     "QueryOptions",
     "UnknownPointError",
+    "WaypointGraph",
+    "load_polyanya_mesh",
+    "read_mesh_scenarios",
 ]
