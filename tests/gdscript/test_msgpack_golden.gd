@@ -36,7 +36,7 @@ func test_every_entry_encodes_to_its_bytes() -> void:
 			continue
 		var encoder: MsgpackEncoder = MsgpackEncoder.new()
 		var bytes: PackedByteArray = encoder.encode(_build(description))
-		assert_eq(encoder.error, "", entry["name"])
+		assert_eq(encoder.error, "", str(entry["name"]))
 		assert_true(bytes.hex_encode() == _hex(entry), "%s encodes as golden" % entry["name"])
 		checked += 1
 	assert_true(checked > 50, "%d entries encoded" % checked)
@@ -87,7 +87,7 @@ func _hex(entry: Dictionary) -> String:
 	if entry.has("hex"):
 		return entry["hex"]
 	var repeat: String = entry["hex_repeat"]
-	var count: int = int(entry["repeat_count"])
+	var count: int = _count(entry["repeat_count"])
 	return str(entry["hex_prefix"]) + repeat.repeat(count)
 
 
@@ -129,7 +129,9 @@ func _build(description: Dictionary) -> Variant:
 			var map: Dictionary = {}
 			for pair: Variant in description["entries"]:
 				var kv: Array = pair
-				map[_build(kv[0])] = _build(kv[1])
+				var key: Dictionary = kv[0]
+				var value: Dictionary = kv[1]
+				map[_build(key)] = _build(value)
 			built = map
 	return built
 
@@ -138,7 +140,7 @@ func _build_str(description: Dictionary) -> String:
 	if description.has("value"):
 		return description["value"]
 	var repeat: String = description["repeat"]
-	return repeat.repeat(int(description["count"]))
+	return repeat.repeat(_count(description["count"]))
 
 
 func _build_bin(description: Dictionary) -> PackedByteArray:
@@ -146,7 +148,7 @@ func _build_bin(description: Dictionary) -> PackedByteArray:
 		var hex: String = description["hex"]
 		return hex.hex_decode()
 	var repeat: String = description["repeat_hex"]
-	return repeat.repeat(int(description["count"])).hex_decode()
+	return repeat.repeat(_count(description["count"])).hex_decode()
 
 
 func _build_array(description: Dictionary) -> Array:
@@ -157,9 +159,15 @@ func _build_array(description: Dictionary) -> Array:
 			items.append(_build(child))
 	else:
 		var repeat: Dictionary = description["repeat"]
-		for i: int in int(description["count"]):
+		for i: int in _count(description["count"]):
 			items.append(_build(repeat))
 	return items
+
+
+# JSON numbers are floats; counts are whole.
+func _count(value: Variant) -> int:
+	var real: float = value
+	return int(real)
 
 
 # Equality that also holds for float32 values widened to float (exact in the golden file).

@@ -157,6 +157,9 @@ func poll() -> int:
 		elif status != StreamPeerTCP.STATUS_CONNECTING:
 			close("cannot connect")
 		return 0
+	if status != StreamPeerTCP.STATUS_CONNECTED:
+		close("connection closed by the server")
+		return 0
 	var handled: int = 0
 	var available: int = _tcp.get_available_bytes()
 	while available > 0:
@@ -172,8 +175,6 @@ func poll() -> int:
 			close("undecodable stream from the server: %s" % _decoder.error)
 			return handled
 		available = _tcp.get_available_bytes() if _state == State.OPEN else 0
-	if _state == State.OPEN and status != StreamPeerTCP.STATUS_CONNECTED:
-		close("connection closed by the server")
 	_expire_deadlines()
 	return handled
 
