@@ -132,6 +132,11 @@ func is_target_reachable() -> bool:
 	return str(_last_result.get("status", "")) == "found"
 
 
+## True while a path request is on its way (at most one is in flight per agent).
+func is_path_pending() -> bool:
+	return _pending != null
+
+
 ## The current path (global coordinates), the target appended when the path reaches it.
 func get_current_navigation_path() -> PackedVector3Array:
 	return _path

@@ -1,0 +1,221 @@
+## The grid demo level: a TileMapLayer of rooms, corridors, mud and doors, built in code and
+## uploaded with the grid serializer; NPCs patrol between random floor cells, occupy their cells
+## as agents, and doors open and close on a fixed schedule through graph.update.
+## Everything random comes from [member random_seed]; time is counted in physics steps, so two runs
+## with the same seed and a fixed physics delta are identical.
+extends Node2D
+
+## An NPC reached a goal ([param goal_number] counts from 1) at simulated time [param time].
+signal npc_arrived(npc_index: int, goal_number: int, cell: Vector2i, time: float)
+## A door opened or closed at simulated time [param time].
+signal door_changed(door_index: int, open: bool, time: float)
+
+const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
+const LevelTiles = preload("res://levels/level_tiles.gd")
+const Npc = preload("res://npc/npc.gd")
+const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
+const GraphUpdates = preload("res://addons/astar_bridge/serializers/graph_updates.gd")
+## "#" wall, "." floor, "~" mud (weight 4), "D" door (starts open).
+const MAP: PackedStringArray = [
+	"########################################",
+	"#............#............#............#",
+	"#............#............#............#",
+	"#....##......#..~~~~~~~~..#............#",
+	"#....##......D..~~~~~~~~..D......##....#",
+	"#............D..~~~~~~~~..D......##....#",
+	"#............#..~~~~~~~~..#............#",
+	"#............#..~~~~~~~~..#............#",
+	"#............#..~~~~~~~~..#............#",
+	"#...............~~~~~~~~..#............#",
+	"#.........................#............#",
+	"#............#............#............#",
+	"####...############DD###########...#####",
+	"#............#............#............#",
+	"#............#............#..~~........#",
+	"#..~~~~~~....#............D..~~........#",
+	"#..~~~~~~....#......##....D..~~........#",
+	"#..~~~~~~....D......##....#..~~........#",
+	"#..~~~~~~....D............#..~~.....#..#",
+	"#..~~~~~~....#...............~~.....#..#",
+	"#..~~~~~~....#...............~~........#",
+	"#............#...............~~........#",
+	"#............#............#............#",
+	"########################################",
+]
+## Seconds a door stays closed, then open, in its cycle; door i first closes at
+## DOOR_FIRST_CLOSE + i * DOOR_STAGGER.
+const DOOR_CLOSED_S := 5.0
+const DOOR_OPEN_S := 7.0
+const DOOR_FIRST_CLOSE := 4.0
+const DOOR_STAGGER := 3.0
+## How far (in cells, along both axes) a first goal may lie from an NPC's start.
+const FIRST_GOAL_RANGE := 7
+
+## Id of the grid graph in the sidecar.
+@export var graph_id: String = "level"
+## How many NPCs to spawn.
+@export_range(1, 500) var npc_count: int = 50
+## Seed of every random choice (start cells, goals).
+@export var random_seed: int = 7
+## NPC speed in pixels per second.
+@export var npc_speed: float = 150.0
+
+## The AStarBridge autoload (looked up in [method build]: a script run with --script cannot
+## name autoloads directly).
+var bridge: Bridge = null
+## The level's tiles.
+var layer: TileMapLayer = null
+## The NPCs, in index order.
+var npcs: Array[Npc] = []
+## The graph.load_grid parameters uploaded.
+var grid_params: Dictionary = {}
+## Simulated seconds (physics steps times their delta).
+var sim_time: float = 0.0
+
+var _floor_cells: Array[Vector2i] = []
+var _doors: Array[Dictionary] = []
+
+
+## Builds the tile layer, uploads the grid, spawns the NPCs. Returns the load error, if any.
+func build() -> Error:
+	var autoload: Node = get_node_or_null(^"/root/AStarBridge")
+	if not autoload is Bridge:
+		printerr("grid level: the AStarBridge autoload is missing")
+		return ERR_UNCONFIGURED
+	bridge = autoload
+	layer = TileMapLayer.new()
+	layer.name = "Tiles"
+	layer.tile_set = LevelTiles.build()
+	add_child(layer)
+	_paint()
+	grid_params = GridSerializer.from_tile_map_layer(layer, graph_id)
+	var loaded: AStarBridgeResult = bridge.load_graph(GridSerializer.METHOD, grid_params)
+	if not loaded.is_ok():
+		printerr("grid level: loading the grid failed: %s" % loaded.message)
+		return FAILED
+	AStarBridgeAgent2D.register_grid(grid_params)
+	_spawn_npcs()
+	return OK
+
+
+## True while any NPC waits for a path (the headless run holds simulated time still then).
+func any_path_pending() -> bool:
+	for npc: Npc in npcs:
+		if npc.agent.is_path_pending():
+			return true
+	return false
+
+
+## The world position of the centre of [param cell].
+func cell_center(cell: Vector2i) -> Vector2:
+	return GridSerializer.cell_to_world(grid_params, cell)
+
+
+## The cell under world position [param point] ((-1, -1) outside).
+func cell_at(point: Vector2) -> Vector2i:
+	return GridSerializer.world_to_cell(grid_params, point)
+
+
+## A random floor cell; within [param reach] cells of [param near] along both axes when
+## [param reach] > 0.
+func random_floor_cell(rng: RandomNumberGenerator, near: Vector2i, reach: int) -> Vector2i:
+	var choices: Array[Vector2i] = _floor_cells
+	if reach > 0:
+		choices = _floor_cells.filter(
+			func(cell: Vector2i) -> bool:
+				var away: Vector2i = (cell - near).abs()
+				return away.x <= reach and away.y <= reach and cell != near
+		)
+	return choices[rng.randi_range(0, choices.size() - 1)]
+
+
+## The doors: each {"cells": Array[Vector2i], "open": bool, "next": float (time of change)}.
+func get_doors() -> Array[Dictionary]:
+	return _doors
+
+
+func _physics_process(delta: float) -> void:
+	sim_time += delta
+	for i: int in _doors.size():
+		var door: Dictionary = _doors[i]
+		if sim_time >= float(door["next"]):
+			_toggle_door(i)
+
+
+func _paint() -> void:
+	var door_cells: Array[Vector2i] = []
+	for y: int in MAP.size():
+		for x: int in MAP[y].length():
+			var cell := Vector2i(x, y)
+			var tile: Vector2i = LevelTiles.LEGEND[MAP[y][x]]
+			layer.set_cell(cell, LevelTiles.SOURCE, tile)
+			if tile == LevelTiles.FLOOR:
+				_floor_cells.append(cell)
+			elif tile == LevelTiles.DOOR_OPEN:
+				door_cells.append(cell)
+	# Neighbouring door cells form one door.
+	for cell: Vector2i in door_cells:
+		var joined: bool = false
+		for door: Dictionary in _doors:
+			for other: Vector2i in door["cells"] as Array[Vector2i]:
+				if (other - cell).abs().x + (other - cell).abs().y == 1:
+					(door["cells"] as Array[Vector2i]).append(cell)
+					joined = true
+					break
+			if joined:
+				break
+		if not joined:
+			var cells: Array[Vector2i] = [cell]
+			var first: float = DOOR_FIRST_CLOSE + _doors.size() * DOOR_STAGGER
+			_doors.append({"cells": cells, "open": true, "next": first})
+
+
+func _spawn_npcs() -> void:
+	var rng := RandomNumberGenerator.new()
+	rng.seed = random_seed
+	var free: Array[Vector2i] = _floor_cells.duplicate()
+	for i: int in npc_count:
+		var start: Vector2i = free.pop_at(rng.randi_range(0, free.size() - 1))
+		var npc := Npc.new()
+		npc.name = "Npc%02d" % i
+		npc.index = i
+		npc.speed = npc_speed
+		npc.position = cell_center(start)
+		npc.setup(self, graph_id, random_seed * 1000 + i, FIRST_GOAL_RANGE)
+		npc.arrived.connect(_on_npc_arrived)
+		npcs.append(npc)
+		add_child(npc)
+
+
+func _on_npc_arrived(npc_index: int, goal_number: int, cell: Vector2i) -> void:
+	npc_arrived.emit(npc_index, goal_number, cell, sim_time)
+
+
+func _toggle_door(index: int) -> void:
+	var door: Dictionary = _doors[index]
+	var cells: Array[Vector2i] = door["cells"]
+	var opening: bool = not door["open"]
+	if not opening and _door_busy(cells):
+		return  # Someone is in or next to the doorway: try again next step.
+	var tile: Vector2i = LevelTiles.DOOR_OPEN if opening else LevelTiles.DOOR_CLOSED
+	for cell: Vector2i in cells:
+		layer.set_cell(cell, LevelTiles.SOURCE, tile)
+	var update: Dictionary = GraphUpdates.cells_walkable(graph_id, cells, opening)
+	var result: AStarBridgeResult = bridge.update_graph(graph_id, update)
+	if not result.is_ok():
+		printerr("grid level: door update failed: %s" % result.message)
+	door["open"] = opening
+	door["next"] = sim_time + (DOOR_OPEN_S if opening else DOOR_CLOSED_S)
+	door_changed.emit(index, opening, sim_time)
+	for npc: Npc in npcs:
+		npc.agent.notify_graph_changed()
+
+
+func _door_busy(cells: Array[Vector2i]) -> bool:
+	for npc: Npc in npcs:
+		var at: Vector2i = cell_at(npc.global_position)
+		for cell: Vector2i in cells:
+			var away: Vector2i = (at - cell).abs()
+			if away.x <= 1 and away.y <= 1:
+				return true
+	return false

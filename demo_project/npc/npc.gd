@@ -1,0 +1,96 @@
+## A patrolling NPC: a CharacterBody2D led by an AStarBridgeAgent2D. It walks to a random floor
+## cell (the first one near its start), waits a moment, picks the next one, and so on. It
+## occupies its grid cell as agent [member index], so other NPCs path around it.
+extends CharacterBody2D
+
+## Emitted when a goal is reached; [param goal_number] counts from 1.
+signal arrived(npc_index: int, goal_number: int, cell: Vector2i)
+
+## Seconds an NPC waits on a reached goal before the next one.
+const PAUSE_S := 0.5
+## Re-path period: others move, so a path goes stale (also the retry delay when blocked).
+const REPATH_S := 1.0
+const RADIUS := 7.0
+
+## Agent id and name number.
+var index: int = 0
+## Pixels per second.
+var speed: float = 150.0
+## Goals reached so far.
+var goals_reached: int = 0
+## Paths received (found, partial or none) and requests that failed.
+var paths_received: int = 0
+var paths_failed: int = 0
+## The agent node leading this body.
+var agent: AStarBridgeAgent2D = null
+## The cell of the current goal.
+var goal_cell: Vector2i = Vector2i(-1, -1)
+
+var _level: Node2D = null
+var _rng: RandomNumberGenerator = RandomNumberGenerator.new()
+var _first_reach: int = 0
+var _wait: float = 0.0
+var _counted: bool = false
+
+
+## Wires the NPC to [param level] (the grid level: cell_center, random_floor_cell) before it
+## enters the tree; [param rng_seed] drives its goals.
+func setup(level: Node2D, graph_id: String, rng_seed: int, first_reach: int) -> void:
+	_level = level
+	_rng.seed = rng_seed
+	_first_reach = first_reach
+	collision_layer = 2
+	collision_mask = 1
+	var shape := CollisionShape2D.new()
+	var circle := CircleShape2D.new()
+	circle.radius = RADIUS
+	shape.shape = circle
+	add_child(shape)
+	agent = AStarBridgeAgent2D.new()
+	agent.name = "Agent"
+	agent.graph_id = graph_id
+	agent.agent_id = index
+	agent.repath_interval = REPATH_S
+	agent.path_options = {"allow_partial": true}
+	agent.path_changed.connect(func() -> void: paths_received += 1)
+	agent.path_failed.connect(func(_result: Dictionary) -> void: paths_failed += 1)
+	add_child(agent)
+
+
+func _ready() -> void:
+	_pick_goal(_first_reach)
+
+
+func _physics_process(delta: float) -> void:
+	if _wait > 0.0:
+		_wait -= delta
+		if _wait <= 0.0:
+			_pick_goal(0)
+		return
+	if agent.is_navigation_finished():
+		velocity = Vector2.ZERO
+		if agent.is_target_reached() and not _counted:
+			_counted = true
+			goals_reached += 1
+			arrived.emit(index, goals_reached, goal_cell)
+			_wait = PAUSE_S
+		return
+	var next: Vector2 = agent.get_next_path_position()
+	var step: float = speed * delta
+	var gap: float = global_position.distance_to(next)
+	velocity = global_position.direction_to(next) * speed * minf(1.0, gap / maxf(step, 0.001))
+	move_and_slide()
+
+
+## Sends the NPC to [param cell] now (windowed play: click to send).
+func send_to(cell: Vector2i) -> void:
+	_wait = 0.0
+	goal_cell = cell
+	_counted = false
+	agent.target_position = _level.call("cell_center", cell)
+
+
+func _pick_goal(reach: int) -> void:
+	var here: Vector2i = _level.call("cell_at", global_position)
+	var cell: Vector2i = _level.call("random_floor_cell", _rng, here, reach)
+	send_to(cell)

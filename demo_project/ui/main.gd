@@ -1,0 +1,2 @@
+## Windowed play (placeholder, filled in below).
+extends Node2D
