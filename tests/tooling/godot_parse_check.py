@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 from pathlib import Path
 
 from tests.godot_env import REPO, engine_errors, import_project, run_godot
@@ -38,6 +39,8 @@ def parse_check(godot: str, project: Path, where: Path) -> tuple[int, list[str],
     """(scripts loaded, error/warning lines, full log) for every .gd of ``project``."""
     copy = strict_copy(godot, project, where)
     import_project(godot, copy)
-    result = run_godot(godot, copy, ["--script", "res://_parse_check.gd"])
+    # The demo's autoload may start a sidecar while scripts load; give it this interpreter.
+    env = {"ASTAR_BRIDGE_PYTHON": sys.executable}
+    result = run_godot(godot, copy, ["--script", "res://_parse_check.gd"], env=env)
     match = LOADED.search(result.stdout)
     return (int(match.group(1)) if match else 0), engine_errors(result.stdout), result.stdout

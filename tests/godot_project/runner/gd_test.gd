@@ -61,8 +61,10 @@ func _fail(what: String, message: String) -> void:
 	# The first frame outside this file is the test that called the assertion.
 	for frame: Variant in stack:
 		var info: Dictionary = frame
-		if str(info.get("source", "")) != _BASE_PATH:
-			where = "%s:%d" % [info.get("source", "?"), int(info.get("line", 0))]
+		var source: String = str(info.get("source", ""))
+		if source != _BASE_PATH:
+			var line: int = info.get("line", 0)
+			where = "%s:%d" % [source, line]
 			break
 	var text: String = what if message.is_empty() else "%s (%s)" % [what, message]
 	failures.append("%s: %s" % [where, text])
