@@ -116,17 +116,21 @@ func _summarise() -> void:
 		at_first += 1 if npc.goals_reached > 0 else 0
 		received += npc.paths_received
 		failed += npc.paths_failed
-	var failures: int = maxi(failed, int(stats["failures"]))
+	var stat_failures: int = stats["failures"]
+	var requests: int = stats["requests"]
+	var p50: float = stats["latency_ms_p50"]
+	var p99: float = stats["latency_ms_p99"]
+	var failures: int = maxi(failed, stat_failures)
 	var wall_s: float = (Time.get_ticks_msec() - _started_ms) / 1000.0
 	var rows: Array[Array] = [
 		["NPCs", str(_level.npcs.size())],
 		["NPCs at first goal", "%d/%d" % [at_first, _level.npcs.size()]],
 		["goals reached", str(goals)],
-		["paths requested", str(int(stats["requests"]))],
+		["paths requested", str(requests)],
 		["paths received", str(received)],
 		["failures", str(failures)],
-		["latency p50 (timing)", "%.2f ms" % float(stats["latency_ms_p50"])],
-		["latency p99 (timing)", "%.2f ms" % float(stats["latency_ms_p99"])],
+		["latency p50 (timing)", "%.2f ms" % p50],
+		["latency p99 (timing)", "%.2f ms" % p99],
 		["wall time (timing)", "%.1f s" % wall_s],
 	]
 	print("+-----------------------+------------+")

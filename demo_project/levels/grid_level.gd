@@ -138,7 +138,8 @@ func _physics_process(delta: float) -> void:
 	sim_time += delta
 	for i: int in _doors.size():
 		var door: Dictionary = _doors[i]
-		if sim_time >= float(door["next"]):
+		var due: float = door["next"]
+		if sim_time >= due:
 			_toggle_door(i)
 
 
@@ -157,9 +158,10 @@ func _paint() -> void:
 	for cell: Vector2i in door_cells:
 		var joined: bool = false
 		for door: Dictionary in _doors:
-			for other: Vector2i in door["cells"] as Array[Vector2i]:
+			var cells: Array[Vector2i] = door["cells"]
+			for other: Vector2i in cells:
 				if (other - cell).abs().x + (other - cell).abs().y == 1:
-					(door["cells"] as Array[Vector2i]).append(cell)
+					cells.append(cell)
 					joined = true
 					break
 			if joined:

@@ -23,9 +23,11 @@ static var _bridge: Node = null
 ## Forgets every agent placed on it before: a load starts from an empty grid.
 static func register_grid(params: Dictionary) -> void:
 	var id: String = str(params.get("id", ""))
+	var width: int = params.get("width", 0)
+	var height: int = params.get("height", 0)
 	_grids[id] = {
-		"width": int(params.get("width", 0)),
-		"height": int(params.get("height", 0)),
+		"width": width,
+		"height": height,
 		"origin": params.get("origin", [0.0, 0.0]),
 		"cell_size": params.get("cell_size", [1.0, 1.0]),
 	}
@@ -56,24 +58,28 @@ static func has_grid(graph_id: String) -> bool:
 static func cell_of(graph_id: String, position: Vector2) -> Vector2i:
 	if not _grids.has(graph_id):
 		return Vector2i(-1, -1)
-	return GridSerializer.world_to_cell(_grids[graph_id], position)
+	var grid: Dictionary = _grids[graph_id]
+	return GridSerializer.world_to_cell(grid, position)
 
 
 ## The world position of [param cell] of [param graph_id] (Vector2.ZERO for an unknown grid).
 static func cell_position(graph_id: String, cell: Vector2i) -> Vector2:
 	if not _grids.has(graph_id):
 		return Vector2.ZERO
-	return GridSerializer.cell_to_world(_grids[graph_id], cell)
+	var grid: Dictionary = _grids[graph_id]
+	return GridSerializer.cell_to_world(grid, cell)
 
 
 ## True once an update placing [param agent] on [param graph_id] succeeded.
 static func is_placed(graph_id: String, agent: int) -> bool:
-	return _placed.has(graph_id) and (_placed[graph_id] as Dictionary).has(agent)
+	var cells: Dictionary = _placed.get(graph_id, {})
+	return cells.has(agent)
 
 
 ## True while an operation for [param agent] on [param graph_id] waits for the next flush.
 static func is_queued(graph_id: String, agent: int) -> bool:
-	for op: Dictionary in _pending.get(graph_id, []) as Array:
+	var ops: Array = _pending.get(graph_id, [])
+	for op: Dictionary in ops:
 		if op["agent"] == agent:
 			return true
 	return false
@@ -81,7 +87,8 @@ static func is_queued(graph_id: String, agent: int) -> bool:
 
 ## The confirmed cells of every placed agent of [param graph_id]: {agent id: Vector2i}.
 static func placed_agents(graph_id: String) -> Dictionary:
-	return (_placed.get(graph_id, {}) as Dictionary).duplicate()
+	var cells: Dictionary = _placed.get(graph_id, {})
+	return cells.duplicate()
 
 
 ## Queues [param agent] onto [param cell] (place when new, else move) for the next flush.
@@ -102,13 +109,14 @@ static func flush() -> int:
 	var ids: Array = _pending.keys()
 	ids.sort()
 	for graph_id: String in ids:
-		var ops: Array[Dictionary] = _compact(graph_id, _pending[graph_id])
+		var queued: Array = _pending[graph_id]
+		var ops: Array[Dictionary] = _compact(graph_id, queued)
 		if ops.is_empty() or _bridge == null or not is_instance_valid(_bridge):
 			continue
 		var result: Object = _bridge.call(
 			"update_graph", graph_id, GraphUpdates.agents_changed(graph_id, ops)
 		)
-		if result != null and bool(result.call("is_ok")):
+		if result != null and result.call("is_ok") == true:
 			_confirm(graph_id, ops)
 		else:
 			failed += 1
@@ -123,7 +131,8 @@ static func _queue(bridge: Node, graph_id: String, op: Dictionary) -> void:
 	_bridge = bridge
 	if not _pending.has(graph_id):
 		_pending[graph_id] = []
-	(_pending[graph_id] as Array).append(op)
+	var queued: Array = _pending[graph_id]
+	queued.append(op)
 	if not _flush_scheduled:
 		_flush_scheduled = true
 		Callable(flush).call_deferred()
@@ -146,8 +155,7 @@ static func _compact(graph_id: String, raw: Array) -> Array[Dictionary]:
 			if placed:
 				ops.append(op)
 			continue
-		var pair: Array = op["cell"]
-		var cell := Vector2i(int(pair[0]), int(pair[1]))
+		var cell: Vector2i = _cell_of(op)
 		ops.append(GraphUpdates.agent_op("move" if placed else "place", agent, cell))
 	return ops
 
@@ -160,5 +168,11 @@ static func _confirm(graph_id: String, ops: Array[Dictionary]) -> void:
 		if op["op"] == "remove":
 			cells.erase(op["agent"])
 		else:
-			var pair: Array = op["cell"]
-			cells[op["agent"]] = Vector2i(int(pair[0]), int(pair[1]))
+			cells[op["agent"]] = _cell_of(op)
+
+
+static func _cell_of(op: Dictionary) -> Vector2i:
+	var pair: Array = op["cell"]
+	var x: int = pair[0]
+	var y: int = pair[1]
+	return Vector2i(x, y)

@@ -330,11 +330,13 @@ static func _points_of(value: Variant) -> PackedVector2Array:
 	if value is PackedVector2Array:
 		return value
 	if value is PackedByteArray:
-		return (value as PackedByteArray).to_vector2_array()
+		var raw: PackedByteArray = value
+		return raw.to_vector2_array()
 	if value is Array:
 		var points := PackedVector2Array()
 		for item: Variant in value:
 			if item is Vector2:
-				points.append(item)
+				var point: Vector2 = item
+				points.append(point)
 		return points
 	return PackedVector2Array()

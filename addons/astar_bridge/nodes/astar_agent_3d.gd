@@ -292,11 +292,13 @@ static func _points_of(value: Variant) -> PackedVector3Array:
 	if value is PackedVector3Array:
 		return value
 	if value is PackedByteArray:
-		return (value as PackedByteArray).to_vector3_array()
+		var raw: PackedByteArray = value
+		return raw.to_vector3_array()
 	if value is Array:
 		var points := PackedVector3Array()
 		for item: Variant in value:
 			if item is Vector3:
-				points.append(item)
+				var point: Vector3 = item
+				points.append(point)
 		return points
 	return PackedVector3Array()

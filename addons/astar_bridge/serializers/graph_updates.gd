@@ -63,7 +63,8 @@ static func agents_moved(id: String, moves: Dictionary) -> Dictionary:
 	agents.sort()
 	var ops: Array[Dictionary] = []
 	for agent: int in agents:
-		ops.append(agent_op("move", agent, moves[agent]))
+		var cell: Vector2i = moves[agent]
+		ops.append(agent_op("move", agent, cell))
 	return agents_changed(id, ops)
 
 

@@ -154,12 +154,9 @@ static func world_to_cell(params: Dictionary, point: Vector2) -> Vector2i:
 	var size: Vector2 = _vec2(params.get("cell_size", [1.0, 1.0]))
 	# floor(t + 0.5), as the sidecar rounds: a point halfway between two cells goes to the later.
 	var cell := Vector2i(((point - origin) / size + Vector2(0.5, 0.5)).floor())
-	var inside: bool = (
-		cell.x >= 0
-		and cell.y >= 0
-		and cell.x < int(params.get("width", 0))
-		and cell.y < int(params.get("height", 0))
-	)
+	var width: int = params.get("width", 0)
+	var height: int = params.get("height", 0)
+	var inside: bool = cell.x >= 0 and cell.y >= 0 and cell.x < width and cell.y < height
 	return cell if inside else Vector2i(-1, -1)
 
 
@@ -175,36 +172,42 @@ static func _tile_walkable(
 ) -> bool:
 	match source:
 		Source.NAVIGATION:
-			var nav: NavigationPolygon = data.get_navigation_polygon(
-				int(options.get("navigation_layer", 0))
-			)
+			var nav_layer: int = options.get("navigation_layer", 0)
+			var nav: NavigationPolygon = data.get_navigation_polygon(nav_layer)
 			return nav != null and (nav.get_polygon_count() > 0 or nav.get_outline_count() > 0)
 		Source.PHYSICS:
-			return data.get_collision_polygons_count(int(options.get("physics_layer", 0))) == 0
+			var physics_layer: int = options.get("physics_layer", 0)
+			return data.get_collision_polygons_count(physics_layer) == 0
 		_:
-			return bool(data.get_custom_data_by_layer_id(walk_layer))
+			return data.get_custom_data_by_layer_id(walk_layer) == true
 
 
 static func _source_layer_exists(tile_set: TileSet, source: int, options: Dictionary) -> bool:
 	match source:
 		Source.NAVIGATION:
-			return int(options.get("navigation_layer", 0)) < tile_set.get_navigation_layers_count()
+			var nav_layer: int = options.get("navigation_layer", 0)
+			return nav_layer < tile_set.get_navigation_layers_count()
 		Source.PHYSICS:
-			return int(options.get("physics_layer", 0)) < tile_set.get_physics_layers_count()
+			var physics_layer: int = options.get("physics_layer", 0)
+			return physics_layer < tile_set.get_physics_layers_count()
 		_:
 			return true
 
 
 static func _as_float(value: Variant, fallback: float) -> float:
 	if value is float or value is int:
-		return float(value)
+		var number: float = value
+		return number
 	return fallback
 
 
 static func _vec2(value: Variant) -> Vector2:
 	if value is Vector2:
 		return value
-	if value is Array and (value as Array).size() >= 2:
+	if value is Array:
 		var pair: Array = value
-		return Vector2(float(pair[0]), float(pair[1]))
+		if pair.size() >= 2:
+			var x: float = pair[0]
+			var y: float = pair[1]
+			return Vector2(x, y)
 	return Vector2.ZERO

@@ -30,15 +30,14 @@ class Ok:
 func load_grid_params(params: Dictionary) -> void:
 	var cells: PackedByteArray = params["cells"]
 	var width: int = params["width"]
-	var size: Array = params["cell_size"]
-	var origin: Array = params["origin"]
-	grid.region = Rect2i(0, 0, width, params["height"])
-	grid.cell_size = Vector2(float(size[0]), float(size[1]))
-	grid.offset = Vector2(float(origin[0]), float(origin[1]))
+	var height: int = params["height"]
+	grid.region = Rect2i(0, 0, width, height)
+	grid.cell_size = _pair(params["cell_size"])
+	grid.offset = _pair(params["origin"])
 	grid.diagonal_mode = AStarGrid2D.DIAGONAL_MODE_ONLY_IF_NO_OBSTACLES
 	grid.update()
 	for i: int in cells.size():
-		grid.set_point_solid(Vector2i(i % width, i / width), cells[i] == 0)
+		grid.set_point_solid(Vector2i(i % width, floori(float(i) / width)), cells[i] == 0)
 	graph_loaded.emit(str(params["id"]))
 
 
@@ -67,3 +66,10 @@ func update_graph(id: String, changes: Dictionary) -> Ok:
 func _cell(position: Variant) -> Vector2i:
 	var point: Vector2 = position
 	return Vector2i(((point - grid.offset) / grid.cell_size).round())
+
+
+func _pair(value: Variant) -> Vector2:
+	var pair: Array = value
+	var x: float = pair[0]
+	var y: float = pair[1]
+	return Vector2(x, y)
