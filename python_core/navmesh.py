@@ -3,14 +3,15 @@
 Quick start::
 
     from python_core.navmesh import NavMesh
-    mesh = NavMesh([[0, 0], [2, 0], [2, 1], [0, 1], [3, 1], [3, 3], [2, 3]], [[0, 1, 2, 3], [2, 4, 5, 6]])
-    result = mesh.find_path((0.5, 0.5), (2.5, 2.5))
+    mesh = NavMesh([[0, 0], [2, 0], [2, 1], [0, 1], [3, 0], [3, 1]], [[0, 1, 2, 3], [1, 4, 5, 2]])
+    result = mesh.find_path((0.5, 0.5), (2.5, 0.5))
     assert result.found and result.nodes.tolist() == [0, 1]
 
-A* runs on the portal graph: one node per (polygon edge shared with a neighbour, direction), edge cost
-the distance between portal midpoints, heuristic the straight-line distance to the goal. That cost
-is an estimate of the true length (the chosen corridor is good, not always the optimal one); the
-funnel then pulls the path taut inside the corridor and ``PathResult.cost`` is its real length.
+A* runs on the portal graph: one node per (polygon edge shared with a neighbour, direction), edge
+cost the distance between sample points on the portals (ends and middle), heuristic the straight-line
+distance to the goal. That cost is an estimate of the true length (the chosen corridor is good, not
+always the optimal one); the funnel then pulls the path taut inside the corridor and
+``PathResult.cost`` is its real length.
 Start and goal outside the mesh are snapped to the closest point on it, as Godot's
 NavigationServer does. In 3D, location and funnel work in the plane perpendicular to ``up_axis``
 and heights come from the polygons' planes.
