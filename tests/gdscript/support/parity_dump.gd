@@ -104,8 +104,10 @@ func _tile_map_case() -> void:
 	_upload(GridSerializer.METHOD, params)
 	var queries: Array[Dictionary] = []
 	for pair: Array in [[Vector2i(0, 0), Vector2i(9, 7)], [Vector2i(0, 2), Vector2i(9, 3)]]:
-		var from: Vector2 = layer.map_to_local(pair[0])
-		var to: Vector2 = layer.map_to_local(pair[1])
+		var start: Vector2i = pair[0]
+		var goal: Vector2i = pair[1]
+		var from: Vector2 = layer.map_to_local(start)
+		var to: Vector2 = layer.map_to_local(goal)
 		queries.append(_query("tile_map", from, to, -1.0))
 	_add_case("tile_map", GridSerializer.METHOD, params, queries)
 	layer.free()
@@ -220,10 +222,12 @@ func _query(graph: String, from: Variant, to: Variant, oracle_cost: float) -> Di
 	var points: Array = []
 	var raw: Variant = result["points"]
 	if raw is PackedVector2Array:
-		for point: Vector2 in raw as PackedVector2Array:
+		var flat: PackedVector2Array = raw
+		for point: Vector2 in flat:
 			points.append([point.x, point.y])
 	elif raw is PackedVector3Array:
-		for point: Vector3 in raw as PackedVector3Array:
+		var solid: PackedVector3Array = raw
+		for point: Vector3 in solid:
 			points.append([point.x, point.y, point.z])
 	return {
 		"from": _plain(from),
@@ -251,7 +255,8 @@ func _add_case(name: String, method: String, params: Dictionary, queries: Array)
 
 func _plain(value: Variant) -> Variant:
 	if value is PackedByteArray:
-		return {"$bin": Marshalls.raw_to_base64(value)}
+		var raw: PackedByteArray = value
+		return {"$bin": Marshalls.raw_to_base64(raw)}
 	if value is Vector2:
 		var v2: Vector2 = value
 		return [v2.x, v2.y]
