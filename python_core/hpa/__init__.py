@@ -1,0 +1,23 @@
+"""HPA*: hierarchical pathfinding over grids, with local updates and instant reachability.
+
+Quick start::
+
+    from python_core.grid import GridGraph
+    from python_core.hpa import HierarchicalGrid
+    grid = GridGraph.from_movingai("tests/data/movingai/lak303d.map")
+    hpa = HierarchicalGrid(grid, cluster_size=16).build()
+    print(hpa.find_path((26, 12), (150, 160)).cost, hpa.is_reachable((26, 12), (150, 160)))
+
+Modules, one job each: ``entrances`` (borders -> transition pairs), ``cluster_search`` (exact
+searches inside a cluster), ``abstract_graph`` (per-cluster tables and the flat arrays),
+``abstract_search`` (A* over them), ``smoothing`` (straight-line shortcuts), ``connectivity``
+(component labels), ``hierarchy`` (the public :class:`HierarchicalGrid`: build, query, update).
+Only one abstraction level is implemented; ``levels=2`` is rejected.
+"""
+
+from __future__ import annotations
+
+from python_core.hpa.abstract_graph import Progress
+from python_core.hpa.hierarchy import HierarchicalGrid
+
+__all__ = ["HierarchicalGrid", "Progress"]

@@ -1,0 +1,232 @@
+"""The level-1 abstract graph of HPA*: transition nodes, exact intra-cluster costs, crossings.
+
+Quick start::
+
+    import numpy as np
+    from python_core.hpa.abstract_graph import AbstractGraph
+    graph = AbstractGraph(np.ones(64 * 64, np.uint8), np.ones(64 * 64), 64, 64, csize=16, diag=3)
+    graph.build()
+    assert graph.node_count > 0 and graph.cluster_count == 16
+
+Storage is per cluster (its sorted transition cells and a ``(k, k)`` cost table from exact
+Dijkstra inside the cluster) and per border (its transition pairs), so a change rebuilds only the
+pieces it touches; :meth:`AbstractGraph.assemble` then concatenates them into the flat arrays the
+compiled search reads: nodes grouped by cluster (``cl_first``), the tables back to back
+(``cl_doff``), and the crossings as CSR (``inter_off``, ``inter_dst``, ``inter_cost``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core.hpa.cluster_search import cluster_table
+from python_core.hpa.connectivity import component_ids, label_clusters
+from python_core.hpa.entrances import (
+    ANTI_CORNER,
+    CORNER,
+    HORIZONTAL,
+    VERTICAL,
+    Border,
+    border_crossings,
+    borders_of,
+)
+
+__all__ = ["AbstractGraph", "Progress"]
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``: called with increasing ``done``, last with ``done == total``."""
+
+U8 = npt.NDArray[np.uint8]
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+_EMPTY_I = np.zeros(0, dtype=np.int64)
+
+
+class AbstractGraph:
+    """Transitions and exact costs over a grid cut into square clusters.
+
+    Args:
+        walk: flat walkable flags (uint8; read live, never written).
+        weights: flat weights (read live).
+        width: grid columns.
+        height: grid rows.
+        csize: cluster side in cells (``>= 2``).
+        diag: diagonal rule code (0 never, 1 always, 2 at least one, 3 no obstacles).
+        cell: ``(w, h)`` cell size.
+        long_len: entrances longer than this get two transitions instead of one.
+
+    Example:
+        >>> g = AbstractGraph(np.ones(16, np.uint8), np.ones(16), 4, 4, csize=2, diag=0)
+        >>> g.build(); g.node_count, g.cluster_of(15)
+        (7, 3)
+    """
+
+    def __init__(
+        self,
+        walk: U8,
+        weights: F64,
+        width: int,
+        height: int,
+        *,
+        csize: int,
+        diag: int,
+        cell: tuple[float, float] = (1.0, 1.0),
+        long_len: int = 6,
+    ) -> None:
+        self.walk, self.weights = walk, weights
+        self.width, self.height, self.csize, self.diag = width, height, csize, diag
+        self.cw, self.ch = cell
+        self.long_len = long_len
+        self.ncx, self.ncy = -(-width // csize), -(-height // csize)
+        self.borders: dict[Border, tuple[I64, F64]] = {}
+        self.trans: list[I64] = [_EMPTY_I] * self.cluster_count
+        self.tables: list[F64] = [np.zeros((0, 0))] * self.cluster_count
+        self.labels = np.full(width * height, -1, dtype=np.int16)
+        self.comp_count = np.zeros(self.cluster_count, dtype=np.int64)
+        self.assemble()
+
+    @property
+    def cluster_count(self) -> int:
+        """Number of clusters."""
+        return self.ncx * self.ncy
+
+    @property
+    def node_count(self) -> int:
+        """Number of transition nodes."""
+        return int(self.node_cell.shape[0])
+
+    def cluster_of(self, cell: int) -> int:
+        """Cluster id ``cy * ncx + cx`` of a flat cell id."""
+        return (cell // self.width // self.csize) * self.ncx + (cell % self.width) // self.csize
+
+    def rect(self, cluster: int) -> tuple[int, int, int, int]:
+        """``(x0, y0, lw, lh)`` of a cluster."""
+        x0, y0 = (cluster % self.ncx) * self.csize, (cluster // self.ncx) * self.csize
+        return x0, y0, min(self.csize, self.width - x0), min(self.csize, self.height - y0)
+
+    # -- building ---------------------------------------------------------------------------------
+
+    def build(self, progress: Progress | None = None) -> None:
+        """Compute every border, cluster table and label, then :meth:`assemble`.
+
+        Args:
+            progress: called as ``progress(done, total)`` over the clusters (and once at the end).
+        """
+        keys = [(k, cx, cy) for cy in range(self.ncy) for cx in range(self.ncx) for k in range(4)]
+        self.rebuild_borders(keys)
+        total = self.cluster_count
+        self.comp_count = label_clusters(
+            self.walk, self.width, self.height, self.csize, self.diag, self.labels, np.arange(total)
+        )
+        batch = max(1, total // 100)
+        for c in range(total):
+            self.rebuild_cluster(c)
+            if progress is not None and ((c + 1) % batch == 0 or c + 1 == total):
+                progress(c + 1, total)
+        self.assemble()
+
+    def rebuild_borders(self, keys: Iterable[Border]) -> set[int]:
+        """Recompute the given borders; return the clusters whose transition pairs changed."""
+        changed: set[int] = set()
+        for key in keys:
+            kind, cx, cy = key
+            if not (0 <= cx < self.ncx and 0 <= cy < self.ncy):
+                continue
+            cells, costs = border_crossings(
+                self.walk, self.weights, self.width, self.height, self.csize, self.diag,
+                self.cw, self.ch, kind, cx, cy, self.long_len,
+            )  # fmt: skip
+            old = self.borders.pop(key, None)
+            if cells.shape[0]:
+                self.borders[key] = (cells, costs)
+            if old is None and not cells.shape[0]:
+                continue
+            if old is None or not (np.array_equal(old[0], cells) and np.array_equal(old[1], costs)):
+                changed.update(self.sides(key))
+        return changed
+
+    def sides(self, key: Border) -> tuple[int, int]:
+        """The two clusters a border separates (first, second)."""
+        kind, cx, cy = key
+        first = (cx + 1 if kind == ANTI_CORNER else cx, cy)
+        second = {VERTICAL: (cx + 1, cy), HORIZONTAL: (cx, cy + 1), CORNER: (cx + 1, cy + 1)}.get(
+            kind, (cx, cy + 1)
+        )
+        return first[1] * self.ncx + first[0], second[1] * self.ncx + second[0]
+
+    def rebuild_cluster(self, cluster: int) -> None:
+        """Recollect a cluster's transitions from its borders and recompute its cost table."""
+        cx, cy = cluster % self.ncx, cluster // self.ncx
+        parts = [self.borders[key][0][:, side] for key, side in borders_of(cx, cy) if key in self.borders]
+        trans = np.unique(np.concatenate(parts)) if parts else _EMPTY_I
+        x0, y0, lw, lh = self.rect(cluster)
+        self.trans[cluster] = trans
+        self.tables[cluster] = cluster_table(
+            self.walk, self.weights, self.width, x0, y0, lw, lh, self.diag, self.cw, self.ch, trans
+        )
+
+    def relabel(self, clusters: I64) -> None:
+        """Recompute the local component labels of some clusters (after their cells changed)."""
+        counts = label_clusters(
+            self.walk, self.width, self.height, self.csize, self.diag, self.labels, clusters
+        )
+        self.comp_count[clusters] = counts
+
+    # -- flat arrays for the compiled search ------------------------------------------------------
+
+    def assemble(self) -> None:
+        """Concatenate the per-cluster pieces into the flat arrays, and redo the components."""
+        ks = np.array([t.shape[0] for t in self.trans], dtype=np.int64)
+        self.cl_first = np.concatenate(([0], np.cumsum(ks)))
+        self.node_cell = np.concatenate(self.trans) if ks.sum() else _EMPTY_I.copy()
+        self.node_cluster = np.repeat(np.arange(self.cluster_count, dtype=np.int64), ks)
+        self.cl_doff = np.concatenate(([0], np.cumsum(ks * ks)))[:-1]
+        tables = [t.ravel() for t in self.tables if t.size]
+        self.dist_flat = np.concatenate(tables) if tables else np.zeros(0)
+        # From now on the per-cluster pieces are views into the flat arrays (no second copy).
+        for c in range(self.cluster_count):
+            lo, k = int(self.cl_first[c]), int(ks[c])
+            off = int(self.cl_doff[c])
+            self.trans[c] = self.node_cell[lo : lo + k]
+            self.tables[c] = self.dist_flat[off : off + k * k].reshape(k, k)
+        self._assemble_crossings()
+        self.comp_off = np.concatenate(([0], np.cumsum(self.comp_count)))
+        self.comp_id = component_ids(
+            self.comp_off, self.node_cell, self.node_cluster, self.labels, self.inter_off, self.inter_dst
+        )
+
+    def _assemble_crossings(self) -> None:
+        pieces = list(self.borders.values())
+        n = self.node_count
+        if not pieces or not n:
+            self.inter_off = np.zeros(n + 1, dtype=np.int64)
+            self.inter_dst, self.inter_cost = _EMPTY_I.copy(), np.zeros(0)
+            return
+        cells = np.concatenate([p[0] for p in pieces])
+        costs = np.concatenate([p[1] for p in pieces])
+        order = np.argsort(self.node_cell)
+        lookup = order[np.searchsorted(self.node_cell[order], cells)]
+        src = np.concatenate((lookup[:, 0], lookup[:, 1]))
+        dst = np.concatenate((lookup[:, 1], lookup[:, 0]))
+        cost = np.concatenate((costs[:, 0], costs[:, 1]))
+        by_src = np.argsort(src, kind="stable")
+        self.inter_dst, self.inter_cost = dst[by_src], cost[by_src]
+        self.inter_off = np.concatenate(([0], np.cumsum(np.bincount(src, minlength=n))))
+
+    def component_of(self, cell: int) -> int:
+        """Global component id of a walkable cell (``-1`` for a wall); equal ids mean connected."""
+        label = int(self.labels[cell])
+        if label < 0:
+            return -1
+        return int(self.comp_id[self.comp_off[self.cluster_of(cell)] + label])
+
+    def nbytes(self) -> int:
+        """Bytes held by the hierarchy's arrays (tables, nodes, crossings, labels, borders)."""
+        flat = (
+            self.cl_first, self.node_cell, self.node_cluster, self.cl_doff, self.dist_flat, self.inter_off,
+            self.inter_dst, self.inter_cost, self.labels, self.comp_off, self.comp_id,
+        )  # fmt: skip
+        return sum(a.nbytes for a in flat) + sum(c.nbytes + k.nbytes for c, k in self.borders.values())

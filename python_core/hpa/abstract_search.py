@@ -1,0 +1,162 @@
+"""A* over the abstract graph, with the start and goal inserted as virtual nodes.
+
+Quick start (the arrays come from :class:`python_core.hpa.abstract_graph.AbstractGraph`)::
+
+    outcome, expanded = abstract_astar(graph arrays..., start_nodes, start_costs, goal_cluster,
+                                       goal_costs, direct_cost, goal_cell, budget, scratch..., qid)
+
+The virtual start is never stored: its edges seed the open list (``parent = -1``). The virtual goal
+is node ``N`` (one past the last transition); the transitions of the goal's cluster get an edge to
+it priced by a reverse Dijkstra from the goal, and a path that stays inside one cluster enters it
+directly (``parent[N] = -2``). Scratch arrays are reused across queries: an entry is valid only
+where its stamp equals the query id, so a query costs what it touches, not ``O(N)``.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core.compiled import jit
+from python_core.heuristics import grid_estimate
+
+__all__ = ["ABSTRACT_BUDGET", "ABSTRACT_FOUND", "ABSTRACT_NO_PATH", "abstract_astar", "estimate"]
+
+ABSTRACT_FOUND = 0
+ABSTRACT_NO_PATH = 1
+ABSTRACT_BUDGET = 2
+
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+
+estimate = jit(grid_estimate)
+"""The grid heuristic of :mod:`python_core.heuristics`, compiled for use inside the kernel."""
+
+
+@jit
+def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, one hot loop)
+    node_cell: I64,
+    node_cluster: I64,
+    cl_first: I64,
+    cl_doff: I64,
+    dist_flat: F64,
+    inter_off: I64,
+    inter_dst: I64,
+    inter_cost: F64,
+    width: int,
+    cw: float,
+    ch: float,
+    hcode: int,
+    h_scale: float,
+    start_nodes: I64,
+    start_costs: F64,
+    goal_cluster: int,
+    goal_costs: F64,
+    direct_cost: float,
+    goal_cell: int,
+    budget: int,
+    g: F64,
+    parent: I64,
+    seen: I32,
+    done: I32,
+    qid: int,
+) -> tuple[int, int]:
+    """A* from the virtual start to the virtual goal ``N``.
+
+    Args:
+        node_cell: cell per transition node.
+        node_cluster: cluster per node.
+        cl_first: first node of each cluster (length clusters + 1).
+        cl_doff: offset of each cluster's ``(k, k)`` table in ``dist_flat``.
+        dist_flat: the tables, row-major, ``inf`` where unreachable inside the cluster.
+        inter_off: CSR offsets of the crossings.
+        inter_dst: crossing targets.
+        inter_cost: crossing costs.
+        width: grid columns.
+        cw: cell width.
+        ch: cell height.
+        hcode: heuristic code (``HEURISTIC_CODES``).
+        h_scale: heuristic multiplier (smallest weight).
+        start_nodes: nodes the start reaches inside its cluster.
+        start_costs: their costs.
+        goal_cluster: the goal's cluster.
+        goal_costs: per transition of the goal's cluster, its cost to the goal (``inf``: none).
+        direct_cost: cost of the best path from start to goal inside one cluster, or ``inf``.
+        goal_cell: the goal cell (for the heuristic).
+        budget: expansion budget, ``-1`` for none.
+        g: scratch, length ``N + 1``: cost so far.
+        parent: scratch: predecessor (``-1`` the start, ``-2`` a direct path).
+        seen: scratch stamps: ``g``/``parent`` valid where equal to ``qid``.
+        done: scratch stamps of the closed set.
+        qid: this query's stamp (differs from every earlier one).
+
+    Returns:
+        ``(outcome, expanded)`` with an ``ABSTRACT_*`` outcome.
+
+    Example:
+        >>> e = np.zeros(0, np.int64)
+        >>> abstract_astar(e, e, np.zeros(2, np.int64), e, np.zeros(0), np.zeros(1, np.int64), e,
+        ...                np.zeros(0), 1, 1.0, 1.0, 1, 1.0, e, np.zeros(0), 0, np.zeros(0), 2.0, 0, -1,
+        ...                np.zeros(1), np.zeros(1, np.int64), np.zeros(1, np.int32),
+        ...                np.zeros(1, np.int32), 1)
+        (0, 1)
+    """
+    goal = node_cell.shape[0]
+    gx, gy = goal_cell % width, goal_cell // width
+    # Heap entries (f, -g, counter, node): ties prefer the deeper node, then FIFO (deterministic).
+    heap = [(0.0, 0.0, 0, goal)]
+    heap.pop()
+    counter = 0
+    for i in range(start_nodes.shape[0]):
+        v, c = start_nodes[i], start_costs[i]
+        if c < np.inf and (seen[v] != qid or c < g[v]):
+            seen[v], g[v], parent[v] = qid, c, -1
+            cell = node_cell[v]
+            h = estimate(hcode, abs(cell % width - gx), abs(cell // width - gy), cw, ch, h_scale)
+            heapq.heappush(heap, (c + h, -c, counter, v))
+            counter += 1
+    if direct_cost < np.inf:
+        seen[goal], g[goal], parent[goal] = qid, direct_cost, -2
+        heapq.heappush(heap, (direct_cost, -direct_cost, counter, goal))
+        counter += 1
+    expanded = 0
+    while heap:
+        u = heapq.heappop(heap)[3]
+        if done[u] == qid:
+            continue  # stale entry (lazy deletion)
+        if expanded == budget:
+            return ABSTRACT_BUDGET, expanded
+        done[u] = qid
+        expanded += 1
+        if u == goal:
+            return ABSTRACT_FOUND, expanded
+        gu = g[u]
+        c = node_cluster[u]
+        base = cl_first[c]
+        k = cl_first[c + 1] - base
+        row = cl_doff[c] + (u - base) * k
+        n_intra = k if c != goal_cluster else k + 1
+        n_inter = inter_off[u + 1] - inter_off[u]
+        for j in range(n_intra + n_inter):
+            if j < k:
+                v, cost = base + j, dist_flat[row + j]
+            elif j == k and c == goal_cluster:
+                v, cost = goal, goal_costs[u - base]
+            else:
+                e = inter_off[u] + j - n_intra
+                v, cost = inter_dst[e], inter_cost[e]
+            if v == u or cost == np.inf or done[v] == qid:
+                continue
+            ng = gu + cost
+            if seen[v] != qid or ng < g[v]:
+                seen[v], g[v], parent[v] = qid, ng, u
+                h = 0.0
+                if v != goal:
+                    cell = node_cell[v]
+                    h = estimate(hcode, abs(cell % width - gx), abs(cell // width - gy), cw, ch, h_scale)
+                heapq.heappush(heap, (ng + h, -ng, counter, v))
+                counter += 1
+    return ABSTRACT_NO_PATH, expanded

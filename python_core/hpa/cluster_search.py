@@ -1,0 +1,323 @@
+"""Exact searches confined to one cluster (a rectangle of cells): the bricks of HPA*.
+
+Quick start::
+
+    import numpy as np
+    from python_core.hpa.cluster_search import rect_search, new_scratch
+    walk, w = np.ones(16, np.uint8), np.ones(16)
+    dist, parent, closed = new_scratch(16)
+    rect_search(walk, w, 4, 0, 0, 4, 4, 1, 1.0, 1.0, 0, 15, 0, 1.0, dist, parent, closed)
+    assert abs(dist[15] - 3 * 2**0.5) < 1e-12
+
+Every function here is one plain-Python function over numbers and numpy arrays, compiled by
+:func:`python_core.compiled.jit` (numba) when available. Cells are global flat ids ``y * width + x``;
+the scratch arrays are *local* to the rectangle: index ``(y - y0) * lw + (x - x0)``.
+Entering cell ``v`` costs ``step_length * weights[v]``; a ``reverse`` search walks the moves
+backwards (it charges the weight of the cell it leaves), so its distances are costs *to* the source.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core.compiled import jit
+
+__all__ = ["cluster_table", "new_scratch", "rect_search", "refine_chain", "step_allowed", "straight_line"]
+
+U8 = npt.NDArray[np.uint8]
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+
+# Move table: (dx, dy); the diagonals come last so the 4-connected rule just stops after four.
+_DX = np.array([1, -1, 0, 0, 1, -1, 1, -1], dtype=np.int64)
+_DY = np.array([0, 0, 1, -1, 1, 1, -1, -1], dtype=np.int64)
+
+
+def new_scratch(size: int) -> tuple[F64, I64, U8]:
+    """Fresh ``(dist, parent, closed)`` scratch arrays of ``size`` entries (inf, -1, 0).
+
+    Example:
+        >>> [a.shape for a in new_scratch(3)]
+        [(3,), (3,), (3,)]
+    """
+    return np.full(size, np.inf), np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.uint8)
+
+
+@jit
+def step_allowed(walk: U8, width: int, x: int, y: int, dx: int, dy: int, diag: int) -> bool:  # noqa: PLR0917
+    """Whether the diagonal rule lets a step (dx, dy) leave (x, y) (the target is checked apart).
+
+    ``diag``: 0 never, 1 always, 2 at least one side walkable, 3 both sides walkable.
+
+    Example:
+        >>> step_allowed(np.array([1, 0, 0, 1], np.uint8), 2, 0, 0, 1, 1, 3)
+        False
+    """
+    if dx == 0 or dy == 0:
+        return True
+    if diag == 0:
+        return False
+    if diag == 1:
+        return True
+    side_x: bool = walk[y * width + x + dx] != 0
+    side_y: bool = walk[(y + dy) * width + x] != 0
+    if diag == 3:
+        return side_x and side_y
+    return side_x or side_y
+
+
+@jit
+def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
+    walk: U8,
+    weights: F64,
+    width: int,
+    x0: int,
+    y0: int,
+    lw: int,
+    lh: int,
+    diag: int,
+    cw: float,
+    ch: float,
+    source: int,
+    target: int,
+    reverse: int,
+    h_scale: float,
+    dist: F64,
+    parent: I64,
+    closed: U8,
+) -> int:
+    """A* (``target >= 0``, octile heuristic) or full Dijkstra (``target < 0``) inside a rectangle.
+
+    Args:
+        walk: global walkable flags (uint8).
+        weights: global cell weights.
+        width: grid columns.
+        x0: rectangle left column.
+        y0: rectangle top row.
+        lw: rectangle width.
+        lh: rectangle height.
+        diag: diagonal rule code (see :func:`step_allowed`).
+        cw: cell width (cost of an x step at weight 1).
+        ch: cell height.
+        source: global start cell (never entered, so it need not be walkable).
+        target: global goal cell, or -1 for a full Dijkstra.
+        reverse: 1 to charge the weight of the cell left (costs towards ``source``).
+        h_scale: heuristic multiplier (smallest weight), only used with a target.
+        dist: local out: cost per cell; must come filled with inf.
+        parent: local out: predecessor (local index) per cell; must come filled with -1.
+        closed: local out: 1 per settled cell; must come filled with 0.
+
+    Returns:
+        Number of expansions.
+
+    Example:
+        >>> d, p, c = new_scratch(3)
+        >>> rect_search(np.ones(3, np.uint8), np.ones(3), 3, 0, 0, 3, 1, 0, 1.0, 1.0, 0, -1, 0, 1.0, d, p, c)
+        3
+    """
+    dl = math.hypot(cw, ch)
+    n_moves = 4 if diag == 0 else 8
+    tx, ty = (target % width, target // width) if target >= 0 else (0, 0)
+    sl = (source // width - y0) * lw + (source % width - x0)
+    dist[sl] = 0.0
+    # Heap entries (f, -g, counter, local cell): among equal f the deeper node first, then FIFO,
+    # so the order is total and results are deterministic.
+    heap = [(0.0, -0.0, 0, sl)]
+    counter = 1
+    expanded = 0
+    while heap:
+        entry = heapq.heappop(heap)
+        cur = entry[3]
+        if closed[cur]:
+            continue
+        closed[cur] = 1
+        expanded += 1
+        lx, ly = cur % lw, cur // lw
+        x, y = lx + x0, ly + y0
+        if target >= 0 and y * width + x == target:
+            break
+        g = dist[cur]
+        for k in range(n_moves):
+            dx, dy = _DX[k], _DY[k]
+            nlx, nly = lx + dx, ly + dy
+            if nlx < 0 or nly < 0 or nlx >= lw or nly >= lh:
+                continue
+            nxt = nly * lw + nlx
+            node = (y + dy) * width + x + dx
+            if closed[nxt] or walk[node] == 0 or not step_allowed(walk, width, x, y, dx, dy, diag):
+                continue
+            length = dl if k >= 4 else (cw if k < 2 else ch)
+            ng = g + length * (weights[y * width + x] if reverse else weights[node])
+            if ng < dist[nxt]:
+                dist[nxt] = ng
+                parent[nxt] = cur
+                h = 0.0
+                if target >= 0:
+                    ax, ay = abs(tx - x - dx), abs(ty - y - dy)
+                    m = min(ax, ay)
+                    h = h_scale * (dl * m + cw * (ax - m) + ch * (ay - m))
+                heapq.heappush(heap, (ng + h, -ng, counter, nxt))
+                counter += 1
+    return expanded
+
+
+@jit
+def cluster_table(  # noqa: PLR0917
+    walk: U8,
+    weights: F64,
+    width: int,
+    x0: int,
+    y0: int,
+    lw: int,
+    lh: int,
+    diag: int,
+    cw: float,
+    ch: float,
+    trans: I64,
+) -> F64:
+    """Exact costs between the transition cells of one cluster: ``out[i, j]`` = cost from i to j.
+
+    One Dijkstra per transition, confined to the cluster; ``inf`` where j cannot be reached
+    inside the cluster.
+
+    Returns:
+        ``(k, k)`` float64 matrix with zeros on the diagonal.
+
+    Example:
+        >>> cluster_table(np.ones(4, np.uint8), np.ones(4), 4, 0, 0, 4, 1, 0, 1.0, 1.0, np.array([0, 3]))
+        array([[0., 3.],
+               [3., 0.]])
+    """
+    k = trans.shape[0]
+    out = np.full((k, k), np.inf)
+    size = lw * lh
+    dist = np.empty(size)
+    parent = np.empty(size, dtype=np.int64)
+    closed = np.empty(size, dtype=np.uint8)
+    local = (trans // width - y0) * lw + (trans % width - x0)
+    for i in range(k):
+        dist[:] = np.inf
+        parent[:] = -1
+        closed[:] = 0
+        rect_search(
+            walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans[i], -1, 0, 1.0, dist, parent, closed
+        )
+        for j in range(k):
+            out[i, j] = dist[local[j]]
+    return out
+
+
+@jit
+def straight_line(  # noqa: PLR0917
+    walk: U8,
+    weights: F64,
+    width: int,
+    diag: int,
+    cw: float,
+    ch: float,
+    a: int,
+    b: int,
+    budget: float,
+    out: I64,
+) -> bool:
+    """Write the straight grid line from ``a`` to ``b`` (``b`` included, ``a`` not) into ``out``.
+
+    Returns:
+        True when every step is legal and the line costs at most ``budget`` (plus rounding).
+
+    Example:
+        >>> straight_line(np.ones(4, np.uint8), np.ones(4), 4, 0, 1.0, 1.0, 0, 3, 3.0, np.zeros(4, np.int64))
+        True
+    """
+    ax, ay, bx, by = a % width, a // width, b % width, b // width
+    dx, dy = bx - ax, by - ay
+    steps = max(abs(dx), abs(dy))
+    dl = math.hypot(cw, ch)
+    cost = 0.0
+    px, py = ax, ay
+    for k in range(1, steps + 1):
+        # round(k * |d| / steps), halves up: each step moves at most one column and one row
+        x = ax + (1 if dx >= 0 else -1) * ((2 * k * abs(dx) + steps) // (2 * steps))
+        y = ay + (1 if dy >= 0 else -1) * ((2 * k * abs(dy) + steps) // (2 * steps))
+        cur = y * width + x
+        if walk[cur] == 0 or not step_allowed(walk, width, px, py, x - px, y - py, diag):
+            return False
+        cost += (dl if x != px and y != py else (cw if x != px else ch)) * weights[cur]
+        out[k - 1] = cur
+        px, py = x, y
+    return cost <= budget + 1e-9 * (1.0 + budget)
+
+
+@jit
+def refine_chain(  # noqa: PLR0917
+    walk: U8,
+    weights: F64,
+    width: int,
+    height: int,
+    csize: int,
+    diag: int,
+    cw: float,
+    ch: float,
+    h_scale: float,
+    chain: I64,
+    link_costs: F64,
+) -> I64:
+    """Concrete cells of a chain of transition cells: A* inside the shared cluster per link.
+
+    Two consecutive cells in the same cluster are joined by the straight grid line when that line
+    is legal and costs ``link_costs[i]`` (the exact table cost: then it is an optimal path), else
+    by an exact A* confined to the cluster; cells in different clusters are one step apart (an
+    entrance crossing) and are joined directly.
+
+    Returns:
+        The cells from ``chain[0]`` to ``chain[-1]``, both included.
+
+    Example:
+        >>> refine_chain(np.ones(4, np.uint8), np.ones(4), 4, 1, 4, 0, 1.0, 1.0, 1.0, np.array([0, 3]),
+        ...              np.array([3.0]))
+        array([0, 1, 2, 3])
+    """
+    out = np.empty(max(16, 4 * chain.shape[0]), dtype=np.int64)
+    out[0] = chain[0]
+    n = 1
+    size = csize * csize
+    dist = np.empty(size)
+    parent = np.empty(size, dtype=np.int64)
+    closed = np.empty(size, dtype=np.uint8)
+    seg = np.empty(size, dtype=np.int64)
+    for i in range(chain.shape[0] - 1):
+        a, b = chain[i], chain[i + 1]
+        ax, ay, bx, by = a % width, a // width, b % width, b // width
+        if ax // csize != bx // csize or ay // csize != by // csize:
+            m = 1  # a crossing: b is a neighbour of a
+            seg[0] = b
+        elif straight_line(walk, weights, width, diag, cw, ch, a, b, link_costs[i], seg):
+            m = max(abs(bx - ax), abs(by - ay))
+        else:
+            x0, y0 = (ax // csize) * csize, (ay // csize) * csize
+            lw, lh = min(csize, width - x0), min(csize, height - y0)
+            dist[:] = np.inf
+            parent[:] = -1
+            closed[:] = 0
+            rect_search(
+                walk, weights, width, x0, y0, lw, lh, diag, cw, ch, a, b, 0, h_scale, dist, parent, closed
+            )
+            cur = (by - y0) * lw + (bx - x0)
+            m = 0
+            while parent[cur] >= 0:
+                seg[m] = (cur // lw + y0) * width + cur % lw + x0
+                m += 1
+                cur = parent[cur]
+            seg[:m] = seg[:m][::-1].copy()
+        if n + m > out.shape[0]:
+            grown = np.empty(2 * (n + m), dtype=np.int64)
+            grown[:n] = out[:n]
+            out = grown
+        out[n : n + m] = seg[:m]
+        n += m
+    result: I64 = out[:n].copy()
+    return result

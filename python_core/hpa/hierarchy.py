@@ -1,0 +1,409 @@
+"""``HierarchicalGrid``: HPA* over a :class:`~python_core.grid.GridGraph`, with local updates.
+
+Quick start::
+
+    from python_core.grid import GridGraph
+    from python_core.hpa import HierarchicalGrid
+    grid = GridGraph.from_movingai("tests/data/movingai/den312d.map")
+    hpa = HierarchicalGrid(grid, cluster_size=16).build(progress=lambda done, total: None)
+    path = hpa.find_path((3, 3), (60, 70))          # PathResult, like grid.find_path
+    hpa.set_walkable([(10, 10)], False)             # the grid and the touched clusters change
+
+Semantics follow the grid's (cells ``(x, y)``, nodes ``y * width + x``, step cost = step length x
+weight of the entered cell, the grid's diagonal rule). The hierarchy models walls and weights;
+agents are *not* obstacles at this level (they move every frame, and rebuilding clusters per move
+would cost more than it saves): a path may pass through an agent's cell. Steer around agents
+locally, or use ``grid.find_path`` when they must block. Paths are near-optimal, not optimal: they
+pass through entrance transitions, then are shortcut along straight lines (``smooth=True``).
+Reachability is exact and answered without a search. Not thread-safe (queries reuse scratch).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core.errors import BlockedEndpointError, InvalidGraphError
+from python_core.grid import DiagonalMode, GridGraph
+from python_core.grid_search import as_cell, as_cells, check_options
+from python_core.heuristics import HEURISTIC_CODES, resolve_heuristic
+from python_core.hpa.abstract_graph import AbstractGraph, Progress
+from python_core.hpa.abstract_search import ABSTRACT_BUDGET, ABSTRACT_FOUND, abstract_astar
+from python_core.hpa.cluster_search import new_scratch, rect_search, refine_chain
+from python_core.hpa.entrances import Border, borders_of
+from python_core.hpa.smoothing import path_cost, shortcut
+from python_core.result import PathResult, PathStatus, QueryOptions
+
+__all__ = ["HierarchicalGrid"]
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+_DIAG = {DiagonalMode.NEVER: 0, DiagonalMode.ALWAYS: 1, DiagonalMode.AT_LEAST_ONE_WALKABLE: 2}
+
+
+@dataclass(frozen=True, slots=True)
+class _Endpoint:
+    """A start or goal inserted into its cluster: a Dijkstra tree over the cluster's cells."""
+
+    cluster: int
+    x0: int
+    y0: int
+    lw: int
+    parent: I64
+    dist: F64
+    costs: F64  # per transition of the cluster
+
+    def path_to(self, end: int, width: int) -> I64:
+        """Cells from the tree's root to ``end`` (the parents are local indices)."""
+        cur = (end // width - self.y0) * self.lw + end % width - self.x0
+        out = [cur]
+        while self.parent[cur] >= 0:
+            cur = int(self.parent[cur])
+            out.append(cur)
+        local = np.asarray(out[::-1], dtype=np.int64)
+        return (local // self.lw + self.y0) * width + local % self.lw + self.x0
+
+
+class HierarchicalGrid:
+    """HPA* (Botea, Mueller, Schaeffer 2004) over a grid: clusters, entrances, abstract search.
+
+    Args:
+        grid: the grid; the hierarchy reads its walls and weights live, so change cells through
+            :meth:`set_walkable` / :meth:`set_weights` (or call :meth:`build` again).
+        cluster_size: cluster side in cells (``>= 4``); 16-64 suit most maps.
+        levels: abstraction levels; only 1 is implemented (see the module docstring of the package).
+        long_entrance: entrances longer than this get two transitions (at their ends), shorter ones
+            one in the middle.
+        smooth_window: how many path cells ahead the smoother looks from an anchor.
+
+    Raises:
+        InvalidGraphError: a bad cluster size, level count or entrance length.
+
+    Example:
+        >>> import numpy as np
+        >>> hpa = HierarchicalGrid(GridGraph(np.ones((8, 8), bool), diagonal="never"), cluster_size=4).build()
+        >>> hpa.find_path((0, 0), (7, 7)).cost, hpa.is_reachable((0, 0), (7, 7))
+        (14.0, True)
+        >>> HierarchicalGrid(GridGraph(np.ones((2, 2))), cluster_size=1)
+        Traceback (most recent call last):
+        ...
+        python_core.errors.InvalidGraphError: cluster_size must be an integer in [4, 180], got 1
+    """
+
+    def __init__(
+        self,
+        grid: GridGraph,
+        *,
+        cluster_size: int = 32,
+        levels: int = 1,
+        long_entrance: int = 6,
+        smooth_window: int = 96,
+    ) -> None:
+        if (
+            isinstance(cluster_size, bool)
+            or not isinstance(cluster_size, int)
+            or not 4 <= cluster_size <= 180
+        ):
+            raise InvalidGraphError(f"cluster_size must be an integer in [4, 180], got {cluster_size!r}")
+        if levels != 1:
+            raise InvalidGraphError(f"levels must be 1 (multi-level HPA* is not implemented), got {levels!r}")
+        if isinstance(long_entrance, bool) or not isinstance(long_entrance, int) or long_entrance < 1:
+            raise InvalidGraphError(f"long_entrance must be an integer >= 1, got {long_entrance!r}")
+        self._grid = grid
+        self._diag = _DIAG.get(grid.diagonal, 3)
+        # live flat views of the grid's own buffers (never written through)
+        self._walk = np.asarray(grid.walkable).view(np.uint8).reshape(-1)
+        self._weights = np.asarray(grid.weights).reshape(-1)
+        self._graph = AbstractGraph(
+            self._walk, self._weights, grid.width, grid.height, csize=cluster_size, diag=self._diag,
+            cell=grid.cell_size, long_len=long_entrance,
+        )  # fmt: skip
+        self._window = smooth_window
+        self._built = False
+        self._qid = 0
+        self.build_seconds = 0.0
+        self._scratch()
+
+    @property
+    def grid(self) -> GridGraph:
+        """The underlying grid."""
+        return self._grid
+
+    @property
+    def graph(self) -> AbstractGraph:
+        """The level-1 abstract graph (flat arrays; read-only by convention)."""
+        return self._graph
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the hierarchy's arrays (the grid itself not included)."""
+        return self._graph.nbytes() + sum(a.nbytes for a in (self._g, self._parent, self._seen, self._done))
+
+    def build(self, progress: Progress | None = None) -> HierarchicalGrid:
+        """Build (or rebuild from scratch) the whole hierarchy.
+
+        Args:
+            progress: ``progress(done, total)`` with increasing ``done``, last ``done == total``.
+
+        Returns:
+            ``self``, for chaining.
+
+        Example:
+            >>> import numpy as np
+            >>> calls = []
+            >>> _ = HierarchicalGrid(GridGraph(np.ones((8, 8))), cluster_size=4).build(
+            ...     progress=lambda d, t: calls.append((d, t)))
+            >>> calls[-1]
+            (4, 4)
+        """
+        began = time.perf_counter()
+        self._graph.build(progress)
+        self._min_weight = self._smallest_weight()
+        self._scratch()
+        self._built = True
+        self.build_seconds = time.perf_counter() - began
+        return self
+
+    def _scratch(self) -> None:
+        n = self._graph.node_count + 1
+        self._g = np.full(n, np.inf)
+        self._parent = np.full(n, -1, dtype=np.int64)
+        self._seen = np.zeros(n, dtype=np.int32)
+        self._done = np.zeros(n, dtype=np.int32)
+        self._qid = 0
+
+    def _smallest_weight(self) -> float:
+        open_weights = self._weights[self._walk != 0]
+        return float(open_weights.min()) if open_weights.size else 1.0
+
+    # -- changes ----------------------------------------------------------------------------------
+
+    def set_walkable(self, cells: npt.ArrayLike, walkable: bool | npt.ArrayLike = True) -> float:
+        """Open or close cells in the grid and rebuild only the clusters and borders they touch.
+
+        Args:
+            cells: one ``(x, y)`` or an ``(n, 2)`` array of cells.
+            walkable: one bool for all, or one per cell.
+
+        Returns:
+            Seconds the local update took.
+
+        Raises:
+            InvalidQueryError: malformed cells or values (nothing changes).
+            OutOfBoundsError: a cell outside the grid (nothing changes).
+
+        Example:
+            >>> import numpy as np
+            >>> hpa = HierarchicalGrid(GridGraph(np.ones((1, 8), bool)), cluster_size=4).build()
+            >>> _ = hpa.set_walkable([(4, 0)], False); hpa.is_reachable((0, 0), (7, 0))
+            False
+        """
+        nodes = as_cells(cells, self._grid.width, self._grid.height)
+        self._grid.set_walkable(cells, walkable)
+        return self._update(nodes)
+
+    def set_weights(self, cells: npt.ArrayLike, weights: float | npt.ArrayLike) -> float:
+        """Change cell weights in the grid and update the touched clusters (see :meth:`set_walkable`).
+
+        Raises:
+            InvalidGraphError: a negative or non-finite weight (nothing changes).
+
+        Example:
+            >>> import numpy as np
+            >>> hpa = HierarchicalGrid(GridGraph(np.ones((1, 8))), cluster_size=4).build()
+            >>> _ = hpa.set_weights([(5, 0)], 3.0); hpa.find_path((0, 0), (7, 0)).cost
+            9.0
+        """
+        nodes = as_cells(cells, self._grid.width, self._grid.height)
+        self._grid.set_weights(cells, weights)
+        return self._update(nodes)
+
+    def _update(self, nodes: I64) -> float:
+        if not self._built:
+            return 0.0
+        began = time.perf_counter()
+        graph, width = self._graph, self._grid.width
+        own: set[int] = set()
+        keys: set[Border] = set()
+        for node in np.unique(nodes).tolist():
+            x, y = node % width, node // width
+            near = {
+                graph.cluster_of(ny * width + nx)
+                for nx in (x - 1, x, x + 1)
+                for ny in (y - 1, y, y + 1)
+                if 0 <= nx < width and 0 <= ny < self._grid.height
+            }
+            own.add(graph.cluster_of(node))
+            # a move that a changed cell enters or squeezes past lies inside its 3 x 3 block
+            for c in near:
+                keys.update(
+                    k for k, _ in borders_of(c % graph.ncx, c // graph.ncx) if set(graph.sides(k)) <= near
+                )
+        dirty = own | graph.rebuild_borders(sorted(keys))
+        graph.relabel(np.array(sorted(own), dtype=np.int64))
+        for c in sorted(dirty):
+            graph.rebuild_cluster(c)
+        graph.assemble()
+        self._min_weight = self._smallest_weight()
+        self._scratch()
+        return time.perf_counter() - began
+
+    # -- queries ----------------------------------------------------------------------------------
+
+    def is_reachable(self, start: Sequence[int], goal: Sequence[int]) -> bool:
+        """Whether any path joins two cells (exact; agents ignored), in O(1) from component labels.
+
+        Raises:
+            InvalidQueryError: malformed cells.
+            OutOfBoundsError: a cell outside the grid.
+
+        Example:
+            >>> import numpy as np
+            >>> g = GridGraph.from_strings(["..@..", "..@.."])
+            >>> HierarchicalGrid(g, cluster_size=4).build().is_reachable((0, 0), (4, 1))
+            False
+        """
+        w, h = self._grid.width, self._grid.height
+        sx, sy = as_cell(start, w, h, what="start")
+        gx, gy = as_cell(goal, w, h, what="goal")
+        self._require_built()
+        a = self._graph.component_of(sy * w + sx)
+        return a >= 0 and a == self._graph.component_of(gy * w + gx)
+
+    def _require_built(self) -> None:
+        if not self._built:
+            raise InvalidGraphError("the hierarchy is not built yet; call build() first")
+
+    def find_path(
+        self,
+        start: Sequence[int],
+        goal: Sequence[int],
+        *,
+        options: QueryOptions | None = None,
+        smooth: bool = True,
+    ) -> PathResult:
+        """A near-optimal path by HPA*; ``no_path`` at once when the goal is unreachable.
+
+        Args:
+            start: ``(x, y)``, walkable.
+            goal: ``(x, y)``; a wall gives ``no_path``.
+            options: ``heuristic`` (admissible ones keep the abstract search exact), ``max_expansions``
+                (abstract expansions), ``allow_partial`` (falls back to the grid's exact search when
+                the goal is unreachable); ``agent`` / ``ignore_agents`` have no effect (agents are
+                not modelled here).
+            smooth: shortcut the refined path along straight lines where that is cheaper.
+
+        Returns:
+            A :class:`PathResult`; its cost is recomputed from the returned cells.
+
+        Raises:
+            InvalidQueryError: malformed cells or options.
+            OutOfBoundsError: start or goal outside the grid.
+            BlockedEndpointError: the start is a wall.
+            InvalidGraphError: :meth:`build` was not called.
+
+        Example:
+            >>> import numpy as np
+            >>> hpa = HierarchicalGrid(GridGraph(np.ones((8, 8), bool)), cluster_size=4).build()
+            >>> r = hpa.find_path((0, 0), (7, 7)); r.status.value, len(r), round(r.cost, 3)
+            ('found', 8, 9.899)
+            >>> hpa.find_path((0, 0), (0, 0)).nodes.tolist()
+            [0]
+        """
+        opts = options if options is not None else QueryOptions()
+        check_options(opts)
+        name = resolve_heuristic(opts.heuristic, eight_connected=self._diag != 0)
+        w, h = self._grid.width, self._grid.height
+        sx, sy = as_cell(start, w, h, what="start")
+        gx, gy = as_cell(goal, w, h, what="goal")
+        self._require_built()
+        s, g = sy * w + sx, gy * w + gx
+        if not self._walk[s]:
+            raise BlockedEndpointError(f"start cell {(sx, sy)} is blocked")
+        if s == g:
+            return self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0)
+        if not self.is_reachable((sx, sy), (gx, gy)):
+            if opts.allow_partial:
+                return self._grid.find_path((sx, sy), (gx, gy), options=replace(opts, ignore_agents=True))
+            return PathResult(PathStatus.NO_PATH)
+        return self._search(s, g, HEURISTIC_CODES[name], opts.max_expansions, smooth)
+
+    def _endpoint(self, cell: int, reverse: int) -> _Endpoint:
+        """Dijkstra inside ``cell``'s cluster (``reverse``: costs towards the cell)."""
+        graph = self._graph
+        cluster = graph.cluster_of(cell)
+        x0, y0, lw, lh = graph.rect(cluster)
+        dist, parent, closed = new_scratch(lw * lh)
+        rect_search(
+            self._walk, self._weights, graph.width, x0, y0, lw, lh, self._diag, graph.cw, graph.ch,
+            cell, -1, reverse, 1.0, dist, parent, closed,
+        )  # fmt: skip
+        trans = graph.trans[cluster]
+        local = (trans // graph.width - y0) * lw + (trans % graph.width - x0)
+        return _Endpoint(cluster, x0, y0, lw, parent, dist, dist[local])
+
+    def _search(self, s: int, g: int, hcode: int, budget: int | None, smooth: bool) -> PathResult:
+        graph = self._graph
+        head, tail = self._endpoint(s, 0), self._endpoint(g, 1)
+        direct = np.inf
+        if head.cluster == tail.cluster:
+            direct = float(head.dist[(g // graph.width - head.y0) * head.lw + g % graph.width - head.x0])
+        lo = int(graph.cl_first[head.cluster])
+        self._qid += 1
+        outcome, expanded = abstract_astar(
+            graph.node_cell, graph.node_cluster, graph.cl_first, graph.cl_doff, graph.dist_flat,
+            graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
+            self._min_weight, np.arange(lo, lo + head.costs.shape[0], dtype=np.int64), head.costs,
+            tail.cluster, tail.costs, direct, g, -1 if budget is None else budget,
+            self._g, self._parent, self._seen, self._done, self._qid,
+        )  # fmt: skip
+        if outcome == ABSTRACT_BUDGET:
+            return PathResult(PathStatus.BUDGET_EXHAUSTED, expanded=expanded)
+        if outcome != ABSTRACT_FOUND:  # cannot happen when the components say reachable
+            return PathResult(PathStatus.NO_PATH, expanded=expanded)
+        nodes = self._refine(g, head, tail)
+        for _ in range(2 if smooth else 0):  # a second pass straightens what the first exposed
+            nodes = shortcut(
+                nodes, self._walk, self._weights, graph.width, self._diag, graph.cw, graph.ch,
+                self._window, 24,
+            )  # fmt: skip
+        return self._result(PathStatus.FOUND, nodes, expanded)
+
+    def _refine(self, g: int, head: _Endpoint, tail: _Endpoint) -> I64:
+        """Concrete cells: start -> first transition -> ... -> last transition -> goal."""
+        graph, width = self._graph, self._graph.width
+        u = int(self._parent[graph.node_count])
+        if u == -2:
+            return head.path_to(g, width)
+        ids: list[int] = []
+        while u >= 0:
+            ids.append(u)
+            u = int(self._parent[u])
+        ids.reverse()
+        chain = graph.node_cell[ids]
+        costs = np.diff(self._g[ids])  # exact table (or crossing) cost of each link
+        middle = refine_chain(
+            self._walk, self._weights, width, graph.height, graph.csize, self._diag, graph.cw,
+            graph.ch, self._min_weight, chain, costs,
+        )  # fmt: skip
+        # the goal's tree is a reverse search: its parent pointers lead towards the goal
+        ending = tail.path_to(int(chain[-1]), width)[::-1]
+        return np.concatenate((head.path_to(int(chain[0]), width)[:-1], middle, ending[1:]))
+
+    def _result(self, status: PathStatus, nodes: I64, expanded: int) -> PathResult:
+        grid = self._grid
+        w, (cw, ch), (ox, oy) = grid.width, grid.cell_size, grid.origin
+        cost = float(path_cost(nodes, self._weights, w, cw, ch))
+        points = np.stack((ox + (nodes % w) * cw, oy + (nodes // w) * ch), axis=1).astype(np.float64)
+        return PathResult(status, points=points, nodes=nodes, cost=cost, expanded=expanded)
+
+    def __repr__(self) -> str:
+        graph = self._graph
+        return (
+            f"HierarchicalGrid({graph.width} x {graph.height}, cluster_size={graph.csize}, "
+            f"clusters={graph.cluster_count}, nodes={graph.node_count}, built={self._built})"
+        )
