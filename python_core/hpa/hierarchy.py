@@ -34,6 +34,7 @@ from python_core.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.hpa.abstract_graph import AbstractGraph, Progress
 from python_core.hpa.abstract_search import ABSTRACT_BUDGET, ABSTRACT_FOUND, abstract_astar
 from python_core.hpa.cluster_search import new_scratch, rect_search, refine_chain
+from python_core.hpa.corridor import corridor_astar
 from python_core.hpa.entrances import Border, borders_of
 from python_core.hpa.smoothing import path_cost, shortcut
 from python_core.result import PathResult, PathStatus, QueryOptions
@@ -285,6 +286,7 @@ class HierarchicalGrid:
         *,
         options: QueryOptions | None = None,
         smooth: bool = True,
+        corridor: bool = False,
     ) -> PathResult:
         """A near-optimal path by HPA*; ``no_path`` at once when the goal is unreachable.
 
@@ -296,6 +298,8 @@ class HierarchicalGrid:
                 the goal is unreachable); ``agent`` / ``ignore_agents`` have no effect (agents are
                 not modelled here).
             smooth: shortcut the refined path along straight lines where that is cheaper.
+            corridor: re-run an exact A* restricted to the clusters the refined path crosses (closer
+                to optimal, notably on dense small-cluster grids; costs more on long paths).
 
         Returns:
             A :class:`PathResult`; its cost is recomputed from the returned cells.
@@ -330,7 +334,7 @@ class HierarchicalGrid:
             if opts.allow_partial:
                 return self._grid.find_path((sx, sy), (gx, gy), options=replace(opts, ignore_agents=True))
             return PathResult(PathStatus.NO_PATH)
-        return self._search(s, g, HEURISTIC_CODES[name], opts.max_expansions, smooth)
+        return self._search(s, g, HEURISTIC_CODES[name], opts.max_expansions, smooth, corridor)
 
     def _endpoint(self, cell: int, reverse: int) -> _Endpoint:
         """Dijkstra inside ``cell``'s cluster (``reverse``: costs towards the cell)."""
@@ -346,7 +350,9 @@ class HierarchicalGrid:
         local = (trans // graph.width - y0) * lw + (trans % graph.width - x0)
         return _Endpoint(cluster, x0, y0, lw, parent, dist, dist[local])
 
-    def _search(self, s: int, g: int, hcode: int, budget: int | None, smooth: bool) -> PathResult:
+    def _search(  # noqa: PLR0917
+        self, s: int, g: int, hcode: int, budget: int | None, smooth: bool, corridor: bool
+    ) -> PathResult:
         graph = self._graph
         head, tail = self._endpoint(s, 0), self._endpoint(g, 1)
         direct = np.inf
@@ -366,6 +372,15 @@ class HierarchicalGrid:
         if outcome != ABSTRACT_FOUND:  # cannot happen when the components say reachable
             return PathResult(PathStatus.NO_PATH, expanded=expanded)
         nodes = self._refine(g, head, tail)
+        if corridor:
+            clusters = np.unique(
+                (nodes // graph.width // graph.csize) * graph.ncx + nodes % graph.width // graph.csize
+            )
+            exact = corridor_astar(
+                self._walk, self._weights, graph.width, graph.height, graph.csize, clusters, self._diag,
+                graph.cw, graph.ch, s, g, self._min_weight,
+            )  # fmt: skip
+            nodes = exact if exact.shape[0] else nodes
         for _ in range(2 if smooth else 0):  # a second pass straightens what the first exposed
             nodes = shortcut(
                 nodes, self._walk, self._weights, graph.width, self._diag, graph.cw, graph.ch,

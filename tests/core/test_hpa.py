@@ -1,0 +1,210 @@
+"""HPA* (python_core.hpa): valid paths, found iff exact search finds one, near-optimal costs,
+local updates equal to a rebuild, reachability equal to a flood fill (scipy), progress reports."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import ndimage
+
+from python_core.errors import BlockedEndpointError, InvalidGraphError, OutOfBoundsError
+from python_core.grid import DiagonalMode, GridGraph
+from python_core.hpa import HierarchicalGrid
+from python_core.movingai import length_tolerance, read_scenarios
+from python_core.result import PathResult, PathStatus, QueryOptions
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "movingai"
+MODES = list(DiagonalMode)
+
+
+def assert_valid(grid: GridGraph, result: PathResult, start: tuple[int, int], goal: tuple[int, int]) -> None:
+    """Adjacent steps, walkable cells, the diagonal rule, ends, and the cost recomputed independently."""
+    walk, weights, w = grid.walkable, grid.weights, grid.width
+    cells = [(int(n) % w, int(n) // w) for n in result.nodes]
+    assert cells[0] == start
+    assert cells[-1] == goal
+    cost = 0.0
+    for (x0, y0), (x1, y1) in itertools.pairwise(cells):
+        dx, dy = x1 - x0, y1 - y0
+        assert max(abs(dx), abs(dy)) == 1, (x0, y0, x1, y1)
+        assert walk[y1, x1]
+        if dx and dy:
+            sides = (bool(walk[y0, x1]), bool(walk[y1, x0]))
+            assert grid.diagonal is not DiagonalMode.NEVER
+            if grid.diagonal is DiagonalMode.ONLY_IF_NO_OBSTACLES:
+                assert all(sides)
+            if grid.diagonal is DiagonalMode.AT_LEAST_ONE_WALKABLE:
+                assert any(sides)
+        cost += (math.sqrt(2.0) if dx and dy else 1.0) * weights[y1, x1]
+    assert result.cost == pytest.approx(cost, rel=1e-9, abs=1e-9)
+    assert result.points.tolist() == [[float(x), float(y)] for x, y in cells]
+
+
+def random_grid(seed: int, mode: DiagonalMode, *, size: int = 48, weighted: bool = False) -> GridGraph:
+    rng = np.random.default_rng(seed)
+    walk = rng.random((size, size)) > 0.28
+    weights = rng.uniform(1.0, 3.0, (size, size)) if weighted else None
+    return GridGraph(walk, diagonal=mode, weights=weights)
+
+
+def random_pairs(grid: GridGraph, count: int, seed: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    rng = np.random.default_rng(seed)
+    open_cells = np.argwhere(grid.walkable)
+    picks = rng.integers(0, len(open_cells), (count, 2))
+    return [(tuple(open_cells[a][::-1].tolist()), tuple(open_cells[b][::-1].tolist())) for a, b in picks]
+
+
+def check_against_exact(
+    hpa: HierarchicalGrid, pairs: list, *, mean_bound: float, worst_bound: float, corridor: bool = True
+) -> None:
+    ratios = []
+    for start, goal in pairs:
+        exact = hpa.grid.find_path(start, goal)
+        got = hpa.find_path(start, goal, corridor=corridor)
+        assert got.found == exact.found, (start, goal)
+        assert hpa.is_reachable(start, goal) == exact.found
+        if exact.found:
+            assert_valid(hpa.grid, got, start, goal)
+            assert got.cost >= exact.cost - 1e-9
+            ratios.append(got.cost / exact.cost if exact.cost > 0 else 1.0)
+    assert ratios, "the sample has no reachable pair"
+    assert np.mean(ratios) <= mean_bound, np.mean(ratios)
+    assert max(ratios) <= worst_bound, max(ratios)
+
+
+@pytest.mark.parametrize(("name", "cluster"), [("den312d", 16), ("lak303d", 16), ("maze-100-1", 10)])
+def test_movingai_paths_are_valid_and_within_one_percent_of_published_optima(name: str, cluster: int) -> None:
+    grid = GridGraph.from_movingai(DATA / f"{name}.map")
+    hpa = HierarchicalGrid(grid, cluster_size=cluster).build()
+    scenarios = read_scenarios(DATA / f"{name}.map.scen")
+    ratios = []
+    for s in scenarios[:: max(1, len(scenarios) // 80)]:
+        result = hpa.find_path(s.start, s.goal)
+        assert result.found
+        assert_valid(grid, result, s.start, s.goal)
+        assert result.cost >= s.optimal_length - length_tolerance(s.optimal_length)
+        ratios.append(result.cost / s.optimal_length if s.optimal_length else 1.0)
+    assert np.mean(ratios) <= 1.01, np.mean(ratios)
+    assert max(ratios) <= 1.10, max(ratios)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_random_grids_match_exact_search_in_every_diagonal_mode(mode: DiagonalMode, weighted: bool) -> None:
+    grid = random_grid(7, mode, weighted=weighted)
+    hpa = HierarchicalGrid(grid, cluster_size=12).build()
+    check_against_exact(hpa, random_pairs(grid, 40, 3), mean_bound=1.01, worst_bound=1.10)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_reachability_matches_a_flood_fill(mode: DiagonalMode) -> None:
+    grid = random_grid(11, mode, size=40)
+    hpa = HierarchicalGrid(grid, cluster_size=6).build()
+    # Only "always" lets a diagonal connect what 4-neighbour steps cannot (the other rules need a side).
+    structure = np.ones((3, 3)) if mode is DiagonalMode.ALWAYS else None
+    labels, _ = ndimage.label(grid.walkable, structure=structure)
+    for start, goal in random_pairs(grid, 300, 5):
+        expected = labels[start[1], start[0]] == labels[goal[1], goal[0]]
+        assert hpa.is_reachable(start, goal) == expected
+
+
+def crossings(hpa: HierarchicalGrid) -> set[tuple[int, int, float]]:
+    graph = hpa.graph
+    src = np.repeat(np.arange(graph.node_count), np.diff(graph.inter_off))
+    cells = zip(
+        graph.node_cell[src].tolist(),
+        graph.node_cell[graph.inter_dst].tolist(),
+        graph.inter_cost.tolist(),
+        strict=False,
+    )
+    return {(a, b, round(c, 9)) for a, b, c in cells}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_toggling_100_cells_updates_locally_like_a_rebuild(mode: DiagonalMode) -> None:
+    grid = random_grid(21, mode, size=64, weighted=mode is DiagonalMode.ALWAYS)
+    hpa = HierarchicalGrid(grid, cluster_size=12).build()
+    rng = np.random.default_rng(4)
+    cells = rng.integers(0, 64, (100, 2))
+    for x, y in cells.tolist():
+        hpa.set_walkable([(x, y)], not bool(grid.walkable[y, x]))
+    fresh = HierarchicalGrid(
+        GridGraph(grid.walkable, diagonal=mode, weights=grid.weights), cluster_size=12
+    ).build()
+    assert np.array_equal(hpa.graph.node_cell, fresh.graph.node_cell)
+    assert np.allclose(hpa.graph.dist_flat, fresh.graph.dist_flat)
+    assert crossings(hpa) == crossings(fresh)
+    check_against_exact(hpa, random_pairs(grid, 40, 9), mean_bound=1.01, worst_bound=1.10)
+
+
+def test_a_batch_update_on_a_movingai_map_keeps_paths_valid_and_near_optimal() -> None:
+    grid = GridGraph.from_movingai(DATA / "den312d.map")
+    hpa = HierarchicalGrid(grid, cluster_size=16).build()
+    rng = np.random.default_rng(8)
+    cells = np.stack((rng.integers(0, grid.width, 100), rng.integers(0, grid.height, 100)), axis=1)
+    for value in (False, True):
+        hpa.set_walkable(cells[::2] if value else cells, value)
+    check_against_exact(hpa, random_pairs(grid, 40, 2), mean_bound=1.01, worst_bound=1.10)
+
+
+def test_weight_changes_update_costs() -> None:
+    grid = GridGraph(np.ones((1, 12), dtype=bool), diagonal="never")
+    hpa = HierarchicalGrid(grid, cluster_size=4).build()
+    hpa.set_weights([(5, 0), (9, 0)], 4.0)
+    assert hpa.find_path((0, 0), (11, 0)).cost == 17.0
+    assert hpa.find_path((11, 0), (0, 0)).cost == 17.0
+
+
+def test_unreachable_goals_return_no_path_without_a_search() -> None:
+    grid = GridGraph.from_strings(["....@....", "....@....", "....@...."], diagonal="always")
+    hpa = HierarchicalGrid(grid, cluster_size=4).build()
+    result = hpa.find_path((0, 0), (8, 2))
+    assert result.status is PathStatus.NO_PATH
+    assert result.expanded == 0
+    assert hpa.find_path((0, 0), (4, 0)).status is PathStatus.NO_PATH  # a wall as goal
+    partial = hpa.find_path((0, 0), (8, 2), options=QueryOptions(allow_partial=True))
+    assert partial.status is PathStatus.PARTIAL
+
+
+def test_same_cell_and_same_cluster_queries() -> None:
+    grid = GridGraph(np.ones((8, 8), dtype=bool))
+    hpa = HierarchicalGrid(grid, cluster_size=12).build()
+    assert hpa.find_path((2, 2), (2, 2)).nodes.tolist() == [18]
+    assert hpa.find_path((0, 0), (3, 3)).cost == pytest.approx(3 * math.sqrt(2.0))
+
+
+def test_budget_exhausted_is_reported() -> None:
+    grid = GridGraph(np.ones((32, 32), dtype=bool))
+    hpa = HierarchicalGrid(grid, cluster_size=4).build()
+    result = hpa.find_path((0, 0), (31, 31), options=QueryOptions(max_expansions=2))
+    assert result.status is PathStatus.BUDGET_EXHAUSTED
+
+
+def test_progress_is_reported_with_increasing_done_up_to_total() -> None:
+    calls: list[tuple[int, int]] = []
+    grid = GridGraph.from_movingai(DATA / "lak303d.map")
+    HierarchicalGrid(grid, cluster_size=16).build(progress=lambda done, total: calls.append((done, total)))
+    dones = [d for d, _ in calls]
+    assert dones == sorted(set(dones))
+    assert calls[-1][0] == calls[-1][1] == 13 * 13
+    assert {t for _, t in calls} == {169}
+
+
+def test_misuse_raises_typed_errors() -> None:
+    grid = GridGraph.from_strings(["..@", "..."])
+    with pytest.raises(InvalidGraphError):
+        HierarchicalGrid(grid, cluster_size=2)
+    with pytest.raises(InvalidGraphError):
+        HierarchicalGrid(grid, levels=3)
+    hpa = HierarchicalGrid(grid, cluster_size=4)
+    with pytest.raises(InvalidGraphError):
+        hpa.find_path((0, 0), (1, 1))
+    hpa.build()
+    with pytest.raises(BlockedEndpointError):
+        hpa.find_path((2, 0), (0, 0))
+    with pytest.raises(OutOfBoundsError):
+        hpa.find_path((0, 0), (5, 0))
