@@ -1,0 +1,61 @@
+"""Two generated 2048 x 2048 benchmark grids (fixed seeds) and random queries on them.
+
+from bench.generated_maps import open_scattered, rooms_and_doors, random_queries
+mask = rooms_and_doors()           # (2048, 2048) bool, True = walkable
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["GENERATED", "open_scattered", "random_queries", "rooms_and_doors"]
+
+Mask = npt.NDArray[np.bool_]
+
+
+def open_scattered(size: int = 2048, *, seed: int = 7) -> Mask:
+    """Open ground with scattered obstacles: 5% single cells plus 600 random blocks up to 24x24."""
+    rng = np.random.default_rng(seed)
+    mask = rng.random((size, size)) >= 0.05
+    for _ in range(600):
+        h, w = rng.integers(2, 25, size=2)
+        y, x = rng.integers(0, size - 25, size=2)
+        mask[y : y + h, x : x + w] = False
+    return mask
+
+
+def rooms_and_doors(size: int = 2048, *, room: int = 64, seed: int = 11) -> Mask:
+    """Square rooms of ``room`` cells separated by 1-cell walls, each wall with 1-2 doors of 4 cells."""
+    rng = np.random.default_rng(seed)
+    mask = np.ones((size, size), dtype=bool)
+    mask[::room, :] = False
+    mask[:, ::room] = False
+    for wall in range(room, size, room):
+        for begin in range(0, size, room):
+            for _ in range(int(rng.integers(1, 3))):
+                door = begin + 1 + int(rng.integers(0, room - 5))
+                mask[wall, door : door + 4] = True  # a door in a horizontal wall
+            for _ in range(int(rng.integers(1, 3))):
+                door = begin + 1 + int(rng.integers(0, room - 5))
+                mask[door : door + 4, wall] = True  # a door in a vertical wall
+    return mask
+
+
+GENERATED = {"open2048": open_scattered, "rooms2048": rooms_and_doors}
+"""Map name -> generator."""
+
+
+def random_queries(mask: Mask, count: int, *, seed: int = 3) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """``count`` (start, goal) pairs of walkable cells, half of them at least half the map apart."""
+    rng = np.random.default_rng(seed)
+    ys, xs = np.nonzero(mask)
+    size = max(mask.shape)
+    pairs: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    while len(pairs) < count:
+        i, j = rng.integers(0, len(xs), size=2)
+        a, b = (int(xs[i]), int(ys[i])), (int(xs[j]), int(ys[j]))
+        far = max(abs(a[0] - b[0]), abs(a[1] - b[1])) >= size // 2
+        if far or len(pairs) % 2:
+            pairs.append((a, b))
+    return pairs
