@@ -94,6 +94,9 @@ var request_timeout_ms: int = 2000
 var connect_timeout_ms: int = 5000
 ## Timeout of a graph upload or update (they can be large), in milliseconds.
 var load_timeout_ms: int = 30000
+## Most asynchronous requests in flight at once; more wait in a queue and leave as answers come
+## back (the sidecar refuses more than 256 pending requests per connection by default).
+var max_in_flight: int = 128
 ## Restart / reconnect after a loss.
 var auto_restart: bool = true
 ## Report failed calls with push_error / push_warning (turn off where failures are expected).
@@ -142,6 +145,8 @@ func _process(_delta: float) -> void:
 	_advance()
 	if _phase == Phase.READY:
 		_rpc.poll()
+		if not _queued.is_empty() and is_ready():
+			_flush_queue()
 	var now: int = Time.get_ticks_msec()
 	if _sidecar.pid > 0 and now >= _next_process_check_ms:
 		_next_process_check_ms = now + PROCESS_CHECK_MS
@@ -664,7 +669,7 @@ func _send_async(
 	request.sent_usec = Time.get_ticks_usec()
 	if _phase == Phase.IDLE and autostart:
 		start()
-	if is_ready():
+	if is_ready() and _queued.is_empty() and _rpc.get_pending_count() < max_in_flight:
 		_rpc.request(method, params, on_done, request_timeout_ms, true)
 		_schedule_flush()
 	elif _phase == Phase.IDLE or _phase == Phase.FAILED:
@@ -689,10 +694,15 @@ func _flush() -> void:
 	_rpc.flush()
 
 
+# Sends queued requests while fewer than max_in_flight are pending; the rest keep waiting.
 func _flush_queue() -> void:
-	var queued: Array[Array] = _queued
-	_queued = []
-	for item: Array in queued:
+	var room: int = maxi(0, max_in_flight - _rpc.get_pending_count())
+	var count: int = mini(room, _queued.size())
+	if count == 0:
+		return
+	var sending: Array[Array] = _queued.slice(0, count)
+	_queued = _queued.slice(count)
+	for item: Array in sending:
 		var method: String = item[0]
 		var params: Dictionary = item[1]
 		var on_done: Callable = item[2]

@@ -106,6 +106,18 @@ func test_request_path_many_in_one_frame() -> void:
 	assert_true(p99 >= p50)
 
 
+func test_more_requests_than_the_in_flight_window_all_complete() -> void:
+	_load_level()
+	_bridge.max_in_flight = 8
+	var requests: Array[AStarBridgePathRequest] = []
+	for i: int in 300:  # past the sidecar's 256 pending requests per connection
+		requests.append(_bridge.request_path("level", Vector2(0, 0), Vector2(11, 8)))
+	var results: Array = await _await_all(requests)
+	for result: Dictionary in results:
+		assert_eq(result["status"], "found")
+	assert_eq(_bridge.get_stats()["failures"], 0)
+
+
 func test_request_path_before_ready_waits_for_the_sidecar() -> void:
 	# Nothing loaded yet and the sidecar still starting: the request is queued, then answered.
 	var request: AStarBridgePathRequest = _bridge.request_path("nope", Vector2(0, 0), Vector2(1, 1))
