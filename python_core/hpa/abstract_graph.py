@@ -175,6 +175,41 @@ class AbstractGraph:
         )
         self.comp_count[clusters] = counts
 
+    def apply_changes(self, nodes: I64) -> set[int]:
+        """Rebuild what changed cells touch: their clusters' labels and tables, nearby borders.
+
+        A move that a changed cell enters, leaves or squeezes past lies inside the cell's 3 x 3
+        block, so only borders between clusters of that block can change; a cluster is rebuilt
+        when one of its cells changed or one of its borders' transition pairs did.
+
+        Args:
+            nodes: flat ids of the cells whose walls or weights changed.
+
+        Returns:
+            The rebuilt clusters.
+        """
+        own: set[int] = set()
+        keys: set[Border] = set()
+        for node in np.unique(nodes).tolist():
+            x, y = node % self.width, node // self.width
+            near = {
+                self.cluster_of(ny * self.width + nx)
+                for nx in (x - 1, x, x + 1)
+                for ny in (y - 1, y, y + 1)
+                if 0 <= nx < self.width and 0 <= ny < self.height
+            }
+            own.add(self.cluster_of(node))
+            for c in near:
+                keys.update(
+                    k for k, _ in borders_of(c % self.ncx, c // self.ncx) if set(self.sides(k)) <= near
+                )
+        dirty = own | self.rebuild_borders(sorted(keys))
+        self.relabel(np.array(sorted(own), dtype=np.int64))
+        for c in sorted(dirty):
+            self.rebuild_cluster(c)
+        self.assemble()
+        return dirty
+
     # -- flat arrays for the compiled search ------------------------------------------------------
 
     def assemble(self) -> None:

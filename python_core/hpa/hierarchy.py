@@ -35,7 +35,6 @@ from python_core.hpa.abstract_graph import AbstractGraph, Progress
 from python_core.hpa.abstract_search import ABSTRACT_BUDGET, ABSTRACT_FOUND, abstract_astar
 from python_core.hpa.cluster_search import new_scratch, rect_search, refine_chain
 from python_core.hpa.corridor import corridor_astar
-from python_core.hpa.entrances import Border, borders_of
 from python_core.hpa.smoothing import path_cost, shortcut
 from python_core.result import PathResult, PathStatus, QueryOptions
 
@@ -125,6 +124,7 @@ class HierarchicalGrid:
         )  # fmt: skip
         self._window = smooth_window
         self._built = False
+        self._version = -1
         self._qid = 0
         self.build_seconds = 0.0
         self._scratch()
@@ -166,6 +166,7 @@ class HierarchicalGrid:
         self._min_weight = self._smallest_weight()
         self._scratch()
         self._built = True
+        self._version = self._grid.version
         self.build_seconds = time.perf_counter() - began
         return self
 
@@ -227,30 +228,10 @@ class HierarchicalGrid:
         if not self._built:
             return 0.0
         began = time.perf_counter()
-        graph, width = self._graph, self._grid.width
-        own: set[int] = set()
-        keys: set[Border] = set()
-        for node in np.unique(nodes).tolist():
-            x, y = node % width, node // width
-            near = {
-                graph.cluster_of(ny * width + nx)
-                for nx in (x - 1, x, x + 1)
-                for ny in (y - 1, y, y + 1)
-                if 0 <= nx < width and 0 <= ny < self._grid.height
-            }
-            own.add(graph.cluster_of(node))
-            # a move that a changed cell enters or squeezes past lies inside its 3 x 3 block
-            for c in near:
-                keys.update(
-                    k for k, _ in borders_of(c % graph.ncx, c // graph.ncx) if set(graph.sides(k)) <= near
-                )
-        dirty = own | graph.rebuild_borders(sorted(keys))
-        graph.relabel(np.array(sorted(own), dtype=np.int64))
-        for c in sorted(dirty):
-            graph.rebuild_cluster(c)
-        graph.assemble()
+        self._graph.apply_changes(nodes)
         self._min_weight = self._smallest_weight()
         self._scratch()
+        self._version = self._grid.version
         return time.perf_counter() - began
 
     # -- queries ----------------------------------------------------------------------------------
@@ -278,6 +259,11 @@ class HierarchicalGrid:
     def _require_built(self) -> None:
         if not self._built:
             raise InvalidGraphError("the hierarchy is not built yet; call build() first")
+        if self._grid.version != self._version:
+            raise InvalidGraphError(
+                "the grid changed behind the hierarchy's back; change cells through "
+                "HierarchicalGrid.set_walkable / set_weights, or call build() again"
+            )
 
     def find_path(
         self,

@@ -172,7 +172,7 @@ def test_unreachable_goals_return_no_path_without_a_search() -> None:
 
 def test_same_cell_and_same_cluster_queries() -> None:
     grid = GridGraph(np.ones((8, 8), dtype=bool))
-    hpa = HierarchicalGrid(grid, cluster_size=12).build()
+    hpa = HierarchicalGrid(grid, cluster_size=4).build()
     assert hpa.find_path((2, 2), (2, 2)).nodes.tolist() == [18]
     assert hpa.find_path((0, 0), (3, 3)).cost == pytest.approx(3 * math.sqrt(2.0))
 
@@ -208,3 +208,13 @@ def test_misuse_raises_typed_errors() -> None:
         hpa.find_path((2, 0), (0, 0))
     with pytest.raises(OutOfBoundsError):
         hpa.find_path((0, 0), (5, 0))
+
+
+def test_changes_made_behind_the_hierarchys_back_are_refused() -> None:
+    grid = GridGraph(np.ones((8, 8), dtype=bool))
+    hpa = HierarchicalGrid(grid, cluster_size=4).build()
+    grid.set_walkable([(1, 1)], False)
+    with pytest.raises(InvalidGraphError):
+        hpa.find_path((0, 0), (7, 7))
+    hpa.build()
+    assert hpa.find_path((0, 0), (7, 7)).found

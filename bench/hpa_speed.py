@@ -1,0 +1,166 @@
+"""HPA* versus our fastest exact search and Godot's AStarGrid2D on large maps (one run).
+
+    .venv/bin/python bench/hpa_speed.py                 # every map, a few minutes
+    .venv/bin/python bench/hpa_speed.py --maps Aurora --queries 50 --no-godot
+
+Maps: the Moving AI maps of 512 x 512 and more in /work/shared/benchmarks/grid (optimal costs
+from their scenario files) and two generated 4096 x 4096 maps (bench/generated_maps.py, fixed
+seeds; optimal costs from our exact search on the baseline subset). Per map it prints the
+preprocessing time and bytes, HPA* median query time, the exact and Godot medians (Godot: the
+better of jumping off/on) and their ratios, mean/worst cost ratio to optimal, and the time of a
+local update of 100 toggled cells against the full build. On the rooms map it then seals one room
+and times ``no_path`` answers for goals inside it. Rules: 8-connected, no corner cutting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.generated_maps import open_scattered, random_queries, rooms_and_doors
+from bench.grid_peers import run_godot
+from python_core import fast_grid
+from python_core.grid import GridGraph
+from python_core.hpa import HierarchicalGrid
+from python_core.movingai import read_map, read_scenarios
+
+BENCH = Path("/work/shared/benchmarks/grid")
+GODOT = Path(__file__).resolve().parents[1] / ".godot" / "godot"
+MOVINGAI = ("random512-10-0", "32room_000", "brc202d", "Aurora")
+Pair = tuple[tuple[int, int], tuple[int, int]]
+
+
+def progress_bar(label: str):  # type: ignore[no-untyped-def]
+    """A ``progress(done, total)`` callback drawing a bar on stderr."""
+
+    drawn = [-1]
+
+    def report(done: int, total: int) -> None:
+        filled = 30 * done // max(total, 1)
+        if filled == drawn[0] and done != total:
+            return
+        drawn[0] = filled
+        sys.stderr.write(f"\r  build {label:<16} [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}")
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return report
+
+
+def load(name: str, queries: int) -> tuple[np.ndarray, list[Pair], list[float] | None]:
+    """Mask, query pairs and (Moving AI) optimal costs."""
+    if name == "open4096":
+        mask = open_scattered(4096, seed=7)
+        return mask, random_queries(mask, queries, seed=3), None
+    if name == "rooms4096":
+        mask = rooms_and_doors(4096, seed=11)
+        return mask, random_queries(mask, queries, seed=3), None
+    scen = read_scenarios(BENCH / f"{name}.map.scen")
+    picked = scen[:: max(1, len(scen) // queries)][:queries]
+    return (
+        read_map(BENCH / f"{name}.map"),
+        [(s.start, s.goal) for s in picked],
+        [s.optimal_length for s in picked],
+    )
+
+
+def timed(function, pairs: list[Pair]) -> tuple[list[float], list[float]]:  # type: ignore[no-untyped-def]
+    """Costs and seconds of ``function(start, goal)`` per pair."""
+    costs, seconds = [], []
+    for start, goal in pairs:
+        began = time.perf_counter()
+        result = function(start, goal)
+        seconds.append(time.perf_counter() - began)
+        costs.append(result.cost if result.found else float("nan"))
+    return costs, seconds
+
+
+def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
+    big = name.endswith("4096")
+    mask, pairs, optimal = load(name, args.queries)
+    grid = GridGraph(mask, diagonal="only_if_no_obstacles")
+    hpa = HierarchicalGrid(grid, cluster_size=args.cluster)
+    hpa.build(progress=progress_bar(name))
+    hpa.find_path(*pairs[0])  # compile / load the kernels outside the timing
+    hpa_costs, hpa_secs = timed(hpa.find_path, pairs)
+    n_base = args.base_queries if big else len(pairs)
+    base = pairs[:n_base]
+    fast_grid.find_path(grid, *base[0])
+    exact_costs, exact_secs = timed(lambda s, g: fast_grid.find_path(grid, s, g), base)
+    reference = optimal if optimal is not None else exact_costs
+    ratios = [h / o for h, o in zip(hpa_costs, reference, strict=False) if o > 0 and not math.isnan(h)]
+    godot_ms = float("nan")
+    if args.godot:
+        n_godot = args.godot_queries if big else len(pairs)
+        (_, off), (_, on) = run_godot(GODOT, mask, pairs[:n_godot])
+        godot_ms = 1e3 * min(statistics.median(off), statistics.median(on))
+    hpa_ms, exact_ms = 1e3 * statistics.median(hpa_secs), 1e3 * statistics.median(exact_secs)
+    rng = np.random.default_rng(1)
+    cells = np.stack((rng.integers(0, grid.width, 100), rng.integers(0, grid.height, 100)), axis=1)
+    flips = ~mask[cells[:, 1], cells[:, 0]]
+    hpa.set_walkable(cells[:1], bool(mask[cells[0, 1], cells[0, 0]]))  # load the update kernels untimed
+    update = hpa.set_walkable(cells, flips)
+    print(
+        f"{name:<15} {grid.width}x{grid.height} build {hpa.build_seconds:6.2f}s {hpa.nbytes / 1e6:7.1f}MB "
+        f"nodes {hpa.graph.node_count:7d} | HPA* {hpa_ms:7.3f}ms (n={len(pairs)}) exact {exact_ms:8.3f}ms "
+        f"(n={len(base)}) x{exact_ms / hpa_ms:6.1f} | Godot {godot_ms:8.3f}ms x{godot_ms / hpa_ms:6.1f} | "
+        f"cost mean {np.mean(ratios):.4f} worst {max(ratios):.4f} (n={len(ratios)}) | "
+        f"update 100 cells {1e3 * update:7.1f}ms = 1/{hpa.build_seconds / update:.0f} of build",
+        flush=True,
+    )
+    return hpa
+
+
+def bench_unreachable(hpa: HierarchicalGrid, queries: int) -> None:
+    """Seal one room of the rooms map (close its wall ring) and time goals inside it."""
+    room = 64
+    x0 = y0 = 20 * room  # the room spanning cells (x0+1..x0+63, y0+1..y0+63)
+    ring = [(x, y0) for x in range(x0, x0 + room + 1)] + [(x, y0 + room) for x in range(x0, x0 + room + 1)]
+    ring += [(x0, y) for y in range(y0, y0 + room + 1)] + [(x0 + room, y) for y in range(y0, y0 + room + 1)]
+    update = hpa.set_walkable(ring, False)
+    rng = np.random.default_rng(5)
+    mask = hpa.grid.walkable
+    inside = [(int(x), int(y)) for x, y in rng.integers(x0 + 1, x0 + room, (queries, 2))]
+    outside = random_queries(mask, queries, seed=9)
+    secs, statuses = [], set()
+    for (start, _), goal in zip(outside, inside, strict=True):
+        began = time.perf_counter()
+        result = hpa.find_path(start, goal)
+        secs.append(time.perf_counter() - began)
+        statuses.add(result.status.value)
+    print(
+        f"unreachable goals on rooms4096 (one room sealed, update {1e3 * update:.1f}ms): "
+        f"median {1e3 * statistics.median(secs):.4f}ms over {queries} queries, statuses {sorted(statuses)}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--maps", nargs="*", default=[*MOVINGAI, "open4096", "rooms4096"])
+    parser.add_argument("--queries", type=int, default=100, help="HPA* queries per map")
+    parser.add_argument("--base-queries", type=int, default=20, help="exact-search queries on 4096 maps")
+    parser.add_argument("--godot-queries", type=int, default=10, help="Godot queries on 4096 maps")
+    parser.add_argument("--cluster", type=int, default=32)
+    parser.add_argument("--no-godot", dest="godot", action="store_false")
+    args = parser.parse_args(argv)
+    print(
+        f"HPA* cluster_size={args.cluster}, one level, smoothing on; exact = fast_grid.find_path (auto: JPS)"
+    )
+    for name in args.maps:
+        hpa = bench_map(name, args)
+        if name == "rooms4096":
+            bench_unreachable(hpa, args.queries)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
