@@ -89,7 +89,12 @@ def test_garbage_bytes(
 FIELDS = ["id", "width", "height", "cells", "diagonal", "graph", "start", "goal", "options", "dim", "ids"]
 FIELDS += ["positions", "edges", "vertices", "indices", "sizes", "queries", "agents", "points", "weights"]
 SCALARS = (
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8) | st.binary(max_size=8)
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats()
+    | st.text(max_size=8)
+    | st.binary(max_size=8)
 )
 PARAMS = st.recursive(
     SCALARS,

@@ -79,3 +79,21 @@ def test_zero_tests_is_a_failure(godot: str, tmp_path: Path) -> None:
     outcome = run_gdscript_tests(godot, make_project(tmp_path, {}))
     assert (outcome.passed, outcome.failed) == (0, 0)
     assert outcome.returncode != 0, "a run of zero tests must not pass"
+
+
+RUNTIME_ERROR = """extends "res://runner/gd_test.gd"
+
+
+func test_calls_a_missing_method() -> void:
+	var target: Object = RefCounted.new()
+	target.call("no_such_method")
+	assert_true(true)
+"""
+
+
+@pytest.mark.godot
+def test_runtime_script_error_fails_the_test(godot: str, tmp_path: Path) -> None:
+    outcome = run_gdscript_tests(godot, make_project(tmp_path, {"test_err.gd": RUNTIME_ERROR}))
+    assert (outcome.passed, outcome.failed) == (0, 1), outcome.output
+    assert "engine error during the test" in outcome.output
+    assert outcome.returncode != 0

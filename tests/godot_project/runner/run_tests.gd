@@ -6,9 +6,12 @@
 extends SceneTree
 
 const DEFAULT_DIR := "res://tests"
+const ERROR_LOGGER_PATH := "res://runner/error_logger.gd"
 
 var _passed: int = 0
 var _failed: int = 0
+## Engine errors logged while a test runs (null before Godot 4.5, which has no Logger class).
+var _logger: RefCounted = null
 
 
 func _initialize() -> void:
@@ -16,6 +19,9 @@ func _initialize() -> void:
 
 
 func _run() -> void:
+	if ClassDB.class_exists("Logger"):
+		_logger = (load(ERROR_LOGGER_PATH) as GDScript).new()
+		OS.call("add_logger", _logger)
 	var args: PackedStringArray = OS.get_cmdline_user_args()
 	var folder: String = args[0] if args.size() > 0 else DEFAULT_DIR
 	var filter: String = args[1] if args.size() > 1 else ""
@@ -23,6 +29,8 @@ func _run() -> void:
 	files.sort()
 	for path: String in files:
 		await _run_file(path, filter)
+	if _logger != null:
+		OS.call("remove_logger", _logger)
 	print("%d passed, %d failed" % [_passed, _failed])
 	quit(0 if _failed == 0 and _passed > 0 else 1)
 
@@ -54,10 +62,13 @@ func _run_file(path: String, filter: String) -> void:
 		if not instance.has_method("before_each"):
 			_report_failure(path, "does not extend res://runner/gd_test.gd")
 			return
+		_take_engine_errors()
 		instance.call("before_each")
 		await instance.call(name)
 		instance.call("after_each")
 		var failures: PackedStringArray = instance.get("failures")
+		for error: String in _take_engine_errors():
+			failures.append("engine error during the test: %s" % error)
 		if failures.is_empty():
 			_passed += 1
 			print("PASS %s::%s" % [path, name])
@@ -68,6 +79,12 @@ func _run_file(path: String, filter: String) -> void:
 				print("    %s" % line)
 		if instance is Node:
 			(instance as Node).free()
+
+
+func _take_engine_errors() -> PackedStringArray:
+	if _logger == null:
+		return PackedStringArray()
+	return _logger.call("take")
 
 
 func _report_failure(path: String, what: String) -> void:
