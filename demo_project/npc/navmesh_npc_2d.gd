@@ -1,0 +1,96 @@
+## A wandering NPC of the navmesh level: a CharacterBody2D led by an AStarBridgeAgent2D on the
+## level's navmesh graph. It walks to a random point of the mesh (the first one near its start),
+## waits a moment, picks the next one, and so on. Goals come from [member pick_goal] with this
+## NPC's own seeded RNG, so two runs with the same seed walk the same way.
+extends CharacterBody2D
+
+## Emitted when a goal is reached; [param goal_number] counts from 1.
+signal arrived(npc_index: int, goal_number: int, point: Vector2)
+
+## Seconds an NPC waits on a reached goal before the next one.
+const PAUSE_S := 0.5
+const RADIUS := 7.0
+
+## Name number.
+var index: int = 0
+## Pixels per second.
+var speed: float = 150.0
+## Goals reached so far, and goals given up (no path, or the path ended short of the goal).
+var goals_reached: int = 0
+var goals_missed: int = 0
+## Paths received (found, partial or none) and requests that failed.
+var paths_received: int = 0
+var paths_failed: int = 0
+## The agent node leading this body.
+var agent: AStarBridgeAgent2D = null
+## The current goal.
+var goal_point: Vector2 = Vector2.ZERO
+## func(rng: RandomNumberGenerator, near: Vector2, first: bool) -> Vector2: the next goal.
+var pick_goal: Callable = Callable()
+
+var _rng: RandomNumberGenerator = RandomNumberGenerator.new()
+var _wait: float = 0.0
+var _counted: bool = false
+var _first: bool = true
+
+
+## Wires the NPC before it enters the tree: its agent paths on [param graph_id],
+## [param rng_seed] drives its goals and [param picker] chooses them (see [member pick_goal]).
+func setup(graph_id: String, rng_seed: int, picker: Callable) -> void:
+	_rng.seed = rng_seed
+	pick_goal = picker
+	collision_layer = 2
+	collision_mask = 1
+	var shape := CollisionShape2D.new()
+	var circle := CircleShape2D.new()
+	circle.radius = RADIUS
+	shape.shape = circle
+	add_child(shape)
+	agent = AStarBridgeAgent2D.new()
+	agent.name = "Agent"
+	agent.graph_id = graph_id
+	agent.path_changed.connect(func() -> void: paths_received += 1)
+	agent.path_failed.connect(func(_result: Dictionary) -> void: paths_failed += 1)
+	add_child(agent)
+
+
+func _ready() -> void:
+	_next_goal()
+
+
+func _physics_process(delta: float) -> void:
+	if _wait > 0.0:
+		_wait -= delta
+		if _wait <= 0.0:
+			_next_goal()
+		return
+	if agent.is_navigation_finished():
+		velocity = Vector2.ZERO
+		if not _counted:
+			_counted = true
+			if agent.is_target_reached():
+				goals_reached += 1
+				arrived.emit(index, goals_reached, goal_point)
+			else:
+				goals_missed += 1
+			_wait = PAUSE_S
+		return
+	var next: Vector2 = agent.get_next_path_position()
+	var step: float = speed * delta
+	var gap: float = global_position.distance_to(next)
+	velocity = global_position.direction_to(next) * speed * minf(1.0, gap / maxf(step, 0.001))
+	move_and_slide()
+
+
+## Sends the NPC to [param point] now.
+func send_to(point: Vector2) -> void:
+	_wait = 0.0
+	goal_point = point
+	_counted = false
+	agent.target_position = point
+
+
+func _next_goal() -> void:
+	var point: Vector2 = pick_goal.call(_rng, global_position, _first)
+	_first = false
+	send_to(point)

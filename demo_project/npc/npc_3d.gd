@@ -1,0 +1,117 @@
+## A wandering NPC of the 3D level: a CharacterBody3D (floating, it follows the mesh's height)
+## led by an AStarBridgeAgent3D on the level's navmesh graph. It walks to a random point of the
+## mesh (the first one near its start), waits a moment, picks the next one, and so on. Goals come
+## from [member pick_goal] with this NPC's own seeded RNG.
+extends CharacterBody3D
+
+## Emitted when a goal is reached; [param goal_number] counts from 1.
+signal arrived(npc_index: int, goal_number: int, point: Vector3)
+
+## Seconds an NPC waits on a reached goal before the next one.
+const PAUSE_S := 0.5
+const RADIUS := 0.3
+const HEIGHT := 1.6
+
+## Name number.
+var index: int = 0
+## Metres per second.
+var speed: float = 4.0
+## Goals reached so far, and goals given up (no path, or the path ended short of the goal).
+var goals_reached: int = 0
+var goals_missed: int = 0
+## Paths received (found, partial or none) and requests that failed.
+var paths_received: int = 0
+var paths_failed: int = 0
+## The agent node leading this body.
+var agent: AStarBridgeAgent3D = null
+## The current goal.
+var goal_point: Vector3 = Vector3.ZERO
+## func(rng: RandomNumberGenerator, near: Vector3, first: bool) -> Vector3: the next goal.
+var pick_goal: Callable = Callable()
+
+var _rng: RandomNumberGenerator = RandomNumberGenerator.new()
+var _wait: float = 0.0
+var _counted: bool = false
+var _first: bool = true
+
+
+## Wires the NPC before it enters the tree: its agent paths on [param graph_id],
+## [param rng_seed] drives its goals, [param picker] chooses them (see [member pick_goal]) and
+## [param color] tints its capsule; its feet are drawn [param feet_below] under its origin (the
+## mesh it follows may float above the ground).
+func setup(
+	graph_id: String, rng_seed: int, picker: Callable, color: Color, feet_below: float = 0.0
+) -> void:
+	_rng.seed = rng_seed
+	pick_goal = picker
+	motion_mode = MOTION_MODE_FLOATING
+	collision_layer = 4
+	collision_mask = 1
+	var capsule := CapsuleShape3D.new()
+	capsule.radius = RADIUS
+	capsule.height = HEIGHT
+	var shape := CollisionShape3D.new()
+	shape.shape = capsule
+	# Feet a little above the ground under the mesh point the body's origin follows.
+	shape.position.y = HEIGHT / 2.0 + 0.05 - feet_below
+	add_child(shape)
+	var look := CapsuleMesh.new()
+	look.radius = RADIUS
+	look.height = HEIGHT
+	var material := StandardMaterial3D.new()
+	material.albedo_color = color
+	look.material = material
+	var body := MeshInstance3D.new()
+	body.mesh = look
+	body.position = shape.position
+	add_child(body)
+	agent = AStarBridgeAgent3D.new()
+	agent.name = "Agent"
+	agent.graph_id = graph_id
+	agent.path_desired_distance = 0.2
+	agent.target_desired_distance = 0.2
+	agent.path_changed.connect(func() -> void: paths_received += 1)
+	agent.path_failed.connect(func(_result: Dictionary) -> void: paths_failed += 1)
+	add_child(agent)
+
+
+func _ready() -> void:
+	_next_goal()
+
+
+func _physics_process(delta: float) -> void:
+	if _wait > 0.0:
+		_wait -= delta
+		if _wait <= 0.0:
+			_next_goal()
+		return
+	if agent.is_navigation_finished():
+		velocity = Vector3.ZERO
+		if not _counted:
+			_counted = true
+			if agent.is_target_reached():
+				goals_reached += 1
+				arrived.emit(index, goals_reached, goal_point)
+			else:
+				goals_missed += 1
+			_wait = PAUSE_S
+		return
+	var next: Vector3 = agent.get_next_path_position()
+	var step: float = speed * delta
+	var gap: float = global_position.distance_to(next)
+	velocity = global_position.direction_to(next) * speed * minf(1.0, gap / maxf(step, 0.001))
+	move_and_slide()
+
+
+## Sends the NPC to [param point] now.
+func send_to(point: Vector3) -> void:
+	_wait = 0.0
+	goal_point = point
+	_counted = false
+	agent.target_position = point
+
+
+func _next_goal() -> void:
+	var point: Vector3 = pick_goal.call(_rng, global_position, _first)
+	_first = false
+	send_to(point)
