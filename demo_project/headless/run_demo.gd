@@ -1,23 +1,34 @@
-## Headless run of the grid demo level: a fixed seed, a fixed simulated time, one line per NPC
-## arrival and door change, then a summary table.
+## Headless run of the demo levels, one after another: the grid level, the navmesh level and the
+## 3D level, each for a fixed simulated time with a fixed seed; one line per NPC arrival and door
+## change, then a summary table with a section per level.
 ## Usage: godot --headless --fixed-fps 60 --path demo_project --script res://headless/run_demo.gd
-##        -- [--short] [--seconds=S] [--npcs=N] [--seed=N]
+##        -- [--short] [--seconds=S] [--npcs=N] [--navmesh-npcs=N] [--npcs-3d=N] [--seed=N]
+##           [--levels=grid,navmesh,3d]
 ## Simulated time only advances while no path request is in flight, so the output (apart from
-## lines marked "(timing)") is the same on every run. Exit code 0 only when every NPC reached
-## at least its first goal and no request failed.
+## lines marked "(timing)") is the same on every run. Exit code 0 only when every NPC of every
+## level reached at least its first goal and no request failed.
 extends SceneTree
 
 const GridLevel = preload("res://levels/grid_level.gd")
+const NavmeshLevel2D = preload("res://levels/navmesh_level_2d.gd")
+const Level3D = preload("res://levels/level_3d.gd")
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const READY_TIMEOUT_MS := 30000
+const RULE := "+-----------------------+------------+"
 
 var _seconds: float = 60.0
 var _npcs: int = 50
+var _navmesh_npcs: int = 16
+var _npcs_3d: int = 6
 var _seed: int = 7
-var _level: GridLevel = null
+var _levels: PackedStringArray = PackedStringArray(["grid", "navmesh", "3d"])
+var _stage: int = -1
+var _level: Node = null
 var _bridge: Bridge = null
 var _started_ms: int = 0
 var _phase: String = "waiting"
+var _rows: Array[Array] = []
+var _all_ok: bool = true
 
 
 func _initialize() -> void:
@@ -45,35 +56,51 @@ func _parse_args(args: PackedStringArray) -> void:
 		if arg == "--short":
 			_seconds = 20.0
 			_npcs = 20
+			_navmesh_npcs = 10
+			_npcs_3d = 4
 		elif arg.begins_with("--seconds="):
 			_seconds = arg.get_slice("=", 1).to_float()
 		elif arg.begins_with("--npcs="):
 			_npcs = arg.get_slice("=", 1).to_int()
+		elif arg.begins_with("--navmesh-npcs="):
+			_navmesh_npcs = arg.get_slice("=", 1).to_int()
+		elif arg.begins_with("--npcs-3d="):
+			_npcs_3d = arg.get_slice("=", 1).to_int()
 		elif arg.begins_with("--seed="):
 			_seed = arg.get_slice("=", 1).to_int()
+		elif arg.begins_with("--levels="):
+			_levels = arg.get_slice("=", 1).split(",", false)
 
 
 func _wait_for_sidecar() -> void:
 	if _bridge.is_ready():
-		_begin()
+		_next_level()
 	elif Time.get_ticks_msec() - _started_ms > READY_TIMEOUT_MS:
 		printerr("run_demo: the sidecar did not get ready: %s" % _bridge.get_last_error())
 		_phase = "done"
 		quit(2)
 
 
-func _begin() -> void:
+func _next_level() -> void:
 	_phase = "starting"
-	print(
-		"A* Bridge demo: grid level, %d NPCs, seed %d, %.1f s simulated" % [_npcs, _seed, _seconds]
-	)
-	_level = GridLevel.new()
-	_level.npc_count = _npcs
-	_level.random_seed = _seed
-	_level.npc_arrived.connect(_on_arrived)
-	_level.door_changed.connect(_on_door)
+	if _level != null:
+		# Free the finished level first: its colliders would stand in the next level's way.
+		_level.queue_free()
+		await process_frame
+		_level = null
+	_stage += 1
+	if _stage >= _levels.size():
+		_phase = "done"
+		_print_table()
+		return
+	_level = _make_level(_levels[_stage])
+	if _level == null:
+		_phase = "done"
+		quit(2)
+		return
 	root.add_child(_level)
-	if _level.build() != OK:
+	var built: Error = _level.call("build")
+	if built != OK:
 		_phase = "done"
 		quit(2)
 		return
@@ -82,14 +109,58 @@ func _begin() -> void:
 	_phase = "running"
 
 
+func _make_level(kind: String) -> Node:
+	match kind:
+		"grid":
+			print(
+				(
+					"A* Bridge demo: grid level, %d NPCs, seed %d, %.1f s simulated"
+					% [_npcs, _seed, _seconds]
+				)
+			)
+			var grid := GridLevel.new()
+			grid.npc_count = _npcs
+			grid.random_seed = _seed
+			grid.npc_arrived.connect(_on_arrived)
+			grid.door_changed.connect(_on_door)
+			return grid
+		"navmesh":
+			print(
+				(
+					"A* Bridge demo: navmesh level, %d NPCs, seed %d, %.1f s simulated"
+					% [_navmesh_npcs, _seed, _seconds]
+				)
+			)
+			var navmesh := NavmeshLevel2D.new()
+			navmesh.npc_count = _navmesh_npcs
+			navmesh.random_seed = _seed
+			navmesh.npc_arrived.connect(_on_navmesh_arrived)
+			return navmesh
+		"3d":
+			print(
+				(
+					"A* Bridge demo: 3D level, %d NPCs, seed %d, %.1f s simulated"
+					% [_npcs_3d, _seed, _seconds]
+				)
+			)
+			var level_3d := Level3D.new()
+			level_3d.npc_count = _npcs_3d
+			level_3d.random_seed = _seed
+			level_3d.npc_arrived.connect(_on_3d_arrived)
+			return level_3d
+	printerr("run_demo: unknown level %s (grid, navmesh, 3d)" % kind)
+	return null
+
+
 func _step() -> void:
 	# Hold the world still while paths are on their way: each simulated step then sees every
 	# answer to the requests of the step before, whatever the sidecar's latency.
-	var hold: bool = _level.any_path_pending()
+	var hold: bool = _level.call("any_path_pending")
 	_level.process_mode = Node.PROCESS_MODE_DISABLED if hold else Node.PROCESS_MODE_INHERIT
-	if _level.sim_time >= _seconds - 0.0001:
-		_phase = "done"
-		_summarise()
+	var sim_time: float = _level.get("sim_time")
+	if sim_time >= _seconds - 0.0001:
+		_summarise(_levels[_stage])
+		_next_level()
 
 
 func _on_arrived(npc_index: int, goal_number: int, cell: Vector2i, time: float) -> void:
@@ -101,42 +172,88 @@ func _on_arrived(npc_index: int, goal_number: int, cell: Vector2i, time: float) 
 	)
 
 
+func _on_navmesh_arrived(npc_index: int, goal_number: int, point: Vector2, time: float) -> void:
+	print(
+		(
+			"[%6.2f s] navmesh npc %02d reached goal %d at (%.1f, %.1f)"
+			% [time, npc_index, goal_number, point.x, point.y]
+		)
+	)
+
+
+func _on_3d_arrived(npc_index: int, goal_number: int, point: Vector3, time: float) -> void:
+	print(
+		(
+			"[%6.2f s] 3d npc %02d reached goal %d at (%.2f, %.2f, %.2f)"
+			% [time, npc_index, goal_number, point.x, point.y, point.z]
+		)
+	)
+
+
 func _on_door(door_index: int, open: bool, time: float) -> void:
 	print("[%6.2f s] door %d %s" % [time, door_index, "opened" if open else "closed"])
 
 
-func _summarise() -> void:
+## Adds the finished level's section to the table: its NPCs' counts and the bridge's stats
+## (reset when the level started).
+func _summarise(kind: String) -> void:
 	var stats: Dictionary = _bridge.get_stats()
+	var npcs: Array = _level.get("npcs")
 	var goals: int = 0
 	var at_first: int = 0
 	var received: int = 0
 	var failed: int = 0
-	for npc: GridLevel.Npc in _level.npcs:
-		goals += npc.goals_reached
-		at_first += 1 if npc.goals_reached > 0 else 0
-		received += npc.paths_received
-		failed += npc.paths_failed
+	var missed: int = 0
+	for npc: Object in npcs:
+		var reached: int = npc.get("goals_reached")
+		var npc_received: int = npc.get("paths_received")
+		var npc_failed: int = npc.get("paths_failed")
+		goals += reached
+		at_first += 1 if reached > 0 else 0
+		received += npc_received
+		failed += npc_failed
+		# Grid NPCs re-path until they arrive; navmesh NPCs give a goal up (no path).
+		var npc_missed: Variant = npc.get("goals_missed")
+		if npc_missed is int:
+			var count: int = npc_missed
+			missed += count
 	var stat_failures: int = stats["failures"]
 	var requests: int = stats["requests"]
 	var p50: float = stats["latency_ms_p50"]
 	var p99: float = stats["latency_ms_p99"]
 	var failures: int = maxi(failed, stat_failures)
 	var wall_s: float = (Time.get_ticks_msec() - _started_ms) / 1000.0
-	var rows: Array[Array] = [
-		["NPCs", str(_level.npcs.size())],
-		["NPCs at first goal", "%d/%d" % [at_first, _level.npcs.size()]],
-		["goals reached", str(goals)],
-		["paths requested", str(requests)],
-		["paths received", str(received)],
-		["failures", str(failures)],
-		["latency p50 (timing)", "%.2f ms" % p50],
-		["latency p99 (timing)", "%.2f ms" % p99],
-		["wall time (timing)", "%.1f s" % wall_s],
-	]
-	print("+-----------------------+------------+")
-	for row: Array in rows:
-		print("| %-21s | %10s |" % [row[0], row[1]])
-	print("+-----------------------+------------+")
-	var ok: bool = at_first == _level.npcs.size() and failures == 0
+	if not _rows.is_empty():
+		_rows.append([])
+	(
+		_rows
+		. append_array(
+			[
+				["level", kind],
+				["NPCs", str(npcs.size())],
+				["NPCs at first goal", "%d/%d" % [at_first, npcs.size()]],
+				["goals reached", str(goals)],
+				["goals missed", str(missed)],
+				["paths requested", str(requests)],
+				["paths received", str(received)],
+				["failures", str(failures)],
+				["latency p50 (timing)", "%.2f ms" % p50],
+				["latency p99 (timing)", "%.2f ms" % p99],
+				["wall time (timing)", "%.1f s" % wall_s],
+			]
+		)
+	)
+	_all_ok = _all_ok and at_first == npcs.size() and failures == 0
+
+
+func _print_table() -> void:
+	print(RULE)
+	for row: Array in _rows:
+		if row.is_empty():
+			print(RULE)
+		else:
+			print("| %-21s | %10s |" % [row[0], row[1]])
+	print(RULE)
+	var ok: bool = _all_ok and not _rows.is_empty()
 	print("demo %s" % ("passed" if ok else "FAILED"))
 	quit(0 if ok else 1)
