@@ -45,7 +45,7 @@ enum Phase { IDLE, LAUNCHING, CONNECTING, GREETING, UPLOADING, READY, WAITING_RE
 const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
 const PathRequest = preload("res://addons/astar_bridge/path_request.gd")
 const BridgeStats = preload("res://addons/astar_bridge/bridge_stats.gd")
-const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encoder.gd")
+const GraphFileWriter = preload("res://addons/astar_bridge/export/graph_file_writer.gd")
 const RpcClient = preload("res://addons/astar_bridge/rpc/rpc_client.gd")
 const SidecarProcess = preload("res://addons/astar_bridge/rpc/sidecar_process.gd")
 
@@ -464,27 +464,9 @@ func export_graph(id: String, path: String) -> Error:
 		push_error("AStarBridge.export_graph: no graph %s was loaded through this node" % id)
 		return ERR_DOES_NOT_EXIST
 	var stored: Dictionary = _graphs[id]
-	var params: Dictionary = stored["params"]
-	var record: Dictionary = params.duplicate()
-	record.erase("id")
 	var method: String = stored["method"]
-	var document: Dictionary = {
-		"format": "astar-bridge-graph",
-		"version": 1,
-		"kind": method.trim_prefix("graph.load_"),
-		"graph": record,
-	}
-	var encoder: MsgpackEncoder = MsgpackEncoder.new()
-	var bytes: PackedByteArray = encoder.encode(document)
-	if not encoder.error.is_empty():
-		push_error("AStarBridge.export_graph: %s" % encoder.error)
-		return ERR_INVALID_DATA
-	var file: FileAccess = FileAccess.open(path, FileAccess.WRITE)
-	if file == null:
-		return FileAccess.get_open_error()
-	file.store_buffer(bytes)
-	file.close()
-	return OK
+	var params: Dictionary = stored["params"]
+	return GraphFileWriter.write(method, params, path)
 
 
 ## Counters for a HUD: [code]{"requests", "failures", "latency_ms_mean", "latency_ms_p50",

@@ -6,6 +6,9 @@ extends EditorPlugin
 
 const AUTOLOAD_NAME := "AStarBridge"
 const AUTOLOAD_PATH := "res://addons/astar_bridge/astar_bridge.gd"
+const EXPORT_MENU := "A* Bridge: Export Scene Graphs to res://graphs"
+const EXPORT_FOLDER := "res://graphs"
+const SceneGraphExporter = preload("res://addons/astar_bridge/export/scene_graph_exporter.gd")
 
 ## [name, default, type, hint, hint_string] of every project setting the autoload reads.
 const SETTINGS: Array[Array] = [
@@ -19,6 +22,14 @@ const SETTINGS: Array[Array] = [
 	["astar_bridge/timeouts/connect_ms", 5000, TYPE_INT, PROPERTY_HINT_RANGE, "1,600000,suffix:ms"],
 	["astar_bridge/timeouts/load_ms", 30000, TYPE_INT, PROPERTY_HINT_RANGE, "1,600000,suffix:ms"],
 ]
+
+
+func _enter_tree() -> void:
+	add_tool_menu_item(EXPORT_MENU, _export_edited_scene)
+
+
+func _exit_tree() -> void:
+	remove_tool_menu_item(EXPORT_MENU)
 
 
 func _enable_plugin() -> void:
@@ -45,3 +56,12 @@ static func register_settings() -> void:
 			{"name": key, "type": entry[2], "hint": entry[3], "hint_string": entry[4]}
 		)
 		ProjectSettings.set_as_basic(key, true)
+
+
+## Project > Tools menu entry: writes a graph file for every TileMapLayer and navigation region of
+## the scene open in the editor, for reachability tests in pytest (see the README).
+func _export_edited_scene() -> void:
+	var root: Node = EditorInterface.get_edited_scene_root()
+	var written: PackedStringArray = SceneGraphExporter.export_scene(root, EXPORT_FOLDER)
+	print("A* Bridge: wrote %d graph file(s): %s" % [written.size(), ", ".join(written)])
+	EditorInterface.get_resource_filesystem().scan()

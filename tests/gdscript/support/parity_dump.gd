@@ -10,6 +10,7 @@ const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
 const WaypointSerializer = preload("res://addons/astar_bridge/serializers/waypoint_serializer.gd")
 const NavmeshSerializer = preload("res://addons/astar_bridge/serializers/navmesh_serializer.gd")
+const TileFixtures = preload("res://tests/support/tile_fixtures.gd")
 const WALLS: PackedStringArray = [
 	"..........",
 	".####.....",
@@ -300,27 +301,4 @@ func _point_cost(astar: Object, ids: PackedInt64Array) -> float:
 
 ## The tile-map case: the WALLS layout with "#" walls and "~" mud (weight 3).
 func _layer() -> TileMapLayer:
-	var tile_set := TileSet.new()
-	tile_set.tile_size = Vector2i(16, 16)
-	tile_set.add_custom_data_layer()
-	tile_set.set_custom_data_layer_name(0, "walkable")
-	tile_set.set_custom_data_layer_type(0, TYPE_BOOL)
-	tile_set.add_custom_data_layer()
-	tile_set.set_custom_data_layer_name(1, "weight")
-	tile_set.set_custom_data_layer_type(1, TYPE_FLOAT)
-	var atlas := TileSetAtlasSource.new()
-	atlas.texture = ImageTexture.create_from_image(Image.create(48, 16, false, Image.FORMAT_RGBA8))
-	atlas.texture_region_size = Vector2i(16, 16)
-	tile_set.add_source(atlas, 0)
-	for x: int in 3:
-		atlas.create_tile(Vector2i(x, 0))
-		var data: TileData = atlas.get_tile_data(Vector2i(x, 0), 0)
-		data.set_custom_data("walkable", x != 1)
-		data.set_custom_data("weight", 3.0 if x == 2 else 1.0)
-	var layer := TileMapLayer.new()
-	layer.tile_set = tile_set
-	for y: int in WALLS.size():
-		for x: int in WALLS[y].length():
-			var tile: int = {".": 0, "#": 1, "~": 2}[WALLS[y][x]]
-			layer.set_cell(Vector2i(x, y), 0, Vector2i(tile, 0))
-	return layer
+	return TileFixtures.layer_from_rows(WALLS)
