@@ -1,7 +1,7 @@
 ## Windowed play of the grid level: left click sends the selected NPC (right click selects the
 ## nearest one; Escape clears the selection, then a click sends every NPC), P toggles drawing every
 ## current path, and the HUD shows paths per second, mean / p99 request latency and failures
-## from AStarBridge.get_stats().
+## from AStarBridge.get_stats(). Keys 1 / 2 / 3 switch to the grid, navmesh and 3D levels.
 ## [code]-- --screenshot=<png> [--frames=N][/code] saves the view after N frames and quits.
 extends Node2D
 
@@ -9,6 +9,7 @@ const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const GridLevel = preload("res://levels/grid_level.gd")
 const PathOverlay = preload("res://ui/path_overlay.gd")
 const Npc = preload("res://npc/npc.gd")
+const SceneKeys = preload("res://ui/scene_keys.gd")
 
 var _bridge: Bridge = null
 var _level: GridLevel = null
@@ -31,6 +32,7 @@ func _ready() -> void:
 	var layer := CanvasLayer.new()
 	layer.add_child(_hud)
 	add_child(layer)
+	add_child(SceneKeys.new())
 	var autoload: Node = get_node_or_null(^"/root/AStarBridge")
 	if not autoload is Bridge:
 		_hud.text = "AStarBridge autoload missing"
@@ -88,7 +90,8 @@ func _update_hud() -> void:
 			"paths/s %.0f   latency mean %.2f ms  p99 %.2f ms   failures %d\n"
 			% [rate, mean, p99, failures]
 		)
-		+ "left click: send %s   right click: select   Esc: all   P: paths" % who
+		+ "left click: send %s   right click: select   Esc: all   P: paths\n" % who
+		+ SceneKeys.HINT
 	)
 
 
