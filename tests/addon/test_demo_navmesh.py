@@ -1,0 +1,61 @@
+"""The demo's headless run (short version) beyond the grid level: the navmesh level (a
+NavigationPolygon baked in code) and the 3D level (a NavigationMesh baked from colliders) each
+get a summary section, every one of their NPCs arrives, and nothing fails."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.godot_env import DEMO_PROJECT, import_project, run_godot
+
+pytestmark = [pytest.mark.godot, pytest.mark.slow]
+
+RUN = [
+    "--fixed-fps", "60", "--script", "res://headless/run_demo.gd", "--",
+    "--short", "--levels=navmesh,3d",
+]  # fmt: skip
+ARRIVAL = re.compile(r"^\[\s*\d+\.\d\d s\] (navmesh|3d) npc (\d\d) reached goal (\d+) at \(.+\)$")
+
+
+@pytest.fixture(scope="module")
+def lines(godot: str) -> list[str]:
+    import_project(godot, DEMO_PROJECT)
+    result = run_godot(godot, DEMO_PROJECT, RUN, timeout=180)
+    out = result.stdout.splitlines()
+    assert result.returncode == 0, result.stdout
+    bad = [line for line in out if "SCRIPT ERROR" in line or "WARNING" in line or "ERROR:" in line]
+    assert not bad, "\n".join(bad)
+    return out
+
+
+def _sections(lines: list[str]) -> dict[str, dict[str, str]]:
+    """Summary rows by level: {"navmesh": {"NPCs": "10", ...}, "3d": {...}}."""
+    sections: dict[str, dict[str, str]] = {}
+    current: dict[str, str] = {}
+    for line in lines:
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or len(cells) != 2:
+            continue
+        if cells[0] == "level":
+            current = sections.setdefault(cells[1], {})
+        current[cells[0]] = cells[1]
+    return sections
+
+
+@pytest.mark.parametrize("level", ["navmesh", "3d"])
+def test_every_npc_of_the_level_arrives_and_nothing_fails(lines: list[str], level: str) -> None:
+    rows = _sections(lines)[level]
+    npcs = int(rows["NPCs"])
+    arrived = {int(m.group(2)) for line in lines if (m := ARRIVAL.match(line)) and m[1] == level}
+    assert arrived == set(range(npcs)), f"{level} NPCs that never arrived: {set(range(npcs)) - arrived}"
+    assert rows["NPCs at first goal"] == f"{npcs}/{npcs}"
+    assert rows["failures"] == "0"
+    assert rows["goals missed"] == "0"
+    assert int(rows["paths received"]) == int(rows["paths requested"]) >= npcs
+
+
+def test_navmesh_level_has_at_least_ten_npcs(lines: list[str]) -> None:
+    assert int(_sections(lines)["navmesh"]["NPCs"]) >= 10
+    assert "demo passed" in lines
