@@ -1,9 +1,12 @@
-"""Run every Moving AI scenario line of every benchmark map through GridGraph.find_path.
+"""Run every Moving AI scenario line of every benchmark map through python_core's grid search.
 
 Usage::
 
-    .venv/bin/python bench/movingai_all.py                      # all ten maps, all lines (slow)
-    .venv/bin/python bench/movingai_all.py --maps arena den312d --limit 100
+    .venv/bin/python bench/movingai_all.py                      # all ten maps, all lines, fast search
+    .venv/bin/python bench/movingai_all.py --search reference --maps arena den312d --limit 100
+
+``--search fast`` (the default) is ``python_core.fast_grid`` (compiled A* / JPS, what the sidecar
+runs); ``--search reference`` is the plain-Python ``GridGraph.find_path`` (hours for all lines).
 
 Per map it prints the lines run, cost mismatches (beyond one unit in the 6th significant digit),
 invalid paths (checked independently: endpoints, neighbour steps, walls, corner cutting, cost
@@ -27,6 +30,7 @@ import numpy.typing as npt
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from python_core import fast_grid  # noqa: E402
 from python_core.grid import GridGraph  # noqa: E402
 from python_core.movingai import Scenario, length_tolerance, read_scenarios  # noqa: E402
 from python_core.result import PathResult  # noqa: E402
@@ -60,16 +64,17 @@ def sample(scenarios: list[Scenario], limit: int | None) -> list[Scenario]:
     return [scenarios[i] for i in sorted(set(picks.tolist()))]
 
 
-def run_map(map_path: Path, limit: int | None) -> tuple[int, int, int, float]:
+def run_map(map_path: Path, limit: int | None, search: str) -> tuple[int, int, int, float]:
     """Run one map; return (lines, mismatches, invalid paths, median ms per query)."""
     grid = GridGraph.from_movingai(map_path)
+    find = grid.find_path if search == "reference" else lambda s, g: fast_grid.find_path(grid, s, g)
     mask = np.asarray(grid.walkable)
     scenarios = sample(read_scenarios(map_path.with_name(map_path.name + ".scen")), limit)
     mismatches = invalid = 0
     times = []
     for scenario in scenarios:
         began = time.perf_counter()
-        result = grid.find_path(scenario.start, scenario.goal)
+        result = find(scenario.start, scenario.goal)
         times.append((time.perf_counter() - began) * 1e3)
         if abs(result.cost - scenario.optimal_length) > length_tolerance(scenario.optimal_length):
             mismatches += 1
@@ -84,13 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of <name>.map + .scen")
     parser.add_argument("--maps", nargs="*", help="map names without .map (default: all in --data)")
     parser.add_argument("--limit", type=int, help="run at most N evenly spaced lines per map")
+    parser.add_argument("--search", choices=["fast", "reference"], default="fast", help="which search")
     args = parser.parse_args(argv)
     names = args.maps or sorted(p.stem for p in args.data.glob("*.map"))
     print(f"{'map':<16} {'lines':>6} {'mismatch':>8} {'invalid':>8} {'median ms':>10} {'total s':>8}")
     failed = False
     for name in names:
         began = time.perf_counter()
-        lines, mismatches, invalid, median = run_map(args.data / f"{name}.map", args.limit)
+        lines, mismatches, invalid, median = run_map(args.data / f"{name}.map", args.limit, args.search)
         total = time.perf_counter() - began
         print(f"{name:<16} {lines:>6} {mismatches:>8} {invalid:>8} {median:>10.2f} {total:>8.1f}", flush=True)
         failed = failed or bool(mismatches or invalid)
