@@ -14,15 +14,21 @@ where its stamp equals the query id, so a query costs what it touches, not ``O(N
 
 from __future__ import annotations
 
-import heapq
-
 import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
 from python_core.heuristics import grid_estimate
+from python_core.open_list import heap_decrease, heap_pop, heap_push
 
-__all__ = ["ABSTRACT_BUDGET", "ABSTRACT_FOUND", "ABSTRACT_NO_PATH", "abstract_astar", "estimate"]
+__all__ = [
+    "ABSTRACT_BUDGET",
+    "ABSTRACT_FOUND",
+    "ABSTRACT_NO_PATH",
+    "abstract_astar",
+    "estimate",
+    "node_chain",
+]
 
 ABSTRACT_FOUND = 0
 ABSTRACT_NO_PATH = 1
@@ -37,7 +43,7 @@ estimate = jit(grid_estimate)
 
 
 @jit
-def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, one hot loop)
+def abstract_astar(  # noqa: PLR0917, PLR0912 (compiled kernel: positional, one hot loop)
     node_cell: I64,
     node_cluster: I64,
     cl_first: I64,
@@ -63,6 +69,10 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
     seen: I32,
     done: I32,
     qid: int,
+    heap_nodes: I32,
+    heap_keys: F64,
+    heap_pos: I32,
+    weight: float,
 ) -> tuple[int, int]:
     """A* from the virtual start to the virtual goal ``N``.
 
@@ -92,6 +102,10 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
         seen: scratch stamps: ``g``/``parent`` valid where equal to ``qid``.
         done: scratch stamps of the closed set.
         qid: this query's stamp (differs from every earlier one).
+        heap_nodes: scratch of the indexed open list (length ``N + 1``, int32).
+        heap_keys: its f values.
+        heap_pos: slot per open node (int32).
+        weight: heuristic weight (``1.0``: exact A*; more trades cost for fewer expansions).
 
     Returns:
         ``(outcome, expanded)`` with an ``ABSTRACT_*`` outcome.
@@ -101,34 +115,30 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
         >>> abstract_astar(e, e, np.zeros(2, np.int64), e, np.zeros(0), np.zeros(1, np.int64), e,
         ...                np.zeros(0), 1, 1.0, 1.0, 1, 1.0, e, np.zeros(0), 0, np.zeros(0), 2.0, 0, -1,
         ...                np.zeros(1), np.zeros(1, np.int64), np.zeros(1, np.int32),
-        ...                np.zeros(1, np.int32), 1)
+        ...                np.zeros(1, np.int32), 1, np.zeros(1, np.int32), np.zeros(1),
+        ...                np.zeros(1, np.int32), 1.0)
         (0, 1)
     """
     goal = node_cell.shape[0]
     gx, gy = goal_cell % width, goal_cell // width
-    # Heap entries (f, -g, counter, node): ties prefer the deeper node, then FIFO (deterministic).
-    heap = [(0.0, 0.0, 0, goal)]
-    heap.pop()
-    counter = 0
+    hw = weight * h_scale
+    # One indexed heap entry per open node (decrease-key); open = seen this query and not done.
+    size = 0
     for i in range(start_nodes.shape[0]):
         v, c = start_nodes[i], start_costs[i]
-        if c < np.inf and (seen[v] != qid or c < g[v]):
+        if c < np.inf:
             seen[v], g[v], parent[v] = qid, c, -1
             cell = node_cell[v]
-            h = estimate(hcode, abs(cell % width - gx), abs(cell // width - gy), cw, ch, h_scale)
-            heapq.heappush(heap, (c + h, -c, counter, v))
-            counter += 1
+            h = estimate(hcode, abs(cell % width - gx), abs(cell // width - gy), cw, ch, hw)
+            size = heap_push(heap_nodes, heap_keys, heap_pos, g, size, v, c + h)
     if direct_cost < np.inf:
         seen[goal], g[goal], parent[goal] = qid, direct_cost, -2
-        heapq.heappush(heap, (direct_cost, -direct_cost, counter, goal))
-        counter += 1
+        size = heap_push(heap_nodes, heap_keys, heap_pos, g, size, goal, direct_cost)
     expanded = 0
-    while heap:
-        u = heapq.heappop(heap)[3]
-        if done[u] == qid:
-            continue  # stale entry (lazy deletion)
+    while size > 0:
         if expanded == budget:
             return ABSTRACT_BUDGET, expanded
+        u, size = heap_pop(heap_nodes, heap_keys, heap_pos, g, size)
         done[u] = qid
         expanded += 1
         if u == goal:
@@ -151,12 +161,37 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
             if v == u or cost == np.inf or done[v] == qid:
                 continue
             ng = gu + cost
-            if seen[v] != qid or ng < g[v]:
-                seen[v], g[v], parent[v] = qid, ng, u
+            fresh = seen[v] != qid
+            if fresh or ng < g[v]:
                 h = 0.0
                 if v != goal:
                     cell = node_cell[v]
-                    h = estimate(hcode, abs(cell % width - gx), abs(cell // width - gy), cw, ch, h_scale)
-                heapq.heappush(heap, (ng + h, -ng, counter, v))
-                counter += 1
+                    h = estimate(hcode, abs(cell % width - gx), abs(cell // width - gy), cw, ch, hw)
+                seen[v], g[v], parent[v] = qid, ng, u
+                if fresh:
+                    size = heap_push(heap_nodes, heap_keys, heap_pos, g, size, v, ng + h)
+                else:
+                    heap_decrease(heap_nodes, heap_keys, heap_pos, g, v, ng + h)
     return ABSTRACT_NO_PATH, expanded
+
+
+@jit
+def node_chain(parent: I64, goal: int) -> I64:
+    """The transition nodes of the found path, first to last, from the parents of the goal ``N``.
+
+    Example:
+        >>> node_chain(np.array([-1, 0, 1]), 2).tolist()
+        [0, 1]
+    """
+    n = 0
+    u = parent[goal]
+    while u >= 0:
+        n += 1
+        u = parent[u]
+    out = np.empty(n, dtype=np.int64)
+    u = parent[goal]
+    while u >= 0:
+        n -= 1
+        out[n] = u
+        u = parent[u]
+    return out

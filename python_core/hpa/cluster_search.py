@@ -6,7 +6,8 @@ Quick start::
     from python_core.hpa.cluster_search import rect_search, new_scratch
     walk, w = np.ones(16, np.uint8), np.ones(16)
     dist, parent, closed = new_scratch(16)
-    rect_search(walk, w, 4, 0, 0, 4, 4, 1, 1.0, 1.0, 0, 15, 0, 1.0, dist, parent, closed)
+    no_stops = np.zeros(0, np.int64)
+    rect_search(walk, w, 4, 0, 0, 4, 4, 1, 1.0, 1.0, 0, 15, 0, 1.0, dist, parent, closed, no_stops)
     assert abs(dist[15] - 3 * 2**0.5) < 1e-12
 
 Every function here is one plain-Python function over numbers and numpy arrays, compiled by
@@ -18,13 +19,13 @@ backwards (it charges the weight of the cell it leaves), so its distances are co
 
 from __future__ import annotations
 
-import heapq
 import math
 
 import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
+from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = ["cluster_table", "new_scratch", "rect_search", "refine_chain", "step_allowed", "straight_line"]
 
@@ -71,6 +72,20 @@ def step_allowed(walk: U8, width: int, x: int, y: int, dx: int, dy: int, diag: i
 
 
 @jit
+def _mark_stops(closed: U8, stops: I64, old: int, new: int) -> int:
+    """Set ``closed`` to ``new`` at the stop cells where it is ``old``; return how many changed.
+
+    ``closed`` codes: 1 settled, 2 a stop cell not settled yet, 0 otherwise.
+    """
+    count = 0
+    for i in range(stops.shape[0]):
+        if closed[stops[i]] == old:
+            closed[stops[i]] = new
+            count += 1
+    return count
+
+
+@jit
 def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
     walk: U8,
     weights: F64,
@@ -89,8 +104,9 @@ def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
     dist: F64,
     parent: I64,
     closed: U8,
+    stops: I64,
 ) -> int:
-    """A* (``target >= 0``, octile heuristic) or full Dijkstra (``target < 0``) inside a rectangle.
+    """A* (``target >= 0``, octile heuristic) or Dijkstra (``target < 0``) inside a rectangle.
 
     Args:
         walk: global walkable flags (uint8).
@@ -104,41 +120,45 @@ def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
         cw: cell width (cost of an x step at weight 1).
         ch: cell height.
         source: global start cell (never entered, so it need not be walkable).
-        target: global goal cell, or -1 for a full Dijkstra.
+        target: global goal cell, or -1 for a Dijkstra.
         reverse: 1 to charge the weight of the cell left (costs towards ``source``).
         h_scale: heuristic multiplier (smallest weight), only used with a target.
         dist: local out: cost per cell; must come filled with inf.
         parent: local out: predecessor (local index) per cell; must come filled with -1.
         closed: local out: 1 per settled cell; must come filled with 0.
+        stops: local cells; a Dijkstra ends once all of them are settled (exact there, and at
+            every settled cell); empty: settle the whole rectangle.
 
     Returns:
         Number of expansions.
 
     Example:
         >>> d, p, c = new_scratch(3)
-        >>> rect_search(np.ones(3, np.uint8), np.ones(3), 3, 0, 0, 3, 1, 0, 1.0, 1.0, 0, -1, 0, 1.0, d, p, c)
+        >>> rect_search(np.ones(3, np.uint8), np.ones(3), 3, 0, 0, 3, 1, 0, 1.0, 1.0, 0, -1, 0, 1.0, d, p, c,
+        ...             np.zeros(0, np.int64))
         3
     """
     dl = math.hypot(cw, ch)
     n_moves = 4 if diag == 0 else 8
     tx, ty = (target % width, target // width) if target >= 0 else (0, 0)
     sl = (source // width - y0) * lw + (source % width - x0)
+    size = lw * lh
+    heap_nodes = np.empty(size, dtype=np.int32)
+    heap_keys = np.empty(size)
+    heap_pos = np.empty(size, dtype=np.int32)
+    pending = _mark_stops(closed, stops, 0, 2)
     dist[sl] = 0.0
-    # Heap entries (f, -g, counter, local cell): among equal f the deeper node first, then FIFO,
-    # so the order is total and results are deterministic.
-    heap = [(0.0, -0.0, 0, sl)]
-    counter = 1
+    n_open = heap_push(heap_nodes, heap_keys, heap_pos, dist, 0, sl, 0.0)
     expanded = 0
-    while heap:
-        entry = heapq.heappop(heap)
-        cur = entry[3]
-        if closed[cur]:
-            continue
+    while n_open > 0:
+        cur, n_open = heap_pop(heap_nodes, heap_keys, heap_pos, dist, n_open)
+        if closed[cur] == 2:
+            pending -= 1
         closed[cur] = 1
         expanded += 1
         lx, ly = cur % lw, cur // lw
         x, y = lx + x0, ly + y0
-        if target >= 0 and y * width + x == target:
+        if (target >= 0 and y * width + x == target) or (target < 0 and stops.shape[0] and pending == 0):
             break
         g = dist[cur]
         for k in range(n_moves):
@@ -148,11 +168,12 @@ def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
                 continue
             nxt = nly * lw + nlx
             node = (y + dy) * width + x + dx
-            if closed[nxt] or walk[node] == 0 or not step_allowed(walk, width, x, y, dx, dy, diag):
+            if closed[nxt] == 1 or walk[node] == 0 or not step_allowed(walk, width, x, y, dx, dy, diag):
                 continue
             length = dl if k >= 4 else (cw if k < 2 else ch)
             ng = g + length * (weights[y * width + x] if reverse else weights[node])
             if ng < dist[nxt]:
+                fresh = dist[nxt] == np.inf
                 dist[nxt] = ng
                 parent[nxt] = cur
                 h = 0.0
@@ -160,8 +181,11 @@ def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
                     ax, ay = abs(tx - x - dx), abs(ty - y - dy)
                     m = min(ax, ay)
                     h = h_scale * (dl * m + cw * (ax - m) + ch * (ay - m))
-                heapq.heappush(heap, (ng + h, -ng, counter, nxt))
-                counter += 1
+                if fresh:
+                    n_open = heap_push(heap_nodes, heap_keys, heap_pos, dist, n_open, nxt, ng + h)
+                else:
+                    heap_decrease(heap_nodes, heap_keys, heap_pos, dist, nxt, ng + h)
+    _mark_stops(closed, stops, 2, 0)  # leave closed as 1 settled, 0 not
     return expanded
 
 
@@ -181,8 +205,8 @@ def cluster_table(  # noqa: PLR0917
 ) -> F64:
     """Exact costs between the transition cells of one cluster: ``out[i, j]`` = cost from i to j.
 
-    One Dijkstra per transition, confined to the cluster; ``inf`` where j cannot be reached
-    inside the cluster.
+    One Dijkstra per transition, confined to the cluster and ended once every transition is
+    settled; ``inf`` where j cannot be reached inside the cluster.
 
     Returns:
         ``(k, k)`` float64 matrix with zeros on the diagonal.
@@ -204,8 +228,9 @@ def cluster_table(  # noqa: PLR0917
         parent[:] = -1
         closed[:] = 0
         rect_search(
-            walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans[i], -1, 0, 1.0, dist, parent, closed
-        )
+            walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans[i], -1, 0, 1.0, dist, parent, closed,
+            local,
+        )  # fmt: skip
         for j in range(k):
             out[i, j] = dist[local[j]]
     return out
@@ -304,8 +329,9 @@ def refine_chain(  # noqa: PLR0917
             parent[:] = -1
             closed[:] = 0
             rect_search(
-                walk, weights, width, x0, y0, lw, lh, diag, cw, ch, a, b, 0, h_scale, dist, parent, closed
-            )
+                walk, weights, width, x0, y0, lw, lh, diag, cw, ch, a, b, 0, h_scale, dist, parent, closed,
+                seg[:0],
+            )  # fmt: skip
             cur = (by - y0) * lw + (bx - x0)
             m = 0
             while parent[cur] >= 0:

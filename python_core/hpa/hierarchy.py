@@ -32,7 +32,7 @@ from python_core.grid import DiagonalMode, GridGraph
 from python_core.grid_search import as_cell, as_cells, check_options
 from python_core.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.hpa.abstract_graph import AbstractGraph, Progress
-from python_core.hpa.abstract_search import ABSTRACT_BUDGET, ABSTRACT_FOUND, abstract_astar
+from python_core.hpa.abstract_search import ABSTRACT_BUDGET, ABSTRACT_FOUND, abstract_astar, node_chain
 from python_core.hpa.cluster_search import new_scratch, rect_search, refine_chain
 from python_core.hpa.corridor import corridor_astar
 from python_core.hpa.smoothing import path_cost, shortcut
@@ -79,6 +79,8 @@ class HierarchicalGrid:
         long_entrance: entrances longer than this get two transitions (at their ends), shorter ones
             one in the middle.
         smooth_window: how many path cells ahead the smoother looks from an anchor.
+        abstract_weight: heuristic weight of the abstract search; ``1.0`` keeps it exact over the
+            abstract graph, ``w > 1`` expands fewer nodes and bounds its cost by ``w`` times that.
 
     Raises:
         InvalidGraphError: a bad cluster size, level count or entrance length.
@@ -102,6 +104,7 @@ class HierarchicalGrid:
         levels: int = 1,
         long_entrance: int = 6,
         smooth_window: int = 96,
+        abstract_weight: float = 1.0,
     ) -> None:
         if (
             isinstance(cluster_size, bool)
@@ -122,7 +125,10 @@ class HierarchicalGrid:
             self._walk, self._weights, grid.width, grid.height, csize=cluster_size, diag=self._diag,
             cell=grid.cell_size, long_len=long_entrance,
         )  # fmt: skip
+        if not 1.0 <= abstract_weight <= 2.0:
+            raise InvalidGraphError(f"abstract_weight must be in [1, 2], got {abstract_weight!r}")
         self._window = smooth_window
+        self._abstract_weight = float(abstract_weight)
         self._built = False
         self._version = -1
         self._qid = 0
@@ -142,7 +148,9 @@ class HierarchicalGrid:
     @property
     def nbytes(self) -> int:
         """Bytes held by the hierarchy's arrays (the grid itself not included)."""
-        return self._graph.nbytes() + sum(a.nbytes for a in (self._g, self._parent, self._seen, self._done))
+        scratch = [self._g, self._parent, self._seen, self._done]
+        scratch += [self._heap_nodes, self._heap_keys, self._heap_pos]
+        return self._graph.nbytes() + sum(a.nbytes for a in scratch)
 
     def build(self, progress: Progress | None = None) -> HierarchicalGrid:
         """Build (or rebuild from scratch) the whole hierarchy.
@@ -176,6 +184,9 @@ class HierarchicalGrid:
         self._parent = np.full(n, -1, dtype=np.int64)
         self._seen = np.zeros(n, dtype=np.int32)
         self._done = np.zeros(n, dtype=np.int32)
+        self._heap_nodes = np.zeros(n, dtype=np.int32)
+        self._heap_keys = np.zeros(n)
+        self._heap_pos = np.zeros(n, dtype=np.int32)
         self._qid = 0
 
     def _smallest_weight(self) -> float:
@@ -322,25 +333,31 @@ class HierarchicalGrid:
             return PathResult(PathStatus.NO_PATH)
         return self._search(s, g, HEURISTIC_CODES[name], opts.max_expansions, smooth, corridor)
 
-    def _endpoint(self, cell: int, reverse: int) -> _Endpoint:
-        """Dijkstra inside ``cell``'s cluster (``reverse``: costs towards the cell)."""
+    def _endpoint(self, cell: int, reverse: int, other: int) -> _Endpoint:
+        """Dijkstra inside ``cell``'s cluster (``reverse``: costs towards the cell), ended once the
+        cluster's transitions (and ``other``, when in the same cluster) are settled."""
         graph = self._graph
         cluster = graph.cluster_of(cell)
         x0, y0, lw, lh = graph.rect(cluster)
         dist, parent, closed = new_scratch(lw * lh)
-        rect_search(
-            self._walk, self._weights, graph.width, x0, y0, lw, lh, self._diag, graph.cw, graph.ch,
-            cell, -1, reverse, 1.0, dist, parent, closed,
-        )  # fmt: skip
         trans = graph.trans[cluster]
         local = (trans // graph.width - y0) * lw + (trans % graph.width - x0)
+        stops = local
+        if graph.cluster_of(other) == cluster:
+            stops = np.append(local, (other // graph.width - y0) * lw + other % graph.width - x0)
+        if not stops.shape[0]:  # nothing to reach: settle nothing but the cell itself
+            stops = np.array([(cell // graph.width - y0) * lw + cell % graph.width - x0], dtype=np.int64)
+        rect_search(
+            self._walk, self._weights, graph.width, x0, y0, lw, lh, self._diag, graph.cw, graph.ch,
+            cell, -1, reverse, 1.0, dist, parent, closed, stops,
+        )  # fmt: skip
         return _Endpoint(cluster, x0, y0, lw, parent, dist, dist[local])
 
     def _search(  # noqa: PLR0917
         self, s: int, g: int, hcode: int, budget: int | None, smooth: bool, corridor: bool
     ) -> PathResult:
         graph = self._graph
-        head, tail = self._endpoint(s, 0), self._endpoint(g, 1)
+        head, tail = self._endpoint(s, 0, g), self._endpoint(g, 1, s)
         direct = np.inf
         if head.cluster == tail.cluster:
             direct = float(head.dist[(g // graph.width - head.y0) * head.lw + g % graph.width - head.x0])
@@ -351,7 +368,8 @@ class HierarchicalGrid:
             graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
             self._min_weight, np.arange(lo, lo + head.costs.shape[0], dtype=np.int64), head.costs,
             tail.cluster, tail.costs, direct, g, -1 if budget is None else budget,
-            self._g, self._parent, self._seen, self._done, self._qid,
+            self._g, self._parent, self._seen, self._done, self._qid, self._heap_nodes, self._heap_keys,
+            self._heap_pos, self._abstract_weight,
         )  # fmt: skip
         if outcome == ABSTRACT_BUDGET:
             return PathResult(PathStatus.BUDGET_EXHAUSTED, expanded=expanded)
@@ -377,14 +395,9 @@ class HierarchicalGrid:
     def _refine(self, g: int, head: _Endpoint, tail: _Endpoint) -> I64:
         """Concrete cells: start -> first transition -> ... -> last transition -> goal."""
         graph, width = self._graph, self._graph.width
-        u = int(self._parent[graph.node_count])
-        if u == -2:
+        if int(self._parent[graph.node_count]) == -2:
             return head.path_to(g, width)
-        ids: list[int] = []
-        while u >= 0:
-            ids.append(u)
-            u = int(self._parent[u])
-        ids.reverse()
+        ids = node_chain(self._parent, graph.node_count)
         chain = graph.node_cell[ids]
         costs = np.diff(self._g[ids])  # exact table (or crossing) cost of each link
         middle = refine_chain(
