@@ -7,13 +7,15 @@
 
 Bulk arrays are converted to the protocol's little-endian ``bin`` fields here; results come back
 as the wire maps, with :func:`decode_points` to turn ``points`` into an ``(n, dim)`` array.
+Notifications the server sends (``graph.progress`` while a hierarchy builds) are kept in
+``notifications`` and passed to ``on_notification`` when one is set.
 """
 
 from __future__ import annotations
 
 import itertools
 import socket
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -22,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bridge.errors import BridgeError, from_wire
-from bridge.protocol import PROTOCOL_VERSION, REQUEST, RESPONSE
+from bridge.protocol import NOTIFICATION, PROTOCOL_VERSION, REQUEST, RESPONSE
 from bridge.stream import READ_CHUNK, pack
 
 __all__ = ["BridgeError", "Client", "ClosedError", "decode_points"]
@@ -46,6 +48,10 @@ class Client:
 
     Args:
         sock: a connected socket (see :meth:`connect`).
+
+    Attributes:
+        notifications: ``(method, params map)`` of every notification received, oldest first.
+        on_notification: called with ``(method, params map)`` as each one arrives, or None.
     """
 
     def __init__(self, sock: socket.socket) -> None:
@@ -53,6 +59,8 @@ class Client:
         self._unpacker = msgpack.Unpacker(raw=False, max_buffer_size=0)
         self._ids = itertools.count(1)
         self._answers: dict[int, tuple[Any, Any]] = {}
+        self.notifications: list[tuple[str, dict[str, Any]]] = []
+        self.on_notification: Callable[[str, dict[str, Any]], None] | None = None
 
     @classmethod
     def connect(cls, host: str = "127.0.0.1", port: int = 0, *, timeout: float | None = 60.0) -> Client:
@@ -89,6 +97,12 @@ class Client:
         for message in self._unpacker:
             if isinstance(message, list) and len(message) == 4 and message[0] == RESPONSE:
                 self._answers[message[1]] = (message[2], message[3])
+            elif isinstance(message, list) and len(message) == 3 and message[0] == NOTIFICATION:
+                args = message[2]
+                params = args[0] if isinstance(args, list) and args and isinstance(args[0], dict) else {}
+                self.notifications.append((str(message[1]), params))
+                if self.on_notification is not None:
+                    self.on_notification(str(message[1]), params)
 
     # ---- API ----------------------------------------------------------------------------------
     def hello(self, token: str, client: str = "bridge.Client") -> dict[str, Any]:
@@ -107,8 +121,13 @@ class Client:
         weights: npt.ArrayLike | None = None,
         cell_size: Sequence[float] | None = None,
         origin: Sequence[float] | None = None,
+        hierarchy: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Load (or replace) a grid from a ``(height, width)`` array (0/False = blocked)."""
+        """Load (or replace) a grid from a ``(height, width)`` array (0/False = blocked).
+
+        ``hierarchy`` (e.g. ``{"cluster_size": 32}``) has the workers build HPA* too; the call then
+        returns once it is built, ``graph.progress`` notifications arriving meanwhile.
+        """
         mask = np.asarray(walkable)
         params: dict[str, Any] = {
             "id": graph_id,
@@ -123,7 +142,33 @@ class Client:
             params["cell_size"] = [float(v) for v in cell_size]
         if origin is not None:
             params["origin"] = [float(v) for v in origin]
+        if hierarchy is not None:
+            params["hierarchy"] = hierarchy
         return dict(self.call("graph.load_grid", params))
+
+    def build_hierarchy(
+        self, graph_id: str, progress: Callable[[int, int], None] | None = None, **spec: Any
+    ) -> dict[str, Any]:
+        """Build HPA* for a loaded grid (``cluster_size``, ``levels``, ``smooth``); ``progress``
+        gets ``(done, total)`` from this build's ``graph.progress`` notifications."""
+        before = self.on_notification
+
+        def forward(method: str, params: dict[str, Any]) -> None:
+            if before is not None:
+                before(method, params)
+            if progress is not None and method == "graph.progress" and params.get("id") == graph_id:
+                progress(int(params["done"]), int(params["total"]))
+
+        self.on_notification = forward
+        try:
+            return dict(self.call("graph.build_hierarchy", {"id": graph_id, **spec}))
+        finally:
+            self.on_notification = before
+
+    def reachable(self, graph_id: str, start: Any, goal: Any) -> bool:
+        """Whether ``goal`` can be reached from ``start`` at all (grids with a hierarchy)."""
+        params = self.query(graph_id, start, goal)
+        return bool(self.call("path.reachable", params)["reachable"])
 
     def load_waypoints(
         self,

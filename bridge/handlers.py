@@ -12,6 +12,7 @@ which requests arrive is the order in which workers see them.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hmac
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -23,12 +24,14 @@ from bridge.errors import (
     InvalidGraphError,
     TooLargeError,
     UnauthorizedError,
+    UnsupportedError,
     from_exception,
     from_wire,
 )
+from bridge.hierarchy import HierarchyState, parse_hierarchy, validate_hierarchy
 from bridge.params import Params, params_of
 from bridge.protocol import METHODS, PROTOCOL_VERSION, SERVER_NAME, Limits
-from bridge.queries import Query, parse_query
+from bridge.queries import Query, parse_query, parse_reachable
 from bridge.registry import GraphEntry, Registry
 from bridge.updates import apply_update, parse_update
 from bridge.workers import WorkerPool
@@ -41,13 +44,18 @@ Outcome = dict[str, Any] | Awaitable[dict[str, Any]]
 Handler = Callable[["Connection", Any], Outcome]
 
 
+def _no_notify(method: str, params: dict[str, Any]) -> None:
+    """The notifier of a connection that has no session (tests)."""
+
+
 @dataclass(slots=True)
 class Connection:
-    """Per-connection state the handlers see."""
+    """Per-connection state the handlers see; ``notify`` sends a notification to this peer."""
 
     peer: str
     authorized: bool = False
     client: str = ""
+    notify: Callable[[str, dict[str, Any]], None] = _no_notify
 
 
 def _graph_size(kind: str, params: Params) -> int:
@@ -75,15 +83,17 @@ class Handlers:
         self.token = token
         self.table: dict[str, Handler] = {
             "hello": self.hello,
-            "graph.load_grid": lambda c, p: self._load("grid", p),
-            "graph.load_waypoints": lambda c, p: self._load("waypoints", p),
-            "graph.load_navmesh": lambda c, p: self._load("navmesh", p),
+            "graph.load_grid": lambda c, p: self._load("grid", p, c),
+            "graph.load_waypoints": lambda c, p: self._load("waypoints", p, c),
+            "graph.load_navmesh": lambda c, p: self._load("navmesh", p, c),
+            "graph.build_hierarchy": self.build_hierarchy,
             "graph.update": self.update,
             "graph.drop": self.drop,
             "graph.info": self.info,
             "graph.list": self.list_graphs,
             "path.find": self.find,
             "path.find_many": self.find_many,
+            "path.reachable": self.reachable,
         }
         assert tuple(self.table) == METHODS, "PROTOCOL.md, protocol.METHODS and the table must agree"
 
@@ -105,9 +115,12 @@ class Handlers:
         conn.authorized, conn.client = True, client
         return {"server": SERVER_NAME, "protocol": PROTOCOL_VERSION, "methods": list(METHODS)}
 
-    def _load(self, kind: str, raw: Any) -> Outcome:
+    def _load(self, kind: str, raw: Any, conn: Connection) -> Outcome:
         params = params_of(f"graph.load_{kind}", raw)
         graph_id = params.text("id")
+        spec = None
+        if kind == "grid" and params.has("hierarchy"):
+            spec = parse_hierarchy(params.sub("hierarchy"))
         self.registry.check_room(graph_id)
         size = _graph_size(kind, params)
         if size > self.limits.max_graph_nodes:
@@ -115,17 +128,49 @@ class Handlers:
                 f"graph.load_{kind}: {size} nodes exceed the limit of {self.limits.max_graph_nodes}",
                 {"limit": self.limits.max_graph_nodes, "nodes": size},
             )
-        record = {k: v for k, v in params.values.items() if k != "id"}
+        record = {k: v for k, v in params.values.items() if k not in ("id", "hierarchy")}
         try:
             graph = from_record(kind, record)
         except AStarError as exc:
             raise InvalidGraphError(f"graph.load_{kind}: {exc}", {"id": graph_id}) from exc
+        if spec is not None:
+            validate_hierarchy(graph, spec, f"graph.load_{kind}", graph_id)
         dim = 2 if kind == "grid" else int(record["dim"])
         world = kind == "grid" and ("cell_size" in record or "origin" in record)
-        entry = GraphEntry(graph_id, kind, graph, dim, world)
+        state = None if spec is None else HierarchyState(spec)
+        entry = GraphEntry(graph_id, kind, graph, dim, world, hierarchy=state)
         self.registry.put(entry)
-        self.pool.broadcast(("load", graph_id, kind, record, dim, world))
-        return {"id": graph_id, "nodes": _nodes(entry)}
+        answer = {"id": graph_id, "nodes": _nodes(entry)}
+        if state is None:
+            self.pool.broadcast(("load", graph_id, kind, record, dim, world, None, None))
+            return answer
+        build = self.pool.broadcast_build(
+            lambda job: ("load", graph_id, kind, record, dim, world, spec, job), _progress(conn, graph_id)
+        )
+        return _built(build, state, answer)
+
+    def build_hierarchy(self, conn: Connection, raw: Any) -> Outcome:
+        """Build (or rebuild with new options) the hierarchy of a loaded grid, reporting progress."""
+        params = params_of("graph.build_hierarchy", raw)
+        entry = self.registry.get(params.text("id"))
+        if entry.kind != "grid":
+            raise UnsupportedError(
+                f"graph.build_hierarchy: a {entry.kind} graph has no hierarchy; only grids do",
+                {"graph": entry.graph_id},
+            )
+        spec = parse_hierarchy(Params({k: v for k, v in params.values.items() if k != "id"}, params.where))
+        validate_hierarchy(entry.graph, spec, "graph.build_hierarchy", entry.graph_id)
+        state = HierarchyState(spec)
+        self.registry.put(dataclasses.replace(entry, hierarchy=state))
+        graph_id = entry.graph_id
+        build = self.pool.broadcast_build(
+            lambda job: ("hierarchy", graph_id, spec, job), _progress(conn, graph_id)
+        )
+        return _built(build, state, {"id": graph_id})
+
+    def reachable(self, conn: Connection, raw: Any) -> Outcome:
+        """Whether the goal can be reached at all, from the hierarchy's components (no search)."""
+        return _first(self.pool.submit([parse_reachable(raw, self.registry)]))
 
     def update(self, conn: Connection, raw: Any) -> Outcome:
         """Apply an update to a copy, swap it in, then broadcast it (all or nothing)."""
@@ -134,7 +179,7 @@ class Handlers:
         ops = parse_update(params, entry)
         graph = copy.deepcopy(entry.graph)
         apply_update(graph, entry.kind, ops)
-        new = GraphEntry(entry.graph_id, entry.kind, graph, entry.dim, entry.world, entry.version + 1)
+        new = dataclasses.replace(entry, graph=graph, version=entry.version + 1)
         self.registry.put(new)
         if ops:
             self.pool.broadcast(("update", entry.graph_id, ops))
@@ -178,6 +223,31 @@ class Handlers:
             except BridgeError as exc:
                 slots.append({"status": "error", "error": exc.to_wire()})
         return _gather(self.pool, slots)
+
+
+def _progress(conn: Connection, graph_id: str) -> Callable[[int, int], None]:
+    def send(done: int, total: int) -> None:
+        conn.notify("graph.progress", {"id": graph_id, "done": done, "total": total})
+
+    return send
+
+
+async def _built(
+    build: Awaitable[list[dict[str, Any]]], state: HierarchyState, answer: dict[str, Any]
+) -> dict[str, Any]:
+    """Wait for the reporting worker's build, record its size and time, answer with them."""
+    try:
+        report = (await build)[0]
+    except Exception as exc:  # a dead worker fails the request, not the server
+        raise from_exception(exc) from exc
+    if report.get("status") == "error":
+        raise from_wire(report["error"])
+    state.built, state.nbytes, state.build_seconds = (
+        True,
+        int(report["bytes"]),
+        float(report["build_seconds"]),
+    )
+    return {**answer, "hierarchy": state.describe()}
 
 
 def _one_map(method: str, raw: Any) -> dict[str, Any]:
@@ -227,5 +297,6 @@ def _describe(entry: GraphEntry) -> dict[str, Any]:
             origin=list(graph.origin),
             world=entry.world,
             agents=len(graph.agents),
+            hierarchy=None if entry.hierarchy is None else entry.hierarchy.describe(),
         )
     return info

@@ -36,12 +36,14 @@ METHODS: Final = (
     "graph.load_grid",
     "graph.load_waypoints",
     "graph.load_navmesh",
+    "graph.build_hierarchy",
     "graph.update",
     "graph.drop",
     "graph.info",
     "graph.list",
     "path.find",
     "path.find_many",
+    "path.reachable",
 )
 """Every method the server answers, in PROTOCOL.md's order."""
 

@@ -16,17 +16,27 @@ from typing import Any
 
 import numpy as np
 
-from bridge.errors import BadRequestError
-from bridge.params import Params, is_vector
+from bridge.errors import BadRequestError, InvalidGraphError, UnsupportedError
+from bridge.hierarchy import check_query_flags, find_hierarchical
+from bridge.params import Params, is_vector, params_of
 from bridge.registry import GraphEntry, Registry
 from python_core import PathResult, QueryOptions
 
-__all__ = ["Endpoint", "Query", "encode_result", "parse_query", "run_query"]
+__all__ = ["Endpoint", "Query", "encode_result", "parse_query", "parse_reachable", "run_query"]
 
 Endpoint = tuple[float, ...] | int
 """A position (2 or 3 numbers), a grid cell (2 ints) or a waypoint id."""
 
-OPTION_KEYS = ("heuristic", "allow_partial", "max_expansions", "agent", "ignore_agents")
+OPTION_KEYS = (
+    "heuristic",
+    "allow_partial",
+    "max_expansions",
+    "agent",
+    "ignore_agents",
+    "hierarchical",
+    "corridor",
+)
+PATH_OPTION_KEYS = OPTION_KEYS[:5]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,11 +47,14 @@ class Query:
     start: Endpoint
     goal: Endpoint
     options: QueryOptions
+    hierarchical: bool = False
+    corridor: bool = False
+    reachable: bool = False
 
 
 def parse_options(options: Params, cap: int) -> QueryOptions:
     """Validate ``options``; the expansion budget is capped at ``cap`` (absent means ``cap``)."""
-    options.only(*OPTION_KEYS)
+    options.only(*PATH_OPTION_KEYS)
     heuristic = options.text("heuristic") if options.has("heuristic") else None
     budget = options.integer("max_expansions", minimum=0) if options.has("max_expansions") else cap
     agent = options.integer("agent") if options.has("agent") else None
@@ -80,11 +93,44 @@ def parse_query(raw: Any, registry: Registry, cap: int, where: str = "path.find"
     params = Params(raw, where)
     params.only("graph", "start", "goal", "options")
     entry = registry.get(params.text("graph"))
+    options = params.sub("options")
+    options.only(*OPTION_KEYS)
+    hierarchical, corridor = options.flag("hierarchical"), options.flag("corridor")
+    check_query_flags(hierarchical, corridor, entry.hierarchy, options.where)
+    plain = Params({k: v for k, v in options.values.items() if k in PATH_OPTION_KEYS}, options.where)
     return Query(
         graph_id=entry.graph_id,
         start=_endpoint(params, "start", entry),
         goal=_endpoint(params, "goal", entry),
-        options=parse_options(params.sub("options"), cap),
+        options=parse_options(plain, cap),
+        hierarchical=hierarchical,
+        corridor=corridor,
+    )
+
+
+def parse_reachable(raw: Any, registry: Registry) -> Query:
+    """Validate a ``path.reachable`` map: a grid with a hierarchy, two endpoints.
+
+    Raises:
+        BadRequestError: a field is missing or of the wrong type or size.
+        UnknownGraphError: no graph under ``graph``.
+        UnsupportedError: the graph has no hierarchy (build one with ``graph.build_hierarchy``).
+    """
+    params = params_of("path.reachable", raw)
+    params.only("graph", "start", "goal")
+    entry = registry.get(params.text("graph"))
+    if entry.hierarchy is None:
+        raise UnsupportedError(
+            f"path.reachable: graph {entry.graph_id!r} has no hierarchy; load it with 'hierarchy' "
+            "or call graph.build_hierarchy first",
+            {"graph": entry.graph_id},
+        )
+    return Query(
+        graph_id=entry.graph_id,
+        start=_endpoint(params, "start", entry),
+        goal=_endpoint(params, "goal", entry),
+        options=QueryOptions(),
+        reachable=True,
     )
 
 
@@ -114,9 +160,22 @@ def _resolve(graph: Any, kind: str, world: bool, point: Endpoint) -> Any:
     return np.asarray(point, dtype=np.float64)
 
 
-def run_query(graph: Any, kind: str, dim: int, world: bool, query: Query) -> dict[str, Any]:
-    """Run ``query`` on ``graph`` and encode the outcome (python_core errors propagate)."""
+def run_query(
+    graph: Any, kind: str, dim: int, world: bool, query: Query, *, hpa: Any = None, smooth: bool = True
+) -> dict[str, Any]:
+    """Run ``query`` on ``graph`` (or its hierarchy ``hpa``) and encode the outcome.
+
+    python_core errors propagate; a hierarchical query on a replica without a built hierarchy is
+    ``invalid_graph``.
+    """
     start = _resolve(graph, kind, world, query.start)
     goal = _resolve(graph, kind, world, query.goal)
-    result = graph.find_path(start, goal, options=query.options)
+    if (query.hierarchical or query.reachable) and hpa is None:
+        raise InvalidGraphError(f"graph {query.graph_id!r} has no built hierarchy on this worker")
+    if query.reachable:
+        return {"reachable": bool(hpa.is_reachable(start, goal))}
+    if query.hierarchical:
+        result = find_hierarchical(hpa, start, goal, query.options, smooth=smooth, corridor=query.corridor)
+    else:
+        result = graph.find_path(start, goal, options=query.options)
     return encode_result(result, dim)

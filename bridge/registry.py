@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge.errors import TooLargeError, UnknownGraphError
+from bridge.hierarchy import HierarchyState
 
 __all__ = ["GraphEntry", "Registry"]
 
@@ -29,6 +30,7 @@ class GraphEntry:
         dim: 2 or 3, the size of a point in queries and results.
         world: grids only: queries and points are in world units (loaded with cell_size/origin).
         version: bumped on every update (1 when loaded).
+        hierarchy: grids only: the HPA* hierarchy the workers hold, or None.
     """
 
     graph_id: str
@@ -37,6 +39,7 @@ class GraphEntry:
     dim: int
     world: bool = False
     version: int = 1
+    hierarchy: HierarchyState | None = None
 
 
 class Registry:

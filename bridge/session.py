@@ -61,6 +61,7 @@ class Session:
         self.connection = connection
         self.limits = limits
         self._tasks: set[asyncio.Task[None]] = set()
+        connection.notify = self.notify
 
     @property
     def pending(self) -> int:
@@ -135,6 +136,10 @@ class Session:
         if not isinstance(exc, BridgeError) and error.code == "internal":
             log.error("%s: %s failed unexpectedly", self.connection.peer, _short(method), exc_info=exc)
         self._respond(msgid, error.to_wire(), None)
+
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        """Send the notification ``[2, method, [params]]`` to the peer (e.g. ``graph.progress``)."""
+        self.send(pack([NOTIFICATION, method, [params]]))
 
     def _respond(self, msgid: int, error: Any, result: Any) -> None:
         try:

@@ -116,15 +116,20 @@ def parse_update(params: Params, entry: GraphEntry) -> list[Operation]:
     raise UnsupportedError(f"graph.update: a {entry.kind} graph cannot be updated; load it again")
 
 
-def apply_update(graph: Any, kind: str, ops: list[Operation]) -> None:
-    """Apply validated operations in order (python_core raises on a bad cell, id or weight)."""
+def apply_update(graph: Any, kind: str, ops: list[Operation], hierarchy: Any = None) -> None:
+    """Apply validated operations in order (python_core raises on a bad cell, id or weight).
+
+    With a ``hierarchy`` (a HierarchicalGrid over ``graph``) walls and weights change through it,
+    so it stays valid; agents always go to the grid.
+    """
+    cells_target = graph if hierarchy is None else hierarchy
     for op in ops:
         if op[0] == "cells":
             _, cells, walkable = op
             if len(cells):
-                graph.set_walkable(cells, walkable)
+                cells_target.set_walkable(cells, walkable)
         elif op[0] == "weights":
-            graph.set_weights(op[1], op[2])
+            cells_target.set_weights(op[1], op[2])
         elif op[0] == "agents":
             for verb, agent, cell in op[1]:
                 if verb == "place":

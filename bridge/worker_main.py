@@ -5,9 +5,12 @@ after an update seeing that update. Only ``find`` commands are answered; a failu
 broadcast (which the main process already applied successfully to its own copy) is logged.
 
 Commands (tuples):
-    ``("load", graph_id, kind, record, dim, world)``, ``("update", graph_id, ops)``,
+    ``("load", graph_id, kind, record, dim, world, spec | None, job_id | None)``,
+    ``("hierarchy", graph_id, spec, job_id | None)``, ``("update", graph_id, ops)``,
     ``("drop", graph_id)``, ``("find", job_id, [Query, ...])``, ``("stop",)``.
-Replies: ``(job_id, [result map or {"status": "error", "error": {...}}, ...])``.
+Replies: ``(job_id, [result map or {"status": "error", "error": {...}}, ...])``; a load or
+hierarchy command with a job id (``spec`` given) also sends ``("progress", job_id, done, total)``
+while the hierarchy builds, then ``(job_id, [{"bytes", "build_seconds"} or an error entry])``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from bridge.errors import UnknownGraphError, from_exception
+from bridge.hierarchy import HierarchySpec, ProgressThrottle, build_hierarchy
 from bridge.queries import Query, run_query
 from bridge.updates import apply_update
 from python_core.records import from_record
@@ -34,6 +38,8 @@ class _Replica:
     graph: Any
     dim: int
     world: bool
+    hpa: Any = None
+    smooth: bool = True
 
 
 def _answer(replicas: dict[str, _Replica], query: Query) -> dict[str, Any]:
@@ -41,20 +47,52 @@ def _answer(replicas: dict[str, _Replica], query: Query) -> dict[str, Any]:
     try:
         if replica is None:
             raise UnknownGraphError(query.graph_id)
-        return run_query(replica.graph, replica.kind, replica.dim, replica.world, query)
+        return run_query(
+            replica.graph,
+            replica.kind,
+            replica.dim,
+            replica.world,
+            query,
+            hpa=replica.hpa,
+            smooth=replica.smooth,
+        )
     except Exception as exc:  # each query answers for itself; the batch goes on
         return {"status": "error", "error": from_exception(exc).to_wire()}
 
 
-def _apply(replicas: dict[str, _Replica], command: tuple[Any, ...]) -> None:
+def _build(conn: Connection, replica: _Replica, spec: HierarchySpec | None, job_id: int | None) -> None:
+    """Give ``replica`` the hierarchy ``spec`` (or none); the reporter answers ``job_id``."""
+    replica.hpa, replica.smooth = None, True
+    if spec is None:
+        return
+    throttle = (
+        None if job_id is None else ProgressThrottle(lambda d, t: conn.send(("progress", job_id, d, t)))
+    )
+    try:
+        replica.hpa = build_hierarchy(replica.graph, spec, throttle)
+        replica.smooth = spec.smooth
+    except Exception as exc:  # the main process validated; this is memory or a bug
+        log.exception("worker could not build a hierarchy")
+        if job_id is not None:
+            conn.send((job_id, [{"status": "error", "error": from_exception(exc).to_wire()}]))
+        return
+    if job_id is not None:
+        conn.send((job_id, [{"bytes": int(replica.hpa.nbytes), "build_seconds": replica.hpa.build_seconds}]))
+
+
+def _apply(conn: Connection, replicas: dict[str, _Replica], command: tuple[Any, ...]) -> None:
     op = command[0]
     if op == "load":
-        _, graph_id, kind, record, dim, world = command
-        replicas[graph_id] = _Replica(kind, from_record(kind, record), dim, world)
+        _, graph_id, kind, record, dim, world, spec, job_id = command
+        replicas[graph_id] = replica = _Replica(kind, from_record(kind, record), dim, world)
+        _build(conn, replica, spec, job_id)
+    elif op == "hierarchy":
+        _, graph_id, spec, job_id = command
+        _build(conn, replicas[graph_id], spec, job_id)
     elif op == "update":
         _, graph_id, ops = command
         replica = replicas[graph_id]
-        apply_update(replica.graph, replica.kind, ops)
+        apply_update(replica.graph, replica.kind, ops, replica.hpa)
     elif op == "drop":
         replicas.pop(command[1], None)
     else:
@@ -79,6 +117,6 @@ def worker_main(conn: Connection, log_level: int = logging.WARNING) -> None:
             conn.send((job_id, [_answer(replicas, q) for q in queries]))
             continue
         try:
-            _apply(replicas, command)
+            _apply(conn, replicas, command)
         except Exception:
             log.exception("worker could not apply %r to its replica", command[:2])

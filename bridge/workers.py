@@ -8,6 +8,8 @@ Invariants that make the pool correct:
   its own worker busy, and short ones from other clients go to the others.
 - Futures live on the event loop; reader threads resolve them through ``call_soon_threadsafe``,
   so only the loop thread touches the pending tables.
+- A hierarchy build is broadcast like a load, but one worker (the reporter) also gets a job id:
+  it sends ``("progress", job_id, done, total)`` while building and answers the job when done.
 
     pool = WorkerPool(2); await pool.start()
     pool.broadcast(("load", "g", "grid", record, 2, False))
@@ -23,6 +25,7 @@ import multiprocessing
 import pickle
 import queue
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from bridge.errors import InternalError
@@ -34,6 +37,8 @@ __all__ = ["WorkerPool"]
 log = logging.getLogger("bridge.workers")
 
 _STOP = pickle.dumps(("stop",))
+
+ProgressCallback = Callable[[int, int], None]
 
 
 class _Worker:
@@ -51,6 +56,7 @@ class _Worker:
         child.close()
         self.commands: queue.Queue[bytes] = queue.Queue()
         self.pending: dict[int, tuple[asyncio.Future[list[dict[str, Any]]], int]] = {}
+        self.progress: dict[int, ProgressCallback] = {}
         self.load = 0
         self.alive = True
         self._writer = threading.Thread(target=self._write_loop, name=f"{self.process.name}-w", daemon=True)
@@ -72,13 +78,25 @@ class _Worker:
         loop = self.pool.loop
         while True:
             try:
-                job_id, results = self.conn.recv()
+                message = self.conn.recv()
             except (EOFError, OSError):
                 loop.call_soon_threadsafe(self._on_exit)
                 return
-            loop.call_soon_threadsafe(self._resolve, job_id, results)
+            if message[0] == "progress":
+                loop.call_soon_threadsafe(self._report, *message[1:])
+            else:
+                loop.call_soon_threadsafe(self._resolve, *message)
+
+    def _report(self, job_id: int, done: int, total: int) -> None:
+        callback = self.progress.get(job_id)
+        if callback is not None:
+            try:
+                callback(done, total)
+            except Exception:  # a gone connection must not stop the reader
+                log.exception("progress callback of job %d failed", job_id)
 
     def _resolve(self, job_id: int, results: list[dict[str, Any]]) -> None:
+        self.progress.pop(job_id, None)
         future, weight = self.pending.pop(job_id)
         self.load -= weight
         if not future.done():
@@ -92,6 +110,7 @@ class _Worker:
             if not future.done():
                 future.set_exception(InternalError("a worker process exited during the search"))
         self.pending.clear()
+        self.progress.clear()
         self.load = 0
 
     def submit(self, job_id: int, queries: list[Query]) -> asyncio.Future[list[dict[str, Any]]]:
@@ -141,6 +160,24 @@ class WorkerPool:
         for worker in self._workers:
             if worker.alive:
                 worker.commands.put(data)
+
+    def broadcast_build(
+        self, command: Callable[[int | None], tuple[Any, ...]], progress: ProgressCallback | None = None
+    ) -> asyncio.Future[list[dict[str, Any]]]:
+        """Broadcast ``command(job_id)`` to the least busy worker (the reporter), ``command(None)``
+        to the others; the future gives the reporter's answer, ``progress`` gets its reports."""
+        reporter = self._least_busy()
+        job_id = next(self._jobs)
+        future: asyncio.Future[list[dict[str, Any]]] = self.loop.create_future()
+        reporter.pending[job_id] = (future, 0)
+        if progress is not None:
+            reporter.progress[job_id] = progress
+        tracked = pickle.dumps(command(job_id), protocol=pickle.HIGHEST_PROTOCOL)
+        silent = pickle.dumps(command(None), protocol=pickle.HIGHEST_PROTOCOL)
+        for worker in self._workers:
+            if worker.alive:
+                worker.commands.put(tracked if worker is reporter else silent)
+        return future
 
     def _least_busy(self) -> _Worker:
         alive = [w for w in self._workers if w.alive]

@@ -1,0 +1,172 @@
+"""HPA* on the wire: hierarchy options, build progress, hierarchical queries and reachability.
+
+The main process validates a :class:`HierarchySpec` against its own grid (constructing, never
+building, a ``HierarchicalGrid``); each worker builds its own hierarchy over its replica.
+
+    from bridge.hierarchy import HierarchySpec, ProgressThrottle
+    spec = HierarchySpec(cluster_size=16)
+    sent = []; throttle = ProgressThrottle(lambda d, t: sent.append((d, t))); throttle(4, 4)
+    assert spec.levels == 1 and sent == [(4, 4)]
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bridge.errors import BadRequestError, InvalidGraphError
+from bridge.params import Params
+from python_core import PathResult, QueryOptions
+from python_core.errors import AStarError
+from python_core.grid import GridGraph
+from python_core.hpa import HierarchicalGrid
+
+__all__ = [
+    "HIERARCHY_KEYS",
+    "HierarchySpec",
+    "HierarchyState",
+    "ProgressThrottle",
+    "build_hierarchy",
+    "check_query_flags",
+    "find_hierarchical",
+    "parse_hierarchy",
+    "validate_hierarchy",
+]
+
+HIERARCHY_KEYS = ("cluster_size", "levels", "smooth")
+MIN_CLUSTER, MAX_CLUSTER = 8, 256
+
+
+@dataclass(frozen=True, slots=True)
+class HierarchySpec:
+    """What the client asked for: cluster side, abstraction levels, path smoothing."""
+
+    cluster_size: int = 32
+    levels: int = 1
+    smooth: bool = True
+
+
+@dataclass(slots=True)
+class HierarchyState:
+    """A grid's hierarchy as the main process knows it; filled in when the reporting worker is done.
+
+    Shared by every version of a graph entry (updates change cells, not the hierarchy's identity).
+    """
+
+    spec: HierarchySpec
+    built: bool = False
+    nbytes: int = 0
+    build_seconds: float = 0.0
+
+    def describe(self) -> dict[str, Any]:
+        """The ``hierarchy`` map of ``graph.info``."""
+        return {
+            "cluster_size": self.spec.cluster_size,
+            "levels": self.spec.levels,
+            "smooth": self.spec.smooth,
+            "built": self.built,
+            "bytes": self.nbytes,
+            "build_seconds": self.build_seconds,
+        }
+
+
+def parse_hierarchy(params: Params) -> HierarchySpec:
+    """Type-check a ``hierarchy`` map (``bad_request``); the core checks the rest at validation."""
+    params.only(*HIERARCHY_KEYS)
+    size = (
+        params.integer("cluster_size", minimum=MIN_CLUSTER, maximum=MAX_CLUSTER)
+        if params.has("cluster_size")
+        else 32
+    )
+    levels = params.integer("levels", minimum=1) if params.has("levels") else 1
+    return HierarchySpec(cluster_size=size, levels=levels, smooth=params.flag("smooth", True))
+
+
+def _construct(grid: GridGraph, spec: HierarchySpec) -> HierarchicalGrid:
+    return HierarchicalGrid(grid, cluster_size=spec.cluster_size, levels=spec.levels)
+
+
+def validate_hierarchy(grid: Any, spec: HierarchySpec, where: str, graph_id: str) -> None:
+    """Raise ``invalid_graph`` when the core refuses ``spec`` for ``grid`` (nothing is built).
+
+    The core's checks depend on the options only, so they run against a one-cell grid of the same
+    diagonal rule: validating never costs the event loop a pass over a large grid.
+    """
+    probe = GridGraph(np.ones((1, 1), dtype=bool), diagonal=grid.diagonal)
+    try:
+        _construct(probe, spec)
+    except AStarError as exc:
+        raise InvalidGraphError(f"{where}: hierarchy: {exc}", {"id": graph_id, "field": "hierarchy"}) from exc
+
+
+def build_hierarchy(
+    grid: GridGraph, spec: HierarchySpec, progress: Callable[[int, int], None] | None = None
+) -> HierarchicalGrid:
+    """Construct and build the hierarchy over ``grid`` (worker side)."""
+    return _construct(grid, spec).build(progress=progress)
+
+
+class ProgressThrottle:
+    """Pass ``(done, total)`` on at most every 1 % of the work and 100 ms, plus the first and last.
+
+    Args:
+        send: receives the calls that get through.
+        interval: seconds between two reports (besides the first and the last).
+    """
+
+    def __init__(self, send: Callable[[int, int], None], *, interval: float = 0.1) -> None:
+        self.send = send
+        self.interval = interval
+        self._last_done = -1
+        self._last_time = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        first, last = self._last_done < 0, done >= total
+        step = done - self._last_done >= max(1, total // 100)
+        if first or last or (step and now - self._last_time >= self.interval):
+            self._last_done, self._last_time = done, now
+            self.send(done, total)
+
+
+def _blocked_by_agents(grid: GridGraph, result: PathResult, options: QueryOptions) -> bool:
+    """True when another agent stands on a cell of the path (the hierarchy does not see agents)."""
+    if options.ignore_agents or not grid.agents or len(result.nodes) < 2:
+        return False
+    width = grid.width
+    others = [y * width + x for agent, (x, y) in grid.agents.items() if agent != options.agent]
+    return bool(np.isin(np.asarray(result.nodes)[1:], others).any())
+
+
+def find_hierarchical(
+    hpa: HierarchicalGrid,
+    start: tuple[int, int],
+    goal: tuple[int, int],
+    options: QueryOptions,
+    *,
+    smooth: bool,
+    corridor: bool,
+) -> PathResult:
+    """HPA* path; when another agent blocks it, the grid's exact search (which respects agents)."""
+    result = hpa.find_path(start, goal, options=options, smooth=smooth, corridor=corridor)
+    if _blocked_by_agents(hpa.grid, result, options):
+        return hpa.grid.find_path(start, goal, options=options)
+    return result
+
+
+def check_query_flags(hierarchical: bool, corridor: bool, state: HierarchyState | None, where: str) -> None:
+    """``bad_request`` for a hierarchical query on a graph without a hierarchy, or a lone corridor."""
+    if hierarchical and state is None:
+        raise BadRequestError(
+            f"{where}: 'hierarchical' needs a grid with a hierarchy (load it with 'hierarchy' or "
+            "call graph.build_hierarchy)",
+            {"field": "hierarchical"},
+        )
+    if corridor and not hierarchical:
+        raise BadRequestError(
+            f"{where}: 'corridor' applies to hierarchical queries only", {"field": "corridor"}
+        )
