@@ -38,6 +38,11 @@ signal sidecar_ready
 signal sidecar_lost(reason: String)
 ## A graph was loaded (or reloaded) under [param id] by [method load_graph].
 signal graph_loaded(id: String)
+## The sidecar is building the hierarchy (HPA*) of grid [param id]: [param done] of [param total]
+## clusters. Emitted while a [method load_grid] with [code]extra = {"hierarchy": {...}}[/code] (or
+## a [code]graph.build_hierarchy[/code] call) waits, at most every 1 % / 100 ms, last with
+## [code]done == total[/code]. Connect a progress bar to it.
+signal graph_progress(id: String, done: int, total: int)
 
 ## Where the connection stands; see [method get_phase].
 enum Phase { IDLE, LAUNCHING, CONNECTING, GREETING, UPLOADING, READY, WAITING_RESTART, FAILED }
@@ -134,6 +139,7 @@ func _init() -> void:
 	connect_timeout_ms = _setting("astar_bridge/timeouts/connect_ms")
 	load_timeout_ms = _setting("astar_bridge/timeouts/load_ms")
 	_rpc.disconnected.connect(_on_rpc_disconnected)
+	_rpc.notification_received.connect(_on_rpc_notification)
 
 
 func _ready() -> void:
@@ -258,13 +264,22 @@ func load_graph(method: String, params: Dictionary) -> BridgeResult:
 ## ([code]0[/code] = blocked). [param diagonal] is [code]"always"[/code], [code]"never"[/code],
 ## [code]"at_least_one_walkable"[/code] or [code]"only_if_no_obstacles"[/code];
 ## [param extra] adds optional fields ([code]weights[/code], [code]cell_size[/code],
-## [code]origin[/code]). See [method load_graph].
+## [code]origin[/code], [code]hierarchy[/code]). See [method load_graph].
+## [br][br]
+## [code]"hierarchy": {"cluster_size": 32}[/code] has the sidecar build HPA* for the grid too
+## ([signal graph_progress] reports the build; the call returns when it is built, so raise
+## [member load_timeout_ms] for very large maps). Queries then take
+## [code]{"hierarchical": true}[/code] (and [code]"corridor": true[/code]) in their options
+## for fast near-optimal paths; without it they stay exact. [code]path.reachable[/code]
+## ([method call_method]) answers "is the goal reachable at all?" without a search.
 ## [codeblock]
 ## var cells := PackedByteArray()
 ## cells.resize(8 * 8)
 ## cells.fill(1)
 ## cells[3 * 8 + 4] = 0  # cell (4, 3) is a wall
 ## AStarBridge.load_grid("level", 8, 8, cells, "never", {"cell_size": [16, 16]})
+## AStarBridge.load_grid("big", 8, 8, cells, "never", {"hierarchy": {"cluster_size": 8}})
+## AStarBridge.find_path("big", Vector2(0, 0), Vector2(7, 7), {"hierarchical": true})
 ## [/codeblock]
 func load_grid(
 	id: String,
@@ -586,6 +601,17 @@ func _reupload() -> void:
 	_ready_since_ms = Time.get_ticks_msec()
 	_flush_queue()
 	sidecar_ready.emit()
+
+
+func _on_rpc_notification(method: String, params: Array) -> void:
+	if method != "graph.progress" or params.is_empty() or not params[0] is Dictionary:
+		return
+	var report: Dictionary = params[0]
+	var id: Variant = report.get("id")
+	var done: Variant = report.get("done")
+	var total: Variant = report.get("total")
+	if id is String and done is int and total is int:
+		graph_progress.emit(id, done, total)
 
 
 func _on_rpc_disconnected(reason: String) -> void:
