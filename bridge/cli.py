@@ -2,6 +2,7 @@
 
     astar-bridge serve                      # 127.0.0.1, a port the OS picks, a random token
     astar-bridge serve --port 7777 --token secret --workers 2
+    astar-bridge build-hierarchy level.map --cluster-size 32   # HPA* build time/size, progress bar
 
 Exactly one JSON line goes to stdout when the server is ready; logs go to stderr. The server stops
 on SIGTERM/SIGINT and when its stdin closes (the game that started it is gone), unless
@@ -21,6 +22,7 @@ import signal
 import sys
 import threading
 
+from bridge import build_hierarchy_cli
 from bridge.protocol import Limits
 from bridge.server import Server, ServerConfig
 
@@ -47,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-expansions", type=int, default=defaults.max_expansions)
     serve.add_argument("--max-pending", type=int, default=defaults.max_pending)
     serve.add_argument("--max-batch", type=int, default=defaults.max_batch)
+    build_hierarchy_cli.add_parser(commands)
     return parser
 
 
@@ -111,6 +114,8 @@ async def _serve(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
     args = _parser().parse_args(argv)
+    if args.command == "build-hierarchy":
+        return build_hierarchy_cli.run(args)
     logging.basicConfig(
         level=getattr(logging, args.log_level),
         stream=sys.stderr,
