@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -33,8 +33,9 @@ from python_core.grid_search import as_cell, as_cells, check_options
 from python_core.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.hpa.abstract_graph import AbstractGraph, Progress
 from python_core.hpa.abstract_search import ABSTRACT_BUDGET, ABSTRACT_FOUND, abstract_astar, node_chain
-from python_core.hpa.cluster_search import new_scratch, rect_search, refine_chain
+from python_core.hpa.cluster_search import refine_chain
 from python_core.hpa.corridor import corridor_astar
+from python_core.hpa.endpoints import EndpointTree, insert_endpoint
 from python_core.hpa.smoothing import path_cost, shortcut
 from python_core.result import PathResult, PathStatus, QueryOptions
 
@@ -43,29 +44,6 @@ __all__ = ["HierarchicalGrid"]
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 _DIAG = {DiagonalMode.NEVER: 0, DiagonalMode.ALWAYS: 1, DiagonalMode.AT_LEAST_ONE_WALKABLE: 2}
-
-
-@dataclass(frozen=True, slots=True)
-class _Endpoint:
-    """A start or goal inserted into its cluster: a Dijkstra tree over the cluster's cells."""
-
-    cluster: int
-    x0: int
-    y0: int
-    lw: int
-    parent: I64
-    dist: F64
-    costs: F64  # per transition of the cluster
-
-    def path_to(self, end: int, width: int) -> I64:
-        """Cells from the tree's root to ``end`` (the parents are local indices)."""
-        cur = (end // width - self.y0) * self.lw + end % width - self.x0
-        out = [cur]
-        while self.parent[cur] >= 0:
-            cur = int(self.parent[cur])
-            out.append(cur)
-        local = np.asarray(out[::-1], dtype=np.int64)
-        return (local // self.lw + self.y0) * width + local % self.lw + self.x0
 
 
 class HierarchicalGrid:
@@ -335,41 +313,35 @@ class HierarchicalGrid:
             return PathResult(PathStatus.NO_PATH)
         return self._search(s, g, HEURISTIC_CODES[name], opts.max_expansions, smooth, corridor)
 
-    def _endpoint(self, cell: int, reverse: int, other: int) -> _Endpoint:
-        """Dijkstra inside ``cell``'s cluster (``reverse``: costs towards the cell), ended once the
-        cluster's transitions (and ``other``, when in the same cluster) are settled."""
+    def _endpoint(self, cell: int, reverse: int, other: int) -> EndpointTree:
+        """Insert ``cell`` into its cluster: costs to its transitions, then to ``other`` when that
+        lies in the same cluster (``reverse``: costs towards the cell)."""
         graph = self._graph
         cluster = graph.cluster_of(cell)
         x0, y0, lw, lh = graph.rect(cluster)
-        dist, parent, closed = new_scratch(lw * lh)
-        trans = graph.trans[cluster]
-        local = (trans // graph.width - y0) * lw + (trans % graph.width - x0)
-        stops = local
+        stops = graph.trans[cluster]
         if graph.cluster_of(other) == cluster:
-            stops = np.append(local, (other // graph.width - y0) * lw + other % graph.width - x0)
-        if not stops.shape[0]:  # nothing to reach: settle nothing but the cell itself
-            stops = np.array([(cell // graph.width - y0) * lw + cell % graph.width - x0], dtype=np.int64)
-        rect_search(
+            stops = np.append(stops, other)
+        return insert_endpoint(
             self._walk, self._weights, graph.width, x0, y0, lw, lh, self._diag, graph.cw, graph.ch,
-            cell, -1, reverse, 1.0, dist, parent, closed, stops,
+            cell, reverse, self._min_weight, stops,
         )  # fmt: skip
-        return _Endpoint(cluster, x0, y0, lw, parent, dist, dist[local])
 
     def _search(  # noqa: PLR0917
         self, s: int, g: int, hcode: int, budget: int | None, smooth: bool, corridor: bool
     ) -> PathResult:
         graph = self._graph
         head, tail = self._endpoint(s, 0, g), self._endpoint(g, 1, s)
-        direct = np.inf
-        if head.cluster == tail.cluster:
-            direct = float(head.dist[(g // graph.width - head.y0) * head.lw + g % graph.width - head.x0])
-        lo = int(graph.cl_first[head.cluster])
+        first, last = graph.cluster_of(s), graph.cluster_of(g)
+        k = int(graph.cl_first[first + 1] - graph.cl_first[first])
+        direct = float(head.costs[k]) if first == last else np.inf  # the goal is the last stop
+        lo = int(graph.cl_first[first])
         self._qid += 1
         outcome, expanded = abstract_astar(
             graph.node_cell, graph.node_cluster, graph.cl_first, graph.cl_doff, graph.dist_flat,
             graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
-            self._min_weight, np.arange(lo, lo + head.costs.shape[0], dtype=np.int64), head.costs,
-            tail.cluster, tail.costs, direct, g, -1 if budget is None else budget,
+            self._min_weight, np.arange(lo, lo + k, dtype=np.int64), head.costs[:k],
+            last, tail.costs, direct, g, -1 if budget is None else budget,
             self._g, self._parent, self._seen, self._done, self._qid, self._heap_nodes, self._heap_keys,
             self._heap_pos, self._abstract_weight,
         )  # fmt: skip
@@ -394,7 +366,7 @@ class HierarchicalGrid:
             )  # fmt: skip
         return self._result(PathStatus.FOUND, nodes, expanded)
 
-    def _refine(self, g: int, head: _Endpoint, tail: _Endpoint) -> I64:
+    def _refine(self, g: int, head: EndpointTree, tail: EndpointTree) -> I64:
         """Concrete cells: start -> first transition -> ... -> last transition -> goal."""
         graph, width = self._graph, self._graph.width
         if int(self._parent[graph.node_count]) == -2:

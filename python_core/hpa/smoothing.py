@@ -26,7 +26,7 @@ import numpy.typing as npt
 from python_core.compiled import jit
 from python_core.hpa.cluster_search import step_allowed
 
-__all__ = ["line_cost", "path_cost", "shortcut"]
+__all__ = ["line_cell", "line_cost", "path_cost", "shortcut"]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
@@ -34,7 +34,7 @@ I64 = npt.NDArray[np.int64]
 
 
 @jit
-def _line_cell(a: int, b: int, k: int, width: int) -> int:
+def line_cell(a: int, b: int, k: int, width: int) -> int:
     """Cell number ``k`` of the line from ``a`` to ``b`` (``k = 0`` is ``a``)."""
     ax, ay, bx, by = a % width, a // width, b % width, b // width
     dx, dy = bx - ax, by - ay
@@ -61,7 +61,7 @@ def line_cost(a: int, b: int, walk: U8, weights: F64, width: int, diag: int, cw:
     cost = 0.0
     prev = a
     for k in range(1, steps + 1):
-        cur = _line_cell(a, b, k, width)
+        cur = line_cell(a, b, k, width)
         if walk[cur] == 0:
             return np.inf
         px, py = prev % width, prev // width
@@ -205,7 +205,7 @@ def shortcut(  # noqa: PLR0917
             a, b = nodes[i], nodes[best]
             steps = max(abs(b % width - a % width), abs(b // width - a // width))
             for k in range(1, steps + 1):
-                out[m] = _line_cell(a, b, k, width)
+                out[m] = line_cell(a, b, k, width)
                 m += 1
         i = best
     result: I64 = out[:m].copy()
