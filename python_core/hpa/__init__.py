@@ -9,7 +9,8 @@ Quick start::
     print(hpa.find_path((26, 12), (150, 160)).cost, hpa.is_reachable((26, 12), (150, 160)))
 
 Modules, one job each: ``entrances`` (borders -> transition pairs), ``cluster_search`` (exact
-searches inside a cluster), ``abstract_graph`` (per-cluster tables and the flat arrays),
+searches inside a cluster), ``endpoints`` (a query's start / goal inserted into its cluster),
+``abstract_graph`` (per-cluster tables and the flat arrays),
 ``abstract_search`` (A* over them), ``smoothing`` (straight-line shortcuts), ``connectivity``
 (component labels), ``hierarchy`` (the public :class:`HierarchicalGrid`: build, query, update).
 Only one abstraction level is implemented; ``levels=2`` is rejected.
