@@ -21,7 +21,8 @@ def exported(godot_test_project: str, tmp_path_factory: pytest.TempPathFactory) 
     script = ["--script", "res://tests/support/export_scene.gd", "--", str(folder)]
     result = run_godot(godot_test_project, TEST_PROJECT, script, timeout=120)
     assert result.returncode == 0, result.stdout
-    assert "ERROR" not in result.stdout and "WARNING" not in result.stdout, result.stdout
+    assert "ERROR" not in result.stdout, result.stdout
+    assert "WARNING" not in result.stdout, result.stdout
     return {path.stem: path for path in folder.glob("*.graph")}
 
 
