@@ -20,7 +20,7 @@ from bridge.errors import BadRequestError, InvalidGraphError, UnsupportedError
 from bridge.hierarchy import check_query_flags, find_hierarchical
 from bridge.params import Params, is_vector, params_of
 from bridge.registry import GraphEntry, Registry
-from python_core import PathResult, QueryOptions
+from python_core import PathResult, QueryOptions, fast_grid
 
 __all__ = ["Endpoint", "Query", "encode_result", "parse_query", "parse_reachable", "run_query"]
 
@@ -176,6 +176,9 @@ def run_query(
         return {"reachable": bool(hpa.is_reachable(start, goal))}
     if query.hierarchical:
         result = find_hierarchical(hpa, start, goal, query.options, smooth=smooth, corridor=query.corridor)
+    elif kind == "grid":
+        # The compiled A* / JPS dispatch: same costs and errors as GridGraph.find_path, faster.
+        result = fast_grid.find_path(graph, start, goal, options=query.options)
     else:
         result = graph.find_path(start, goal, options=query.options)
     return encode_result(result, dim)

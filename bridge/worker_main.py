@@ -25,6 +25,7 @@ from bridge.errors import UnknownGraphError, from_exception
 from bridge.hierarchy import HierarchySpec, ProgressThrottle, build_hierarchy
 from bridge.queries import Query, run_query
 from bridge.updates import apply_update
+from python_core.compiled import warm_up
 from python_core.records import from_record
 
 __all__ = ["worker_main"]
@@ -104,6 +105,9 @@ def worker_main(conn: Connection, log_level: int = logging.WARNING) -> None:
     # Ctrl-C reaches the whole process group; only the main process decides when to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.basicConfig(level=log_level, format="%(asctime)s worker %(process)d %(levelname)s %(message)s")
+    # Compile (or load from numba's disk cache) every kernel before the first command, so no
+    # query pays for it; commands sent meanwhile wait in the pipe.
+    log.info("kernels ready in %.2f s", warm_up())
     replicas: dict[str, _Replica] = {}
     while True:
         try:

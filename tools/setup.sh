@@ -17,6 +17,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install -q -e ".[dev,bench]" >&2
   echo "$want" > "$stamp"
 fi
+# Fill numba's disk cache once (a cold compile takes seconds), so a sidecar's workers start warm.
+.venv/bin/python -c "from python_core.compiled import warm_up; print(f'[setup] search kernels ready in {warm_up():.1f} s')" >&2
 # Without Godot the Python tests still run locally (Godot tests skip); with CI=true that is a failure.
 if godot="$(.venv/bin/python tools/provision_godot.py)"; then
   echo "$godot" > .venv/.godot-path

@@ -9,7 +9,7 @@ from bridge.client import Client, decode_points
 from bridge.errors import BadRequestError, InvalidGraphError, OutOfBoundsError, UnknownGraphError
 from bridge.protocol import METHODS, PROTOCOL_VERSION
 from bridge.sidecar import Sidecar
-from python_core import QueryOptions
+from python_core import PathResult, QueryOptions, fast_grid
 from python_core.grid import GridGraph
 from python_core.navmesh import NavMesh
 from python_core.records import from_record, to_record
@@ -29,6 +29,18 @@ MAZE = [
 
 def _maze() -> GridGraph:
     return GridGraph.from_strings(MAZE, diagonal="only_if_no_obstacles")
+
+
+def _grid_path(
+    grid: GridGraph, start: tuple[int, int], goal: tuple[int, int], options: QueryOptions | None = None
+) -> PathResult:
+    """What the sidecar runs for a grid (the compiled dispatch), checked against the reference cost."""
+    fast = fast_grid.find_path(grid, start, goal, options=options)
+    reference = grid.find_path(start, goal, options=options)
+    assert fast.status is reference.status
+    if fast.found:
+        assert fast.cost == pytest.approx(reference.cost)
+    return fast
 
 
 def _assert_same(remote: dict[str, object], local: object, dim: int = 2) -> None:
@@ -52,10 +64,10 @@ def test_grid_paths_match_python_core(client: Client) -> None:
     _kind, record = to_record(local)
     assert client.call("graph.load_grid", {"id": "e2e-maze", **record}) == {"id": "e2e-maze", "nodes": 80}
     for start, goal in [((0, 0), (9, 7)), ((2, 2), (4, 4)), ((0, 7), (9, 0)), ((4, 4), (4, 4))]:
-        _assert_same(client.find("e2e-maze", start, goal), local.find_path(start, goal))
+        _assert_same(client.find("e2e-maze", start, goal), _grid_path(local, start, goal))
     options = QueryOptions(heuristic="zero", max_expansions=5, allow_partial=True)
     remote = client.find("e2e-maze", (0, 0), (9, 7), heuristic="zero", max_expansions=5, allow_partial=True)
-    _assert_same(remote, local.find_path((0, 0), (9, 7), options=options))
+    _assert_same(remote, _grid_path(local, (0, 0), (9, 7), options=options))
 
 
 def test_grid_world_units_with_cell_size_and_origin(client: Client) -> None:
@@ -64,7 +76,7 @@ def test_grid_world_units_with_cell_size_and_origin(client: Client) -> None:
     client.load_grid("e2e-world", walkable, diagonal="never", cell_size=(2.0, 0.5), origin=(10.0, -1.0))
     local = GridGraph(walkable, diagonal="never", cell_size=(2.0, 0.5), origin=(10.0, -1.0))
     remote = client.find("e2e-world", (10.2, -0.9), (20.0, 0.5))  # world points near cells (0,0) and (5,3)
-    _assert_same(remote, local.find_path((0, 0), (5, 3)))
+    _assert_same(remote, _grid_path(local, (0, 0), (5, 3)))
     assert decode_points(remote["points"])[-1].tolist() == [20.0, 0.5]
 
 
@@ -121,7 +133,7 @@ def test_find_many_keeps_order_and_reports_errors_per_query(client: Client) -> N
     assert results[7]["error"]["code"] == "bad_request"
     rest = [r for i, r in enumerate(results) if i not in (3, 5, 7)]
     for (start, goal), remote in zip(pairs, rest, strict=True):
-        _assert_same(remote, local.find_path(start, goal))
+        _assert_same(remote, _grid_path(local, start, goal))
 
 
 def test_updates_cells_weights_agents_and_ordering(client: Client) -> None:
@@ -133,11 +145,11 @@ def test_updates_cells_weights_agents_and_ordering(client: Client) -> None:
     find_id = client.send("path.find", Client.query("e2e-upd", (0, 0), (4, 0)))
     assert client.receive(update_id) == {"id": "e2e-upd", "version": 2}
     local.set_walkable(wall, False)
-    _assert_same(client.receive(find_id), local.find_path((0, 0), (4, 0)))
+    _assert_same(client.receive(find_id), _grid_path(local, (0, 0), (4, 0)))
     weights = np.full((3, 5), 2.0, dtype=np.float32)
     client.update("e2e-upd", weights=weights.tobytes())
     local.set_weights(np.argwhere(np.ones((3, 5)))[:, ::-1], weights.ravel())
-    _assert_same(client.find("e2e-upd", (0, 0), (4, 0)), local.find_path((0, 0), (4, 0)))
+    _assert_same(client.find("e2e-upd", (0, 0), (4, 0)), _grid_path(local, (0, 0), (4, 0)))
     client.update("e2e-upd", agents=[{"op": "place", "agent": 7, "cell": [2, 2]}])
     assert client.find("e2e-upd", (0, 0), (4, 0))["status"] == "no_path"
     assert client.find("e2e-upd", (0, 0), (4, 0), ignore_agents=True)["status"] == "found"

@@ -11,7 +11,7 @@ import pytest
 from bridge.client import Client
 from bridge.errors import BadRequestError, InvalidGraphError, UnsupportedError
 from bridge.sidecar import Sidecar
-from python_core import QueryOptions
+from python_core import QueryOptions, fast_grid
 from python_core.grid import GridGraph
 from python_core.records import to_record
 
@@ -86,7 +86,7 @@ def test_hierarchical_paths_are_valid_and_within_ten_percent(loaded: tuple[Clien
         assert client.reachable("hpa-den", start, goal) == exact.found
     start, goal = _pairs(grid, 1, seed=4)[0]
     plain = client.find("hpa-den", start, goal)  # the default stays the exact search
-    assert plain["expanded"] == grid.find_path(start, goal).expanded
+    assert plain["expanded"] == fast_grid.find_path(grid, start, goal).expanded
 
 
 def test_updates_go_through_the_hierarchy(sidecar: Sidecar) -> None:
