@@ -37,6 +37,9 @@ __all__ = ["WorkerPool"]
 log = logging.getLogger("bridge.workers")
 
 _STOP = pickle.dumps(("stop",))
+_CHUNKS_PER_WORKER = 16
+"""A find_many batch is cut into this many chunks per worker (small enough to balance the load,
+large enough that the per-chunk pipe round trip stays negligible)."""
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -190,14 +193,31 @@ class WorkerPool:
         return self._least_busy().submit(next(self._jobs), queries)
 
     async def submit_many(self, queries: list[Query]) -> list[dict[str, Any]]:
-        """Spread a batch over the workers in chunks; results come back in query order."""
+        """Spread a batch over the workers; results come back in query order.
+
+        The batch is cut into small chunks fed as workers finish (two in flight per worker), so a
+        worker that drew slow queries does not leave the others idle at the end.
+        """
         if not queries:
             return []
-        chunks = max(1, min(len(queries), 4 * self.count))
-        size = -(-len(queries) // chunks)
-        futures = [self.submit(queries[i : i + size]) for i in range(0, len(queries), size)]
-        parts = await asyncio.gather(*futures)
-        return [result for part in parts for result in part]
+        size = max(1, -(-len(queries) // (_CHUNKS_PER_WORKER * self.count)))
+        starts = iter(range(0, len(queries), size))
+        parts: dict[int, list[dict[str, Any]]] = {}
+        running: dict[asyncio.Future[list[dict[str, Any]]], int] = {}
+
+        def feed() -> None:
+            begin = next(starts, None)
+            if begin is not None:
+                running[self.submit(queries[begin : begin + size])] = begin
+
+        for _ in range(2 * self.count):
+            feed()
+        while running:
+            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for future in done:
+                parts[running.pop(future)] = future.result()  # a worker's death raises here
+                feed()
+        return [result for begin in sorted(parts) for result in parts[begin]]
 
     def outstanding(self) -> list[int]:
         """Queries outstanding per worker (for logs and tests)."""
