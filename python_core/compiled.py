@@ -9,15 +9,21 @@ Quick start::
 Every kernel is ONE plain-Python function over numbers and numpy arrays. :func:`jit` hands it to
 ``numba.njit`` when numba is importable and ``ASTAR_BRIDGE_NO_JIT`` is unset (or ``0``); otherwise
 it returns the function unchanged, so the same code runs, only slower. Compiled code is cached on
-disk (``cache=True``): next to the sources in ``__pycache__``, or wherever ``NUMBA_CACHE_DIR``
-points. A process that wants its first query to be fast calls :func:`warm_up` once at start.
+disk (``cache=True``) in ``python_core/__pycache__/numba-<sources hash>`` (or under
+``NUMBA_CACHE_DIR``, same sub-folder). numba checks only a kernel's own file before reusing its
+cached machine code, not the helpers it inlined from other files (the heap, the heuristics), so
+the folder is keyed by a hash of every python_core source: any edit or upgrade compiles afresh
+instead of running stale code. A process that wants its first query to be fast calls
+:func:`warm_up` once at start.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 import time
+from pathlib import Path
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
@@ -47,7 +53,17 @@ def _load_numba() -> Any:
         import numba  # noqa: PLC0415 (optional dependency, imported once here)
     except ImportError:  # pragma: no cover - numba is a runtime dependency, but stay usable without
         return None
+    base = os.environ.get("NUMBA_CACHE_DIR") or str(Path(__file__).parent / "__pycache__")
+    numba.config.CACHE_DIR = os.path.join(base, f"numba-{_sources_hash(numba.__version__)}")
     return numba
+
+
+def _sources_hash(numba_version: str) -> str:
+    """A short hash of every python_core source file and the numba version (the cache key)."""
+    digest = hashlib.sha256(numba_version.encode())
+    for path in sorted(Path(__file__).parent.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 _NUMBA = _load_numba()
