@@ -54,7 +54,8 @@ def _load_numba() -> Any:
     except ImportError:  # pragma: no cover - numba is a runtime dependency, but stay usable without
         return None
     base = os.environ.get("NUMBA_CACHE_DIR") or str(Path(__file__).parent / "__pycache__")
-    numba.config.CACHE_DIR = os.path.join(base, f"numba-{_sources_hash(numba.__version__)}")
+    config: Any = numba.config  # untyped module attributes
+    config.CACHE_DIR = os.path.join(base, f"numba-{_sources_hash(numba.__version__)}")
     return numba
 
 
