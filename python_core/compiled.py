@@ -23,8 +23,8 @@ import hashlib
 import importlib
 import os
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 __all__ = [
