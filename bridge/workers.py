@@ -200,7 +200,7 @@ class WorkerPool:
         """
         if not queries:
             return []
-        size = max(1, -(-len(queries) // (_CHUNKS_PER_WORKER * self.count)))
+        size = -(-len(queries) // (_CHUNKS_PER_WORKER * self.count))  # ceil, >= 1
         starts = iter(range(0, len(queries), size))
         parts: dict[int, list[dict[str, Any]]] = {}
         running: dict[asyncio.Future[list[dict[str, Any]]], int] = {}

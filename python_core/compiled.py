@@ -62,7 +62,9 @@ def _load_numba() -> Any:
 def _sources_hash(numba_version: str) -> str:
     """A short hash of every python_core source file and the numba version (the cache key)."""
     digest = hashlib.sha256(numba_version.encode())
-    for path in sorted(Path(__file__).parent.rglob("*.py")):
+    package = Path(__file__).parent
+    sources = (p for p in package.rglob("*.py") if "__pycache__" not in p.relative_to(package).parts)
+    for path in sorted(sources):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.errors import InvalidGraphError, InvalidQueryError
+from python_core.open_list import quantize
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = [
@@ -145,6 +146,7 @@ def astar_kernel(  # noqa: PLR0917 - a numba-compilable kernel takes its arrays 
         exit_cost[exit_nodes[i]] = min(exit_cost[exit_nodes[i]], exit_costs[i])
     # Heap entries are (f, -g, tie, node): equal f pops the larger g first (deeper, fewer
     # re-expansions); the insertion counter `tie` makes the order total, hence deterministic.
+    # f is rounded as in open_list, so ties in exact arithmetic are not split by rounding noise.
     # Seeded with one entry and emptied so that numba can infer the element type (see fast_csr).
     heap: list[tuple[float, float, int, int]] = [(0.0, 0.0, 0, 0)]
     heap.pop()
@@ -153,7 +155,7 @@ def astar_kernel(  # noqa: PLR0917 - a numba-compilable kernel takes its arrays 
         s = sources[i]
         if source_g[i] < g[s]:
             g[s] = source_g[i]
-            heapq.heappush(heap, (g[s] + _estimate(coords, s, goal_xy, code, scale), -g[s], tie, s))
+            heapq.heappush(heap, (quantize(g[s] + _estimate(coords, s, goal_xy, code, scale)), -g[s], tie, s))
             tie += 1
     expanded = 0
     best = -1
@@ -174,7 +176,7 @@ def astar_kernel(  # noqa: PLR0917 - a numba-compilable kernel takes its arrays 
         if exit_cost[u] < math.inf and g[u] + exit_cost[u] < g[goal]:
             g[goal] = g[u] + exit_cost[u]
             parent[goal] = u
-            heapq.heappush(heap, (g[goal], -g[goal], tie, goal))
+            heapq.heappush(heap, (quantize(g[goal]), -g[goal], tie, goal))
             tie += 1
         for j in range(indptr[u], indptr[u + 1]):
             v = indices[j]
@@ -183,7 +185,8 @@ def astar_kernel(  # noqa: PLR0917 - a numba-compilable kernel takes its arrays 
                 continue
             g[v] = new_g
             parent[v] = u
-            heapq.heappush(heap, (new_g + _estimate(coords, v, goal_xy, code, scale), -new_g, tie, v))
+            f = quantize(new_g + _estimate(coords, v, goal_xy, code, scale))
+            heapq.heappush(heap, (f, -new_g, tie, v))
             tie += 1
     return STATUS_NO_PATH, best, expanded, parent, g
 

@@ -12,6 +12,8 @@ Invariants: ``heap_nodes[:size]`` holds the open nodes, ``heap_keys[i]`` is the 
 ``heap_nodes[i]``, and ``pos[node]`` is the slot of an open node (stale for other nodes, so the
 caller tracks membership itself, e.g. with a per-query stamp). Order: smaller f first; equal f pops
 the larger ``g[node]`` first (the deeper node, which is nearer the goal), then the smaller node id.
+That order is total, so searches are deterministic without an insertion counter. Decrease-key
+keeps each node in the heap once, so the heap never grows past the node count.
 
 Keys are stored rounded to 32 significant bits (:func:`quantize`). Sums of 1 and sqrt(2) taken in
 different orders differ in the last bits, so f values that are equal in exact arithmetic (every
@@ -19,8 +21,6 @@ cell between start and goal on an open map) would otherwise be ordered by roundi
 of by the deeper-first rule, and the search would fan out over all of them. The rounding can let a
 node pop at most one part in 2**32 of f early, so a path found is optimal to within that
 (2e-10 relative: below any cost tolerance, invisible in float32 waypoints).
-That order is total, so searches are deterministic without an insertion counter. Decrease-key
-keeps each node in the heap once, so the heap never grows past the node count.
 """
 
 # Compiled kernels take their arguments positionally: numba.njit does not compile keywords.
