@@ -158,7 +158,9 @@ func _step() -> void:
 	var hold: bool = _level.call("any_path_pending")
 	_level.process_mode = Node.PROCESS_MODE_DISABLED if hold else Node.PROCESS_MODE_INHERIT
 	var sim_time: float = _level.get("sim_time")
-	if sim_time >= _seconds - 0.0001:
+	# Summarise only once every request has come back: the counts then cover exactly this level's
+	# requests, and none completes after the next level has reset the statistics.
+	if sim_time >= _seconds - 0.0001 and not hold:
 		_summarise(_levels[_stage])
 		_next_level()
 
