@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.hpa.cluster_search import cluster_table
+from python_core.hpa.cluster_trees import cluster_trees
 from python_core.hpa.connectivity import component_ids, label_clusters
 from python_core.hpa.entrances import (
     ANTI_CORNER,
@@ -57,6 +58,9 @@ class AbstractGraph:
         diag: diagonal rule code (0 never, 1 always, 2 at least one, 3 no obstacles).
         cell: ``(w, h)`` cell size.
         long_len: entrances longer than this get two transitions instead of one.
+        tree_budget: bytes the cached cluster trees (:mod:`~python_core.hpa.cluster_trees`, one
+            byte per cell per transition) may take; :meth:`build` keeps them only when they fit
+            (``0``: never, so queries search inside the end clusters instead).
 
     Example:
         >>> g = AbstractGraph(np.ones(16, np.uint8), np.ones(16), 4, 4, csize=2, diag=0)
@@ -75,12 +79,17 @@ class AbstractGraph:
         diag: int,
         cell: tuple[float, float] = (1.0, 1.0),
         long_len: int = 6,
+        tree_budget: int = 0,
     ) -> None:
         self.walk, self.weights = walk, weights
         self.width, self.height, self.csize, self.diag = width, height, csize, diag
         self.cw, self.ch = cell
         self.long_len = long_len
         self.ncx, self.ncy = -(-width // csize), -(-height // csize)
+        self.tree_budget = tree_budget
+        self.has_trees = False
+        self.dirs: list[U8] = [np.zeros((0, 0), dtype=np.uint8)] * self.cluster_count
+        self.uniform = np.zeros(self.cluster_count, dtype=np.uint8)
         self.borders: dict[Border, tuple[I64, F64]] = {}
         self.trans: list[I64] = [_EMPTY_I] * self.cluster_count
         self.tables: list[F64] = [np.zeros((0, 0))] * self.cluster_count
@@ -117,6 +126,7 @@ class AbstractGraph:
         """
         keys = [(k, cx, cy) for cy in range(self.ncy) for cx in range(self.ncx) for k in range(4)]
         self.rebuild_borders(keys)
+        self.has_trees = 0 < self.tree_bytes_needed() <= self.tree_budget
         total = self.cluster_count
         self.comp_count = label_clusters(
             self.walk, self.width, self.height, self.csize, self.diag, self.labels, np.arange(total)
@@ -157,16 +167,34 @@ class AbstractGraph:
         )
         return first[1] * self.ncx + first[0], second[1] * self.ncx + second[0]
 
-    def rebuild_cluster(self, cluster: int) -> None:
-        """Recollect a cluster's transitions from its borders and recompute its cost table."""
+    def _transitions(self, cluster: int) -> I64:
+        """The sorted transition cells of a cluster, collected from its borders."""
         cx, cy = cluster % self.ncx, cluster // self.ncx
         parts = [self.borders[key][0][:, side] for key, side in borders_of(cx, cy) if key in self.borders]
-        trans = np.unique(np.concatenate(parts)) if parts else _EMPTY_I
+        return np.unique(np.concatenate(parts)) if parts else _EMPTY_I
+
+    def tree_bytes_needed(self) -> int:
+        """Bytes the cluster trees of the current borders take (one byte per cell per transition)."""
+        total = 0
+        for c in range(self.cluster_count):
+            _, _, lw, lh = self.rect(c)
+            total += self._transitions(c).shape[0] * lw * lh
+        return total
+
+    def rebuild_cluster(self, cluster: int) -> None:
+        """Recollect a cluster's transitions from its borders and recompute its cost table
+        (and its trees, when kept)."""
+        trans = self._transitions(cluster)
         x0, y0, lw, lh = self.rect(cluster)
         self.trans[cluster] = trans
-        self.tables[cluster] = cluster_table(
-            self.walk, self.weights, self.width, x0, y0, lw, lh, self.diag, self.cw, self.ch, trans
-        )
+        args = (self.walk, self.weights, self.width, x0, y0, lw, lh, self.diag, self.cw, self.ch, trans)
+        if self.has_trees:
+            self.tables[cluster], self.dirs[cluster] = cluster_trees(*args)
+        else:
+            self.tables[cluster] = cluster_table(*args)
+        rows = np.arange(y0, y0 + lh)[:, None] * self.width + np.arange(x0, x0 + lw)[None, :]
+        open_weights = self.weights[rows][self.walk[rows] != 0]
+        self.uniform[cluster] = not open_weights.size or open_weights.min() == open_weights.max()
 
     def relabel(self, clusters: I64) -> None:
         """Recompute the local component labels of some clusters (after their cells changed)."""
@@ -227,11 +255,24 @@ class AbstractGraph:
             off = int(self.cl_doff[c])
             self.trans[c] = self.node_cell[lo : lo + k]
             self.tables[c] = self.dist_flat[off : off + k * k].reshape(k, k)
+        self._assemble_trees()
         self._assemble_crossings()
         self.comp_off = np.concatenate(([0], np.cumsum(self.comp_count)))
         self.comp_id = component_ids(
             self.comp_off, self.node_cell, self.node_cluster, self.labels, self.inter_off, self.inter_dst
         )
+
+    def _assemble_trees(self) -> None:
+        """One pool of tree bytes; cluster c's trees start at ``tree_off[c]``, one per transition."""
+        sizes = [d.size for d in self.dirs] if self.has_trees else [0] * self.cluster_count
+        self.tree_off = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        if not self.has_trees:
+            self.tree_pool = np.zeros(0, dtype=np.uint8)
+            return
+        self.tree_pool = np.concatenate([d.ravel() for d in self.dirs])
+        for c in range(self.cluster_count):  # views again, as for the tables
+            shape = self.dirs[c].shape
+            self.dirs[c] = self.tree_pool[self.tree_off[c] : self.tree_off[c + 1]].reshape(shape)
 
     def _assemble_crossings(self) -> None:
         pieces = list(self.borders.values())
@@ -262,6 +303,7 @@ class AbstractGraph:
         """Bytes held by the hierarchy's arrays (tables, nodes, crossings, labels, borders)."""
         flat = (
             self.cl_first, self.node_cell, self.node_cluster, self.cl_doff, self.dist_flat, self.inter_off,
-            self.inter_dst, self.inter_cost, self.labels, self.comp_off, self.comp_id,
+            self.inter_dst, self.inter_cost, self.labels, self.comp_off, self.comp_id, self.tree_pool,
+            self.tree_off, self.uniform,
         )  # fmt: skip
         return sum(a.nbytes for a in flat) + sum(c.nbytes + k.nbytes for c, k in self.borders.values())

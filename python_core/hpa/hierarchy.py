@@ -37,6 +37,7 @@ from python_core.hpa.cluster_search import refine_chain
 from python_core.hpa.corridor import corridor_astar
 from python_core.hpa.endpoints import EndpointTree, insert_endpoint
 from python_core.hpa.smoothing import path_cost, shortcut
+from python_core.hpa.tree_query import tree_query
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["HierarchicalGrid"]
@@ -61,6 +62,10 @@ class HierarchicalGrid:
             abstract graph, ``w > 1`` expands fewer nodes and bounds its cost by ``w`` times that
             optimum (the default 1.02 expands ~8x fewer nodes on open 4096 x 4096 maps for a
             ~0.2% mean cost increase there).
+        tree_budget: bytes that cached cluster trees may take (one byte per cell per transition;
+            a 512 x 512 map needs 1-10 MB). When they fit, a query runs as one compiled call with
+            no search for its ends or its refinement (:mod:`~python_core.hpa.tree_query`);
+            ``0`` never keeps them.
 
     Raises:
         InvalidGraphError: a bad cluster size, level count or entrance length.
@@ -85,6 +90,7 @@ class HierarchicalGrid:
         long_entrance: int = 6,
         smooth_window: int = 96,
         abstract_weight: float = 1.02,
+        tree_budget: int = 64 << 20,
     ) -> None:
         if (
             isinstance(cluster_size, bool)
@@ -96,6 +102,8 @@ class HierarchicalGrid:
             raise InvalidGraphError(f"levels must be 1 (multi-level HPA* is not implemented), got {levels!r}")
         if isinstance(long_entrance, bool) or not isinstance(long_entrance, int) or long_entrance < 1:
             raise InvalidGraphError(f"long_entrance must be an integer >= 1, got {long_entrance!r}")
+        if isinstance(tree_budget, bool) or not isinstance(tree_budget, int) or tree_budget < 0:
+            raise InvalidGraphError(f"tree_budget must be an integer >= 0, got {tree_budget!r}")
         self._grid = grid
         self._diag = _DIAG.get(grid.diagonal, 3)
         # live flat views of the grid's own buffers (never written through)
@@ -103,7 +111,7 @@ class HierarchicalGrid:
         self._weights = np.asarray(grid.weights).reshape(-1)
         self._graph = AbstractGraph(
             self._walk, self._weights, grid.width, grid.height, csize=cluster_size, diag=self._diag,
-            cell=grid.cell_size, long_len=long_entrance,
+            cell=grid.cell_size, long_len=long_entrance, tree_budget=tree_budget,
         )  # fmt: skip
         if not 1.0 <= abstract_weight <= 2.0:
             raise InvalidGraphError(f"abstract_weight must be in [1, 2], got {abstract_weight!r}")
@@ -307,11 +315,31 @@ class HierarchicalGrid:
             raise BlockedEndpointError(f"start cell {(sx, sy)} is blocked")
         if s == g:
             return self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0)
-        if not self.is_reachable((sx, sy), (gx, gy)):
+        a = self._graph.component_of(s)
+        if a < 0 or a != self._graph.component_of(g):
             if opts.allow_partial:
                 return self._grid.find_path((sx, sy), (gx, gy), options=replace(opts, ignore_agents=True))
             return PathResult(PathStatus.NO_PATH)
+        if self._graph.has_trees and not corridor:
+            return self._tree_search(s, g, HEURISTIC_CODES[name], opts.max_expansions, smooth)
         return self._search(s, g, HEURISTIC_CODES[name], opts.max_expansions, smooth, corridor)
+
+    def _tree_search(self, s: int, g: int, hcode: int, budget: int | None, smooth: bool) -> PathResult:
+        graph = self._graph
+        self._qid += 1
+        outcome, nodes, cost, expanded = tree_query(
+            self._walk, self._weights, graph.width, graph.height, graph.csize, self._diag, graph.cw,
+            graph.ch, self._min_weight, hcode, self._abstract_weight, -1 if budget is None else budget,
+            graph.node_cell, graph.cl_first, graph.cl_doff, graph.dist_flat, graph.inter_off,
+            graph.inter_dst, graph.inter_cost, graph.node_cluster, graph.tree_pool, graph.tree_off,
+            graph.uniform, self._g, self._parent, self._seen, self._done, self._qid, self._heap_nodes,
+            self._heap_keys, self._heap_pos, s, g, self._window, 2 if smooth else 0,
+        )  # fmt: skip
+        if outcome == ABSTRACT_BUDGET:
+            return PathResult(PathStatus.BUDGET_EXHAUSTED, expanded=expanded)
+        if outcome != ABSTRACT_FOUND:  # cannot happen when the components say reachable
+            return PathResult(PathStatus.NO_PATH, expanded=expanded)
+        return self._result(PathStatus.FOUND, nodes, expanded, cost)
 
     def _endpoint(self, cell: int, reverse: int, other: int) -> EndpointTree:
         """Insert ``cell`` into its cluster: costs to its transitions, then to ``other`` when that
@@ -382,12 +410,15 @@ class HierarchicalGrid:
         ending = tail.path_to(int(chain[-1]), width)[::-1]
         return np.concatenate((head.path_to(int(chain[0]), width)[:-1], middle, ending[1:]))
 
-    def _result(self, status: PathStatus, nodes: I64, expanded: int) -> PathResult:
+    def _result(self, status: PathStatus, nodes: I64, expanded: int, cost: float | None = None) -> PathResult:
         grid = self._grid
         w, (cw, ch), (ox, oy) = grid.width, grid.cell_size, grid.origin
-        cost = float(path_cost(nodes, self._weights, w, cw, ch))
-        points = np.stack((ox + (nodes % w) * cw, oy + (nodes // w) * ch), axis=1).astype(np.float64)
-        return PathResult(status, points=points, nodes=nodes, cost=cost, expanded=expanded)
+        if cost is None:
+            cost = float(path_cost(nodes, self._weights, w, cw, ch))
+        points = np.empty((nodes.shape[0], 2))
+        points[:, 0] = ox + (nodes % w) * cw
+        points[:, 1] = oy + (nodes // w) * ch
+        return PathResult(status, points=points, nodes=nodes, cost=float(cost), expanded=expanded)
 
     def __repr__(self) -> str:
         graph = self._graph

@@ -101,6 +101,34 @@ def test_random_grids_match_exact_search_in_every_diagonal_mode(mode: DiagonalMo
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cached_trees_refine_like_searching_inside_clusters(mode: DiagonalMode, weighted: bool) -> None:
+    grid = random_grid(13, mode, weighted=weighted)
+    with_trees = HierarchicalGrid(grid, cluster_size=12).build()
+    searching = HierarchicalGrid(grid, cluster_size=12, tree_budget=0).build()
+    assert with_trees.graph.has_trees
+    assert not searching.graph.has_trees
+    for start, goal in random_pairs(grid, 60, 4):
+        got = with_trees.find_path(start, goal, smooth=False)
+        expected = searching.find_path(start, goal, smooth=False)
+        assert got.status is expected.status
+        if got.found:
+            assert_valid(grid, got, start, goal)
+            assert got.cost == pytest.approx(expected.cost, rel=1e-9)
+        smoothed = with_trees.find_path(start, goal)
+        if smoothed.found:
+            assert_valid(grid, smoothed, start, goal)
+            assert smoothed.cost <= got.cost + 1e-9
+
+
+def test_trees_are_kept_only_within_their_budget() -> None:
+    grid = random_grid(3, DiagonalMode.ONLY_IF_NO_OBSTACLES)
+    needed = HierarchicalGrid(grid, cluster_size=12).build().graph.tree_bytes_needed()
+    assert HierarchicalGrid(grid, cluster_size=12, tree_budget=needed).build().graph.has_trees
+    assert not HierarchicalGrid(grid, cluster_size=12, tree_budget=needed - 1).build().graph.has_trees
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_reachability_matches_a_flood_fill(mode: DiagonalMode) -> None:
     grid = random_grid(11, mode, size=40)
     hpa = HierarchicalGrid(grid, cluster_size=6).build()

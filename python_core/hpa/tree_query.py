@@ -1,0 +1,211 @@
+"""One HPA* query in one compiled call, over a hierarchy that keeps its cluster trees.
+
+Quick start (the arrays come from :class:`python_core.hpa.abstract_graph.AbstractGraph`; see
+:meth:`python_core.hpa.HierarchicalGrid.find_path`, which calls this when the trees are kept)::
+
+    outcome, nodes, cost, expanded = tree_query(grid arrays..., graph arrays..., tree arrays...,
+                                                scratch..., qid, start, goal, window, passes)
+
+Steps: insert the goal (a walk up each tree of its cluster, no search), insert the start the same
+way when its cluster has one weight (costs are symmetric there; otherwise one Dijkstra inside
+the cluster), A* inside the cluster when both ends share it, the abstract A*, then the concrete
+path: every abstract edge inside a cluster is a walk up the tree of its first transition (an
+exact optimal piece, no search), every crossing one step. Last, the straight-line smoothing.
+Python glue per query is one call, which is what makes HPA* pay on maps where the exact search
+itself takes well under a millisecond.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core.compiled import jit
+from python_core.hpa.abstract_search import ABSTRACT_FOUND, abstract_astar, node_chain
+from python_core.hpa.cluster_search import rect_search
+from python_core.hpa.cluster_trees import tree_walk
+from python_core.hpa.smoothing import path_cost, shortcut
+
+__all__ = ["tree_query"]
+
+U8 = npt.NDArray[np.uint8]
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+
+
+@jit
+def _push(out: I64, n: int, cells: I64, m: int, backwards: bool) -> tuple[I64, int]:
+    """Append ``cells[:m]`` (or them reversed) to ``out[:n]``, growing ``out`` when full."""
+    if n + m > out.shape[0]:
+        grown = np.empty(2 * (n + m), dtype=np.int64)
+        grown[:n] = out[:n]
+        out = grown
+    for i in range(m):
+        out[n + i] = cells[m - 1 - i] if backwards else cells[i]
+    return out, n + m
+
+
+@jit
+def _parents_to(  # noqa: PLR0917 (compiled kernel: positional)
+    parent: I64, x0: int, y0: int, lw: int, width: int, end: int, buf: I64
+) -> int:
+    """Write ``end, parent(end), ...`` (global cells) from a rect search's local parents; return count."""
+    cur = (end // width - y0) * lw + end % width - x0
+    m = 0
+    while cur >= 0:
+        buf[m] = (cur // lw + y0) * width + cur % lw + x0
+        m += 1
+        cur = parent[cur]
+    return m
+
+
+@jit
+def _tree_costs(  # noqa: PLR0917 (compiled kernel: positional)
+    pool: U8,
+    offset: int,
+    trans: I64,
+    x0: int,
+    y0: int,
+    lw: int,
+    lh: int,
+    width: int,
+    cell: int,
+    weights: F64,
+    cw: float,
+    ch: float,
+    buf: I64,
+) -> F64:
+    """Cost from each transition of a cluster to ``cell``, read off their trees."""
+    size = lw * lh
+    costs = np.empty(trans.shape[0])
+    for j in range(trans.shape[0]):
+        tree = pool[offset + j * size : offset + (j + 1) * size]
+        costs[j] = tree_walk(tree, x0, y0, lw, width, trans[j], cell, weights, cw, ch, buf)[1]
+    return costs
+
+
+@jit
+def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one query end to end)
+    walk: U8,
+    weights: F64,
+    width: int,
+    height: int,
+    csize: int,
+    diag: int,
+    cw: float,
+    ch: float,
+    h_scale: float,
+    hcode: int,
+    aweight: float,
+    budget: int,
+    node_cell: I64,
+    cl_first: I64,
+    cl_doff: I64,
+    dist_flat: F64,
+    inter_off: I64,
+    inter_dst: I64,
+    inter_cost: F64,
+    node_cluster: I64,
+    pool: U8,
+    tree_off: I64,
+    uniform: U8,
+    g: F64,
+    parent: I64,
+    seen: I32,
+    done: I32,
+    qid: int,
+    heap_nodes: I32,
+    heap_keys: F64,
+    heap_pos: I32,
+    start: int,
+    goal: int,
+    window: int,
+    passes: int,
+) -> tuple[int, I64, float, int]:
+    """A near-optimal path from ``start`` to ``goal`` (walkable, connected, different cells).
+
+    Arguments are those of :func:`~python_core.hpa.abstract_search.abstract_astar` plus the grid
+    (``height``, ``csize``, ``diag``), the tree pool (``pool``, ``tree_off``, ``uniform`` per
+    cluster), the smoothing window and pass count.
+
+    Returns:
+        ``(outcome, cells, cost, expanded)``: an ``ABSTRACT_*`` outcome, the path's cells (empty
+        unless found), its cost and the abstract expansions.
+    """
+    ncx = -(-width // csize)
+    sc = (start // width // csize) * ncx + start % width // csize
+    tc = (goal // width // csize) * ncx + goal % width // csize
+    sx0, sy0 = (sc % ncx) * csize, (sc // ncx) * csize
+    slw, slh = min(csize, width - sx0), min(csize, height - sy0)
+    tx0, ty0 = (tc % ncx) * csize, (tc // ncx) * csize
+    tlw, tlh = min(csize, width - tx0), min(csize, height - ty0)
+    lo, hi = cl_first[sc], cl_first[sc + 1]
+    buf = np.empty(csize * csize + 1, dtype=np.int64)
+    goal_costs = _tree_costs(
+        pool, tree_off[tc], node_cell[cl_first[tc] : cl_first[tc + 1]], tx0, ty0, tlw, tlh, width, goal,
+        weights, cw, ch, buf,
+    )  # fmt: skip
+    by_trees = uniform[sc] != 0  # symmetric costs: the start reads the trees too
+    s_dist, s_parent = np.full(slw * slh, np.inf), np.full(slw * slh, -1, dtype=np.int64)
+    if by_trees:
+        start_costs = _tree_costs(
+            pool, tree_off[sc], node_cell[lo:hi], sx0, sy0, slw, slh, width, start, weights, cw, ch, buf
+        )
+    else:
+        stops = (node_cell[lo:hi] // width - sy0) * slw + node_cell[lo:hi] % width - sx0
+        rect_search(
+            walk, weights, width, sx0, sy0, slw, slh, diag, cw, ch, start, -1, 0, 1.0, s_dist, s_parent,
+            np.zeros(slw * slh, dtype=np.uint8), stops,
+        )  # fmt: skip
+        start_costs = s_dist[stops]
+    direct = np.inf
+    d_dist, d_parent = np.full(slw * slh, np.inf), np.full(slw * slh, -1, dtype=np.int64)
+    if sc == tc:
+        rect_search(
+            walk, weights, width, sx0, sy0, slw, slh, diag, cw, ch, start, goal, 0, h_scale, d_dist, d_parent,
+            np.zeros(slw * slh, dtype=np.uint8), np.zeros(0, dtype=np.int64),
+        )  # fmt: skip
+        direct = d_dist[(goal // width - sy0) * slw + goal % width - sx0]
+    outcome, expanded = abstract_astar(
+        node_cell, node_cluster, cl_first, cl_doff, dist_flat, inter_off, inter_dst, inter_cost, width, cw,
+        ch, hcode, h_scale, np.arange(lo, hi), start_costs, tc, goal_costs, direct, goal, budget, g, parent,
+        seen, done, qid, heap_nodes, heap_keys, heap_pos, aweight,
+    )  # fmt: skip
+    if outcome != ABSTRACT_FOUND:
+        return outcome, np.zeros(0, dtype=np.int64), np.inf, expanded
+    out = np.empty(4 * csize, dtype=np.int64)
+    top = node_cell.shape[0]
+    if parent[top] == -2:  # one cluster, no transition on the way
+        m = _parents_to(d_parent, sx0, sy0, slw, width, goal, buf)
+        out, n = _push(out, 0, buf, m, True)
+    else:
+        chain = node_chain(parent, top)
+        first = chain[0]
+        if by_trees:  # the walk up the tree from the start runs start -> transition already
+            tree = pool[tree_off[sc] + (first - lo) * slw * slh : tree_off[sc] + (first - lo + 1) * slw * slh]
+            m = tree_walk(tree, sx0, sy0, slw, width, node_cell[first], start, weights, cw, ch, buf)[0]
+            out, n = _push(out, 0, buf, m, False)
+        else:
+            m = _parents_to(s_parent, sx0, sy0, slw, width, node_cell[first], buf)
+            out, n = _push(out, 0, buf, m, True)
+        for i in range(chain.shape[0]):
+            a = chain[i]
+            b_cell = goal if i + 1 == chain.shape[0] else node_cell[chain[i + 1]]
+            c = node_cluster[a]
+            b_cluster = (b_cell // width // csize) * ncx + b_cell % width // csize
+            if b_cluster != c:  # a crossing: one step
+                buf[0] = b_cell
+                out, n = _push(out, n, buf, 1, False)
+                continue
+            x0, y0 = (c % ncx) * csize, (c // ncx) * csize
+            lw, lh = min(csize, width - x0), min(csize, height - y0)
+            off = tree_off[c] + (a - cl_first[c]) * lw * lh
+            m = tree_walk(
+                pool[off : off + lw * lh], x0, y0, lw, width, node_cell[a], b_cell, weights, cw, ch, buf
+            )[0]
+            out, n = _push(out, n, buf, m - 1, True)  # b ... a reversed, without a itself
+    nodes = out[:n].copy()
+    for _ in range(passes):
+        nodes = shortcut(nodes, walk, weights, width, diag, cw, ch, window, 24)
+    return outcome, nodes, path_cost(nodes, weights, width, cw, ch), expanded
