@@ -25,6 +25,7 @@ import numpy.typing as npt
 from python_core.hpa.cluster_search import cluster_table
 from python_core.hpa.cluster_trees import cluster_trees
 from python_core.hpa.connectivity import component_ids, label_clusters
+from python_core.hpa.distance_table import all_pairs
 from python_core.hpa.entrances import (
     ANTI_CORNER,
     CORNER,
@@ -61,6 +62,8 @@ class AbstractGraph:
         tree_budget: bytes the cached cluster trees (:mod:`~python_core.hpa.cluster_trees`, one
             byte per cell per transition) may take; :meth:`build` keeps them only when they fit
             (``0``: never, so queries search inside the end clusters instead).
+        table_budget: bytes an all-pairs table over the transitions may take (8 per node pair;
+            :mod:`~python_core.hpa.distance_table`); kept only with the trees and when it fits.
 
     Example:
         >>> g = AbstractGraph(np.ones(16, np.uint8), np.ones(16), 4, 4, csize=2, diag=0)
@@ -80,13 +83,14 @@ class AbstractGraph:
         cell: tuple[float, float] = (1.0, 1.0),
         long_len: int = 6,
         tree_budget: int = 0,
+        table_budget: int = 0,
     ) -> None:
         self.walk, self.weights = walk, weights
         self.width, self.height, self.csize, self.diag = width, height, csize, diag
         self.cw, self.ch = cell
         self.long_len = long_len
         self.ncx, self.ncy = -(-width // csize), -(-height // csize)
-        self.tree_budget = tree_budget
+        self.tree_budget, self.table_budget = tree_budget, table_budget
         self.has_trees = False
         self.dirs: list[U8] = [np.zeros((0, 0), dtype=np.uint8)] * self.cluster_count
         self.uniform = np.zeros(self.cluster_count, dtype=np.uint8)
@@ -261,6 +265,12 @@ class AbstractGraph:
         self.comp_id = component_ids(
             self.comp_off, self.node_cell, self.node_cluster, self.labels, self.inter_off, self.inter_dst
         )
+        self.pair_dist, self.pair_pred = np.zeros((0, 0), np.float32), np.zeros((0, 0), np.int32)
+        if self.has_trees and 0 < 8 * self.node_count**2 <= self.table_budget:
+            self.pair_dist, self.pair_pred = all_pairs(
+                self.cl_first, self.cl_doff, self.dist_flat, self.node_cluster, self.inter_off,
+                self.inter_dst, self.inter_cost,
+            )  # fmt: skip
 
     def _assemble_trees(self) -> None:
         """One pool of tree bytes; cluster c's trees start at ``tree_off[c]``, one per transition."""
@@ -304,6 +314,6 @@ class AbstractGraph:
         flat = (
             self.cl_first, self.node_cell, self.node_cluster, self.cl_doff, self.dist_flat, self.inter_off,
             self.inter_dst, self.inter_cost, self.labels, self.comp_off, self.comp_id, self.tree_pool,
-            self.tree_off, self.uniform,
+            self.tree_off, self.uniform, self.pair_dist, self.pair_pred,
         )  # fmt: skip
         return sum(a.nbytes for a in flat) + sum(c.nbytes + k.nbytes for c, k in self.borders.values())

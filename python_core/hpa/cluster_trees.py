@@ -137,12 +137,14 @@ def tree_walk(  # noqa: PLR0917 (compiled kernel: positional)
     out[0] = cell
     if dirs[cur] == NO_PARENT and cell != root:
         return 0, np.inf
+    here = cell  # global twin of cur, stepped alongside so the loop divides by constants only
     while dirs[cur] != NO_PARENT:
         code = int(dirs[cur])
         dx, dy = code % 3 - 1, code // 3 - 1
         length = dl if dx != 0 and dy != 0 else (cw if dx != 0 else ch)
-        cost += length * weights[(cur // lw + y0) * width + cur % lw + x0]
+        cost += length * weights[here]
         cur -= dy * lw + dx
+        here -= dy * width + dx
         n += 1
-        out[n] = (cur // lw + y0) * width + cur % lw + x0
+        out[n] = here
     return n + 1, cost

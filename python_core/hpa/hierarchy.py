@@ -66,6 +66,10 @@ class HierarchicalGrid:
             a 512 x 512 map needs 1-10 MB). When they fit, a query runs as one compiled call with
             no search for its ends or its refinement (:mod:`~python_core.hpa.tree_query`);
             ``0`` never keeps them.
+        table_budget: bytes an all-pairs table over the transitions may take (8 per pair of
+            transitions: 5 MB for 800). With the trees and a table, a query looks up its best
+            transition pair instead of running the abstract A*; the path it refines is then the
+            optimum over the abstract graph (``abstract_weight`` no longer applies). ``0``: never.
 
     Raises:
         InvalidGraphError: a bad cluster size, level count or entrance length.
@@ -91,6 +95,7 @@ class HierarchicalGrid:
         smooth_window: int = 96,
         abstract_weight: float = 1.02,
         tree_budget: int = 64 << 20,
+        table_budget: int = 32 << 20,
     ) -> None:
         if (
             isinstance(cluster_size, bool)
@@ -102,8 +107,9 @@ class HierarchicalGrid:
             raise InvalidGraphError(f"levels must be 1 (multi-level HPA* is not implemented), got {levels!r}")
         if isinstance(long_entrance, bool) or not isinstance(long_entrance, int) or long_entrance < 1:
             raise InvalidGraphError(f"long_entrance must be an integer >= 1, got {long_entrance!r}")
-        if isinstance(tree_budget, bool) or not isinstance(tree_budget, int) or tree_budget < 0:
-            raise InvalidGraphError(f"tree_budget must be an integer >= 0, got {tree_budget!r}")
+        for name, budget in (("tree_budget", tree_budget), ("table_budget", table_budget)):
+            if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+                raise InvalidGraphError(f"{name} must be an integer >= 0, got {budget!r}")
         self._grid = grid
         self._diag = _DIAG.get(grid.diagonal, 3)
         # live flat views of the grid's own buffers (never written through)
@@ -112,6 +118,7 @@ class HierarchicalGrid:
         self._graph = AbstractGraph(
             self._walk, self._weights, grid.width, grid.height, csize=cluster_size, diag=self._diag,
             cell=grid.cell_size, long_len=long_entrance, tree_budget=tree_budget,
+            table_budget=table_budget,
         )  # fmt: skip
         if not 1.0 <= abstract_weight <= 2.0:
             raise InvalidGraphError(f"abstract_weight must be in [1, 2], got {abstract_weight!r}")
@@ -332,8 +339,9 @@ class HierarchicalGrid:
             graph.ch, self._min_weight, hcode, self._abstract_weight, -1 if budget is None else budget,
             graph.node_cell, graph.cl_first, graph.cl_doff, graph.dist_flat, graph.inter_off,
             graph.inter_dst, graph.inter_cost, graph.node_cluster, graph.tree_pool, graph.tree_off,
-            graph.uniform, self._g, self._parent, self._seen, self._done, self._qid, self._heap_nodes,
-            self._heap_keys, self._heap_pos, s, g, self._window, 2 if smooth else 0,
+            graph.uniform, graph.pair_dist, graph.pair_pred, self._g, self._parent, self._seen, self._done,
+            self._qid, self._heap_nodes, self._heap_keys, self._heap_pos, s, g, self._window,
+            2 if smooth else 0,
         )  # fmt: skip
         if outcome == ABSTRACT_BUDGET:
             return PathResult(PathStatus.BUDGET_EXHAUSTED, expanded=expanded)

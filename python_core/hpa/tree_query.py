@@ -8,7 +8,8 @@ Quick start (the arrays come from :class:`python_core.hpa.abstract_graph.Abstrac
 
 Steps: insert the goal (a walk up each tree of its cluster, no search), insert the start the same
 way when its cluster has one weight (costs are symmetric there; otherwise one Dijkstra inside
-the cluster), A* inside the cluster when both ends share it, the abstract A*, then the concrete
+the cluster), A* inside the cluster when both ends share it, the abstract A* (or, on a small
+abstract graph, one look-up of the best transition pair in an all-pairs table), then the concrete
 path: every abstract edge inside a cluster is a walk up the tree of its first transition (an
 exact optimal piece, no search), every crossing one step. Last, the straight-line smoothing.
 Python glue per query is one call, which is what makes HPA* pay on maps where the exact search
@@ -21,15 +22,17 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.abstract_search import ABSTRACT_FOUND, abstract_astar, node_chain
+from python_core.hpa.abstract_search import ABSTRACT_FOUND, ABSTRACT_NO_PATH, abstract_astar, node_chain
 from python_core.hpa.cluster_search import rect_search
 from python_core.hpa.cluster_trees import tree_walk
+from python_core.hpa.distance_table import best_pair, pair_chain
 from python_core.hpa.smoothing import path_cost, shortcut
 
 __all__ = ["tree_query"]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
+F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 
@@ -86,6 +89,44 @@ def _tree_costs(  # noqa: PLR0917 (compiled kernel: positional)
 
 
 @jit
+def _walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
+    pool: U8,
+    tree_off: I64,
+    node_cell: I64,
+    node_cluster: I64,
+    cl_first: I64,
+    width: int,
+    height: int,
+    csize: int,
+    weights: F64,
+    cw: float,
+    ch: float,
+    chain: I64,
+    goal: int,
+    out: I64,
+    n: int,
+    buf: I64,
+) -> tuple[I64, int]:
+    """Append the cells after each chain node up to the next (the last one: up to ``goal``)."""
+    ncx = -(-width // csize)
+    for i in range(chain.shape[0]):
+        a = chain[i]
+        b_cell = goal if i + 1 == chain.shape[0] else node_cell[chain[i + 1]]
+        c = node_cluster[a]
+        if (b_cell // width // csize) * ncx + b_cell % width // csize != c:  # a crossing: one step
+            buf[0] = b_cell
+            out, n = _push(out, n, buf, 1, False)
+            continue
+        x0, y0 = (c % ncx) * csize, (c // ncx) * csize
+        lw, lh = min(csize, width - x0), min(csize, height - y0)
+        off = tree_off[c] + (a - cl_first[c]) * lw * lh
+        tree = pool[off : off + lw * lh]
+        m = tree_walk(tree, x0, y0, lw, width, node_cell[a], b_cell, weights, cw, ch, buf)[0]
+        out, n = _push(out, n, buf, m - 1, True)  # b ... a reversed, without a itself
+    return out, n
+
+
+@jit
 def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one query end to end)
     walk: U8,
     weights: F64,
@@ -110,6 +151,8 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     pool: U8,
     tree_off: I64,
     uniform: U8,
+    pair_dist: F32,
+    pair_pred: I32,
     g: F64,
     parent: I64,
     seen: I32,
@@ -127,7 +170,8 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
 
     Arguments are those of :func:`~python_core.hpa.abstract_search.abstract_astar` plus the grid
     (``height``, ``csize``, ``diag``), the tree pool (``pool``, ``tree_off``, ``uniform`` per
-    cluster), the smoothing window and pass count.
+    cluster), the all-pairs table (``pair_dist``, ``pair_pred``; empty when not kept: then the
+    abstract A* runs), the smoothing window and pass count.
 
     Returns:
         ``(outcome, cells, cost, expanded)``: an ``ABSTRACT_*`` outcome, the path's cells (empty
@@ -167,20 +211,28 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
             np.zeros(slw * slh, dtype=np.uint8), np.zeros(0, dtype=np.int64),
         )  # fmt: skip
         direct = d_dist[(goal // width - sy0) * slw + goal % width - sx0]
-    outcome, expanded = abstract_astar(
-        node_cell, node_cluster, cl_first, cl_doff, dist_flat, inter_off, inter_dst, inter_cost, width, cw,
-        ch, hcode, h_scale, np.arange(lo, hi), start_costs, tc, goal_costs, direct, goal, budget, g, parent,
-        seen, done, qid, heap_nodes, heap_keys, heap_pos, aweight,
-    )  # fmt: skip
+    if pair_dist.shape[0]:  # the all-pairs table answers without an abstract search
+        expanded = 0
+        i, j, _ = best_pair(pair_dist, lo, start_costs, cl_first[tc], goal_costs, direct)
+        outcome = ABSTRACT_NO_PATH if i == -1 else ABSTRACT_FOUND
+        is_direct = i == -2
+        chain = pair_chain(pair_pred, i, j) if i >= 0 else np.zeros(0, dtype=np.int64)
+    else:
+        outcome, expanded = abstract_astar(
+            node_cell, node_cluster, cl_first, cl_doff, dist_flat, inter_off, inter_dst, inter_cost, width,
+            cw, ch, hcode, h_scale, np.arange(lo, hi), start_costs, tc, goal_costs, direct, goal, budget, g,
+            parent, seen, done, qid, heap_nodes, heap_keys, heap_pos, aweight,
+        )  # fmt: skip
+        top = node_cell.shape[0]
+        is_direct = parent[top] == -2
+        chain = node_chain(parent, top) if outcome == ABSTRACT_FOUND else np.zeros(0, dtype=np.int64)
     if outcome != ABSTRACT_FOUND:
         return outcome, np.zeros(0, dtype=np.int64), np.inf, expanded
     out = np.empty(4 * csize, dtype=np.int64)
-    top = node_cell.shape[0]
-    if parent[top] == -2:  # one cluster, no transition on the way
+    if is_direct:  # one cluster, no transition on the way
         m = _parents_to(d_parent, sx0, sy0, slw, width, goal, buf)
         out, n = _push(out, 0, buf, m, True)
     else:
-        chain = node_chain(parent, top)
         first = chain[0]
         if by_trees:  # the walk up the tree from the start runs start -> transition already
             tree = pool[tree_off[sc] + (first - lo) * slw * slh : tree_off[sc] + (first - lo + 1) * slw * slh]
@@ -189,22 +241,10 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         else:
             m = _parents_to(s_parent, sx0, sy0, slw, width, node_cell[first], buf)
             out, n = _push(out, 0, buf, m, True)
-        for i in range(chain.shape[0]):
-            a = chain[i]
-            b_cell = goal if i + 1 == chain.shape[0] else node_cell[chain[i + 1]]
-            c = node_cluster[a]
-            b_cluster = (b_cell // width // csize) * ncx + b_cell % width // csize
-            if b_cluster != c:  # a crossing: one step
-                buf[0] = b_cell
-                out, n = _push(out, n, buf, 1, False)
-                continue
-            x0, y0 = (c % ncx) * csize, (c // ncx) * csize
-            lw, lh = min(csize, width - x0), min(csize, height - y0)
-            off = tree_off[c] + (a - cl_first[c]) * lw * lh
-            m = tree_walk(
-                pool[off : off + lw * lh], x0, y0, lw, width, node_cell[a], b_cell, weights, cw, ch, buf
-            )[0]
-            out, n = _push(out, n, buf, m - 1, True)  # b ... a reversed, without a itself
+        out, n = _walk_chain(
+            pool, tree_off, node_cell, node_cluster, cl_first, width, height, csize, weights, cw, ch, chain,
+            goal, out, n, buf,
+        )  # fmt: skip
     nodes = out[:n].copy()
     for _ in range(passes):
         nodes = shortcut(nodes, walk, weights, width, diag, cw, ch, window, 24)

@@ -207,9 +207,28 @@ def test_same_cell_and_same_cluster_queries() -> None:
 
 def test_budget_exhausted_is_reported() -> None:
     grid = GridGraph(np.ones((32, 32), dtype=bool))
-    hpa = HierarchicalGrid(grid, cluster_size=4).build()
+    hpa = HierarchicalGrid(grid, cluster_size=4, table_budget=0).build()
     result = hpa.find_path((0, 0), (31, 31), options=QueryOptions(max_expansions=2))
     assert result.status is PathStatus.BUDGET_EXHAUSTED
+    # an all-pairs table needs no abstract expansion at all
+    table = HierarchicalGrid(grid, cluster_size=4).build()
+    assert table.find_path((0, 0), (31, 31), options=QueryOptions(max_expansions=2)).expanded == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_all_pairs_table_finds_the_abstract_optimum(mode: DiagonalMode) -> None:
+    grid = random_grid(17, mode, size=60, weighted=mode is DiagonalMode.AT_LEAST_ONE_WALKABLE)
+    table = HierarchicalGrid(grid, cluster_size=10).build()
+    searching = HierarchicalGrid(grid, cluster_size=10, table_budget=0, abstract_weight=1.0).build()
+    assert table.graph.pair_dist.shape == (table.graph.node_count,) * 2
+    assert searching.graph.pair_dist.size == 0
+    for start, goal in random_pairs(grid, 60, 6):
+        got = table.find_path(start, goal, smooth=False)
+        expected = searching.find_path(start, goal, smooth=False)
+        assert got.status is expected.status
+        if got.found:
+            assert_valid(grid, got, start, goal)
+            assert got.cost == pytest.approx(expected.cost, rel=1e-6)
 
 
 def test_progress_is_reported_with_increasing_done_up_to_total() -> None:
