@@ -35,6 +35,9 @@ from python_core.movingai import read_map, read_scenarios
 BENCH = Path("/work/shared/benchmarks/grid")
 GODOT = Path(__file__).resolve().parents[1] / ".godot" / "godot"
 MOVINGAI = ("random512-10-0", "32room_000", "brc202d", "Aurora")
+CLUSTER = {"random512-10-0": 64, "Aurora": 64}
+"""Cluster sides other than ``--cluster``'s default: maps whose 32-cell abstract graph is too big for
+an all-pairs table within ``--table-mb`` get a coarser one that fits."""
 Pair = tuple[tuple[int, int], tuple[int, int]]
 
 
@@ -88,7 +91,10 @@ def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
     big = name.endswith("4096")
     mask, pairs, optimal = load(name, args.queries)
     grid = GridGraph(mask, diagonal="only_if_no_obstacles")
-    hpa = HierarchicalGrid(grid, cluster_size=args.cluster)
+    cluster = args.cluster or CLUSTER.get(name, 32)
+    hpa = HierarchicalGrid(
+        grid, cluster_size=cluster, tree_budget=args.tree_mb << 20, table_budget=args.table_mb << 20
+    )
     hpa.build(progress=progress_bar(name))
     hpa.find_path(*pairs[0])  # compile / load the kernels outside the timing
     hpa_costs, hpa_secs = timed(hpa.find_path, pairs)
@@ -109,10 +115,12 @@ def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
     flips = ~mask[cells[:, 1], cells[:, 0]]
     hpa.set_walkable(cells[:1], bool(mask[cells[0, 1], cells[0, 0]]))  # load the update kernels untimed
     update = hpa.set_walkable(cells, flips)
+    kept = ("trees+table" if hpa.graph.pair_dist.size else "trees") if hpa.graph.has_trees else "-"
     print(
-        f"{name:<15} {grid.width}x{grid.height} build {hpa.build_seconds:6.2f}s {hpa.nbytes / 1e6:7.1f}MB "
-        f"nodes {hpa.graph.node_count:7d} | HPA* {hpa_ms:7.3f}ms (n={len(pairs)}) exact {exact_ms:8.3f}ms "
-        f"(n={len(base)}) x{exact_ms / hpa_ms:6.1f} | Godot {godot_ms:8.3f}ms x{godot_ms / hpa_ms:6.1f} | "
+        f"{name:<15} {grid.width}x{grid.height} c{cluster:<3} {kept:<11} build {hpa.build_seconds:6.2f}s "
+        f"{hpa.nbytes / 1e6:7.1f}MB nodes {hpa.graph.node_count:7d} | HPA* {hpa_ms:7.3f}ms (n={len(pairs)}) "
+        f"exact {exact_ms:8.3f}ms (n={len(base)}) x{exact_ms / hpa_ms:6.1f} | "
+        f"Godot {godot_ms:8.3f}ms x{godot_ms / hpa_ms:6.1f} | "
         f"cost mean {np.mean(ratios):.4f} worst {max(ratios):.4f} (n={len(ratios)}) | "
         f"update 100 cells {1e3 * update:7.1f}ms = 1/{hpa.build_seconds / update:.0f} of build",
         flush=True,
@@ -149,11 +157,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=100, help="HPA* queries per map")
     parser.add_argument("--base-queries", type=int, default=20, help="exact-search queries on 4096 maps")
     parser.add_argument("--godot-queries", type=int, default=10, help="Godot queries on 4096 maps")
-    parser.add_argument("--cluster", type=int, default=32)
+    parser.add_argument("--cluster", type=int, default=0, help="cluster side (default: 32, or CLUSTER's)")
+    parser.add_argument("--tree-mb", type=int, default=128, help="tree_budget in MiB")
+    parser.add_argument("--table-mb", type=int, default=64, help="table_budget in MiB")
     parser.add_argument("--no-godot", dest="godot", action="store_false")
     args = parser.parse_args(argv)
     print(
-        f"HPA* cluster_size={args.cluster}, one level, smoothing on; exact = fast_grid.find_path (auto: JPS)"
+        f"HPA*: one level, smoothing on, tree_budget {args.tree_mb} MiB, table_budget {args.table_mb} MiB; "
+        "exact = fast_grid.find_path (auto: JPS)"
     )
     for name in args.maps:
         hpa = bench_map(name, args)

@@ -1,0 +1,191 @@
+"""HPA* path smoothing (python_core.hpa.smoothing): the same cells as a plain reference greedy (gallop,
+bisect, corner scan, each probe through line_cost), legal steps under every diagonal rule, never dearer."""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+from python_core.hpa.smoothing import line_cell, line_cost, path_cost, shortcut
+
+DIAGS = (0, 1, 2, 3)  # never, always, at least one side walkable, no corner cutting
+STEPS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
+
+
+class Grid(NamedTuple):
+    walk: np.ndarray
+    weights: np.ndarray
+    width: int
+    diag: int
+    cw: float = 1.0
+    ch: float = 1.0
+
+    def smooth(self, nodes: np.ndarray, window: int = 96, fail_limit: int = 24) -> np.ndarray:
+        out: np.ndarray = shortcut(
+            nodes, self.walk, self.weights, self.width, self.diag, self.cw, self.ch, window, fail_limit
+        )
+        return out
+
+    def cost(self, nodes: np.ndarray) -> float:
+        return float(path_cost(nodes, self.weights, self.width, self.cw, self.ch))
+
+    def step_ok(self, a: int, b: int) -> bool:
+        """The move a -> b is one legal step (adjacent, walkable target, the diagonal rule)."""
+        w = self.width
+        ax, ay, bx, by = a % w, a // w, b % w, b // w
+        dx, dy = bx - ax, by - ay
+        if max(abs(dx), abs(dy)) != 1 or not self.walk[b]:
+            return False
+        if dx == 0 or dy == 0:
+            return True
+        sides = (bool(self.walk[ay * w + bx]), bool(self.walk[by * w + ax]))
+        return {0: False, 1: True, 2: any(sides), 3: all(sides)}[self.diag]
+
+    def neighbours(self, a: int) -> list[int]:
+        w, h = self.width, len(self.walk) // self.width
+        x, y = a % w, a // w
+        near = [(y + dy) * w + x + dx for dx, dy in STEPS if 0 <= x + dx < w and 0 <= y + dy < h]
+        return [b for b in near if self.step_ok(a, b)]
+
+
+def reference(grid: Grid, nodes: np.ndarray, window: int = 96, fail_limit: int = 24) -> list[int]:
+    """The smoother written plainly: every probe walks its line from scratch with line_cost."""
+    walk, weights, width, diag, cw, ch = grid
+    n = len(nodes)
+    prefix = [0.0]
+    for k in range(n - 1):
+        prefix.append(prefix[-1] + grid.cost(nodes[k : k + 2]))
+
+    def better(i: int, j: int) -> bool:
+        budget = prefix[j] - prefix[i]
+        cost = line_cost(int(nodes[i]), int(nodes[j]), walk, weights, width, diag, cw, ch)
+        return bool(cost <= budget + 1e-9 * (1.0 + budget))
+
+    out, i = [int(nodes[0])], 0
+    while i < n - 1:
+        last = min(n - 1, i + window)
+        good, step = i + 1, 1
+        while good + step <= last and better(i, good + step):
+            good, step = good + step, 2 * step
+        bad = min(good + step, last + 1)
+        while bad - good > 1:
+            mid = (good + bad) // 2
+            good, bad = (mid, bad) if better(i, mid) else (good, mid)
+        if good == i + 1:
+            good = max([j for j in range(i + 3, min(last, i + fail_limit) + 1) if better(i, j)], default=good)
+        a, b = int(nodes[i]), int(nodes[good])
+        steps = max(abs(b % width - a % width), abs(b // width - a // width))
+        out += [line_cell(a, b, k, width) for k in range(1, steps + 1)]
+        i = good
+    return out
+
+
+def bfs_path(grid: Grid, s: int, g: int) -> list[int] | None:
+    """A fewest-steps path (the staircases and detours a grid search leaves), or None."""
+    parent = {s: s}
+    queue = deque([s])
+    while queue:
+        a = queue.popleft()
+        if a == g:
+            path = [a]
+            while path[-1] != s:
+                path.append(parent[path[-1]])
+            return path[::-1]
+        for b in grid.neighbours(a):
+            if b not in parent:
+                parent[b] = a
+                queue.append(b)
+    return None
+
+
+def random_walk(rng: np.random.Generator, grid: Grid, length: int) -> list[int]:
+    """A wandering valid path that doubles back on itself."""
+    path = [int(rng.choice(np.flatnonzero(grid.walk)))]
+    for _ in range(length):
+        options = grid.neighbours(path[-1])
+        if not options:
+            break
+        path.append(int(rng.choice(options)))
+    return path
+
+
+def assert_valid(grid: Grid, out: np.ndarray, nodes: np.ndarray) -> None:
+    assert out[0] == nodes[0]
+    assert out[-1] == nodes[-1]
+    for a, b in itertools.pairwise(out.tolist()):
+        assert grid.step_ok(a, b), (a, b)
+    before = grid.cost(nodes)
+    assert grid.cost(out) <= before + 1e-9 * (1.0 + before)
+
+
+CASES = [
+    (seed, diag, weighted, size)
+    for seed in range(3)
+    for diag in DIAGS
+    for weighted in (False, True)
+    for size in ((1.0, 1.0), (2.0, 0.5))
+]
+
+
+@pytest.mark.parametrize(("seed", "diag", "weighted", "size"), CASES)
+def test_same_cells_as_reference_and_valid(
+    seed: int, diag: int, weighted: bool, size: tuple[float, float]
+) -> None:
+    rng = np.random.default_rng(seed)
+    width, height = 40, 36
+    walk = (rng.random(width * height) > 0.25).astype(np.uint8)
+    weights = rng.uniform(1.0, 3.0, width * height) if weighted else np.ones(width * height)
+    grid = Grid(walk, weights, width, diag, *size)
+    paths = [random_walk(rng, grid, 150) for _ in range(3)]
+    for s, g in rng.choice(np.flatnonzero(walk), (8, 2)):
+        path = bfs_path(grid, int(s), int(g))
+        if path is not None and len(path) > 1:
+            paths.append(path)
+    for path in paths:
+        nodes = np.array(path, dtype=np.int64)
+        for window, fail_limit in ((96, 24), (5, 3), (1, 1)):
+            out = grid.smooth(nodes, window, fail_limit)
+            assert out.tolist() == reference(grid, nodes, window, fail_limit)
+            assert_valid(grid, out, nodes)
+            assert_valid(grid, grid.smooth(out, window, fail_limit), nodes)  # the second pass
+
+
+@pytest.mark.parametrize("width", [1, 2, 3])
+def test_narrow_grids(width: int) -> None:
+    """Steps are decoded without a division where the grid is wide enough; narrow grids divide."""
+    rng = np.random.default_rng(width)
+    height = 30
+    for diag in DIAGS:
+        grid = Grid(np.ones(width * height, np.uint8), rng.uniform(1.0, 2.0, width * height), width, diag)
+        nodes = np.array(random_walk(rng, grid, 80), dtype=np.int64)
+        out = grid.smooth(nodes)
+        assert out.tolist() == reference(grid, nodes)
+        assert_valid(grid, out, nodes)
+
+
+def test_straight_lines_and_corners() -> None:
+    """An open room: a staircase becomes the straight line; a wall corner is cut only where allowed."""
+    width = 12
+    grid = Grid(np.ones(width * width, np.uint8), np.ones(width * width), width, 3)
+    stair = [0]
+    for k in range(22):  # right, down, right, down ... from (0, 0) to (11, 11)
+        stair.append(stair[-1] + (1 if k % 2 == 0 else width))
+    assert grid.smooth(np.array(stair)).tolist() == [k * (width + 1) for k in range(12)]
+    grid.walk[5 * width + 6] = 0  # (6, 5): the diagonal (5, 5) -> (6, 6) cuts its corner
+    around = np.array([5 * width + 5, 6 * width + 5, 6 * width + 6])  # down, then right
+    for diag, expected in ((3, around.tolist()), (0, around.tolist()), (2, [65, 78]), (1, [65, 78])):
+        assert grid._replace(diag=diag).smooth(around).tolist() == expected
+    grid.weights[6 * width + 6] = 3.0  # entering the goal diagonally now costs more than the detour
+    assert grid._replace(diag=1).smooth(around).tolist() == around.tolist()
+
+
+def test_tiny_inputs() -> None:
+    grid = Grid(np.ones(9, np.uint8), np.ones(9), 3, 3)
+    assert grid.smooth(np.zeros(0, np.int64)).tolist() == []
+    assert grid.smooth(np.array([4])).tolist() == [4]
+    assert grid.smooth(np.array([4, 5])).tolist() == [4, 5]
+    assert grid._replace(diag=1).smooth(np.array([0, 1, 2, 5, 8]), 32, 8).tolist() == [0, 4, 8]
