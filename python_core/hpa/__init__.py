@@ -9,10 +9,13 @@ Quick start::
     print(hpa.find_path((26, 12), (150, 160)).cost, hpa.is_reachable((26, 12), (150, 160)))
 
 Modules, one job each: ``entrances`` (borders -> transition pairs), ``cluster_search`` (exact
-searches inside a cluster), ``endpoints`` (a query's start / goal inserted into its cluster),
-``abstract_graph`` (per-cluster tables and the flat arrays),
-``abstract_search`` (A* over them), ``smoothing`` (straight-line shortcuts), ``connectivity``
-(component labels), ``hierarchy`` (the public :class:`HierarchicalGrid`: build, query, update).
+searches inside a cluster), ``cluster_trees`` (cached shortest-path trees per transition),
+``endpoints`` (a query's start / goal inserted into its cluster by search, without trees),
+``abstract_graph`` (per-cluster tables and the flat arrays), ``distance_table`` (all-pairs table
+over a small abstract graph), ``abstract_search`` (A* over them), ``tree_query`` (a whole query in
+one compiled call over the trees), ``smoothing`` (straight-line shortcuts), ``corridor`` (exact
+search in the crossed clusters), ``connectivity`` (component labels), ``hierarchy`` (the public
+:class:`HierarchicalGrid`: build, query, update).
 Only one abstraction level is implemented; ``levels=2`` is rejected.
 """
 
