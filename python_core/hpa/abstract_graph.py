@@ -23,7 +23,6 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.hpa.cluster_search import cluster_table
-from python_core.hpa.cluster_trees import cluster_trees
 from python_core.hpa.connectivity import component_ids, label_clusters
 from python_core.hpa.distance_table import all_pairs
 from python_core.hpa.entrances import (
@@ -130,14 +129,15 @@ class AbstractGraph:
         """
         keys = [(k, cx, cy) for cy in range(self.ncy) for cx in range(self.ncx) for k in range(4)]
         self.rebuild_borders(keys)
-        self.has_trees = 0 < self.tree_bytes_needed() <= self.tree_budget
         total = self.cluster_count
+        self.trans = [self._transitions(c) for c in range(total)]
+        self.has_trees = 0 < self.tree_bytes_needed() <= self.tree_budget
         self.comp_count = label_clusters(
             self.walk, self.width, self.height, self.csize, self.diag, self.labels, np.arange(total)
         )
         batch = max(1, total // 100)
         for c in range(total):
-            self.rebuild_cluster(c)
+            self._price_cluster(c)
             if progress is not None and ((c + 1) % batch == 0 or c + 1 == total):
                 progress(c + 1, total)
         self.assemble()
@@ -178,27 +178,33 @@ class AbstractGraph:
         return np.unique(np.concatenate(parts)) if parts else _EMPTY_I
 
     def tree_bytes_needed(self) -> int:
-        """Bytes the cluster trees of the current borders take (one byte per cell per transition)."""
+        """Bytes the cluster trees of the current transitions take (one byte per cell per transition)."""
         total = 0
         for c in range(self.cluster_count):
             _, _, lw, lh = self.rect(c)
-            total += self._transitions(c).shape[0] * lw * lh
+            total += self.trans[c].shape[0] * lw * lh
         return total
 
     def rebuild_cluster(self, cluster: int) -> None:
         """Recollect a cluster's transitions from its borders and recompute its cost table
         (and its trees, when kept)."""
-        trans = self._transitions(cluster)
+        self.trans[cluster] = self._transitions(cluster)
+        self._price_cluster(cluster)
+
+    def _price_cluster(self, cluster: int) -> None:
+        """The cost table of a cluster's current transitions, and its trees and weight flag when
+        the trees are kept (the flag tells a query whether a start may read them)."""
+        trans = self.trans[cluster]
         x0, y0, lw, lh = self.rect(cluster)
-        self.trans[cluster] = trans
-        args = (self.walk, self.weights, self.width, x0, y0, lw, lh, self.diag, self.cw, self.ch, trans)
+        dirs = np.zeros((trans.shape[0], lw * lh) if self.has_trees else (0, 0), dtype=np.uint8)
+        self.tables[cluster] = cluster_table(
+            self.walk, self.weights, self.width, x0, y0, lw, lh, self.diag, self.cw, self.ch, trans, dirs
+        )
         if self.has_trees:
-            self.tables[cluster], self.dirs[cluster] = cluster_trees(*args)
-        else:
-            self.tables[cluster] = cluster_table(*args)
-        rows = np.arange(y0, y0 + lh)[:, None] * self.width + np.arange(x0, x0 + lw)[None, :]
-        open_weights = self.weights[rows][self.walk[rows] != 0]
-        self.uniform[cluster] = not open_weights.size or open_weights.min() == open_weights.max()
+            self.dirs[cluster] = dirs
+            rows = np.arange(y0, y0 + lh)[:, None] * self.width + np.arange(x0, x0 + lw)[None, :]
+            open_weights = self.weights[rows][self.walk[rows] != 0]
+            self.uniform[cluster] = not open_weights.size or open_weights.min() == open_weights.max()
 
     def relabel(self, clusters: I64) -> None:
         """Recompute the local component labels of some clusters (after their cells changed)."""

@@ -27,11 +27,23 @@ import numpy.typing as npt
 from python_core.compiled import jit
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
-__all__ = ["cluster_table", "new_scratch", "rect_search", "refine_chain", "step_allowed", "straight_line"]
+__all__ = [
+    "NO_PARENT",
+    "cluster_table",
+    "new_scratch",
+    "parent_walk",
+    "rect_search",
+    "refine_chain",
+    "step_allowed",
+    "straight_line",
+]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
+
+NO_PARENT = 4
+"""Direction code of a tree's root and of cells it cannot reach (the code of the move ``(0, 0)``)."""
 
 # Move table: (dx, dy); the diagonals come last so the 4-connected rule just stops after four.
 _DX = np.array([1, -1, 0, 0, 1, -1, 1, -1], dtype=np.int64)
@@ -190,6 +202,36 @@ def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
 
 
 @jit
+def parent_walk(parent: I64, x0: int, y0: int, lw: int, width: int, end: int, out: I64) -> int:  # noqa: PLR0917
+    """Write ``end, parent(end), ...`` up to the search's source (global cells) into ``out``.
+
+    Args:
+        parent: a :func:`rect_search`'s local parents.
+        x0: rectangle left column.
+        y0: rectangle top row.
+        lw: rectangle width.
+        width: grid columns.
+        end: a global cell the search settled.
+        out: receives the cells; at least as long as the path.
+
+    Returns:
+        The number of cells written (1 when ``end`` is the source).
+
+    Example:
+        >>> out = np.zeros(3, np.int64)
+        >>> parent_walk(np.array([-1, 0, 1]), 0, 0, 3, 3, 2, out), out.tolist()
+        (3, [2, 1, 0])
+    """
+    cur = (end // width - y0) * lw + end % width - x0
+    m = 0
+    while cur >= 0:
+        out[m] = (cur // lw + y0) * width + cur % lw + x0
+        m += 1
+        cur = parent[cur]
+    return m
+
+
+@jit
 def cluster_table(  # noqa: PLR0917
     walk: U8,
     weights: F64,
@@ -202,19 +244,29 @@ def cluster_table(  # noqa: PLR0917
     cw: float,
     ch: float,
     trans: I64,
+    dirs: U8,
 ) -> F64:
     """Exact costs between the transition cells of one cluster: ``out[i, j]`` = cost from i to j.
 
-    One Dijkstra per transition, confined to the cluster and ended once every transition is
-    settled; ``inf`` where j cannot be reached inside the cluster.
+    One Dijkstra per transition, confined to the cluster; ``inf`` where j cannot be reached inside
+    the cluster. Without trees (``dirs`` of shape ``(0, 0)``) each search ends once every
+    transition is settled. With ``dirs`` of shape ``(k, lw * lh)`` each settles the whole cluster
+    and ``dirs[i]`` receives transition i's shortest-path tree: per local cell the move that
+    entered it, code ``(dy + 1) * 3 + (dx + 1)``, :data:`NO_PARENT` for the root and unreachable
+    cells (read by :mod:`python_core.hpa.cluster_trees`).
 
     Returns:
         ``(k, k)`` float64 matrix with zeros on the diagonal.
 
     Example:
-        >>> cluster_table(np.ones(4, np.uint8), np.ones(4), 4, 0, 0, 4, 1, 0, 1.0, 1.0, np.array([0, 3]))
+        >>> walk, w, ends = np.ones(4, np.uint8), np.ones(4), np.array([0, 3])
+        >>> cluster_table(walk, w, 4, 0, 0, 4, 1, 0, 1.0, 1.0, ends, np.zeros((0, 0), np.uint8))
         array([[0., 3.],
                [3., 0.]])
+        >>> trees = np.zeros((2, 3), np.uint8)
+        >>> _ = cluster_table(walk, w, 3, 0, 0, 3, 1, 0, 1.0, 1.0, np.array([0, 2]), trees)
+        >>> trees.tolist()
+        [[4, 5, 5], [3, 3, 4]]
     """
     k = trans.shape[0]
     out = np.full((k, k), np.inf)
@@ -223,16 +275,22 @@ def cluster_table(  # noqa: PLR0917
     parent = np.empty(size, dtype=np.int64)
     closed = np.empty(size, dtype=np.uint8)
     local = (trans // width - y0) * lw + (trans % width - x0)
+    trees = dirs.size > 0
+    stops = local[:0] if trees else local  # a tree needs the whole cluster settled
     for i in range(k):
         dist[:] = np.inf
         parent[:] = -1
         closed[:] = 0
         rect_search(
             walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans[i], -1, 0, 1.0, dist, parent, closed,
-            local,
+            stops,
         )  # fmt: skip
         for j in range(k):
             out[i, j] = dist[local[j]]
+        if trees:
+            for c in range(size):
+                p = parent[c]
+                dirs[i, c] = NO_PARENT if p < 0 else (c // lw - p // lw + 1) * 3 + (c % lw - p % lw + 1)
     return out
 
 
@@ -332,12 +390,7 @@ def refine_chain(  # noqa: PLR0917
                 walk, weights, width, x0, y0, lw, lh, diag, cw, ch, a, b, 0, h_scale, dist, parent, closed,
                 seg[:0],
             )  # fmt: skip
-            cur = (by - y0) * lw + (bx - x0)
-            m = 0
-            while parent[cur] >= 0:
-                seg[m] = (cur // lw + y0) * width + cur % lw + x0
-                m += 1
-                cur = parent[cur]
+            m = parent_walk(parent, x0, y0, lw, width, b, seg) - 1  # b ... a, then a dropped
             seg[:m] = seg[:m][::-1].copy()
         if n + m > out.shape[0]:
             grown = np.empty(2 * (n + m), dtype=np.int64)

@@ -3,18 +3,20 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.cluster_trees import cluster_trees, tree_walk
-    walk, w = np.ones(16, np.uint8), np.ones(16)
-    table, dirs = cluster_trees(walk, w, 4, 0, 0, 4, 4, 3, 1.0, 1.0, np.array([0, 15]))
+    from python_core.hpa.cluster_search import cluster_table
+    from python_core.hpa.cluster_trees import tree_walk
+    walk, w, dirs = np.ones(16, np.uint8), np.ones(16), np.zeros((2, 16), np.uint8)
+    table = cluster_table(walk, w, 4, 0, 0, 4, 4, 3, 1.0, 1.0, np.array([0, 15]), dirs)
     cells = np.empty(16, np.int64)
     n, cost = tree_walk(dirs[0], 0, 0, 4, 4, 0, 15, w, 1.0, 1.0, cells)   # 15 -> ... -> 0
 
-A tree is the exact Dijkstra from one transition over its whole cluster (the same search that
-prices the cluster's cost table), stored as the move that entered each cell: code
-``(dy + 1) * 3 + (dx + 1)``, and :data:`NO_PARENT` for the root and for unreachable cells. With the
-trees, HPA* needs no search to insert a goal (its cost from every transition is a walk up each
-tree), to insert a start in a cluster of uniform weight (where costs are symmetric), or to refine
-an abstract edge into cells (a walk up the tree of its first transition).
+A tree is the exact Dijkstra from one transition over its whole cluster, recorded by the search
+that prices the cluster's cost table (:func:`~python_core.hpa.cluster_search.cluster_table`) as
+the move that entered each cell: code ``(dy + 1) * 3 + (dx + 1)``, and :data:`NO_PARENT` for the
+root and for unreachable cells. With the trees, HPA* needs no search to insert a goal (its cost
+from every transition is a walk up each tree), to insert a start in a cluster of uniform weight
+(where costs are symmetric), or to refine an abstract edge into cells (a walk up the tree of its
+first transition).
 """
 
 from __future__ import annotations
@@ -25,69 +27,13 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.cluster_search import rect_search
+from python_core.hpa.cluster_search import NO_PARENT
 
-__all__ = ["NO_PARENT", "cluster_trees", "tree_walk"]
+__all__ = ["NO_PARENT", "tree_walk"]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
-
-NO_PARENT = 4
-"""Direction code of a tree's root and of cells the root cannot reach (the code of ``(0, 0)``)."""
-
-
-@jit
-def cluster_trees(  # noqa: PLR0917 (compiled kernel: positional)
-    walk: U8,
-    weights: F64,
-    width: int,
-    x0: int,
-    y0: int,
-    lw: int,
-    lh: int,
-    diag: int,
-    cw: float,
-    ch: float,
-    trans: I64,
-) -> tuple[F64, U8]:
-    """The cluster's cost table and one tree per transition.
-
-    Returns:
-        ``(table, dirs)``: ``table[i, j]`` the exact cost from transition i to j inside the
-        cluster (``inf`` if none), ``dirs[i]`` the direction codes of transition i's tree over
-        the ``lw * lh`` local cells.
-
-    Example:
-        >>> table, dirs = cluster_trees(np.ones(3, np.uint8), np.ones(3), 3, 0, 0, 3, 1, 0, 1.0, 1.0,
-        ...                             np.array([0, 2]))
-        >>> table.tolist(), dirs.tolist()
-        ([[0.0, 2.0], [2.0, 0.0]], [[4, 5, 5], [3, 3, 4]])
-    """
-    k = trans.shape[0]
-    size = lw * lh
-    table = np.full((k, k), np.inf)
-    dirs = np.full((k, size), NO_PARENT, dtype=np.uint8)
-    local = (trans // width - y0) * lw + (trans % width - x0)
-    no_stops = np.zeros(0, dtype=np.int64)
-    dist = np.empty(size)
-    parent = np.empty(size, dtype=np.int64)
-    closed = np.empty(size, dtype=np.uint8)
-    for i in range(k):
-        dist[:] = np.inf
-        parent[:] = -1
-        closed[:] = 0
-        rect_search(
-            walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans[i], -1, 0, 1.0, dist, parent, closed,
-            no_stops,
-        )  # fmt: skip
-        for j in range(k):
-            table[i, j] = dist[local[j]]
-        for c in range(size):
-            p = parent[c]
-            if p >= 0:
-                dirs[i, c] = (c // lw - p // lw + 1) * 3 + (c % lw - p % lw + 1)
-    return table, dirs
 
 
 @jit
