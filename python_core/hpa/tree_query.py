@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from python_core.compiled import jit
 from python_core.hpa.abstract_search import ABSTRACT_FOUND, ABSTRACT_NO_PATH, abstract_astar, node_chain
-from python_core.hpa.cluster_search import rect_search
+from python_core.hpa.cluster_search import parent_walk, rect_search
 from python_core.hpa.cluster_trees import tree_walk
 from python_core.hpa.distance_table import best_pair, pair_chain
 from python_core.hpa.smoothing import path_cost, shortcut
@@ -50,41 +50,49 @@ def _push(out: I64, n: int, cells: I64, m: int, backwards: bool) -> tuple[I64, i
 
 
 @jit
-def _parents_to(  # noqa: PLR0917 (compiled kernel: positional)
-    parent: I64, x0: int, y0: int, lw: int, width: int, end: int, buf: I64
-) -> int:
-    """Write ``end, parent(end), ...`` (global cells) from a rect search's local parents; return count."""
-    cur = (end // width - y0) * lw + end % width - x0
-    m = 0
-    while cur >= 0:
-        buf[m] = (cur // lw + y0) * width + cur % lw + x0
-        m += 1
-        cur = parent[cur]
-    return m
+def _rect(cluster: int, ncx: int, csize: int, width: int, height: int) -> tuple[int, int, int, int]:
+    """``(x0, y0, lw, lh)`` of a cluster (as :meth:`AbstractGraph.rect`)."""
+    x0, y0 = (cluster % ncx) * csize, (cluster // ncx) * csize
+    return x0, y0, min(csize, width - x0), min(csize, height - y0)
+
+
+@jit
+def _cluster_of(cell: int, width: int, csize: int, ncx: int) -> int:
+    """Cluster id of a flat cell (as :meth:`AbstractGraph.cluster_of`)."""
+    return (cell // width // csize) * ncx + cell % width // csize
+
+
+@jit
+def _tree(pool: U8, tree_off: I64, cl_first: I64, cluster: int, node: int, size: int) -> U8:  # noqa: PLR0917
+    """The tree of transition ``node`` (of ``cluster``, ``size`` cells) in the pool."""
+    off = tree_off[cluster] + (node - cl_first[cluster]) * size
+    return pool[off : off + size]
 
 
 @jit
 def _tree_costs(  # noqa: PLR0917 (compiled kernel: positional)
     pool: U8,
-    offset: int,
-    trans: I64,
-    x0: int,
-    y0: int,
-    lw: int,
-    lh: int,
+    tree_off: I64,
+    cl_first: I64,
+    node_cell: I64,
+    cluster: int,
+    ncx: int,
+    csize: int,
     width: int,
+    height: int,
     cell: int,
     weights: F64,
     cw: float,
     ch: float,
     buf: I64,
 ) -> F64:
-    """Cost from each transition of a cluster to ``cell``, read off their trees."""
-    size = lw * lh
-    costs = np.empty(trans.shape[0])
-    for j in range(trans.shape[0]):
-        tree = pool[offset + j * size : offset + (j + 1) * size]
-        costs[j] = tree_walk(tree, x0, y0, lw, width, trans[j], cell, weights, cw, ch, buf)[1]
+    """Cost from each transition of ``cluster`` to ``cell``, read off their trees."""
+    x0, y0, lw, lh = _rect(cluster, ncx, csize, width, height)
+    lo, hi = cl_first[cluster], cl_first[cluster + 1]
+    costs = np.empty(hi - lo)
+    for v in range(lo, hi):
+        tree = _tree(pool, tree_off, cl_first, cluster, v, lw * lh)
+        costs[v - lo] = tree_walk(tree, x0, y0, lw, width, node_cell[v], cell, weights, cw, ch, buf)[1]
     return costs
 
 
@@ -113,21 +121,19 @@ def _walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
         a = chain[i]
         b_cell = goal if i + 1 == chain.shape[0] else node_cell[chain[i + 1]]
         c = node_cluster[a]
-        if (b_cell // width // csize) * ncx + b_cell % width // csize != c:  # a crossing: one step
+        if _cluster_of(b_cell, width, csize, ncx) != c:  # a crossing: one step
             buf[0] = b_cell
             out, n = _push(out, n, buf, 1, False)
             continue
-        x0, y0 = (c % ncx) * csize, (c // ncx) * csize
-        lw, lh = min(csize, width - x0), min(csize, height - y0)
-        off = tree_off[c] + (a - cl_first[c]) * lw * lh
-        tree = pool[off : off + lw * lh]
+        x0, y0, lw, lh = _rect(c, ncx, csize, width, height)
+        tree = _tree(pool, tree_off, cl_first, c, a, lw * lh)
         m = tree_walk(tree, x0, y0, lw, width, node_cell[a], b_cell, weights, cw, ch, buf)[0]
         out, n = _push(out, n, buf, m - 1, True)  # b ... a reversed, without a itself
     return out, n
 
 
 @jit
-def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one query end to end)
+def tree_query(  # noqa: PLR0917 (compiled kernel: positional, one query end to end)
     walk: U8,
     weights: F64,
     width: int,
@@ -178,37 +184,34 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         unless found), its cost and the abstract expansions.
     """
     ncx = -(-width // csize)
-    sc = (start // width // csize) * ncx + start % width // csize
-    tc = (goal // width // csize) * ncx + goal % width // csize
-    sx0, sy0 = (sc % ncx) * csize, (sc // ncx) * csize
-    slw, slh = min(csize, width - sx0), min(csize, height - sy0)
-    tx0, ty0 = (tc % ncx) * csize, (tc // ncx) * csize
-    tlw, tlh = min(csize, width - tx0), min(csize, height - ty0)
+    sc, tc = _cluster_of(start, width, csize, ncx), _cluster_of(goal, width, csize, ncx)
+    sx0, sy0, slw, slh = _rect(sc, ncx, csize, width, height)
     lo, hi = cl_first[sc], cl_first[sc + 1]
     buf = np.empty(csize * csize + 1, dtype=np.int64)
     goal_costs = _tree_costs(
-        pool, tree_off[tc], node_cell[cl_first[tc] : cl_first[tc + 1]], tx0, ty0, tlw, tlh, width, goal,
-        weights, cw, ch, buf,
-    )  # fmt: skip
+        pool, tree_off, cl_first, node_cell, tc, ncx, csize, width, height, goal, weights, cw, ch, buf
+    )
     by_trees = uniform[sc] != 0  # symmetric costs: the start reads the trees too
-    s_dist, s_parent = np.full(slw * slh, np.inf), np.full(slw * slh, -1, dtype=np.int64)
+    no_parents = np.zeros(0, dtype=np.int64)  # the searches below fill parents only when they run
+    s_parent, d_parent = no_parents, no_parents
     if by_trees:
         start_costs = _tree_costs(
-            pool, tree_off[sc], node_cell[lo:hi], sx0, sy0, slw, slh, width, start, weights, cw, ch, buf
+            pool, tree_off, cl_first, node_cell, sc, ncx, csize, width, height, start, weights, cw, ch, buf
         )
     else:
         stops = (node_cell[lo:hi] // width - sy0) * slw + node_cell[lo:hi] % width - sx0
+        s_dist, s_parent = np.full(slw * slh, np.inf), np.full(slw * slh, -1, dtype=np.int64)
         rect_search(
             walk, weights, width, sx0, sy0, slw, slh, diag, cw, ch, start, -1, 0, 1.0, s_dist, s_parent,
             np.zeros(slw * slh, dtype=np.uint8), stops,
         )  # fmt: skip
         start_costs = s_dist[stops]
     direct = np.inf
-    d_dist, d_parent = np.full(slw * slh, np.inf), np.full(slw * slh, -1, dtype=np.int64)
     if sc == tc:
+        d_dist, d_parent = np.full(slw * slh, np.inf), np.full(slw * slh, -1, dtype=np.int64)
         rect_search(
             walk, weights, width, sx0, sy0, slw, slh, diag, cw, ch, start, goal, 0, h_scale, d_dist, d_parent,
-            np.zeros(slw * slh, dtype=np.uint8), np.zeros(0, dtype=np.int64),
+            np.zeros(slw * slh, dtype=np.uint8), no_parents,
         )  # fmt: skip
         direct = d_dist[(goal // width - sy0) * slw + goal % width - sx0]
     if pair_dist.shape[0]:  # the all-pairs table answers without an abstract search
@@ -230,16 +233,16 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         return outcome, np.zeros(0, dtype=np.int64), np.inf, expanded
     out = np.empty(4 * csize, dtype=np.int64)
     if is_direct:  # one cluster, no transition on the way
-        m = _parents_to(d_parent, sx0, sy0, slw, width, goal, buf)
+        m = parent_walk(d_parent, sx0, sy0, slw, width, goal, buf)
         out, n = _push(out, 0, buf, m, True)
     else:
         first = chain[0]
         if by_trees:  # the walk up the tree from the start runs start -> transition already
-            tree = pool[tree_off[sc] + (first - lo) * slw * slh : tree_off[sc] + (first - lo + 1) * slw * slh]
+            tree = _tree(pool, tree_off, cl_first, sc, first, slw * slh)
             m = tree_walk(tree, sx0, sy0, slw, width, node_cell[first], start, weights, cw, ch, buf)[0]
             out, n = _push(out, 0, buf, m, False)
         else:
-            m = _parents_to(s_parent, sx0, sy0, slw, width, node_cell[first], buf)
+            m = parent_walk(s_parent, sx0, sy0, slw, width, node_cell[first], buf)
             out, n = _push(out, 0, buf, m, True)
         out, n = _walk_chain(
             pool, tree_off, node_cell, node_cluster, cl_first, width, height, csize, weights, cw, ch, chain,
