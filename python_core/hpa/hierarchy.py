@@ -259,8 +259,12 @@ class HierarchicalGrid:
         sx, sy = as_cell(start, w, h, what="start")
         gx, gy = as_cell(goal, w, h, what="goal")
         self._require_built()
-        a = self._graph.component_of(sy * w + sx)
-        return a >= 0 and a == self._graph.component_of(gy * w + gx)
+        return self._connected(sy * w + sx, gy * w + gx)
+
+    def _connected(self, s: int, g: int) -> bool:
+        """Whether two flat cells share a component (walls share none)."""
+        a = self._graph.component_of(s)
+        return a >= 0 and a == self._graph.component_of(g)
 
     def _require_built(self) -> None:
         if not self._built:
@@ -322,8 +326,7 @@ class HierarchicalGrid:
             raise BlockedEndpointError(f"start cell {(sx, sy)} is blocked")
         if s == g:
             return self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0)
-        a = self._graph.component_of(s)
-        if a < 0 or a != self._graph.component_of(g):
+        if not self._connected(s, g):
             if opts.allow_partial:
                 return self._grid.find_path((sx, sy), (gx, gy), options=replace(opts, ignore_agents=True))
             return PathResult(PathStatus.NO_PATH)
