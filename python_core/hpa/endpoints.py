@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from python_core.compiled import jit
 from python_core.hpa.cluster_search import new_scratch, rect_search
-from python_core.hpa.smoothing import line_cell, line_cost
+from python_core.hpa.smoothing import line_cost, line_fill
 
 __all__ = ["EndpointTree", "insert_endpoint", "line_cells", "stop_costs"]
 
@@ -39,10 +39,10 @@ def line_cells(a: int, b: int, width: int) -> I64:
         >>> line_cells(0, 8, 3).tolist()
         [0, 4, 8]
     """
-    steps = max(abs(b % width - a % width), abs(b // width - a // width))
-    out = np.empty(steps + 1, dtype=np.int64)
-    for k in range(steps + 1):
-        out[k] = line_cell(a, b, k, width)
+    ax, ay, bx, by = a % width, a // width, b % width, b // width
+    out = np.empty(max(abs(bx - ax), abs(by - ay)) + 1, dtype=np.int64)
+    out[0] = a
+    line_fill(out, 1, ax, ay, bx, by, width)
     return out
 
 

@@ -34,7 +34,7 @@ import numpy.typing as npt
 from python_core.compiled import jit
 from python_core.hpa.cluster_search import step_allowed
 
-__all__ = ["line_cell", "line_cost", "path_cost", "shortcut"]
+__all__ = ["line_cell", "line_cost", "line_fill", "path_cost", "shortcut"]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
@@ -220,12 +220,14 @@ def _farthest(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, 
 
 
 @jit
-def _line_fill(out: I64, m: int, ax: int, ay: int, bx: int, by: int, width: int) -> int:  # noqa: PLR0917
+def line_fill(out: I64, m: int, ax: int, ay: int, bx: int, by: int, width: int) -> int:  # noqa: PLR0917
     """Write the cells after ``(ax, ay)`` of its line to ``(bx, by)`` from ``out[m]``; return the end.
+
+    The cells of :func:`line_cell`, without its divisions.
 
     Example:
         >>> out = np.zeros(2, np.int64)
-        >>> _line_fill(out, 0, 0, 0, 2, 2, 3), out.tolist()
+        >>> line_fill(out, 0, 0, 0, 2, 2, 3), out.tolist()
         (2, [4, 8])
     """
     adx, ady = abs(bx - ax), abs(by - ay)
@@ -311,7 +313,7 @@ def shortcut(  # noqa: PLR0917
             out[m] = nodes[best]
             m += 1
         else:
-            m = _line_fill(out, m, xs[i], ys[i], xs[best], ys[best], width)
+            m = line_fill(out, m, xs[i], ys[i], xs[best], ys[best], width)
         i = best
     result: I64 = out[:m].copy()
     return result
