@@ -76,6 +76,19 @@ def check_against_exact(
     assert max(ratios) <= worst_bound, max(ratios)
 
 
+def assert_same_unsmoothed_costs(
+    hpa: HierarchicalGrid, reference: HierarchicalGrid, pairs: list, *, rel: float
+) -> None:
+    """Same statuses, and valid paths of the reference's cost, before smoothing."""
+    for start, goal in pairs:
+        got = hpa.find_path(start, goal, smooth=False)
+        expected = reference.find_path(start, goal, smooth=False)
+        assert got.status is expected.status
+        if got.found:
+            assert_valid(hpa.grid, got, start, goal)
+            assert got.cost == pytest.approx(expected.cost, rel=rel)
+
+
 @pytest.mark.parametrize(("name", "cluster"), [("den312d", 16), ("lak303d", 16), ("maze-100-1", 10)])
 def test_movingai_paths_are_valid_and_within_one_percent_of_published_optima(name: str, cluster: int) -> None:
     grid = GridGraph.from_movingai(DATA / f"{name}.map")
@@ -108,13 +121,10 @@ def test_cached_trees_refine_like_searching_inside_clusters(mode: DiagonalMode, 
     searching = HierarchicalGrid(grid, cluster_size=12, tree_budget=0).build()
     assert with_trees.graph.has_trees
     assert not searching.graph.has_trees
-    for start, goal in random_pairs(grid, 60, 4):
+    pairs = random_pairs(grid, 60, 4)
+    assert_same_unsmoothed_costs(with_trees, searching, pairs, rel=1e-9)
+    for start, goal in pairs:
         got = with_trees.find_path(start, goal, smooth=False)
-        expected = searching.find_path(start, goal, smooth=False)
-        assert got.status is expected.status
-        if got.found:
-            assert_valid(grid, got, start, goal)
-            assert got.cost == pytest.approx(expected.cost, rel=1e-9)
         smoothed = with_trees.find_path(start, goal)
         if smoothed.found:
             assert_valid(grid, smoothed, start, goal)
@@ -222,13 +232,7 @@ def test_all_pairs_table_finds_the_abstract_optimum(mode: DiagonalMode) -> None:
     searching = HierarchicalGrid(grid, cluster_size=10, table_budget=0, abstract_weight=1.0).build()
     assert table.graph.pair_dist.shape == (table.graph.node_count,) * 2
     assert searching.graph.pair_dist.size == 0
-    for start, goal in random_pairs(grid, 60, 6):
-        got = table.find_path(start, goal, smooth=False)
-        expected = searching.find_path(start, goal, smooth=False)
-        assert got.status is expected.status
-        if got.found:
-            assert_valid(grid, got, start, goal)
-            assert got.cost == pytest.approx(expected.cost, rel=1e-6)
+    assert_same_unsmoothed_costs(table, searching, random_pairs(grid, 60, 6), rel=1e-6)
 
 
 def test_progress_is_reported_with_increasing_done_up_to_total() -> None:
