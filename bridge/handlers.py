@@ -142,8 +142,10 @@ class Handlers:
         self.registry.put(entry)
         answer = {"id": graph_id, "nodes": _nodes(entry)}
         if state is None:
-            self.pool.broadcast(("load", graph_id, kind, record, dim, world, None, None))
-            return answer
+            held = self.pool.broadcast_acked(
+                lambda job: ("load", graph_id, kind, record, dim, world, None, job)
+            )
+            return _held(held, answer)
         build = self.pool.broadcast_build(
             lambda job: ("load", graph_id, kind, record, dim, world, spec, job), _progress(conn, graph_id)
         )
@@ -230,6 +232,16 @@ def _progress(conn: Connection, graph_id: str) -> Callable[[int, int], None]:
         conn.notify("graph.progress", {"id": graph_id, "done": done, "total": total})
 
     return send
+
+
+async def _held(acks: Awaitable[Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """Answer a load once every worker holds the graph: a worker still loading its compiled
+    kernels (the first second or two after start) then delays the load, not the first queries."""
+    try:
+        await acks
+    except Exception as exc:  # a dead worker fails the request, not the server
+        raise from_exception(exc) from exc
+    return answer
 
 
 async def _built(

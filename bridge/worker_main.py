@@ -62,9 +62,11 @@ def _answer(replicas: dict[str, _Replica], query: Query) -> dict[str, Any]:
 
 
 def _build(conn: Connection, replica: _Replica, spec: HierarchySpec | None, job_id: int | None) -> None:
-    """Give ``replica`` the hierarchy ``spec`` (or none); the reporter answers ``job_id``."""
+    """Give ``replica`` the hierarchy ``spec`` (or none); the worker given ``job_id`` answers it."""
     replica.hpa, replica.smooth = None, True
     if spec is None:
+        if job_id is not None:  # a plain load: the answer says this worker holds the graph
+            conn.send((job_id, [{}]))
         return
     throttle = (
         None if job_id is None else ProgressThrottle(lambda d, t: conn.send(("progress", job_id, d, t)))

@@ -25,7 +25,7 @@ import multiprocessing
 import pickle
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bridge.errors import InternalError
@@ -163,6 +163,19 @@ class WorkerPool:
         for worker in self._workers:
             if worker.alive:
                 worker.commands.put(data)
+
+    def broadcast_acked(self, command: Callable[[int], tuple[Any, ...]]) -> Awaitable[list[Any]]:
+        """Queue ``command(job_id)`` for every live worker, each with a job id of its own, after
+        everything already queued; the awaitable completes once every one of them has answered."""
+        futures: list[asyncio.Future[list[dict[str, Any]]]] = []
+        for worker in self._workers:
+            if worker.alive:
+                job_id = next(self._jobs)
+                future: asyncio.Future[list[dict[str, Any]]] = self.loop.create_future()
+                worker.pending[job_id] = (future, 0)
+                worker.commands.put(pickle.dumps(command(job_id), protocol=pickle.HIGHEST_PROTOCOL))
+                futures.append(future)
+        return asyncio.gather(*futures)
 
     def broadcast_build(
         self, command: Callable[[int | None], tuple[Any, ...]], progress: ProgressCallback | None = None
