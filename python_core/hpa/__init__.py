@@ -10,6 +10,7 @@ Quick start::
 
 Modules, one job each: ``entrances`` (borders -> transition pairs), ``cluster_search`` (exact
 searches inside a cluster), ``cluster_trees`` (cached shortest-path trees per transition),
+``tree_repair`` (those trees kept through a local change: only broken ones are rerun),
 ``endpoints`` (a query's start / goal inserted into its cluster by search, without trees),
 ``abstract_graph`` (per-cluster tables and the flat arrays), ``distance_table`` (all-pairs table
 over a small abstract graph), ``abstract_search`` (A* over them), ``tree_query`` (a whole query in

@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterable
 import numpy as np
 import numpy.typing as npt
 
-from python_core.hpa.cluster_search import cluster_table
+from python_core.hpa.cluster_search import cluster_rows, cluster_table
+from python_core.hpa.cluster_trees import tree_rows
 from python_core.hpa.connectivity import component_ids, label_clusters
 from python_core.hpa.distance_table import all_pairs
 from python_core.hpa.entrances import (
@@ -34,6 +35,7 @@ from python_core.hpa.entrances import (
     border_crossings,
     borders_of,
 )
+from python_core.hpa.tree_repair import repair_trees
 
 __all__ = ["AbstractGraph", "Progress"]
 
@@ -185,12 +187,6 @@ class AbstractGraph:
             total += self.trans[c].shape[0] * lw * lh
         return total
 
-    def rebuild_cluster(self, cluster: int) -> None:
-        """Recollect a cluster's transitions from its borders and recompute its cost table
-        (and its trees, when kept)."""
-        self.trans[cluster] = self._transitions(cluster)
-        self._price_cluster(cluster)
-
     def _price_cluster(self, cluster: int) -> None:
         """The cost table of a cluster's current transitions, and its trees and weight flag when
         the trees are kept (the flag tells a query whether a start may read them)."""
@@ -202,9 +198,58 @@ class AbstractGraph:
         )
         if self.has_trees:
             self.dirs[cluster] = dirs
-            rows = np.arange(y0, y0 + lh)[:, None] * self.width + np.arange(x0, x0 + lw)[None, :]
-            open_weights = self.weights[rows][self.walk[rows] != 0]
-            self.uniform[cluster] = not open_weights.size or open_weights.min() == open_weights.max()
+            self._flag_uniform(cluster)
+
+    def _flag_uniform(self, cluster: int) -> None:
+        """Whether a cluster's open cells share one weight (then a start may read its trees)."""
+        x0, y0, lw, lh = self.rect(cluster)
+        rows = np.arange(y0, y0 + lh)[:, None] * self.width + np.arange(x0, x0 + lw)[None, :]
+        open_weights = self.weights[rows][self.walk[rows] != 0]
+        self.uniform[cluster] = not open_weights.size or open_weights.min() == open_weights.max()
+
+    def _update_cluster(self, cluster: int, cells: I64, weights_changed: bool) -> None:
+        """Bring one touched cluster up to date after its own ``cells`` (maybe none) changed.
+
+        Its table and trees depend only on its own cells and its transitions. Unchanged
+        transitions and no changed cell: nothing to do (only a crossing changed). Without trees:
+        price the whole cluster again. With trees: keep the trees of the transitions that stay,
+        repair them (:mod:`~python_core.hpa.tree_repair`), and rerun only the trees the repair
+        gives up on and those of new transitions.
+        """
+        trans = self._transitions(cluster)
+        same = np.array_equal(trans, self.trans[cluster])
+        if same and not cells.shape[0]:
+            return
+        if not self.has_trees:
+            self.trans[cluster] = trans
+            self._price_cluster(cluster)
+            return
+        x0, y0, lw, lh = self.rect(cluster)
+        geometry = (self.walk, self.weights, self.width, x0, y0, lw, lh, self.diag, self.cw, self.ch)
+        if same:  # the trees and the table are repaired in place
+            trees, table = self.dirs[cluster], self.tables[cluster]
+            stale = np.zeros(trans.shape[0], dtype=np.uint8)
+            if repair_trees(*geometry, trans, trees, table, cells, int(weights_changed), stale):
+                cluster_rows(*geometry, trans, np.flatnonzero(stale), table, trees)
+        else:
+            old = self.trans[cluster]
+            at = np.minimum(np.searchsorted(old, trans), max(old.shape[0] - 1, 0))
+            kept = np.flatnonzero(old[at] == trans) if old.shape[0] else at[:0]
+            trees = np.zeros((trans.shape[0], lw * lh), dtype=np.uint8)
+            sub = self.dirs[cluster][at[kept]]  # a copy: the kept trees, repaired apart
+            stale = np.zeros(kept.shape[0], dtype=np.uint8)
+            scratch = np.zeros((kept.shape[0], kept.shape[0]))  # their rows are walked below
+            repair_trees(*geometry, trans[kept], sub, scratch, cells, int(weights_changed), stale)
+            trees[kept] = sub
+            table = np.zeros((trans.shape[0], trans.shape[0]))
+            rerun = np.ones(trans.shape[0], dtype=bool)
+            rerun[kept[stale == 0]] = False
+            tree_rows(trees, trans, np.flatnonzero(~rerun), x0, y0, lw, self.width, self.weights, self.cw,
+                      self.ch, table)  # fmt: skip
+            cluster_rows(*geometry, trans, np.flatnonzero(rerun), table, trees)
+            self.trans[cluster], self.tables[cluster], self.dirs[cluster] = trans, table, trees
+        if cells.shape[0]:
+            self._flag_uniform(cluster)
 
     def relabel(self, clusters: I64) -> None:
         """Recompute the local component labels of some clusters (after their cells changed)."""
@@ -213,18 +258,20 @@ class AbstractGraph:
         )
         self.comp_count[clusters] = counts
 
-    def apply_changes(self, nodes: I64) -> set[int]:
+    def apply_changes(self, nodes: I64, weights_changed: bool = False) -> set[int]:
         """Rebuild what changed cells touch: their clusters' labels and tables, nearby borders.
 
         A move that a changed cell enters, leaves or squeezes past lies inside the cell's 3 x 3
-        block, so only borders between clusters of that block can change; a cluster is rebuilt
-        when one of its cells changed or one of its borders' transition pairs did.
+        block, so only borders between clusters of that block can change; a cluster is updated
+        when one of its cells changed or one of its borders' transition pairs did
+        (:meth:`_update_cluster`: often only a few of its trees, or nothing).
 
         Args:
             nodes: flat ids of the cells whose walls or weights changed.
+            weights_changed: whether weights (not only walls) may have changed.
 
         Returns:
-            The rebuilt clusters.
+            The touched clusters.
         """
         own: set[int] = set()
         keys: set[Border] = set()
@@ -243,8 +290,10 @@ class AbstractGraph:
                 )
         dirty = own | self.rebuild_borders(sorted(keys))
         self.relabel(np.array(sorted(own), dtype=np.int64))
+        cells = np.unique(nodes)
+        owner = (cells // self.width // self.csize) * self.ncx + cells % self.width // self.csize
         for c in sorted(dirty):
-            self.rebuild_cluster(c)
+            self._update_cluster(c, cells[owner == c], weights_changed)
         self.assemble()
         return dirty
 

@@ -29,6 +29,7 @@ from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = [
     "NO_PARENT",
+    "cluster_rows",
     "cluster_table",
     "new_scratch",
     "parent_walk",
@@ -232,6 +233,66 @@ def parent_walk(parent: I64, x0: int, y0: int, lw: int, width: int, end: int, ou
 
 
 @jit
+def cluster_rows(  # noqa: PLR0917
+    walk: U8,
+    weights: F64,
+    width: int,
+    x0: int,
+    y0: int,
+    lw: int,
+    lh: int,
+    diag: int,
+    cw: float,
+    ch: float,
+    trans: I64,
+    rows: I64,
+    table: F64,
+    dirs: U8,
+) -> None:
+    """Recompute the given rows of a cluster's cost table in place (and those rows' trees).
+
+    Row i is one Dijkstra from transition i confined to the cluster: ``table[i, j]`` = cost from
+    i to j, ``inf`` where j cannot be reached inside the cluster. Without trees (``dirs`` of
+    shape ``(0, 0)``) each search ends once every transition is settled. With ``dirs`` of shape
+    ``(k, lw * lh)`` each settles the whole cluster and ``dirs[i]`` receives transition i's
+    shortest-path tree: per local cell the move that entered it, code ``(dy + 1) * 3 + (dx + 1)``,
+    :data:`NO_PARENT` for the root and unreachable cells (read by
+    :mod:`python_core.hpa.cluster_trees`).
+
+    Example:
+        >>> walk, w, ends = np.ones(4, np.uint8), np.ones(4), np.array([0, 3])
+        >>> table = np.zeros((2, 2))
+        >>> cluster_rows(walk, w, 4, 0, 0, 4, 1, 0, 1.0, 1.0, ends, np.array([1]), table,
+        ...              np.zeros((0, 0), np.uint8))
+        >>> table.tolist()
+        [[0.0, 0.0], [3.0, 0.0]]
+    """
+    k = trans.shape[0]
+    size = lw * lh
+    dist = np.empty(size)
+    parent = np.empty(size, dtype=np.int64)
+    closed = np.empty(size, dtype=np.uint8)
+    local = (trans // width - y0) * lw + (trans % width - x0)
+    trees = dirs.size > 0
+    stops = local[:0] if trees else local  # a tree needs the whole cluster settled
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        dist[:] = np.inf
+        parent[:] = -1
+        closed[:] = 0
+        rect_search(
+            walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans[i], -1, 0, 1.0, dist, parent, closed,
+            stops,
+        )  # fmt: skip
+        for j in range(k):
+            table[i, j] = dist[local[j]]
+        if trees:
+            for c in range(size):
+                p = parent[c]
+                dirs[i, c] = NO_PARENT if p < 0 else (c // lw - p // lw + 1) * 3 + (c % lw - p % lw + 1)
+
+
+@jit
 def cluster_table(  # noqa: PLR0917
     walk: U8,
     weights: F64,
@@ -246,14 +307,8 @@ def cluster_table(  # noqa: PLR0917
     trans: I64,
     dirs: U8,
 ) -> F64:
-    """Exact costs between the transition cells of one cluster: ``out[i, j]`` = cost from i to j.
-
-    One Dijkstra per transition, confined to the cluster; ``inf`` where j cannot be reached inside
-    the cluster. Without trees (``dirs`` of shape ``(0, 0)``) each search ends once every
-    transition is settled. With ``dirs`` of shape ``(k, lw * lh)`` each settles the whole cluster
-    and ``dirs[i]`` receives transition i's shortest-path tree: per local cell the move that
-    entered it, code ``(dy + 1) * 3 + (dx + 1)``, :data:`NO_PARENT` for the root and unreachable
-    cells (read by :mod:`python_core.hpa.cluster_trees`).
+    """Exact costs between the transition cells of one cluster: ``out[i, j]`` = cost from i to j
+    (every row of :func:`cluster_rows`, and every tree when ``dirs`` has room for them).
 
     Returns:
         ``(k, k)`` float64 matrix with zeros on the diagonal.
@@ -270,27 +325,7 @@ def cluster_table(  # noqa: PLR0917
     """
     k = trans.shape[0]
     out = np.full((k, k), np.inf)
-    size = lw * lh
-    dist = np.empty(size)
-    parent = np.empty(size, dtype=np.int64)
-    closed = np.empty(size, dtype=np.uint8)
-    local = (trans // width - y0) * lw + (trans % width - x0)
-    trees = dirs.size > 0
-    stops = local[:0] if trees else local  # a tree needs the whole cluster settled
-    for i in range(k):
-        dist[:] = np.inf
-        parent[:] = -1
-        closed[:] = 0
-        rect_search(
-            walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans[i], -1, 0, 1.0, dist, parent, closed,
-            stops,
-        )  # fmt: skip
-        for j in range(k):
-            out[i, j] = dist[local[j]]
-        if trees:
-            for c in range(size):
-                p = parent[c]
-                dirs[i, c] = NO_PARENT if p < 0 else (c // lw - p // lw + 1) * 3 + (c % lw - p % lw + 1)
+    cluster_rows(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans, np.arange(k), out, dirs)
     return out
 
 

@@ -29,7 +29,7 @@ import numpy.typing as npt
 from python_core.compiled import jit
 from python_core.hpa.cluster_search import NO_PARENT
 
-__all__ = ["NO_PARENT", "tree_walk"]
+__all__ = ["NO_PARENT", "tree_cost", "tree_rows", "tree_walk"]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
@@ -94,3 +94,49 @@ def tree_walk(  # noqa: PLR0917 (compiled kernel: positional)
         n += 1
         out[n] = here
     return n + 1, cost
+
+
+@jit
+def tree_cost(  # noqa: PLR0917 (compiled kernel: positional)
+    tree: U8, lw: int, width: int, x0: int, y0: int, cell: int, root: int, weights: F64, cw: float, ch: float
+) -> float:
+    """Cost of a tree's path from its root to local ``cell`` (``inf`` when the tree misses it).
+
+    Example:
+        >>> tree_cost(np.array([4, 5, 5], np.uint8), 3, 3, 0, 0, 2, 0, np.ones(3), 1.0, 1.0)
+        2.0
+    """
+    if tree[cell] == NO_PARENT and cell != root:
+        return np.inf
+    dl = math.hypot(cw, ch)
+    cost = 0.0
+    cur = cell
+    here = (cell // lw + y0) * width + cell % lw + x0
+    while tree[cur] != NO_PARENT:
+        code = int(tree[cur])
+        dx, dy = code % 3 - 1, code // 3 - 1
+        cost += (dl if dx != 0 and dy != 0 else (cw if dx != 0 else ch)) * weights[here]
+        cur -= dy * lw + dx
+        here -= dy * width + dx
+    return cost
+
+
+@jit
+def tree_rows(  # noqa: PLR0917 (compiled kernel: positional)
+    dirs: U8, trans: I64, rows: I64, x0: int, y0: int, lw: int, width: int, weights: F64, cw: float,
+    ch: float, table: F64,
+) -> None:  # fmt: skip
+    """Fill rows of a cluster's cost table by walking their trees to every transition.
+
+    Example:
+        >>> table = np.zeros((2, 2))
+        >>> tree_rows(np.array([[4, 5, 5], [3, 3, 4]], np.uint8), np.array([0, 2]), np.array([0, 1]),
+        ...           0, 0, 3, 3, np.ones(3), 1.0, 1.0, table)
+        >>> table.tolist()
+        [[0.0, 2.0], [2.0, 0.0]]
+    """
+    local = (trans // width - y0) * lw + trans % width - x0
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        for j in range(trans.shape[0]):
+            table[i, j] = tree_cost(dirs[i], lw, width, x0, y0, local[j], local[i], weights, cw, ch)

@@ -228,13 +228,13 @@ class HierarchicalGrid:
         """
         nodes = as_cells(cells, self._grid.width, self._grid.height)
         self._grid.set_weights(cells, weights)
-        return self._update(nodes)
+        return self._update(nodes, weights_changed=True)
 
-    def _update(self, nodes: I64) -> float:
+    def _update(self, nodes: I64, *, weights_changed: bool = False) -> float:
         if not self._built:
             return 0.0
         began = time.perf_counter()
-        self._graph.apply_changes(nodes)
+        self._graph.apply_changes(nodes, weights_changed)
         self._min_weight = self._smallest_weight()
         self._scratch()
         self._version = self._grid.version

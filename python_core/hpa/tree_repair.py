@@ -1,0 +1,363 @@
+"""Keep a cluster's cached trees through a local change: repair them instead of rerunning them.
+
+Quick start (``dirs`` and ``table`` come from :func:`~python_core.hpa.cluster_search.cluster_table`)::
+
+    stale = np.zeros(k, np.uint8)
+    repair_trees(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans, dirs, table, changed, 0, stale)
+    cluster_rows(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans, np.flatnonzero(stale),
+                 table, dirs)          # rerun only the trees the repair gave up on
+
+Why looking near the changed cells is enough: a move's legality and cost depend only on its two
+cells and, for a diagonal, its two corners, so every move a change affects joins two cells of the
+3 x 3 block around a changed cell. Per tree (costs are read by walking up the tree):
+
+1. Cells of those blocks whose move is now illegal (it entered from, or squeezed past, a new wall)
+   look for another legal move of the same cost, cheapest first, from a neighbour that is settled.
+   One that has none is *raised* (its cost grows), and its children must look in turn: the
+   decremental step of dynamic shortest paths (Ramalingam and Reps). In open areas this ends at
+   once or after a cell or two (the "shadow" of a new wall under the no-corner-cutting rule).
+2. Raised cells get their new costs by a Dijkstra seeded from their settled neighbours.
+3. Opened cells attach to their cheapest neighbour; then no legal move between block cells may
+   reach its cell more cheaply than its tree path, else the change shortened paths and the tree
+   is *stale* (rerun it). A changed weight on a cell the tree reaches also makes it stale.
+
+A kept tree is fixed in place, and its table row gets the new costs of raised transitions.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core.compiled import jit
+from python_core.hpa.cluster_search import NO_PARENT, step_allowed
+from python_core.hpa.cluster_trees import tree_cost
+from python_core.open_list import heap_decrease, heap_pop, heap_push
+
+__all__ = ["repair_trees"]
+
+U8 = npt.NDArray[np.uint8]
+I32 = npt.NDArray[np.int32]
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+
+# Move table as in cluster_search: the diagonals last, so 4-connected grids stop after four.
+_DX = np.array([1, -1, 0, 0, 1, -1, 1, -1], dtype=np.int64)
+_DY = np.array([0, 0, 1, -1, 1, 1, -1, -1], dtype=np.int64)
+
+_REL = 1e-9
+"""Relative slack of cost comparisons (tree walks and Dijkstra add the same steps in other orders)."""
+
+RAISE_CAP = 4
+"""A tree whose raised cells exceed ``cells // RAISE_CAP`` is rerun instead (a wall that cuts off a
+region raises all of it; a Dijkstra over the whole cluster is then no dearer)."""
+
+# cell states during one tree's repair
+_SETTLED, _PENDING, _RAISED, _FINAL = 0, 1, 2, 3
+
+
+@jit
+def _affected(mark: U8, lw: int, ux: int, uy: int, dx: int, dy: int) -> bool:  # noqa: PLR0917
+    """Whether the move from local (ux, uy) by (dx, dy) touches a changed cell (ends or corners)."""
+    if mark[uy * lw + ux] == 2 or mark[(uy + dy) * lw + ux + dx] == 2:
+        return True
+    return dx != 0 and dy != 0 and (mark[uy * lw + ux + dx] == 2 or mark[(uy + dy) * lw + ux] == 2)
+
+
+@jit
+def _cost(  # noqa: PLR0917
+    walk: U8, weights: F64, width: int, x0: int, y0: int, lw: int, cw: float, ch: float,
+    tree: U8, root: int, d: F64, stamp: I32, now: int, cell: int,
+) -> float:  # fmt: skip
+    """The tree cost of a local cell (memoised per tree; inf for walls and unreached cells)."""
+    if stamp[cell] != now:
+        stamp[cell] = now
+        if walk[(cell // lw + y0) * width + cell % lw + x0] == 0:
+            d[cell] = np.inf
+        elif cell == root:
+            d[cell] = 0.0
+        elif tree[cell] == NO_PARENT:
+            d[cell] = np.inf
+        else:
+            d[cell] = tree_cost(tree, lw, width, x0, y0, cell, root, weights, cw, ch)
+    return float(d[cell])
+
+
+@jit
+def _move_of(tree: U8, code: U8, listed: U8, cell: int) -> int:
+    """The move code a cell has now: its repaired one when listed, else the tree's."""
+    return int(code[cell]) if listed[cell] else int(tree[cell])
+
+
+@jit
+def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compiled)
+    walk: U8, weights: F64, width: int, x0: int, y0: int, lw: int, lh: int, diag: int, cw: float,
+    ch: float, tree: U8, root: int, block: I64, nb: int, mark: U8, weights_changed: int, d: F64,
+    stamp: I32, now: int, code: U8, listed: U8, state: U8, touched: I64, heap_nodes: I32,
+    heap_keys: F64, heap_pos: I32, raised: I64,
+) -> tuple[int, bool]:  # fmt: skip
+    """Repair one tree in the scratch (see the module docstring).
+
+    Scratch (local cells): ``d[c]`` the cost of c, valid when ``stamp[c] == now``; ``code[c]`` its
+    move, valid when ``listed[c]``; ``state[c]`` one of ``_SETTLED`` (all zero on entry),
+    ``_PENDING``, ``_RAISED``, ``_FINAL``; ``touched[:n]`` the listed cells.
+
+    Returns:
+        ``(n, kept)``: the number of touched cells (every one listed, to write back and reset;
+        raised ones end ``_FINAL`` with their new costs in ``d``), and False when the tree is stale.
+    """
+    size = lw * lh
+    dl = math.hypot(cw, ch)
+    n_moves = 4 if diag == 0 else 8
+    nt, n_open, n_raised = 0, 0, 0
+    for b in range(nb):  # 1. costs of the block cells, and the cells whose move broke
+        v = block[b]
+        vx, vy = v % lw, v // lw
+        gv = (vy + y0) * width + vx + x0
+        listed[v] = 1
+        touched[nt] = v
+        nt += 1
+        code[v] = NO_PARENT if walk[gv] == 0 else tree[v]
+        dv = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, v)
+        if walk[gv] == 0 or v == root or tree[v] == NO_PARENT:
+            continue
+        if weights_changed and mark[v] == 2:
+            return nt, False
+        dx, dy = int(tree[v]) % 3 - 1, int(tree[v]) // 3 - 1
+        ux, uy = vx - dx, vy - dy
+        if _affected(mark, lw, ux, uy, dx, dy) and (
+            walk[gv - dy * width - dx] == 0 or not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag)
+        ):
+            state[v] = _PENDING
+            n_open = heap_push(heap_nodes, heap_keys, heap_pos, d, n_open, v, dv)
+    while n_open > 0:  # 1. re-enter at the same cost, cheapest first, or raise and queue children
+        v, n_open = heap_pop(heap_nodes, heap_keys, heap_pos, d, n_open)
+        vx, vy = v % lw, v // lw
+        gv = (vy + y0) * width + vx + x0
+        state[v] = _RAISED
+        for k in range(n_moves):
+            dx, dy = _DX[k], _DY[k]
+            ux, uy = vx - dx, vy - dy
+            if ux < 0 or uy < 0 or ux >= lw or uy >= lh:
+                continue
+            u = uy * lw + ux
+            step = (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gv]
+            if state[u] != _SETTLED or step <= 0.0 or walk[gv - dy * width - dx] == 0:
+                continue
+            if not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag):
+                continue
+            du = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, u)
+            if abs(du + step - d[v]) <= _REL * (1.0 + d[v]):
+                code[v] = (dy + 1) * 3 + dx + 1
+                state[v] = _SETTLED
+                break
+        if state[v] == _SETTLED:
+            continue
+        raised[n_raised] = v
+        n_raised += 1
+        if n_raised > size // RAISE_CAP:
+            return nt, False
+        for k in range(n_moves):  # the children of a raised cell must look again
+            wx, wy = vx + _DX[k], vy + _DY[k]
+            if wx < 0 or wy < 0 or wx >= lw or wy >= lh:
+                continue
+            w = wy * lw + wx
+            if state[w] != _SETTLED or _move_of(tree, code, listed, w) != (_DY[k] + 1) * 3 + _DX[k] + 1:
+                continue
+            if walk[(wy + y0) * width + wx + x0] == 0:
+                continue
+            dw = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, w)
+            if not listed[w]:
+                listed[w] = 1
+                code[w] = tree[w]
+                touched[nt] = w
+                nt += 1
+            state[w] = _PENDING
+            n_open = heap_push(heap_nodes, heap_keys, heap_pos, d, n_open, w, dw)
+    for r in range(n_raised):  # 2. new costs of the raised cells: seeds from settled neighbours
+        v = raised[r]
+        vx, vy = v % lw, v // lw
+        gv = (vy + y0) * width + vx + x0
+        d[v] = np.inf
+        code[v] = NO_PARENT
+        for k in range(n_moves):
+            dx, dy = _DX[k], _DY[k]
+            ux, uy = vx - dx, vy - dy
+            if ux < 0 or uy < 0 or ux >= lw or uy >= lh or state[uy * lw + ux] != _SETTLED:
+                continue
+            if walk[gv - dy * width - dx] == 0 or not step_allowed(
+                walk, width, ux + x0, uy + y0, dx, dy, diag
+            ):
+                continue
+            du = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, uy * lw + ux)
+            ng = du + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gv]
+            if ng < d[v]:
+                d[v], code[v] = ng, (dy + 1) * 3 + dx + 1
+        if d[v] < np.inf:
+            n_open = heap_push(heap_nodes, heap_keys, heap_pos, d, n_open, v, d[v])
+    while n_open > 0:  # 2. ... then a Dijkstra among them
+        u, n_open = heap_pop(heap_nodes, heap_keys, heap_pos, d, n_open)
+        state[u] = _FINAL
+        ux, uy = u % lw, u // lw
+        for k in range(n_moves):
+            dx, dy = _DX[k], _DY[k]
+            vx, vy = ux + dx, uy + dy
+            if vx < 0 or vy < 0 or vx >= lw or vy >= lh or state[vy * lw + vx] != _RAISED:
+                continue
+            v = vy * lw + vx
+            gv = (vy + y0) * width + vx + x0
+            if walk[gv] == 0 or not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag):
+                continue
+            ng = d[u] + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gv]
+            if ng < d[v]:
+                fresh = d[v] == np.inf
+                d[v], code[v] = ng, (dy + 1) * 3 + dx + 1
+                if fresh:
+                    n_open = heap_push(heap_nodes, heap_keys, heap_pos, d, n_open, v, ng)
+                else:
+                    heap_decrease(heap_nodes, heap_keys, heap_pos, d, v, ng)
+    for r in range(n_raised):  # cut off now: unreachable inside the cluster
+        state[raised[r]] = _FINAL
+    for _ in range(nb):  # 3. opened cells take their cheapest block neighbour, to a fixed point
+        moved = False
+        for b in range(nb):
+            v = block[b]
+            vx, vy = v % lw, v // lw
+            gv = (vy + y0) * width + vx + x0
+            if mark[v] != 2 or tree[v] != NO_PARENT or v == root or walk[gv] == 0:
+                continue
+            for k in range(n_moves):
+                dx, dy = _DX[k], _DY[k]
+                ux, uy = vx - dx, vy - dy
+                if ux < 0 or uy < 0 or ux >= lw or uy >= lh or mark[uy * lw + ux] == 0:
+                    continue
+                u = uy * lw + ux
+                if d[u] == np.inf or not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag):
+                    continue
+                ng = d[u] + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gv]
+                if ng < d[v]:
+                    d[v], code[v], moved = ng, (dy + 1) * 3 + dx + 1, True
+        if not moved:
+            break
+    for b in range(nb):  # 3. ... and no legal block move may be a shortcut
+        v = block[b]
+        vx, vy = v % lw, v // lw
+        gv = (vy + y0) * width + vx + x0
+        if walk[gv] == 0 or v == root:
+            continue
+        for k in range(n_moves):
+            dx, dy = _DX[k], _DY[k]
+            ux, uy = vx - dx, vy - dy
+            if ux < 0 or uy < 0 or ux >= lw or uy >= lh or mark[uy * lw + ux] == 0:
+                continue
+            u = uy * lw + ux
+            if d[u] == np.inf or not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag):
+                continue
+            ng = d[u] + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gv]
+            if ng < d[v] - _REL * (1.0 + ng):
+                return nt, False
+    return nt, True
+
+
+@jit
+def repair_trees(  # noqa: PLR0917 (compiled kernel: positional)
+    walk: U8,
+    weights: F64,
+    width: int,
+    x0: int,
+    y0: int,
+    lw: int,
+    lh: int,
+    diag: int,
+    cw: float,
+    ch: float,
+    trans: I64,
+    dirs: U8,
+    table: F64,
+    changed: I64,
+    weights_changed: int,
+    stale: U8,
+) -> int:
+    """Repair the trees of one cluster after some of its cells changed; mark those it cannot.
+
+    Args:
+        walk: global walkable flags, already changed.
+        weights: global weights, already changed.
+        width: grid columns.
+        x0: cluster left column.
+        y0: cluster top row.
+        lw: cluster width.
+        lh: cluster height.
+        diag: diagonal rule code.
+        cw: cell width.
+        ch: cell height.
+        trans: the cluster's transition cells (the roots; unchanged by the change).
+        dirs: ``(k, lw * lh)`` trees built before the change; repaired ones are fixed in place.
+        table: ``(k, k)`` cost table; the rows of repaired trees are updated in place.
+        changed: global cells of this cluster whose walls or weights changed.
+        weights_changed: 1 when weights may have changed (then a tree that reaches a changed
+            walkable cell is stale), 0 for wall toggles only.
+        stale: out, ``(k,)``: 1 for each tree (and table row) left to rerun, else 0.
+
+    Returns:
+        The number of stale trees.
+
+    Example:
+        >>> import numpy as np
+        >>> from python_core.hpa.cluster_search import cluster_table
+        >>> walk, w, trans = np.ones(8, np.uint8), np.ones(8), np.array([0, 7])
+        >>> dirs = np.zeros((2, 8), np.uint8)
+        >>> table = cluster_table(walk, w, 8, 0, 0, 8, 1, 0, 1.0, 1.0, trans, dirs)
+        >>> walk[6] = 0      # cuts the corridor: cell 7 is raised (to inf) in the tree of cell 0,
+        >>> stale = np.zeros(2, np.uint8)      # cells 0-5 in that of cell 7: too many, rerun it
+        >>> repair_trees(walk, w, 8, 0, 0, 8, 1, 0, 1.0, 1.0, trans, dirs, table, np.array([6]), 0, stale)
+        1
+        >>> stale.tolist(), table[0].tolist(), dirs[0].tolist()
+        ([0, 1], [0.0, inf], [4, 5, 5, 5, 5, 5, 4, 4])
+    """
+    size = lw * lh
+    mark = np.zeros(size, dtype=np.uint8)  # 1 block cell, 2 changed cell
+    block = np.empty(9 * changed.shape[0], dtype=np.int64)
+    nb = 0
+    for i in range(changed.shape[0]):
+        cx, cy = changed[i] % width - x0, changed[i] // width - y0
+        for ny in range(max(cy - 1, 0), min(cy + 2, lh)):
+            for nx in range(max(cx - 1, 0), min(cx + 2, lw)):
+                if mark[ny * lw + nx] == 0:
+                    mark[ny * lw + nx] = 1
+                    block[nb] = ny * lw + nx
+                    nb += 1
+    for i in range(changed.shape[0]):
+        mark[(changed[i] // width - y0) * lw + changed[i] % width - x0] = 2
+    d = np.empty(size)
+    stamp = np.zeros(size, dtype=np.int32)
+    code = np.empty(size, dtype=np.uint8)
+    listed = np.zeros(size, dtype=np.uint8)
+    state = np.zeros(size, dtype=np.uint8)
+    touched = np.empty(size, dtype=np.int64)
+    raised = np.empty(size, dtype=np.int64)
+    heap_nodes = np.empty(size, dtype=np.int32)
+    heap_keys = np.empty(size)
+    heap_pos = np.empty(size, dtype=np.int32)
+    local = (trans // width - y0) * lw + trans % width - x0
+    n_stale = 0
+    for t in range(trans.shape[0]):
+        tree = dirs[t]
+        nt, kept = _repair_one(
+            walk, weights, width, x0, y0, lw, lh, diag, cw, ch, tree, local[t], block, nb, mark,
+            weights_changed, d, stamp, t + 1, code, listed, state, touched, heap_nodes, heap_keys,
+            heap_pos, raised,
+        )  # fmt: skip
+        stale[t] = 0 if kept else 1
+        n_stale += 0 if kept else 1
+        for j in range(trans.shape[0] if kept else 0):
+            if state[local[j]] == _FINAL:
+                table[t, j] = d[local[j]]
+        for i in range(nt):
+            c = touched[i]
+            if kept:
+                tree[c] = code[c]
+            listed[c], state[c] = 0, _SETTLED
+    return n_stale
