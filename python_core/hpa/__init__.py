@@ -13,9 +13,10 @@ searches inside a cluster), ``cluster_trees`` (cached shortest-path trees per tr
 ``tree_repair`` (those trees kept through a local change: only broken ones are rerun),
 ``endpoints`` (a query's start / goal inserted into its cluster by search, without trees),
 ``abstract_graph`` (per-cluster tables and the flat arrays), ``distance_table`` (all-pairs table
-over a small abstract graph), ``abstract_search`` (A* over them), ``tree_query`` (a whole query in
-one compiled call over the trees), ``smoothing`` (straight-line shortcuts), ``corridor`` (exact
-search in the crossed clusters), ``connectivity`` (component labels), ``hierarchy`` (the public
+over a small abstract graph), ``table_repair`` (that table repaired after a local change),
+``abstract_search`` (A* over them), ``tree_query`` (a whole query in one compiled call over the
+trees), ``smoothing`` (straight-line shortcuts), ``corridor`` (exact search in the crossed
+clusters), ``connectivity`` (component labels), ``hierarchy`` (the public
 :class:`HierarchicalGrid`: build, query, update).
 Only one abstraction level is implemented; ``levels=2`` is rejected.
 """

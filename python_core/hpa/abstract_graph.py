@@ -35,6 +35,7 @@ from python_core.hpa.entrances import (
     border_crossings,
     borders_of,
 )
+from python_core.hpa.table_repair import GraphArrays, repair_pairs
 from python_core.hpa.tree_repair import repair_trees
 
 __all__ = ["AbstractGraph", "Progress"]
@@ -45,6 +46,8 @@ Progress = Callable[[int, int], None]
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
+F32 = npt.NDArray[np.float32]
+I32 = npt.NDArray[np.int32]
 _EMPTY_I = np.zeros(0, dtype=np.int64)
 
 
@@ -100,6 +103,8 @@ class AbstractGraph:
         self.tables: list[F64] = [np.zeros((0, 0))] * self.cluster_count
         self.labels = np.full(width * height, -1, dtype=np.int16)
         self.comp_count = np.zeros(self.cluster_count, dtype=np.int64)
+        self.pair_dist: F32 = np.zeros((0, 0), np.float32)
+        self.pair_pred: I32 = np.zeros((0, 0), np.int32)
         self.assemble()
 
     @property
@@ -288,19 +293,25 @@ class AbstractGraph:
                 keys.update(
                     k for k, _ in borders_of(c % self.ncx, c // self.ncx) if set(self.sides(k)) <= near
                 )
+        before = GraphArrays.of(self) if self.pair_dist.size else None  # copies: tables change in place
         dirty = own | self.rebuild_borders(sorted(keys))
         self.relabel(np.array(sorted(own), dtype=np.int64))
         cells = np.unique(nodes)
         owner = (cells // self.width // self.csize) * self.ncx + cells % self.width // self.csize
         for c in sorted(dirty):
             self._update_cluster(c, cells[owner == c], weights_changed)
-        self.assemble()
+        self.assemble(before)
         return dirty
 
     # -- flat arrays for the compiled search ------------------------------------------------------
 
-    def assemble(self) -> None:
-        """Concatenate the per-cluster pieces into the flat arrays, and redo the components."""
+    def assemble(self, before: GraphArrays | None = None) -> None:
+        """Concatenate the per-cluster pieces into the flat arrays, and redo the components.
+
+        Args:
+            before: a copy of the flat arrays from before a local change; the all-pairs table
+                (when kept) is then repaired (:mod:`~python_core.hpa.table_repair`), not rebuilt.
+        """
         ks = np.array([t.shape[0] for t in self.trans], dtype=np.int64)
         self.cl_first = np.concatenate(([0], np.cumsum(ks)))
         self.node_cell = np.concatenate(self.trans) if ks.sum() else _EMPTY_I.copy()
@@ -320,12 +331,18 @@ class AbstractGraph:
         self.comp_id = component_ids(
             self.comp_off, self.node_cell, self.node_cluster, self.labels, self.inter_off, self.inter_dst
         )
+        old_dist, old_pred = self.pair_dist, self.pair_pred
         self.pair_dist, self.pair_pred = np.zeros((0, 0), np.float32), np.zeros((0, 0), np.int32)
-        if self.has_trees and 0 < 8 * self.node_count**2 <= self.table_budget:
-            self.pair_dist, self.pair_pred = all_pairs(
-                self.cl_first, self.cl_doff, self.dist_flat, self.node_cluster, self.inter_off,
-                self.inter_dst, self.inter_cost,
-            )  # fmt: skip
+        if not (self.has_trees and 0 < 8 * self.node_count**2 <= self.table_budget):
+            return
+        if before is not None and old_dist.shape[0] == before.node_count:  # repair the old table
+            now = GraphArrays.of(self, copy=False)
+            self.pair_dist, self.pair_pred, _ = repair_pairs(before, now, old_dist, old_pred)
+            return
+        self.pair_dist, self.pair_pred = all_pairs(
+            self.cl_first, self.cl_doff, self.dist_flat, self.node_cluster, self.inter_off,
+            self.inter_dst, self.inter_cost,
+        )  # fmt: skip
 
     def _assemble_trees(self) -> None:
         """One pool of tree bytes; cluster c's trees start at ``tree_off[c]``, one per transition."""

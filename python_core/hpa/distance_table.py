@@ -19,7 +19,7 @@ import numpy.typing as npt
 from python_core.compiled import jit
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
-__all__ = ["all_pairs", "best_pair", "pair_chain"]
+__all__ = ["all_pairs", "best_pair", "pair_chain", "pair_rows"]
 
 F64 = npt.NDArray[np.float64]
 F32 = npt.NDArray[np.float32]
@@ -52,16 +52,64 @@ def all_pairs(  # noqa: PLR0917 (compiled kernel: positional)
         ([[0.0, 1.0], [1.0, 0.0]], [[-1, 0], [1, -1]])
     """
     n = node_cluster.shape[0]
-    dist = np.full((n, n), np.inf, dtype=np.float32)
-    pred = np.full((n, n), -1, dtype=np.int32)
+    dist = np.empty((n, n), dtype=np.float32)
+    pred = np.empty((n, n), dtype=np.int32)
+    pair_rows(
+        cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost,
+        np.arange(n, dtype=np.int64), dist, pred,
+    )  # fmt: skip
+    return dist, pred
+
+
+@jit
+def pair_rows(  # noqa: PLR0917 (compiled kernel: positional)
+    cl_first: I64,
+    cl_doff: I64,
+    dist_flat: F64,
+    node_cluster: I64,
+    inter_off: I64,
+    inter_dst: I64,
+    inter_cost: F64,
+    sources: I64,
+    dist: F32,
+    pred: I32,
+) -> None:
+    """One Dijkstra per node of ``sources``, written over those rows of ``dist`` and ``pred``.
+
+    The rows are fully overwritten (``inf`` / ``-1`` where unreachable); every other row is left
+    alone, so a table can be repaired row by row (:mod:`~python_core.hpa.table_repair`).
+
+    Args:
+        cl_first: ``(C + 1,)`` first node id of every cluster (nodes are grouped by cluster).
+        cl_doff: ``(C,)`` offset of every cluster's ``k x k`` table in ``dist_flat``.
+        dist_flat: the tables back to back, row-major (``inf``: no path inside the cluster).
+        node_cluster: ``(N,)`` cluster of every node.
+        inter_off: ``(N + 1,)`` CSR offsets of the crossings by source node.
+        inter_dst: the crossings' target nodes.
+        inter_cost: the crossings' costs.
+        sources: the rows to compute (node ids).
+        dist: ``(N, N)`` float32 output, written in place.
+        pred: ``(N, N)`` int32 output, written in place.
+
+    Example:
+        >>> d, p = np.zeros((2, 2), np.float32), np.zeros((2, 2), np.int32)
+        >>> pair_rows(np.array([0, 1, 2]), np.array([0, 1]), np.zeros(2), np.array([0, 1]),
+        ...           np.array([0, 1, 1]), np.array([1]), np.array([2.0]), np.array([1]), d, p)
+        >>> d.tolist(), p.tolist()
+        ([[0.0, 0.0], [inf, 0.0]], [[0, 0], [-1, -1]])
+    """
+    n = node_cluster.shape[0]
     g = np.empty(n)
     par = np.empty(n, dtype=np.int64)
     state = np.zeros(n, dtype=np.int32)  # stamp * 2 (+1 once settled) of the current source
     heap_nodes = np.empty(n, dtype=np.int32)
     heap_keys = np.empty(n)
     heap_pos = np.empty(n, dtype=np.int32)
-    for src in range(n):
-        open_, done = 2 * src + 2, 2 * src + 3
+    for i in range(sources.shape[0]):
+        src = sources[i]
+        dist[src, :] = np.inf
+        pred[src, :] = -1
+        open_, done = 2 * i + 2, 2 * i + 3
         g[src], par[src], state[src] = 0.0, -1, open_
         size = heap_push(heap_nodes, heap_keys, heap_pos, g, 0, src, 0.0)
         while size > 0:
@@ -87,7 +135,6 @@ def all_pairs(  # noqa: PLR0917 (compiled kernel: positional)
                 elif ng < g[v]:
                     g[v], par[v] = ng, u
                     heap_decrease(heap_nodes, heap_keys, heap_pos, g, v, ng)
-    return dist, pred
 
 
 @jit

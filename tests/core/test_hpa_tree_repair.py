@@ -1,5 +1,6 @@
-"""Local updates keep the cached cluster trees: only broken trees are rerun, and every tree and
-table after any sequence of wall and weight changes prices cells exactly as a fresh build does."""
+"""Local updates keep the cached cluster trees: only broken trees are rerun, and every tree, cluster
+table and all-pairs table after any sequence of wall and weight changes prices cells exactly as a
+fresh build does."""
 
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ def assert_same_as_fresh(hpa: HierarchicalGrid) -> None:
     assert hpa.graph.has_trees
     assert np.array_equal(fresh.graph.node_cell, hpa.graph.node_cell)
     np.testing.assert_allclose(hpa.graph.dist_flat, fresh.graph.dist_flat, rtol=1e-9)
+    assert hpa.graph.pair_dist.size  # the all-pairs table was repaired, not dropped
+    np.testing.assert_allclose(hpa.graph.pair_dist, fresh.graph.pair_dist, rtol=1e-5)
     for cluster in range(hpa.graph.cluster_count):
         np.testing.assert_allclose(tree_costs(hpa, cluster), tree_costs(fresh, cluster), rtol=1e-9)
 
