@@ -8,7 +8,8 @@ from their scenario files) and two generated 4096 x 4096 maps (bench/generated_m
 seeds; optimal costs from our exact search on the baseline subset). Per map it prints the
 preprocessing time and bytes, HPA* median query time, the exact and Godot medians (Godot: the
 better of jumping off/on) and their ratios, mean/worst cost ratio to optimal, and the time of a
-local update of 100 toggled cells against the full build. On the rooms map it then seals one room
+local update of 100 toggled cells against the full build, and the median update of one cell
+closed or opened (a door). On the rooms map it then seals one room
 and times ``no_path`` answers for goals inside it. Rules: 8-connected, no corner cutting.
 """
 
@@ -115,6 +116,9 @@ def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
     flips = ~mask[cells[:, 1], cells[:, 0]]
     hpa.set_walkable(cells[:1], bool(mask[cells[0, 1], cells[0, 0]]))  # load the update kernels untimed
     update = hpa.set_walkable(cells, flips)
+    # a door: one cell closed then opened again, ten times (median of the 20 updates)
+    doors = [(int(x), int(y)) for x, y in np.argwhere(mask)[rng.integers(0, int(mask.sum()), 10)][:, ::-1]]
+    door_secs = [hpa.set_walkable([cell], state) for cell in doors for state in (False, True)]
     kept = ("trees+table" if hpa.graph.pair_dist.size else "trees") if hpa.graph.has_trees else "-"
     print(
         f"{name:<15} {grid.width}x{grid.height} c{cluster:<3} {kept:<11} build {hpa.build_seconds:6.2f}s "
@@ -122,7 +126,8 @@ def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
         f"exact {exact_ms:8.3f}ms (n={len(base)}) x{exact_ms / hpa_ms:6.1f} | "
         f"Godot {godot_ms:8.3f}ms x{godot_ms / hpa_ms:6.1f} | "
         f"cost mean {np.mean(ratios):.4f} worst {max(ratios):.4f} (n={len(ratios)}) | "
-        f"update 100 cells {1e3 * update:7.1f}ms = 1/{hpa.build_seconds / update:.0f} of build",
+        f"update 100 cells {1e3 * update:7.1f}ms = 1/{hpa.build_seconds / update:.0f} of build, "
+        f"1 cell {1e3 * statistics.median(door_secs):6.2f}ms",
         flush=True,
     )
     return hpa

@@ -319,6 +319,10 @@ def as_cell(cell: Any, width: int, height: int, *, what: str = "cell") -> Cell:
         ...
         python_core.errors.OutOfBoundsError: goal (3, 0) is outside the 3 x 3 grid
     """
+    if type(cell) is tuple and len(cell) == 2:  # the common case, checked in a fraction of the time
+        x, y = cell
+        if type(x) is int and type(y) is int and 0 <= x < width and 0 <= y < height:
+            return x, y
     if isinstance(cell, str | bytes) or not isinstance(cell, Sequence | np.ndarray) or len(cell) != 2:
         raise InvalidQueryError(f"{what} must be an (x, y) pair, got {cell!r}")
     x, y = _integral(cell[0], what), _integral(cell[1], what)
