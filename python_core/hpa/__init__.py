@@ -14,11 +14,11 @@ searches inside a cluster), ``cluster_trees`` (cached shortest-path trees per tr
 ``endpoints`` (a query's start / goal inserted into its cluster by search, without trees),
 ``abstract_graph`` (per-cluster tables and the flat arrays), ``distance_table`` (all-pairs table
 over a small abstract graph), ``table_repair`` (that table repaired after a local change),
-``abstract_search`` (A* over them), ``tree_query`` (a whole query in one compiled call over the
-trees), ``smoothing`` (straight-line shortcuts), ``corridor`` (exact search in the crossed
-clusters), ``connectivity`` (component labels), ``hierarchy`` (the public
-:class:`HierarchicalGrid`: build, query, update).
-Only one abstraction level is implemented; ``levels=2`` is rejected.
+``abstract_search`` (A* over them), ``upper_level`` (level 2: regions of clusters over the
+level-1 graph, ``levels=2``), ``tree_query`` (a whole query in one compiled call over the trees),
+``smoothing`` (straight-line shortcuts), ``corridor`` (exact search in the crossed clusters),
+``connectivity`` (component labels), ``hierarchy`` (the public :class:`HierarchicalGrid`: build,
+query, update).
 """
 
 from __future__ import annotations

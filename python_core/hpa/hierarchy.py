@@ -39,6 +39,7 @@ from python_core.hpa.corridor import corridor_astar
 from python_core.hpa.endpoints import EndpointTree, insert_endpoint
 from python_core.hpa.smoothing import path_cost, shortcut
 from python_core.hpa.tree_query import tree_query
+from python_core.hpa.upper_level import NO_SCRATCH, NO_UPPER, UpperLevel, link_costs, upper_chain
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["HierarchicalGrid"]
@@ -66,7 +67,12 @@ class HierarchicalGrid:
         grid: the grid; the hierarchy reads its walls and weights live, so change cells through
             :meth:`set_walkable` / :meth:`set_weights` (or call :meth:`build` again).
         cluster_size: cluster side in cells (``>= 4``); 16-64 suit most maps.
-        levels: abstraction levels; only 1 is implemented (see the module docstring of the package).
+        levels: abstraction levels, 1 or 2. Level 2 groups ``region_clusters`` x
+            ``region_clusters`` clusters into regions over the level-1 graph
+            (:mod:`~python_core.hpa.upper_level`); a query whose ends lie in different regions
+            then searches (or, within ``table_budget``, looks up) the much smaller level-2 graph.
+            It pays on the largest maps (4096 x 4096), where the level-1 search dominates.
+        region_clusters: level-1 clusters per region side (level 2 only).
         long_entrance: entrances longer than this get two transitions (at their ends), shorter ones
             one in the middle.
         smooth_window: how many path cells ahead the smoother looks from an anchor.
@@ -78,10 +84,11 @@ class HierarchicalGrid:
             a 512 x 512 map needs 1-10 MB). When they fit, a query runs as one compiled call with
             no search for its ends or its refinement (:mod:`~python_core.hpa.tree_query`);
             ``0`` never keeps them.
-        table_budget: bytes an all-pairs table over the transitions may take (8 per pair of
-            transitions: 5 MB for 800). With the trees and a table, a query looks up its best
-            transition pair instead of running the abstract A*; the path it refines is then the
-            optimum over the abstract graph (``abstract_weight`` no longer applies). ``0``: never.
+        table_budget: bytes an all-pairs table over the top level's nodes may take (8 per pair of
+            transitions: 5 MB for 800). With a table, a query looks up its best transition pair
+            instead of running the abstract A*; the path it refines is then the optimum over the
+            abstract graph (``abstract_weight`` no longer applies). Level 1 keeps one only with
+            its trees. ``0``: never.
 
     Raises:
         InvalidGraphError: a bad cluster size, level count or entrance length.
@@ -103,6 +110,7 @@ class HierarchicalGrid:
         *,
         cluster_size: int = 32,
         levels: int = 1,
+        region_clusters: int = 16,
         long_entrance: int = 6,
         smooth_window: int = 96,
         abstract_weight: float = 1.02,
@@ -115,8 +123,10 @@ class HierarchicalGrid:
             or not 4 <= cluster_size <= 180
         ):
             raise InvalidGraphError(f"cluster_size must be an integer in [4, 180], got {cluster_size!r}")
-        if levels != 1:
-            raise InvalidGraphError(f"levels must be 1 (multi-level HPA* is not implemented), got {levels!r}")
+        if isinstance(levels, bool) or not isinstance(levels, int) or levels not in (1, 2):
+            raise InvalidGraphError(f"levels must be 1 or 2, got {levels!r}")
+        if isinstance(region_clusters, bool) or not isinstance(region_clusters, int) or region_clusters < 2:
+            raise InvalidGraphError(f"region_clusters must be an integer >= 2, got {region_clusters!r}")
         if isinstance(long_entrance, bool) or not isinstance(long_entrance, int) or long_entrance < 1:
             raise InvalidGraphError(f"long_entrance must be an integer >= 1, got {long_entrance!r}")
         for name, budget in (("tree_budget", tree_budget), ("table_budget", table_budget)):
@@ -130,8 +140,11 @@ class HierarchicalGrid:
         self._graph = AbstractGraph(
             self._walk, self._weights, grid.width, grid.height, csize=cluster_size, diag=self._diag,
             cell=grid.cell_size, long_len=long_entrance, tree_budget=tree_budget,
-            table_budget=table_budget,
+            table_budget=table_budget if levels == 1 else 0,
         )  # fmt: skip
+        self._levels, self._region_clusters, self._table_budget = levels, region_clusters, table_budget
+        self._upper: UpperLevel | None = None
+        self._packed, self._scratch2 = NO_UPPER, NO_SCRATCH
         if not 1.0 <= abstract_weight <= 2.0:
             raise InvalidGraphError(f"abstract_weight must be in [1, 2], got {abstract_weight!r}")
         self._window = smooth_window
@@ -153,11 +166,17 @@ class HierarchicalGrid:
         return self._graph
 
     @property
+    def upper(self) -> UpperLevel | None:
+        """Level 2 (``levels=2``, once built), else None."""
+        return self._upper
+
+    @property
     def nbytes(self) -> int:
         """Bytes held by the hierarchy's arrays (the grid itself not included)."""
         scratch = [self._g, self._parent, self._seen, self._done]
-        scratch += [self._heap_nodes, self._heap_keys, self._heap_pos]
-        return self._graph.nbytes() + sum(a.nbytes for a in scratch)
+        scratch += [self._heap_nodes, self._heap_keys, self._heap_pos, *self._scratch2]
+        upper = self._upper.nbytes() if self._upper is not None else 0
+        return self._graph.nbytes() + upper + sum(a.nbytes for a in scratch)
 
     def build(self, progress: Progress | None = None) -> HierarchicalGrid:
         """Build (or rebuild from scratch) the whole hierarchy.
@@ -177,7 +196,19 @@ class HierarchicalGrid:
             (4, 4)
         """
         began = time.perf_counter()
-        self._graph.build(progress)
+        regions = 0
+        if self._levels == 2:
+            regions = UpperLevel(self._graph, group=self._region_clusters).region_count
+        if progress is not None and regions:  # level 1's clusters, then level 2's regions
+            report = progress
+            self._graph.build(lambda done, total: report(done, total + regions))
+        else:
+            self._graph.build(progress)
+        if self._levels == 2:
+            self._upper = UpperLevel(
+                self._graph, group=self._region_clusters, table_budget=self._table_budget
+            ).build(self._graph, progress)
+            self._packed, self._scratch2 = self._upper.packed, self._upper.new_scratch()
         self._min_weight = self._smallest_weight()
         self._scratch()
         self._built = True
@@ -246,7 +277,10 @@ class HierarchicalGrid:
         if not self._built:
             return 0.0
         began = time.perf_counter()
-        self._graph.apply_changes(nodes, weights_changed)
+        dirty = self._graph.apply_changes(nodes, weights_changed)
+        if self._upper is not None:
+            self._upper.update(self._graph, dirty)
+            self._packed, self._scratch2 = self._upper.packed, self._upper.new_scratch()
         self._min_weight = self._smallest_weight()
         self._scratch()
         self._version = self._grid.version
@@ -357,12 +391,10 @@ class HierarchicalGrid:
             graph.inter_dst, graph.inter_cost, graph.node_cluster, graph.tree_pool, graph.tree_off,
             graph.uniform, graph.pair_dist, graph.pair_pred, self._g, self._parent, self._seen, self._done,
             self._qid, self._heap_nodes, self._heap_keys, self._heap_pos, s, g, self._window,
-            2 if smooth else 0,
+            2 if smooth else 0, self._packed, self._scratch2,
         )  # fmt: skip
-        if outcome == ABSTRACT_BUDGET:
-            return PathResult(PathStatus.BUDGET_EXHAUSTED, expanded=expanded)
-        if outcome != ABSTRACT_FOUND:  # cannot happen when the components say reachable
-            return PathResult(PathStatus.NO_PATH, expanded=expanded)
+        if outcome != ABSTRACT_FOUND:
+            return self._failed(outcome, expanded)
         return self._result(PathStatus.FOUND, nodes, expanded, cost)
 
     def _endpoint(self, cell: int, reverse: int, other: int) -> EndpointTree:
@@ -389,6 +421,22 @@ class HierarchicalGrid:
         direct = float(head.costs[k]) if first == last else np.inf  # the goal is the last stop
         lo = int(graph.cl_first[first])
         self._qid += 1
+        upper = self._upper
+        if upper is not None and upper.region_of[first] != upper.region_of[last]:
+            outcome, chain, expanded = upper_chain(
+                graph.node_cell, graph.cl_first, graph.cl_doff, graph.dist_flat, graph.node_cluster,
+                graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
+                self._min_weight, self._abstract_weight, -1 if budget is None else budget, self._packed,
+                first, np.arange(lo, lo + k, dtype=np.int64), head.costs[:k], last, tail.costs, g, self._qid,
+                self._scratch2,
+            )  # fmt: skip
+            if outcome != ABSTRACT_FOUND:
+                return self._failed(outcome, expanded)
+            costs = link_costs(
+                graph.cl_first, graph.cl_doff, graph.dist_flat, graph.node_cluster, graph.inter_off,
+                graph.inter_dst, graph.inter_cost, chain,
+            )  # fmt: skip
+            return self._finish(s, g, self._cells(chain, costs, head, tail), expanded, smooth, corridor)
         outcome, expanded = abstract_astar(
             graph.node_cell, graph.node_cluster, graph.cl_first, graph.cl_doff, graph.dist_flat,
             graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
@@ -397,11 +445,22 @@ class HierarchicalGrid:
             self._g, self._parent, self._seen, self._done, self._qid, self._heap_nodes, self._heap_keys,
             self._heap_pos, self._abstract_weight,
         )  # fmt: skip
-        if outcome == ABSTRACT_BUDGET:
-            return PathResult(PathStatus.BUDGET_EXHAUSTED, expanded=expanded)
-        if outcome != ABSTRACT_FOUND:  # cannot happen when the components say reachable
-            return PathResult(PathStatus.NO_PATH, expanded=expanded)
-        nodes = self._refine(g, head, tail)
+        if outcome != ABSTRACT_FOUND:
+            return self._failed(outcome, expanded)
+        return self._finish(s, g, self._refine(g, head, tail), expanded, smooth, corridor)
+
+    @staticmethod
+    def _failed(outcome: int, expanded: int) -> PathResult:
+        """The result of an abstract search that found nothing: out of budget, or no path (which
+        cannot happen when the components say reachable)."""
+        status = PathStatus.BUDGET_EXHAUSTED if outcome == ABSTRACT_BUDGET else PathStatus.NO_PATH
+        return PathResult(status, expanded=expanded)
+
+    def _finish(  # noqa: PLR0917
+        self, s: int, g: int, nodes: I64, expanded: int, smooth: bool, corridor: bool
+    ) -> PathResult:
+        """The refined cells, tightened by the corridor search and smoothed as asked."""
+        graph = self._graph
         if corridor:
             clusters = np.unique(
                 (nodes // graph.width // graph.csize) * graph.ncx + nodes % graph.width // graph.csize
@@ -424,8 +483,12 @@ class HierarchicalGrid:
         if int(self._parent[graph.node_count]) == -2:
             return head.path_to(g, width)
         ids = node_chain(self._parent, graph.node_count)
+        return self._cells(ids, np.diff(self._g[ids]), head, tail)  # exact table or crossing costs
+
+    def _cells(self, ids: I64, costs: F64, head: EndpointTree, tail: EndpointTree) -> I64:
+        """Concrete cells along a chain of transitions whose link costs are ``costs``."""
+        graph, width = self._graph, self._graph.width
         chain = graph.node_cell[ids]
-        costs = np.diff(self._g[ids])  # exact table (or crossing) cost of each link
         middle = refine_chain(
             self._walk, self._weights, width, graph.height, graph.csize, self._diag, graph.cw,
             graph.ch, self._min_weight, chain, costs,

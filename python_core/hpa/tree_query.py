@@ -27,6 +27,7 @@ from python_core.hpa.cluster_search import parent_walk, rect_search
 from python_core.hpa.cluster_trees import tree_walk
 from python_core.hpa.distance_table import best_pair, pair_chain
 from python_core.hpa.smoothing import path_cost, shortcut
+from python_core.hpa.upper_level import Packed, Scratch, upper_chain
 
 __all__ = ["tree_query"]
 
@@ -133,7 +134,7 @@ def _walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
 
 
 @jit
-def tree_query(  # noqa: PLR0917 (compiled kernel: positional, one query end to end)
+def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one query end to end)
     walk: U8,
     weights: F64,
     width: int,
@@ -171,13 +172,17 @@ def tree_query(  # noqa: PLR0917 (compiled kernel: positional, one query end to 
     goal: int,
     window: int,
     passes: int,
+    packed: Packed,
+    scratch2: Scratch,
 ) -> tuple[int, I64, float, int]:
     """A near-optimal path from ``start`` to ``goal`` (walkable, connected, different cells).
 
     Arguments are those of :func:`~python_core.hpa.abstract_search.abstract_astar` plus the grid
     (``height``, ``csize``, ``diag``), the tree pool (``pool``, ``tree_off``, ``uniform`` per
     cluster), the all-pairs table (``pair_dist``, ``pair_pred``; empty when not kept: then the
-    abstract A* runs), the smoothing window and pass count.
+    abstract A* runs), the smoothing window and pass count, and level 2 (``packed``, empty arrays
+    without it, and its ``scratch2``; :mod:`~python_core.hpa.upper_level`), which finds the chain
+    of transitions when the ends lie in different regions.
 
     Returns:
         ``(outcome, cells, cost, expanded)``: an ``ABSTRACT_*`` outcome, the path's cells (empty
@@ -214,7 +219,15 @@ def tree_query(  # noqa: PLR0917 (compiled kernel: positional, one query end to 
             np.zeros(slw * slh, dtype=np.uint8), no_parents,
         )  # fmt: skip
         direct = d_dist[(goal // width - sy0) * slw + goal % width - sx0]
-    if pair_dist.shape[0]:  # the all-pairs table answers without an abstract search
+    region_of = packed[0]
+    if region_of.shape[0] and region_of[sc] != region_of[tc]:  # level 2 finds the chain
+        outcome, chain, expanded = upper_chain(
+            node_cell, cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost, width,
+            cw, ch, hcode, h_scale, aweight, budget, packed, sc, np.arange(lo, hi), start_costs, tc,
+            goal_costs, goal, qid, scratch2,
+        )  # fmt: skip
+        is_direct = False
+    elif pair_dist.shape[0]:  # the all-pairs table answers without an abstract search
         expanded = 0
         i, j, _ = best_pair(pair_dist, lo, start_costs, cl_first[tc], goal_costs, direct)
         outcome = ABSTRACT_NO_PATH if i == -1 else ABSTRACT_FOUND
