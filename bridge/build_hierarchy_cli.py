@@ -53,6 +53,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = commands.add_parser("build-hierarchy", help="build HPA* for a map, with a progress bar")
     parser.add_argument("map", type=Path, help="a MovingAI .map or a grid graph file")
     parser.add_argument("--cluster-size", type=int, default=32, help="cluster side in cells (default 32)")
+    parser.add_argument("--levels", type=int, default=1, help="abstraction levels, 1 or 2 (default 1)")
+    parser.add_argument(
+        "--region-clusters", type=int, default=16, help="clusters per level-2 region side (default 16)"
+    )
     parser.add_argument("--diagonal", default="only_if_no_obstacles", help="diagonal rule for .map files")
 
 
@@ -69,14 +73,18 @@ def run(args: argparse.Namespace) -> int:
     """Build and report; returns the exit status (2 on a bad map or option)."""
     try:
         grid = _grid(args.map, args.diagonal)
-        hpa = HierarchicalGrid(grid, cluster_size=args.cluster_size)
+        hpa = HierarchicalGrid(
+            grid, cluster_size=args.cluster_size, levels=args.levels, region_clusters=args.region_clusters
+        )
     except (OSError, ValueError, AStarError) as exc:
         sys.stderr.write(f"build-hierarchy: {exc}\n")
         return 2
     hpa.build(progress=ProgressBar(sys.stderr))
     sys.stdout.write(
         f"{args.map.name}: {grid.width}x{grid.height}, cluster_size {args.cluster_size}, "
-        f"{hpa.graph.cluster_count} clusters, built in {hpa.build_seconds:.3f} s, "
+        f"{hpa.graph.cluster_count} clusters"
+        + (f", {hpa.upper.region_count} regions" if hpa.upper is not None else "")
+        + f", built in {hpa.build_seconds:.3f} s, "
         f"{hpa.nbytes / 1024:.1f} KiB\n"
     )
     return 0

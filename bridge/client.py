@@ -149,8 +149,9 @@ class Client:
     def build_hierarchy(
         self, graph_id: str, progress: Callable[[int, int], None] | None = None, **spec: Any
     ) -> dict[str, Any]:
-        """Build HPA* for a loaded grid (``cluster_size``, ``levels``, ``smooth``); ``progress``
-        gets ``(done, total)`` from this build's ``graph.progress`` notifications."""
+        """Build HPA* for a loaded grid (``cluster_size``, ``levels``, ``region_clusters``,
+        ``smooth``); ``progress`` gets ``(done, total)`` from this build's ``graph.progress``
+        notifications."""
         before = self.on_notification
 
         def forward(method: str, params: dict[str, Any]) -> None:

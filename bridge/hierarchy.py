@@ -37,16 +37,18 @@ __all__ = [
     "validate_hierarchy",
 ]
 
-HIERARCHY_KEYS = ("cluster_size", "levels", "smooth")
+HIERARCHY_KEYS = ("cluster_size", "levels", "region_clusters", "smooth")
 MIN_CLUSTER, MAX_CLUSTER = 8, 256
 
 
 @dataclass(frozen=True, slots=True)
 class HierarchySpec:
-    """What the client asked for: cluster side, abstraction levels, path smoothing."""
+    """What the client asked for: cluster side, abstraction levels (and, for 2, clusters per region
+    side), path smoothing."""
 
     cluster_size: int = 32
     levels: int = 1
+    region_clusters: int = 16
     smooth: bool = True
 
 
@@ -67,6 +69,7 @@ class HierarchyState:
         return {
             "cluster_size": self.spec.cluster_size,
             "levels": self.spec.levels,
+            "region_clusters": self.spec.region_clusters,
             "smooth": self.spec.smooth,
             "built": self.built,
             "bytes": self.nbytes,
@@ -83,11 +86,16 @@ def parse_hierarchy(params: Params) -> HierarchySpec:
         else 32
     )
     levels = params.integer("levels", minimum=1) if params.has("levels") else 1
-    return HierarchySpec(cluster_size=size, levels=levels, smooth=params.flag("smooth", True))
+    region = params.integer("region_clusters", minimum=2) if params.has("region_clusters") else 16
+    return HierarchySpec(
+        cluster_size=size, levels=levels, region_clusters=region, smooth=params.flag("smooth", True)
+    )
 
 
 def _construct(grid: GridGraph, spec: HierarchySpec) -> HierarchicalGrid:
-    return HierarchicalGrid(grid, cluster_size=spec.cluster_size, levels=spec.levels)
+    return HierarchicalGrid(
+        grid, cluster_size=spec.cluster_size, levels=spec.levels, region_clusters=spec.region_clusters
+    )
 
 
 def validate_hierarchy(grid: Any, spec: HierarchySpec, where: str, graph_id: str) -> None:

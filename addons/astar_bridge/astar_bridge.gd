@@ -271,7 +271,9 @@ func load_graph(method: String, params: Dictionary) -> BridgeResult:
 ## [member load_timeout_ms] for very large maps). Queries then take
 ## [code]{"hierarchical": true}[/code] (and [code]"corridor": true[/code]) in their options
 ## for fast near-optimal paths; without it they stay exact. [code]path.reachable[/code]
-## ([method call_method]) answers "is the goal reachable at all?" without a search.
+## ([method call_method]) answers "is the goal reachable at all?" without a search. On the
+## largest maps (4096 x 4096) add [code]"levels": 2[/code] (regions of
+## [code]"region_clusters"[/code] x [code]"region_clusters"[/code] clusters, default 16).
 ## [codeblock]
 ## var cells := PackedByteArray()
 ## cells.resize(8 * 8)

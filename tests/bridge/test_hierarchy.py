@@ -89,6 +89,23 @@ def test_hierarchical_paths_are_valid_and_within_ten_percent(loaded: tuple[Clien
     assert plain["expanded"] == fast_grid.find_path(grid, start, goal).expanded
 
 
+def test_two_levels_over_the_wire_answer_like_one(sidecar: Sidecar) -> None:
+    grid = _grid()
+    with sidecar.connect() as client:
+        answer = _load(client, "hpa-two", grid, cluster_size=8, levels=2, region_clusters=2)
+        assert (answer["hierarchy"]["levels"], answer["hierarchy"]["region_clusters"]) == (2, 2)
+        wall = np.array([(x, 20) for x in range(grid.width)], dtype="<i4")  # an update reaches level 2
+        client.update("hpa-two", cells=wall.tobytes(), walkable=False)
+        grid.set_walkable(wall, False)
+        for start, goal in _pairs(grid, 25, seed=8):
+            exact = grid.find_path(start, goal)
+            got = client.find("hpa-two", start, goal, hierarchical=True)
+            assert got["status"] == exact.status.value
+            if exact.found:
+                _assert_valid(grid, got, start, goal)
+                assert exact.cost - 1e-6 <= got["cost"] <= 1.10 * exact.cost + 1e-6
+
+
 def test_updates_go_through_the_hierarchy(sidecar: Sidecar) -> None:
     grid = GridGraph.from_strings(["." * 24] * 12, diagonal="never")
     with sidecar.connect() as client:
@@ -150,7 +167,8 @@ def test_build_hierarchy_on_demand_with_a_progress_callback(sidecar: Sidecar) ->
         ({"cluster_size": "big"}, BadRequestError),
         ({"cluster_size": 16, "typo": 1}, BadRequestError),
         ({"smooth": 1}, BadRequestError),
-        ({"levels": 2}, InvalidGraphError),
+        ({"levels": 3}, InvalidGraphError),
+        ({"levels": 2, "region_clusters": 1}, BadRequestError),
         ({"cluster_size": 200}, InvalidGraphError),
     ],
 )
