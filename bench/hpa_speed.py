@@ -5,7 +5,8 @@
 
 Maps: the Moving AI maps of 512 x 512 and more in /work/shared/benchmarks/grid (optimal costs
 from their scenario files) and two generated 4096 x 4096 maps (bench/generated_maps.py, fixed
-seeds; optimal costs from our exact search on the baseline subset). Per map it prints the
+seeds; optimal costs from our exact search on the baseline subset), rooms4096 with two levels
+(``LEVELS``; ``--one-level`` for one everywhere). Per map it prints the
 preprocessing time and bytes, HPA* median query time, the exact and Godot medians (Godot: the
 better of jumping off/on) and their ratios, mean/worst cost ratio to optimal, and the time of a
 local update of 100 toggled cells against the full build, and the median update of one cell
@@ -39,6 +40,10 @@ MOVINGAI = ("random512-10-0", "32room_000", "brc202d", "Aurora")
 CLUSTER = {"random512-10-0": 64, "Aurora": 64}
 """Cluster sides other than ``--cluster``'s default: maps whose 32-cell abstract graph is too big for
 an all-pairs table within ``--table-mb`` get a coarser one that fits."""
+LEVELS = {"rooms4096": 8}
+"""Maps where a second level pays, with its region side in clusters. Measured (one run each, median
+query): rooms4096 3.4 ms with one level, 1.5 ms with two; open4096 6.9 ms with one, 7.2 ms with
+two (its 19 transitions per cluster make the regions' tables wide), so it keeps one."""
 Pair = tuple[tuple[int, int], tuple[int, int]]
 
 
@@ -93,9 +98,11 @@ def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
     mask, pairs, optimal = load(name, args.queries)
     grid = GridGraph(mask, diagonal="only_if_no_obstacles")
     cluster = args.cluster or CLUSTER.get(name, 32)
+    region = LEVELS.get(name, 0) if args.levels else 0
     hpa = HierarchicalGrid(
-        grid, cluster_size=cluster, tree_budget=args.tree_mb << 20, table_budget=args.table_mb << 20
-    )
+        grid, cluster_size=cluster, tree_budget=args.tree_mb << 20, table_budget=args.table_mb << 20,
+        levels=2 if region else 1, region_clusters=max(region, 2),
+    )  # fmt: skip
     hpa.build(progress=progress_bar(name))
     hpa.find_path(*pairs[0])  # compile / load the kernels outside the timing
     hpa_costs, hpa_secs = timed(hpa.find_path, pairs)
@@ -120,6 +127,9 @@ def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
     doors = [(int(x), int(y)) for x, y in np.argwhere(mask)[rng.integers(0, int(mask.sum()), 10)][:, ::-1]]
     door_secs = [hpa.set_walkable([cell], state) for cell in doors for state in (False, True)]
     kept = ("trees+table" if hpa.graph.pair_dist.size else "trees") if hpa.graph.has_trees else "-"
+    if hpa.upper is not None:
+        table = " +table" if hpa.upper.pair_dist.size else ""
+        kept += f" L2 r{region} {hpa.upper.node_count} nodes{table}"
     print(
         f"{name:<15} {grid.width}x{grid.height} c{cluster:<3} {kept:<11} build {hpa.build_seconds:6.2f}s "
         f"{hpa.nbytes / 1e6:7.1f}MB nodes {hpa.graph.node_count:7d} | HPA* {hpa_ms:7.3f}ms (n={len(pairs)}) "
@@ -166,9 +176,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tree-mb", type=int, default=128, help="tree_budget in MiB")
     parser.add_argument("--table-mb", type=int, default=64, help="table_budget in MiB")
     parser.add_argument("--no-godot", dest="godot", action="store_false")
+    parser.add_argument("--one-level", dest="levels", action="store_false", help="ignore LEVELS")
     args = parser.parse_args(argv)
     print(
-        f"HPA*: one level, smoothing on, tree_budget {args.tree_mb} MiB, table_budget {args.table_mb} MiB; "
+        f"HPA*: {'levels from LEVELS' if args.levels else 'one level'}, smoothing on, "
+        f"tree_budget {args.tree_mb} MiB, table_budget {args.table_mb} MiB; "
         "exact = fast_grid.find_path (auto: JPS)"
     )
     for name in args.maps:
