@@ -212,7 +212,7 @@ class AbstractGraph:
         open_weights = self.weights[rows][self.walk[rows] != 0]
         self.uniform[cluster] = not open_weights.size or open_weights.min() == open_weights.max()
 
-    def _update_cluster(self, cluster: int, cells: I64, weights_changed: bool) -> None:
+    def _update_cluster(self, cluster: int, cells: I64, weights_changed: bool) -> bool:
         """Bring one touched cluster up to date after its own ``cells`` (maybe none) changed.
 
         Its table and trees depend only on its own cells and its transitions. Unchanged
@@ -220,15 +220,23 @@ class AbstractGraph:
         price the whole cluster again. With trees: keep the trees of the transitions that stay,
         repair them (:mod:`~python_core.hpa.tree_repair`), and rerun only the trees the repair
         gives up on and those of new transitions.
+
+        Returns:
+            True when the cluster's pieces were replaced (other transitions, or priced afresh),
+            False when nothing changed or the flat arrays were updated in place.
         """
         trans = self._transitions(cluster)
         same = np.array_equal(trans, self.trans[cluster])
         if same and not cells.shape[0]:
-            return
+            return False
         if not self.has_trees:
+            in_place = self.tables[cluster]
             self.trans[cluster] = trans
             self._price_cluster(cluster)
-            return
+            if same:  # same shape: back into the flat array
+                in_place[...] = self.tables[cluster]
+                self.tables[cluster] = in_place
+            return not same
         x0, y0, lw, lh = self.rect(cluster)
         geometry = (self.walk, self.weights, self.width, x0, y0, lw, lh, self.diag, self.cw, self.ch)
         if same:  # the trees and the table are repaired in place
@@ -255,6 +263,7 @@ class AbstractGraph:
             self.trans[cluster], self.tables[cluster], self.dirs[cluster] = trans, table, trees
         if cells.shape[0]:
             self._flag_uniform(cluster)
+        return not same
 
     def relabel(self, clusters: I64) -> None:
         """Recompute the local component labels of some clusters (after their cells changed)."""
@@ -294,13 +303,20 @@ class AbstractGraph:
                     k for k, _ in borders_of(c % self.ncx, c // self.ncx) if set(self.sides(k)) <= near
                 )
         before = GraphArrays.of(self) if self.pair_dist.size else None  # copies: tables change in place
-        dirty = own | self.rebuild_borders(sorted(keys))
+        crossings = self.rebuild_borders(sorted(keys))
+        dirty = own | crossings
         self.relabel(np.array(sorted(own), dtype=np.int64))
         cells = np.unique(nodes)
         owner = (cells // self.width // self.csize) * self.ncx + cells % self.width // self.csize
+        replaced = False
         for c in sorted(dirty):
-            self._update_cluster(c, cells[owner == c], weights_changed)
-        self.assemble(before)
+            replaced |= self._update_cluster(c, cells[owner == c], weights_changed)
+        if replaced:  # some cluster has other transitions: node ids move, concatenate afresh
+            self.assemble(before)
+        else:  # tables and trees changed in place (views into the flat arrays)
+            if crossings:
+                self._assemble_crossings()
+            self._derive(before)
         return dirty
 
     # -- flat arrays for the compiled search ------------------------------------------------------
@@ -327,6 +343,11 @@ class AbstractGraph:
             self.tables[c] = self.dist_flat[off : off + k * k].reshape(k, k)
         self._assemble_trees()
         self._assemble_crossings()
+        self._derive(before)
+
+    def _derive(self, before: GraphArrays | None) -> None:
+        """What follows from the flat arrays: the components, and the all-pairs table when kept
+        (repaired from ``before`` when given)."""
         self.comp_off = np.concatenate(([0], np.cumsum(self.comp_count)))
         self.comp_id = component_ids(
             self.comp_off, self.node_cell, self.node_cluster, self.labels, self.inter_off, self.inter_dst

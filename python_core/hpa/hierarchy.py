@@ -153,6 +153,7 @@ class HierarchicalGrid:
         self._version = -1
         self._qid = 0
         self.build_seconds = 0.0
+        self._scratch_size = -1
         self._scratch()
 
     @property
@@ -217,7 +218,11 @@ class HierarchicalGrid:
         return self
 
     def _scratch(self) -> None:
+        """Query scratch sized for the abstract graph (kept while its size is: the stamps stay valid)."""
         n = self._graph.node_count + 1
+        if self._scratch_size == n:
+            return
+        self._scratch_size = n
         self._g = np.full(n, np.inf)
         self._parent = np.full(n, -1, dtype=np.int64)
         self._seen = np.zeros(n, dtype=np.int32)
@@ -278,10 +283,13 @@ class HierarchicalGrid:
             return 0.0
         began = time.perf_counter()
         dirty = self._graph.apply_changes(nodes, weights_changed)
+        # a lower bound is all the heuristic needs: cheaper open cells lower it, nothing raises it
+        changed = nodes[self._walk[nodes] != 0]
+        if changed.shape[0]:
+            self._min_weight = min(self._min_weight, float(self._weights[changed].min()))
         if self._upper is not None:
             self._upper.update(self._graph, dirty)
             self._packed, self._scratch2 = self._upper.packed, self._upper.new_scratch()
-        self._min_weight = self._smallest_weight()
         self._scratch()
         self._version = self._grid.version
         return time.perf_counter() - began
