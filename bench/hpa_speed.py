@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-queries", type=int, default=20, help="exact-search queries on 4096 maps")
     parser.add_argument("--godot-queries", type=int, default=10, help="Godot queries on 4096 maps")
     parser.add_argument("--cluster", type=int, default=0, help="cluster side (default: 32, or CLUSTER's)")
-    parser.add_argument("--tree-mb", type=int, default=128, help="tree_budget in MiB")
+    parser.add_argument("--tree-mb", type=int, default=512, help="tree_budget in MiB (open4096 needs 326)")
     parser.add_argument("--table-mb", type=int, default=64, help="table_budget in MiB")
     parser.add_argument("--no-godot", dest="godot", action="store_false")
     parser.add_argument("--one-level", dest="levels", action="store_false", help="ignore LEVELS")
