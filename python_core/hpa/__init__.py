@@ -12,8 +12,9 @@ Modules, one job each: ``entrances`` (borders -> transition pairs), ``cluster_se
 searches inside a cluster), ``cluster_trees`` (cached shortest-path trees per transition),
 ``tree_repair`` (those trees kept through a local change: only broken ones are rerun),
 ``endpoints`` (a query's start / goal inserted into its cluster by search, without trees),
-``abstract_graph`` (per-cluster tables and the flat arrays), ``distance_table`` (all-pairs table
-over a small abstract graph), ``table_repair`` (that table repaired after a local change),
+``abstract_graph`` (per-cluster tables and the flat arrays, whose per-cluster pieces ``pieces``
+splices), ``distance_table`` (all-pairs table over a small abstract graph), ``table_repair``
+(that table repaired after a local change),
 ``abstract_search`` (A* over them), ``upper_level`` (level 2: regions of clusters over the
 level-1 graph, ``levels=2``), ``tree_query`` (a whole query in one compiled call over the trees),
 ``smoothing`` (straight-line shortcuts), ``corridor`` (exact search in the crossed clusters),

@@ -35,6 +35,7 @@ from python_core.hpa.entrances import (
     border_crossings,
     borders_of,
 )
+from python_core.hpa.pieces import Pieces
 from python_core.hpa.table_repair import GraphArrays, repair_pairs
 from python_core.hpa.tree_repair import repair_trees
 
@@ -96,11 +97,12 @@ class AbstractGraph:
         self.ncx, self.ncy = -(-width // csize), -(-height // csize)
         self.tree_budget, self.table_budget = tree_budget, table_budget
         self.has_trees = False
-        self.dirs: list[U8] = [np.zeros((0, 0), dtype=np.uint8)] * self.cluster_count
+        # per-cluster pieces of the flat arrays (transitions, cost tables, trees; pieces.py)
+        self.dirs: Pieces[np.uint8] = Pieces(self.cluster_count, 2, np.uint8)
         self.uniform = np.zeros(self.cluster_count, dtype=np.uint8)
         self.borders: dict[Border, tuple[I64, F64]] = {}
-        self.trans: list[I64] = [_EMPTY_I] * self.cluster_count
-        self.tables: list[F64] = [np.zeros((0, 0))] * self.cluster_count
+        self.trans: Pieces[np.int64] = Pieces(self.cluster_count, 1, np.int64)
+        self.tables: Pieces[np.float64] = Pieces(self.cluster_count, 2, np.float64)
         self.labels = np.full(width * height, -1, dtype=np.int16)
         self.comp_count = np.zeros(self.cluster_count, dtype=np.int64)
         self.pair_dist: F32 = np.zeros((0, 0), np.float32)
@@ -137,8 +139,10 @@ class AbstractGraph:
         keys = [(k, cx, cy) for cy in range(self.ncy) for cx in range(self.ncx) for k in range(4)]
         self.rebuild_borders(keys)
         total = self.cluster_count
-        self.trans = [self._transitions(c) for c in range(total)]
+        for c in range(total):
+            self.trans[c] = self._transitions(c)
         self.has_trees = 0 < self.tree_bytes_needed() <= self.tree_budget
+        self.dirs = Pieces(total, 2, np.uint8)  # a rebuild without trees keeps none of the old ones
         self.comp_count = label_clusters(
             self.walk, self.width, self.height, self.csize, self.diag, self.labels, np.arange(total)
         )
@@ -233,9 +237,9 @@ class AbstractGraph:
             in_place = self.tables[cluster]
             self.trans[cluster] = trans
             self._price_cluster(cluster)
-            if same:  # same shape: back into the flat array
-                in_place[...] = self.tables[cluster]
-                self.tables[cluster] = in_place
+            if same:  # same transitions: the new table goes into the flat array's piece
+                in_place[...] = self.tables.discard(cluster)
+                self.trans.discard(cluster)
             return not same
         x0, y0, lw, lh = self.rect(cluster)
         geometry = (self.walk, self.weights, self.width, x0, y0, lw, lh, self.diag, self.cw, self.ch)
@@ -328,19 +332,11 @@ class AbstractGraph:
             before: a copy of the flat arrays from before a local change; the all-pairs table
                 (when kept) is then repaired (:mod:`~python_core.hpa.table_repair`), not rebuilt.
         """
-        ks = np.array([t.shape[0] for t in self.trans], dtype=np.int64)
-        self.cl_first = np.concatenate(([0], np.cumsum(ks)))
-        self.node_cell = np.concatenate(self.trans) if ks.sum() else _EMPTY_I.copy()
-        self.node_cluster = np.repeat(np.arange(self.cluster_count, dtype=np.int64), ks)
-        self.cl_doff = np.concatenate(([0], np.cumsum(ks * ks)))[:-1]
-        tables = [t.ravel() for t in self.tables if t.size]
-        self.dist_flat = np.concatenate(tables) if tables else np.zeros(0)
-        # From now on the per-cluster pieces are views into the flat arrays (no second copy).
-        for c in range(self.cluster_count):
-            lo, k = int(self.cl_first[c]), int(ks[c])
-            off = int(self.cl_doff[c])
-            self.trans[c] = self.node_cell[lo : lo + k]
-            self.tables[c] = self.dist_flat[off : off + k * k].reshape(k, k)
+        for pieces in (self.trans, self.tables, self.dirs):  # replaced pieces into the flat arrays
+            pieces.splice()
+        self.node_cell, self.cl_first = self.trans.flat, self.trans.off
+        self.node_cluster = np.repeat(np.arange(self.cluster_count, dtype=np.int64), self.trans.rows)
+        self.dist_flat, self.cl_doff = self.tables.flat, self.tables.off[:-1]
         self._assemble_trees()
         self._assemble_crossings()
         self._derive(before)
@@ -367,15 +363,7 @@ class AbstractGraph:
 
     def _assemble_trees(self) -> None:
         """One pool of tree bytes; cluster c's trees start at ``tree_off[c]``, one per transition."""
-        sizes = [d.size for d in self.dirs] if self.has_trees else [0] * self.cluster_count
-        self.tree_off = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-        if not self.has_trees:
-            self.tree_pool = np.zeros(0, dtype=np.uint8)
-            return
-        self.tree_pool = np.concatenate([d.ravel() for d in self.dirs])
-        for c in range(self.cluster_count):  # views again, as for the tables
-            shape = self.dirs[c].shape
-            self.dirs[c] = self.tree_pool[self.tree_off[c] : self.tree_off[c + 1]].reshape(shape)
+        self.tree_pool, self.tree_off = self.dirs.flat, self.dirs.off
 
     def _assemble_crossings(self) -> None:
         pieces = list(self.borders.values())
