@@ -86,6 +86,31 @@ def _cost(  # noqa: PLR0917
 
 
 @jit
+def _best_entry(  # noqa: PLR0917
+    walk: U8, weights: F64, width: int, x0: int, y0: int, lw: int, lh: int, diag: int, cw: float,
+    ch: float, mark: U8, d: F64, v: int,
+) -> tuple[float, int]:  # fmt: skip
+    """The cheapest legal move into local cell ``v`` from a block cell of finite cost: ``(cost,
+    move code)``, ``(inf, NO_PARENT)`` when there is none."""
+    dl = math.hypot(cw, ch)
+    vx, vy = v % lw, v // lw
+    gv = (vy + y0) * width + vx + x0
+    best, move = np.inf, NO_PARENT
+    for k in range(4 if diag == 0 else 8):
+        dx, dy = _DX[k], _DY[k]
+        ux, uy = vx - dx, vy - dy
+        if ux < 0 or uy < 0 or ux >= lw or uy >= lh or mark[uy * lw + ux] == 0:
+            continue
+        u = uy * lw + ux
+        if d[u] == np.inf or not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag):
+            continue
+        ng = d[u] + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gv]
+        if ng < best:
+            best, move = ng, (dy + 1) * 3 + dx + 1
+    return best, move
+
+
+@jit
 def _move_of(tree: U8, code: U8, listed: U8, cell: int) -> int:
     """The move code a cell has now: its repaired one when listed, else the tree's."""
     return int(code[cell]) if listed[cell] else int(tree[cell])
@@ -228,17 +253,9 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
             gv = (vy + y0) * width + vx + x0
             if mark[v] != 2 or tree[v] != NO_PARENT or v == root or walk[gv] == 0:
                 continue
-            for k in range(n_moves):
-                dx, dy = _DX[k], _DY[k]
-                ux, uy = vx - dx, vy - dy
-                if ux < 0 or uy < 0 or ux >= lw or uy >= lh or mark[uy * lw + ux] == 0:
-                    continue
-                u = uy * lw + ux
-                if d[u] == np.inf or not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag):
-                    continue
-                ng = d[u] + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gv]
-                if ng < d[v]:
-                    d[v], code[v], moved = ng, (dy + 1) * 3 + dx + 1, True
+            ng, move = _best_entry(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, mark, d, v)
+            if ng < d[v]:
+                d[v], code[v], moved = ng, move, True
         if not moved:
             break
     for b in range(nb):  # 3. ... and no legal block move may be a shortcut
@@ -247,17 +264,9 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         gv = (vy + y0) * width + vx + x0
         if walk[gv] == 0 or v == root:
             continue
-        for k in range(n_moves):
-            dx, dy = _DX[k], _DY[k]
-            ux, uy = vx - dx, vy - dy
-            if ux < 0 or uy < 0 or ux >= lw or uy >= lh or mark[uy * lw + ux] == 0:
-                continue
-            u = uy * lw + ux
-            if d[u] == np.inf or not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag):
-                continue
-            ng = d[u] + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gv]
-            if ng < d[v] - _REL * (1.0 + ng):
-                return nt, False
+        ng, _ = _best_entry(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, mark, d, v)
+        if ng < d[v] - _REL * (1.0 + ng):
+            return nt, False
     return nt, True
 
 
