@@ -33,6 +33,7 @@ __all__ = [
     "cluster_table",
     "new_scratch",
     "parent_walk",
+    "push_cells",
     "rect_search",
     "refine_chain",
     "step_allowed",
@@ -200,6 +201,27 @@ def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
                     heap_decrease(heap_nodes, heap_keys, heap_pos, dist, nxt, ng + h)
     _mark_stops(closed, stops, 2, 0)  # leave closed as 1 settled, 0 not
     return expanded
+
+
+@jit
+def push_cells(out: I64, n: int, cells: I64, m: int, backwards: bool) -> tuple[I64, int]:
+    """Append ``cells[:m]`` (or them reversed) to ``out[:n]``, growing ``out`` when full.
+
+    Returns:
+        ``(out, n + m)``: ``out`` may be a new, larger array.
+
+    Example:
+        >>> out, n = push_cells(np.zeros(1, np.int64), 0, np.array([1, 2, 3]), 3, True)
+        >>> out[:n].tolist()
+        [3, 2, 1]
+    """
+    if n + m > out.shape[0]:
+        grown = np.empty(2 * (n + m), dtype=np.int64)
+        grown[:n] = out[:n]
+        out = grown
+    for i in range(m):
+        out[n + i] = cells[m - 1 - i] if backwards else cells[i]
+    return out, n + m
 
 
 @jit
@@ -426,12 +448,8 @@ def refine_chain(  # noqa: PLR0917
                 seg[:0],
             )  # fmt: skip
             m = parent_walk(parent, x0, y0, lw, width, b, seg) - 1  # b ... a, then a dropped
-            seg[:m] = seg[:m][::-1].copy()
-        if n + m > out.shape[0]:
-            grown = np.empty(2 * (n + m), dtype=np.int64)
-            grown[:n] = out[:n]
-            out = grown
-        out[n : n + m] = seg[:m]
-        n += m
+            out, n = push_cells(out, n, seg, m, True)
+            continue
+        out, n = push_cells(out, n, seg, m, False)
     result: I64 = out[:n].copy()
     return result

@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from python_core.compiled import jit
 from python_core.hpa.abstract_search import ABSTRACT_FOUND, ABSTRACT_NO_PATH, abstract_astar, node_chain
-from python_core.hpa.cluster_search import parent_walk, rect_search
+from python_core.hpa.cluster_search import parent_walk, push_cells, rect_search
 from python_core.hpa.cluster_trees import tree_walk
 from python_core.hpa.distance_table import best_pair, pair_chain
 from python_core.hpa.smoothing import path_cost, shortcut
@@ -36,18 +36,6 @@ F64 = npt.NDArray[np.float64]
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
-
-
-@jit
-def _push(out: I64, n: int, cells: I64, m: int, backwards: bool) -> tuple[I64, int]:
-    """Append ``cells[:m]`` (or them reversed) to ``out[:n]``, growing ``out`` when full."""
-    if n + m > out.shape[0]:
-        grown = np.empty(2 * (n + m), dtype=np.int64)
-        grown[:n] = out[:n]
-        out = grown
-    for i in range(m):
-        out[n + i] = cells[m - 1 - i] if backwards else cells[i]
-    return out, n + m
 
 
 @jit
@@ -124,12 +112,12 @@ def _walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
         c = node_cluster[a]
         if _cluster_of(b_cell, width, csize, ncx) != c:  # a crossing: one step
             buf[0] = b_cell
-            out, n = _push(out, n, buf, 1, False)
+            out, n = push_cells(out, n, buf, 1, False)
             continue
         x0, y0, lw, lh = _rect(c, ncx, csize, width, height)
         tree = _tree(pool, tree_off, cl_first, c, a, lw * lh)
         m = tree_walk(tree, x0, y0, lw, width, node_cell[a], b_cell, weights, cw, ch, buf)[0]
-        out, n = _push(out, n, buf, m - 1, True)  # b ... a reversed, without a itself
+        out, n = push_cells(out, n, buf, m - 1, True)  # b ... a reversed, without a itself
     return out, n
 
 
@@ -247,16 +235,16 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     out = np.empty(4 * csize, dtype=np.int64)
     if is_direct:  # one cluster, no transition on the way
         m = parent_walk(d_parent, sx0, sy0, slw, width, goal, buf)
-        out, n = _push(out, 0, buf, m, True)
+        out, n = push_cells(out, 0, buf, m, True)
     else:
         first = chain[0]
         if by_trees:  # the walk up the tree from the start runs start -> transition already
             tree = _tree(pool, tree_off, cl_first, sc, first, slw * slh)
             m = tree_walk(tree, sx0, sy0, slw, width, node_cell[first], start, weights, cw, ch, buf)[0]
-            out, n = _push(out, 0, buf, m, False)
+            out, n = push_cells(out, 0, buf, m, False)
         else:
             m = parent_walk(s_parent, sx0, sy0, slw, width, node_cell[first], buf)
-            out, n = _push(out, 0, buf, m, True)
+            out, n = push_cells(out, 0, buf, m, True)
         out, n = _walk_chain(
             pool, tree_off, node_cell, node_cluster, cl_first, width, height, csize, weights, cw, ch, chain,
             goal, out, n, buf,

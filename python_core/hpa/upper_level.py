@@ -27,6 +27,7 @@ import numpy.typing as npt
 from python_core.compiled import jit
 from python_core.hpa.abstract_graph import AbstractGraph, Progress
 from python_core.hpa.abstract_search import ABSTRACT_FOUND, ABSTRACT_NO_PATH, abstract_astar, node_chain
+from python_core.hpa.cluster_search import push_cells
 from python_core.hpa.distance_table import all_pairs, best_pair, pair_chain
 from python_core.hpa.table_repair import GraphArrays, repair_pairs
 from python_core.open_list import heap_decrease, heap_pop, heap_push
@@ -270,47 +271,42 @@ def region_tables(  # noqa: PLR0917 (compiled kernel: positional)
 
 
 @jit
-def _append(out: I64, n: int, value: int) -> tuple[I64, int]:
-    """``out[n] = value``, growing ``out`` when full."""
-    if n == out.shape[0]:
-        grown = np.empty(2 * n + 16, dtype=np.int64)
-        grown[:n] = out[:n]
-        out = grown
-    out[n] = value
-    return out, n + 1
+def _follow(pred: I32, x: int, nodes: I64, keep_root: bool, buf: I64) -> int:
+    """Write the level-1 nodes of local ``x``, ``pred[x]``, ... into ``buf``; the node without a
+    predecessor is written only when ``keep_root``. Returns how many were written."""
+    m = 0
+    while x >= 0 and (keep_root or pred[x] >= 0):
+        buf[m] = nodes[x]
+        m += 1
+        x = pred[x]
+    return m
 
 
 @jit
 def _expand(packed: Packed, chain2: I64, rs: int, pred_a: I32, rg: int, pred_b: I32) -> I64:  # noqa: PLR0917
     """Level-2 chain -> level-1 chain: the start region's path to the first level-2 node, the
     recorded level-1 path of each level-2 edge inside a region, the goal region's path on."""
-    _, loc_off, loc_nodes, loc_idx, up_first, up_l1, _, cluster2, _, _, _, _, _, poff, pred_pool, _, _ = (
-        packed
-    )
-    out = np.empty(64, dtype=np.int64)
-    n = 0
-    x = loc_idx[up_l1[chain2[0]]]  # back from the exit to a start transition, reversed below
-    while x >= 0:
-        out, n = _append(out, n, loc_nodes[loc_off[rs] + x])
-        x = pred_a[x]
-    out[:n] = out[:n][::-1].copy()
+    loc_off, loc_nodes, loc_idx, up_first, up_l1 = packed[1:6]
+    cluster2, poff, pred_pool = packed[7], packed[13], packed[14]
+    buf = np.empty(max(int(np.max(loc_off[1:] - loc_off[:-1])), 1), dtype=np.int64)
+    start_nodes = loc_nodes[loc_off[rs] : loc_off[rs + 1]]
+    m = _follow(pred_a, loc_idx[up_l1[chain2[0]]], start_nodes, True, buf)  # exit back to the start
+    out, n = push_cells(np.empty(64, dtype=np.int64), 0, buf, m, True)
     for t in range(chain2.shape[0] - 1):
         a, b = chain2[t], chain2[t + 1]
         r = cluster2[a]
         if cluster2[b] != r:  # a crossing between regions
-            out, n = _append(out, n, up_l1[b])
+            buf[0] = up_l1[b]
+            out, n = push_cells(out, n, buf, 1, False)
             continue
-        row = poff[r] + (a - up_first[r]) * (loc_off[r + 1] - loc_off[r])
-        mark = n
-        x = loc_idx[up_l1[b]]
-        while pred_pool[row + x] >= 0:  # b back to (not including) a
-            out, n = _append(out, n, loc_nodes[loc_off[r] + x])
-            x = pred_pool[row + x]
-        out[mark:n] = out[mark:n][::-1].copy()
-    x = pred_b[loc_idx[up_l1[chain2[-1]]]]  # on from the entry to a goal transition
-    while x >= 0:
-        out, n = _append(out, n, loc_nodes[loc_off[rg] + x])
-        x = pred_b[x]
+        size = loc_off[r + 1] - loc_off[r]
+        row = poff[r] + (a - up_first[r]) * size
+        nodes = loc_nodes[loc_off[r] : loc_off[r + 1]]
+        m = _follow(pred_pool[row : row + size], loc_idx[up_l1[b]], nodes, False, buf)  # b back, a not
+        out, n = push_cells(out, n, buf, m, True)
+    goal_nodes = loc_nodes[loc_off[rg] : loc_off[rg + 1]]
+    m = _follow(pred_b, pred_b[loc_idx[up_l1[chain2[-1]]]], goal_nodes, True, buf)  # on to the goal
+    out, n = push_cells(out, n, buf, m, False)
     result: I64 = out[:n].copy()
     return result
 
@@ -451,10 +447,6 @@ class UpperLevel:
     def node_count(self) -> int:
         """Number of level-2 nodes."""
         return int(self.up_l1.shape[0])
-
-    def region_of_cell(self, cell: int, width: int, csize: int, ncx: int) -> int:
-        """Region of a flat grid cell."""
-        return int(self.region_of[(cell // width // csize) * ncx + cell % width // csize])
 
     def build(self, graph: AbstractGraph, progress: Progress | None = None) -> UpperLevel:
         """Compute every region's table from the level-1 graph; return ``self``.
