@@ -210,7 +210,7 @@ class HierarchicalGrid:
                 self._graph, group=self._region_clusters, table_budget=self._table_budget
             ).build(self._graph, progress)
             self._packed, self._scratch2 = self._upper.packed, self._upper.new_scratch()
-        self._min_weight = self._smallest_weight()
+        self._min_weight, self._one_weight = self._open_weights()
         self._scratch()
         self._built = True
         self._version = self._grid.version
@@ -232,9 +232,13 @@ class HierarchicalGrid:
         self._heap_pos = np.zeros(n, dtype=np.int32)
         self._qid = 0
 
-    def _smallest_weight(self) -> float:
+    def _open_weights(self) -> tuple[float, float]:
+        """The smallest weight of an open cell, and the weight they all share (``0``: none)."""
         open_weights = self._weights[self._walk != 0]
-        return float(open_weights.min()) if open_weights.size else 1.0
+        if not open_weights.size:
+            return 1.0, 0.0
+        low, high = float(open_weights.min()), float(open_weights.max())
+        return low, low if low == high and low > 0 else 0.0
 
     # -- changes ----------------------------------------------------------------------------------
 
@@ -287,6 +291,8 @@ class HierarchicalGrid:
         changed = nodes[self._walk[nodes] != 0]
         if changed.shape[0]:
             self._min_weight = min(self._min_weight, float(self._weights[changed].min()))
+            if (self._weights[changed] != self._one_weight).any():  # until the next build()
+                self._one_weight = 0.0
         if self._upper is not None:
             self._upper.update(self._graph, dirty)
             self._packed, self._scratch2 = self._upper.packed, self._upper.new_scratch()
@@ -399,7 +405,7 @@ class HierarchicalGrid:
             graph.inter_dst, graph.inter_cost, graph.node_cluster, graph.tree_pool, graph.tree_off,
             graph.uniform, graph.pair_dist, graph.pair_pred, self._g, self._parent, self._seen, self._done,
             self._qid, self._heap_nodes, self._heap_keys, self._heap_pos, s, g, self._window,
-            2 if smooth else 0, self._packed, self._scratch2,
+            2 if smooth else 0, self._one_weight, self._packed, self._scratch2,
         )  # fmt: skip
         if outcome != ABSTRACT_FOUND:
             return self._failed(outcome, expanded)
@@ -481,7 +487,7 @@ class HierarchicalGrid:
         for _ in range(2 if smooth else 0):  # a second pass straightens what the first exposed
             nodes = shortcut(
                 nodes, self._walk, self._weights, graph.width, self._diag, graph.cw, graph.ch,
-                self._window, 24,
+                self._window, 24, self._one_weight,
             )  # fmt: skip
         return self._result(PathStatus.FOUND, nodes, expanded)
 

@@ -114,6 +114,7 @@ def _farthest(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, 
     cw: float,
     ch: float,
     fail_limit: int,
+    one_weight: float,
 ) -> int:
     """The path index in ``(i, last]`` that the anchor ``i`` jumps to; ``i + 1`` keeps the step.
 
@@ -124,6 +125,8 @@ def _farthest(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, 
     better without a check (the line is that run). Each check walks its line from ``i`` once, with
     no division, stopping at the first illegal step or as soon as the cost already spent exceeds
     the budget; it is written inline because a call per line costs more than a short line.
+    With ``one_weight > 0`` (every open cell has that weight) a line's cost is known from its
+    shape, so the check reads only the walkable flags.
     """
     dl = math.hypot(cw, ch)
     ax, ay = xs[i], ys[i]
@@ -178,6 +181,9 @@ def _farthest(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, 
         # diagonal code 0: a line with a diagonal step is illegal; and a line never has more cells
         # than the piece it replaces (true of adjacent steps; keeps `out` in bounds for any input)
         ok = (diag != 0 or minor == 0) and steps <= j - i
+        weighed = one_weight <= 0.0
+        if not weighed:  # the line's cost follows from its shape: only walls and corners fail it
+            ok = ok and one_weight * (cmaj * steps + (dl - cmaj) * minor) <= limit
         rem, cur = steps, start
         entered = 0.0  # weights of every cell entered, and of those entered diagonally:
         diagonal = 0.0  # cost = cmaj * entered + (dl - cmaj) * diagonal, and dl >= cmaj
@@ -192,16 +198,18 @@ def _farthest(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, 
                         ok = False
                         break
                 nxt += umin
-                diagonal += weights[nxt]
+                if weighed:
+                    diagonal += weights[nxt]
             if walk[nxt] == 0:
                 ok = False
                 break
-            entered += weights[nxt]
-            if cmaj * entered > limit:  # a lower bound of the cost spent so far
-                ok = False
-                break
+            if weighed:
+                entered += weights[nxt]
+                if cmaj * entered > limit:  # a lower bound of the cost spent so far
+                    ok = False
+                    break
             cur = nxt
-        if ok:
+        if ok and weighed:
             ok = cmaj * entered + (dl - cmaj) * diagonal <= limit
         if phase == 0:
             if ok:
@@ -261,6 +269,7 @@ def shortcut(  # noqa: PLR0917
     ch: float,
     window: int,
     fail_limit: int,
+    one_weight: float = 0.0,
 ) -> I64:
     """Greedy straight-line shortcuts along a valid path (see the module docstring).
 
@@ -275,6 +284,8 @@ def shortcut(  # noqa: PLR0917
         window: how many path cells ahead an anchor looks at most.
         fail_limit: when the line two cells ahead already fails, how many path cells ahead an
             anchor still looks for a line past the corner.
+        one_weight: the weight of every open cell when they share one (lines are then priced
+            from their shape, and only the walkable flags are read), else ``0``.
 
     Returns:
         The smoothed path: same ends, valid steps, cost ``<=`` the input's.
@@ -300,15 +311,16 @@ def shortcut(  # noqa: PLR0917
             sx, sy = nodes[i] % width - xs[i - 1], nodes[i] // width - ys[i - 1]
         xs[i], ys[i] = xs[i - 1] + sx, ys[i - 1] + sy
         length = dl if sx != 0 and sy != 0 else (cw if sx != 0 else ch)
-        prefix[i] = prefix[i - 1] + length * weights[nodes[i]]
+        prefix[i] = prefix[i - 1] + length * (one_weight if one_weight > 0.0 else weights[nodes[i]])
     out = np.empty(n, dtype=np.int64)  # a line is never longer than the piece it replaces
     out[0] = nodes[0]
     m = 1
     i = 0
     while i < n - 1:
         best = _farthest(
-            xs, ys, prefix, i, min(n - 1, i + window), walk, weights, width, diag, cw, ch, fail_limit
-        )
+            xs, ys, prefix, i, min(n - 1, i + window), walk, weights, width, diag, cw, ch, fail_limit,
+            one_weight,
+        )  # fmt: skip
         if best == i + 1:
             out[m] = nodes[best]
             m += 1

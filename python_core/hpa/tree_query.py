@@ -22,7 +22,13 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.abstract_search import ABSTRACT_FOUND, ABSTRACT_NO_PATH, abstract_astar, node_chain
+from python_core.hpa.abstract_search import (
+    ABSTRACT_FOUND,
+    ABSTRACT_NO_PATH,
+    abstract_astar,
+    estimate,
+    node_chain,
+)
 from python_core.hpa.cluster_search import parent_walk, push_cells, rect_search
 from python_core.hpa.cluster_trees import tree_walk
 from python_core.hpa.distance_table import best_pair, pair_chain
@@ -74,15 +80,79 @@ def _tree_costs(  # noqa: PLR0917 (compiled kernel: positional)
     cw: float,
     ch: float,
     buf: I64,
+    lo: int,
+    hi: int,
 ) -> F64:
-    """Cost from each transition of ``cluster`` to ``cell``, read off their trees."""
+    """Cost from each transition ``lo .. hi - 1`` of ``cluster`` to ``cell``, read off their trees."""
     x0, y0, lw, lh = _rect(cluster, ncx, csize, width, height)
-    lo, hi = cl_first[cluster], cl_first[cluster + 1]
     costs = np.empty(hi - lo)
     for v in range(lo, hi):
         tree = _tree(pool, tree_off, cl_first, cluster, v, lw * lh)
         costs[v - lo] = tree_walk(tree, x0, y0, lw, width, node_cell[v], cell, weights, cw, ch, buf)[1]
     return costs
+
+
+@jit
+def _cost_bounds(  # noqa: PLR0917 (compiled kernel: positional)
+    node_cell: I64, lo: int, hi: int, cell: int, width: int, diag: int, cw: float, ch: float, h_scale: float
+) -> F64:
+    """A lower bound of the cost between ``cell`` and each node in ``[lo, hi)``: the octile
+    distance (Manhattan without diagonals) times the smallest weight."""
+    code = 1 if diag != 0 else 0
+    cx, cy = cell % width, cell // width
+    bounds = np.empty(hi - lo)
+    for v in range(lo, hi):
+        nx, ny = abs(node_cell[v] % width - cx), abs(node_cell[v] // width - cy)
+        bounds[v - lo] = estimate(code, nx, ny, cw, ch, h_scale)
+    return bounds
+
+
+@jit
+def _lazy_best_pair(  # noqa: PLR0917 (compiled kernel: positional)
+    pair_dist: F32,
+    pool: U8,
+    tree_off: I64,
+    cl_first: I64,
+    node_cell: I64,
+    ends: I64,
+    costs: tuple[F64, F64],
+    known: tuple[U8, U8],
+    direct: float,
+    ncx: int,
+    csize: int,
+    width: int,
+    height: int,
+    weights: F64,
+    cw: float,
+    ch: float,
+    buf: I64,
+) -> tuple[int, int]:
+    """:func:`best_pair` over end costs of which only some are known, the rest lower bounds.
+
+    ``ends`` is ``(start cell, start cluster, goal cell, goal cluster)``. The cheapest pair under
+    the bounds is exact once both its ends are known (every other pair costs at least its bound);
+    until then the unknown ends of the winner are read off their trees and the pick repeats. Most
+    transitions of a big cluster are never walked: a walk up a cold tree is what a query waits
+    for on a 64-cell cluster with dozens of transitions.
+    """
+    lo, glo = cl_first[ends[1]], cl_first[ends[3]]
+    while True:
+        i, j, _ = best_pair(pair_dist, lo, costs[0], glo, costs[1], direct)
+        if i < 0:
+            return i, j
+        done = True
+        for side, v in ((0, i), (1, j)):
+            at = v - (lo if side == 0 else glo)
+            if known[side][at]:
+                continue
+            done = False
+            known[side][at] = 1
+            costs[side][at] = _tree_costs(
+                pool, tree_off, cl_first, node_cell, ends[2 * side + 1], ncx, csize, width, height,
+                ends[2 * side], weights, cw, ch, buf, v, v + 1,
+            )[0]  # fmt: skip
+        if done:
+            return i, j
 
 
 @jit
@@ -119,6 +189,46 @@ def _walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
         m = tree_walk(tree, x0, y0, lw, width, node_cell[a], b_cell, weights, cw, ch, buf)[0]
         out, n = push_cells(out, n, buf, m - 1, True)  # b ... a reversed, without a itself
     return out, n
+
+
+@jit
+def _concrete(  # noqa: PLR0917 (compiled kernel: positional)
+    pool: U8,
+    tree_off: I64,
+    node_cell: I64,
+    node_cluster: I64,
+    cl_first: I64,
+    width: int,
+    height: int,
+    csize: int,
+    weights: F64,
+    cw: float,
+    ch: float,
+    chain: I64,
+    start: int,
+    goal: int,
+    by_trees: bool,
+    s_parent: I64,
+    buf: I64,
+) -> tuple[I64, int]:
+    """The cells from ``start`` along ``chain`` to ``goal``: up the start's tree (or its search's
+    parents when ``by_trees`` is false) to the first transition, then :func:`_walk_chain`."""
+    ncx = -(-width // csize)
+    sc = _cluster_of(start, width, csize, ncx)
+    x0, y0, lw, lh = _rect(sc, ncx, csize, width, height)
+    first = chain[0]
+    out = np.empty(4 * csize, dtype=np.int64)
+    if by_trees:  # the walk up the tree from the start runs start -> transition already
+        tree = _tree(pool, tree_off, cl_first, sc, first, lw * lh)
+        m = tree_walk(tree, x0, y0, lw, width, node_cell[first], start, weights, cw, ch, buf)[0]
+        out, n = push_cells(out, 0, buf, m, False)
+    else:
+        m = parent_walk(s_parent, x0, y0, lw, width, node_cell[first], buf)
+        out, n = push_cells(out, 0, buf, m, True)
+    return _walk_chain(
+        pool, tree_off, node_cell, node_cluster, cl_first, width, height, csize, weights, cw, ch, chain, goal,
+        out, n, buf,
+    )  # fmt: skip
 
 
 @jit
@@ -160,6 +270,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     goal: int,
     window: int,
     passes: int,
+    one_weight: float,
     packed: Packed,
     scratch2: Scratch,
 ) -> tuple[int, I64, float, int]:
@@ -168,9 +279,10 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     Arguments are those of :func:`~python_core.hpa.abstract_search.abstract_astar` plus the grid
     (``height``, ``csize``, ``diag``), the tree pool (``pool``, ``tree_off``, ``uniform`` per
     cluster), the all-pairs table (``pair_dist``, ``pair_pred``; empty when not kept: then the
-    abstract A* runs), the smoothing window and pass count, and level 2 (``packed``, empty arrays
-    without it, and its ``scratch2``; :mod:`~python_core.hpa.upper_level`), which finds the chain
-    of transitions when the ends lie in different regions.
+    abstract A* runs), the smoothing window, pass count and ``one_weight`` (:func:`shortcut`), and
+    level 2 (``packed``, empty arrays without it, and its ``scratch2``;
+    :mod:`~python_core.hpa.upper_level`), which finds the chain of transitions when the ends lie
+    in different regions.
 
     Returns:
         ``(outcome, cells, cost, expanded)``: an ``ABSTRACT_*`` outcome, the path's cells (empty
@@ -180,17 +292,17 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     sc, tc = _cluster_of(start, width, csize, ncx), _cluster_of(goal, width, csize, ncx)
     sx0, sy0, slw, slh = _rect(sc, ncx, csize, width, height)
     lo, hi = cl_first[sc], cl_first[sc + 1]
+    glo, ghi = cl_first[tc], cl_first[tc + 1]
     buf = np.empty(csize * csize + 1, dtype=np.int64)
-    goal_costs = _tree_costs(
-        pool, tree_off, cl_first, node_cell, tc, ncx, csize, width, height, goal, weights, cw, ch, buf
-    )
+    # end costs start as lower bounds (known = 0) and are read off the trees when needed
+    goal_costs = _cost_bounds(node_cell, glo, ghi, goal, width, diag, cw, ch, h_scale)
+    goal_known = np.zeros(ghi - glo, dtype=np.uint8)
     by_trees = uniform[sc] != 0  # symmetric costs: the start reads the trees too
     no_parents = np.zeros(0, dtype=np.int64)  # the searches below fill parents only when they run
     s_parent, d_parent = no_parents, no_parents
     if by_trees:
-        start_costs = _tree_costs(
-            pool, tree_off, cl_first, node_cell, sc, ncx, csize, width, height, start, weights, cw, ch, buf
-        )
+        start_costs = _cost_bounds(node_cell, lo, hi, start, width, diag, cw, ch, h_scale)
+        start_known = np.zeros(hi - lo, dtype=np.uint8)
     else:
         stops = (node_cell[lo:hi] // width - sy0) * slw + node_cell[lo:hi] % width - sx0
         s_dist, s_parent = np.full(slw * slh, np.inf), np.full(slw * slh, -1, dtype=np.int64)
@@ -199,6 +311,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
             np.zeros(slw * slh, dtype=np.uint8), stops,
         )  # fmt: skip
         start_costs = s_dist[stops]
+        start_known = np.ones(hi - lo, dtype=np.uint8)
     direct = np.inf
     if sc == tc:
         d_dist, d_parent = np.full(slw * slh, np.inf), np.full(slw * slh, -1, dtype=np.int64)
@@ -208,7 +321,18 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         )  # fmt: skip
         direct = d_dist[(goal // width - sy0) * slw + goal % width - sx0]
     region_of = packed[0]
-    if region_of.shape[0] and region_of[sc] != region_of[tc]:  # level 2 finds the chain
+    upper = region_of.shape[0] != 0 and region_of[sc] != region_of[tc]
+    if upper or not pair_dist.shape[0]:  # the searches below take every end cost
+        if not start_known.all():
+            start_costs = _tree_costs(
+                pool, tree_off, cl_first, node_cell, sc, ncx, csize, width, height, start, weights, cw, ch,
+                buf, lo, hi,
+            )  # fmt: skip
+        goal_costs = _tree_costs(
+            pool, tree_off, cl_first, node_cell, tc, ncx, csize, width, height, goal, weights, cw, ch, buf,
+            glo, ghi,
+        )  # fmt: skip
+    if upper:  # level 2 finds the chain
         outcome, chain, expanded = upper_chain(
             node_cell, cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost, width,
             cw, ch, hcode, h_scale, aweight, budget, packed, sc, np.arange(lo, hi), start_costs, tc,
@@ -217,7 +341,11 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         is_direct = False
     elif pair_dist.shape[0]:  # the all-pairs table answers without an abstract search
         expanded = 0
-        i, j, _ = best_pair(pair_dist, lo, start_costs, cl_first[tc], goal_costs, direct)
+        i, j = _lazy_best_pair(
+            pair_dist, pool, tree_off, cl_first, node_cell, np.array([start, sc, goal, tc]),
+            (start_costs, goal_costs), (start_known, goal_known), direct, ncx, csize, width, height,
+            weights, cw, ch, buf,
+        )  # fmt: skip
         outcome = ABSTRACT_NO_PATH if i == -1 else ABSTRACT_FOUND
         is_direct = i == -2
         chain = pair_chain(pair_pred, i, j) if i >= 0 else np.zeros(0, dtype=np.int64)
@@ -232,24 +360,15 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         chain = node_chain(parent, top) if outcome == ABSTRACT_FOUND else np.zeros(0, dtype=np.int64)
     if outcome != ABSTRACT_FOUND:
         return outcome, np.zeros(0, dtype=np.int64), np.inf, expanded
-    out = np.empty(4 * csize, dtype=np.int64)
     if is_direct:  # one cluster, no transition on the way
-        m = parent_walk(d_parent, sx0, sy0, slw, width, goal, buf)
-        out, n = push_cells(out, 0, buf, m, True)
+        n = parent_walk(d_parent, sx0, sy0, slw, width, goal, buf)
+        out, n = push_cells(np.empty(4 * csize, dtype=np.int64), 0, buf, n, True)
     else:
-        first = chain[0]
-        if by_trees:  # the walk up the tree from the start runs start -> transition already
-            tree = _tree(pool, tree_off, cl_first, sc, first, slw * slh)
-            m = tree_walk(tree, sx0, sy0, slw, width, node_cell[first], start, weights, cw, ch, buf)[0]
-            out, n = push_cells(out, 0, buf, m, False)
-        else:
-            m = parent_walk(s_parent, sx0, sy0, slw, width, node_cell[first], buf)
-            out, n = push_cells(out, 0, buf, m, True)
-        out, n = _walk_chain(
+        out, n = _concrete(
             pool, tree_off, node_cell, node_cluster, cl_first, width, height, csize, weights, cw, ch, chain,
-            goal, out, n, buf,
+            start, goal, by_trees, s_parent, buf,
         )  # fmt: skip
     nodes = out[:n].copy()
     for _ in range(passes):
-        nodes = shortcut(nodes, walk, weights, width, diag, cw, ch, window, 24)
+        nodes = shortcut(nodes, walk, weights, width, diag, cw, ch, window, 24, one_weight)
     return outcome, nodes, path_cost(nodes, weights, width, cw, ch), expanded

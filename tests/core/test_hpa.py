@@ -197,6 +197,21 @@ def test_weight_changes_update_costs() -> None:
     assert hpa.find_path((11, 0), (0, 0)).cost == 17.0
 
 
+def test_a_new_weight_on_a_one_weight_map_stops_shape_priced_smoothing() -> None:
+    """While every open cell weighs the same the smoother prices lines by shape; a dear band set
+    afterwards must be priced by its weights (a shape-priced line would cut straight through)."""
+    grid = GridGraph(np.ones((40, 40), dtype=bool), diagonal="always")
+    hpa = HierarchicalGrid(grid, cluster_size=8).build()
+    band = [(20, y) for y in range(3, 37)]
+    hpa.set_weights(band, 30.0)
+    for start, goal in (((2, 20), (38, 20)), ((5, 10), (35, 30))):
+        exact, raw = grid.find_path(start, goal), hpa.find_path(start, goal, smooth=False)
+        got = hpa.find_path(start, goal)
+        assert_valid(grid, got, start, goal)
+        assert got.cost <= raw.cost + 1e-9
+        assert got.cost <= 1.10 * exact.cost
+
+
 def test_unreachable_goals_return_no_path_without_a_search() -> None:
     grid = GridGraph.from_strings(["....@....", "....@....", "....@...."], diagonal="always")
     hpa = HierarchicalGrid(grid, cluster_size=4).build()
@@ -225,11 +240,15 @@ def test_budget_exhausted_is_reported() -> None:
     assert table.find_path((0, 0), (31, 31), options=QueryOptions(max_expansions=2)).expanded == 0
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_all_pairs_table_finds_the_abstract_optimum(mode: DiagonalMode) -> None:
-    grid = random_grid(17, mode, size=60, weighted=mode is DiagonalMode.AT_LEAST_ONE_WALKABLE)
-    table = HierarchicalGrid(grid, cluster_size=10).build()
-    searching = HierarchicalGrid(grid, cluster_size=10, table_budget=0, abstract_weight=1.0).build()
+@pytest.mark.parametrize(("mode", "cluster"), [(mode, 10) for mode in MODES] + [(DiagonalMode.ALWAYS, 30)])
+def test_all_pairs_table_finds_the_abstract_optimum(mode: DiagonalMode, cluster: int) -> None:
+    """The table's pick reads most end costs lazily (bounds first); it must still be the optimum
+    the abstract A* finds with every end cost known (30-cell clusters: dozens of transitions)."""
+    grid = random_grid(
+        17, mode, size=90 if cluster == 30 else 60, weighted=mode is DiagonalMode.AT_LEAST_ONE_WALKABLE
+    )
+    table = HierarchicalGrid(grid, cluster_size=cluster).build()
+    searching = HierarchicalGrid(grid, cluster_size=cluster, table_budget=0, abstract_weight=1.0).build()
     assert table.graph.pair_dist.shape == (table.graph.node_count,) * 2
     assert searching.graph.pair_dist.size == 0
     assert_same_unsmoothed_costs(table, searching, random_pairs(grid, 60, 6), rel=1e-6)
