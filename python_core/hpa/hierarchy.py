@@ -23,22 +23,28 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from python_core.compiled import jit
 from python_core.errors import BlockedEndpointError, InvalidGraphError
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.grid_search import as_cell, as_cells, check_options
 from python_core.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.hpa.abstract_graph import AbstractGraph, Progress
-from python_core.hpa.abstract_search import ABSTRACT_BUDGET, ABSTRACT_FOUND, abstract_astar, node_chain
+from python_core.hpa.abstract_search import (
+    ABSTRACT_BUDGET,
+    ABSTRACT_FOUND,
+    ABSTRACT_NO_PATH,
+    abstract_astar,
+    node_chain,
+)
 from python_core.hpa.cluster_search import refine_chain
 from python_core.hpa.corridor import corridor_astar
 from python_core.hpa.endpoints import EndpointTree, insert_endpoint
 from python_core.hpa.smoothing import path_cost, shortcut
-from python_core.hpa.tree_query import tree_query
+from python_core.hpa.tree_query import tree_query, world_points
 from python_core.hpa.upper_level import NO_SCRATCH, NO_UPPER, UpperLevel, link_costs, upper_chain
 from python_core.result import PathResult, PathStatus, QueryOptions
 
@@ -48,16 +54,6 @@ I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 _DIAG = {DiagonalMode.NEVER: 0, DiagonalMode.ALWAYS: 1, DiagonalMode.AT_LEAST_ONE_WALKABLE: 2}
 _DEFAULTS = QueryOptions()
-
-
-@jit
-def _points(nodes: I64, width: int, ox: float, oy: float, cw: float, ch: float) -> F64:  # noqa: PLR0917
-    """World points of flat cells (one compiled pass: numpy's half dozen small ops cost more)."""
-    out = np.empty((nodes.shape[0], 2))
-    for i in range(nodes.shape[0]):
-        out[i, 0] = ox + (nodes[i] % width) * cw
-        out[i, 1] = oy + (nodes[i] // width) * ch
-    return out
 
 
 class HierarchicalGrid:
@@ -219,6 +215,7 @@ class HierarchicalGrid:
 
     def _scratch(self) -> None:
         """Query scratch sized for the abstract graph (kept while its size is: the stamps stay valid)."""
+        self._tree_args: tuple[Any, ...] | None = None  # the arrays may have been replaced
         n = self._graph.node_count + 1
         if self._scratch_size == n:
             return
@@ -387,29 +384,37 @@ class HierarchicalGrid:
             raise BlockedEndpointError(f"start cell {(sx, sy)} is blocked")
         if s == g:
             return self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0)
-        if not self._connected(s, g):
-            if opts.allow_partial:
-                return self._grid.find_path((sx, sy), (gx, gy), options=replace(opts, ignore_agents=True))
-            return PathResult(PathStatus.NO_PATH)
-        if self._graph.has_trees and not corridor:
-            return self._tree_search(s, g, HEURISTIC_CODES[name], opts.max_expansions, smooth)
-        return self._search(s, g, HEURISTIC_CODES[name], opts.max_expansions, smooth, corridor)
+        hcode, budget = HEURISTIC_CODES[name], opts.max_expansions
+        if self._graph.has_trees and not corridor:  # the kernel checks the components itself
+            found = self._tree_search(s, g, hcode, budget, smooth)
+            if found is not None:
+                return found
+        elif self._connected(s, g):
+            return self._search(s, g, hcode, budget, smooth, corridor)
+        if opts.allow_partial:
+            return self._grid.find_path((sx, sy), (gx, gy), options=replace(opts, ignore_agents=True))
+        return PathResult(PathStatus.NO_PATH)
 
-    def _tree_search(self, s: int, g: int, hcode: int, budget: int | None, smooth: bool) -> PathResult:
-        graph = self._graph
+    def _tree_search(self, s: int, g: int, hcode: int, budget: int | None, smooth: bool) -> PathResult | None:
+        """One :func:`tree_query` call; None when the ends are not connected."""
+        if self._tree_args is None:  # everything but the per-query values, kept until a change
+            graph, (ox, oy) = self._graph, self._grid.origin
+            self._tree_args = (
+                self._walk, self._weights, graph.width, graph.height, graph.csize, self._diag, graph.cw,
+                graph.ch, self._min_weight, self._abstract_weight, graph.node_cell, graph.cl_first,
+                graph.cl_doff, graph.dist_flat, graph.inter_off, graph.inter_dst, graph.inter_cost,
+                graph.node_cluster, graph.tree_pool, graph.tree_off, graph.uniform, graph.pair_dist,
+                graph.pair_pred, graph.labels, graph.comp_off, graph.comp_id, self._g, self._parent,
+                self._seen, self._done, self._heap_nodes, self._heap_keys, self._heap_pos, self._window,
+                self._one_weight, self._packed, self._scratch2, float(ox), float(oy),
+            )  # fmt: skip
         self._qid += 1
-        outcome, nodes, cost, expanded = tree_query(
-            self._walk, self._weights, graph.width, graph.height, graph.csize, self._diag, graph.cw,
-            graph.ch, self._min_weight, hcode, self._abstract_weight, -1 if budget is None else budget,
-            graph.node_cell, graph.cl_first, graph.cl_doff, graph.dist_flat, graph.inter_off,
-            graph.inter_dst, graph.inter_cost, graph.node_cluster, graph.tree_pool, graph.tree_off,
-            graph.uniform, graph.pair_dist, graph.pair_pred, self._g, self._parent, self._seen, self._done,
-            self._qid, self._heap_nodes, self._heap_keys, self._heap_pos, s, g, self._window,
-            2 if smooth else 0, self._one_weight, self._packed, self._scratch2,
-        )  # fmt: skip
-        if outcome != ABSTRACT_FOUND:
-            return self._failed(outcome, expanded)
-        return self._result(PathStatus.FOUND, nodes, expanded, cost)
+        outcome, nodes, points, cost, expanded = tree_query(
+            s, g, hcode, -1 if budget is None else budget, 2 if smooth else 0, self._qid, *self._tree_args
+        )
+        if outcome == ABSTRACT_FOUND:
+            return PathResult(PathStatus.FOUND, points=points, nodes=nodes, cost=cost, expanded=expanded)
+        return None if outcome == ABSTRACT_NO_PATH else self._failed(outcome, expanded)
 
     def _endpoint(self, cell: int, reverse: int, other: int) -> EndpointTree:
         """Insert ``cell`` into its cluster: costs to its transitions, then to ``other`` when that
@@ -516,7 +521,7 @@ class HierarchicalGrid:
         w, (cw, ch), (ox, oy) = grid.width, grid.cell_size, grid.origin
         if cost is None:
             cost = float(path_cost(nodes, self._weights, w, cw, ch))
-        points = _points(nodes, w, float(ox), float(oy), float(cw), float(ch))
+        points = world_points(nodes, w, float(ox), float(oy), float(cw), float(ch))
         return PathResult(status, points=points, nodes=nodes, cost=float(cost), expanded=expanded)
 
     def __repr__(self) -> str:

@@ -35,13 +35,14 @@ from python_core.hpa.distance_table import best_pair, pair_chain
 from python_core.hpa.smoothing import path_cost, shortcut
 from python_core.hpa.upper_level import Packed, Scratch, upper_chain
 
-__all__ = ["tree_query"]
+__all__ = ["tree_query", "world_points"]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
+I16 = npt.NDArray[np.int16]
 
 
 @jit
@@ -90,6 +91,36 @@ def _tree_costs(  # noqa: PLR0917 (compiled kernel: positional)
         tree = _tree(pool, tree_off, cl_first, cluster, v, lw * lh)
         costs[v - lo] = tree_walk(tree, x0, y0, lw, width, node_cell[v], cell, weights, cw, ch, buf)[1]
     return costs
+
+
+@jit
+def _fill_costs(  # noqa: PLR0917 (compiled kernel: positional)
+    pool: U8,
+    tree_off: I64,
+    cl_first: I64,
+    node_cell: I64,
+    cluster: int,
+    ncx: int,
+    csize: int,
+    width: int,
+    height: int,
+    cell: int,
+    weights: F64,
+    cw: float,
+    ch: float,
+    buf: I64,
+    costs: F64,
+    known: U8,
+) -> None:
+    """Replace the bounds among a cluster's end ``costs`` (``known == 0``) by tree costs."""
+    lo = cl_first[cluster]
+    for at in range(costs.shape[0]):
+        if not known[at]:
+            costs[at] = _tree_costs(
+                pool, tree_off, cl_first, node_cell, cluster, ncx, csize, width, height, cell, weights, cw,
+                ch, buf, lo + at, lo + at + 1,
+            )[0]  # fmt: skip
+            known[at] = 1
 
 
 @jit
@@ -192,6 +223,32 @@ def _walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
 
 
 @jit
+def _direct(  # noqa: PLR0917 (compiled kernel: positional)
+    walk: U8,
+    weights: F64,
+    width: int,
+    height: int,
+    csize: int,
+    diag: int,
+    cw: float,
+    ch: float,
+    h_scale: float,
+    start: int,
+    goal: int,
+) -> tuple[float, I64]:
+    """Cost and parents (local cells) of the best path between two cells of one cluster that stays
+    inside it (A*; ``inf`` when there is none)."""
+    ncx = -(-width // csize)
+    x0, y0, lw, lh = _rect(_cluster_of(start, width, csize, ncx), ncx, csize, width, height)
+    dist, parent = np.full(lw * lh, np.inf), np.full(lw * lh, -1, dtype=np.int64)
+    rect_search(
+        walk, weights, width, x0, y0, lw, lh, diag, cw, ch, start, goal, 0, h_scale, dist, parent,
+        np.zeros(lw * lh, dtype=np.uint8), np.zeros(0, dtype=np.int64),
+    )  # fmt: skip
+    return dist[(goal // width - y0) * lw + goal % width - x0], parent
+
+
+@jit
 def _concrete(  # noqa: PLR0917 (compiled kernel: positional)
     pool: U8,
     tree_off: I64,
@@ -233,6 +290,12 @@ def _concrete(  # noqa: PLR0917 (compiled kernel: positional)
 
 @jit
 def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one query end to end)
+    start: int,
+    goal: int,
+    hcode: int,
+    budget: int,
+    passes: int,
+    qid: int,
     walk: U8,
     weights: F64,
     width: int,
@@ -242,9 +305,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     cw: float,
     ch: float,
     h_scale: float,
-    hcode: int,
     aweight: float,
-    budget: int,
     node_cell: I64,
     cl_first: I64,
     cl_doff: I64,
@@ -258,38 +319,45 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     uniform: U8,
     pair_dist: F32,
     pair_pred: I32,
+    labels: I16,
+    comp_off: I64,
+    comp_id: I32,
     g: F64,
     parent: I64,
     seen: I32,
     done: I32,
-    qid: int,
     heap_nodes: I32,
     heap_keys: F64,
     heap_pos: I32,
-    start: int,
-    goal: int,
     window: int,
-    passes: int,
     one_weight: float,
     packed: Packed,
     scratch2: Scratch,
-) -> tuple[int, I64, float, int]:
-    """A near-optimal path from ``start`` to ``goal`` (walkable, connected, different cells).
+    ox: float,
+    oy: float,
+) -> tuple[int, I64, F64, float, int]:
+    """A near-optimal path from ``start`` (walkable) to ``goal`` (another cell), or why none.
 
-    Arguments are those of :func:`~python_core.hpa.abstract_search.abstract_astar` plus the grid
-    (``height``, ``csize``, ``diag``), the tree pool (``pool``, ``tree_off``, ``uniform`` per
-    cluster), the all-pairs table (``pair_dist``, ``pair_pred``; empty when not kept: then the
-    abstract A* runs), the smoothing window, pass count and ``one_weight`` (:func:`shortcut`), and
-    level 2 (``packed``, empty arrays without it, and its ``scratch2``;
-    :mod:`~python_core.hpa.upper_level`), which finds the chain of transitions when the ends lie
-    in different regions.
+    The per-query values come first (the ends, the heuristic code, the expansion budget or -1,
+    the smoothing passes, the query id of the scratch stamps) so that a caller can keep the rest
+    as one tuple: the arguments of :func:`~python_core.hpa.abstract_search.abstract_astar`
+    plus the grid (``height``, ``csize``, ``diag``), the tree pool (``pool``, ``tree_off``,
+    ``uniform`` per cluster), the all-pairs table (``pair_dist``, ``pair_pred``; empty when not
+    kept: then the abstract A* runs), the components (``labels``, ``comp_off``, ``comp_id``:
+    ends in different ones answer ``no_path`` at once), the smoothing window and ``one_weight``
+    (:func:`shortcut`), level 2 (``packed``, empty arrays without it, and its ``scratch2``;
+    :mod:`~python_core.hpa.upper_level`: it finds the chain of transitions when the ends lie in
+    different regions), and the grid's origin (``ox``, ``oy``) for the world points.
 
     Returns:
-        ``(outcome, cells, cost, expanded)``: an ``ABSTRACT_*`` outcome, the path's cells (empty
-        unless found), its cost and the abstract expansions.
+        ``(outcome, cells, points, cost, expanded)``: an ``ABSTRACT_*`` outcome
+        (``ABSTRACT_NO_PATH``: the ends are not connected), the path's cells and world points
+        (empty unless found), its cost and the abstract expansions.
     """
     ncx = -(-width // csize)
     sc, tc = _cluster_of(start, width, csize, ncx), _cluster_of(goal, width, csize, ncx)
+    if labels[goal] < 0 or comp_id[comp_off[sc] + labels[start]] != comp_id[comp_off[tc] + labels[goal]]:
+        return ABSTRACT_NO_PATH, np.zeros(0, dtype=np.int64), np.zeros((0, 2)), np.inf, 0
     sx0, sy0, slw, slh = _rect(sc, ncx, csize, width, height)
     lo, hi = cl_first[sc], cl_first[sc + 1]
     glo, ghi = cl_first[tc], cl_first[tc + 1]
@@ -299,7 +367,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     goal_known = np.zeros(ghi - glo, dtype=np.uint8)
     by_trees = uniform[sc] != 0  # symmetric costs: the start reads the trees too
     no_parents = np.zeros(0, dtype=np.int64)  # the searches below fill parents only when they run
-    s_parent, d_parent = no_parents, no_parents
+    s_parent = no_parents
     if by_trees:
         start_costs = _cost_bounds(node_cell, lo, hi, start, width, diag, cw, ch, h_scale)
         start_known = np.zeros(hi - lo, dtype=np.uint8)
@@ -312,26 +380,17 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         )  # fmt: skip
         start_costs = s_dist[stops]
         start_known = np.ones(hi - lo, dtype=np.uint8)
-    direct = np.inf
-    if sc == tc:
-        d_dist, d_parent = np.full(slw * slh, np.inf), np.full(slw * slh, -1, dtype=np.int64)
-        rect_search(
-            walk, weights, width, sx0, sy0, slw, slh, diag, cw, ch, start, goal, 0, h_scale, d_dist, d_parent,
-            np.zeros(slw * slh, dtype=np.uint8), no_parents,
-        )  # fmt: skip
-        direct = d_dist[(goal // width - sy0) * slw + goal % width - sx0]
+    direct, d_parent = np.inf, no_parents
+    if sc == tc:  # the path that stays inside the cluster competes
+        direct, d_parent = _direct(walk, weights, width, height, csize, diag, cw, ch, h_scale, start, goal)
     region_of = packed[0]
     upper = region_of.shape[0] != 0 and region_of[sc] != region_of[tc]
     if upper or not pair_dist.shape[0]:  # the searches below take every end cost
-        if not start_known.all():
-            start_costs = _tree_costs(
-                pool, tree_off, cl_first, node_cell, sc, ncx, csize, width, height, start, weights, cw, ch,
-                buf, lo, hi,
-            )  # fmt: skip
-        goal_costs = _tree_costs(
-            pool, tree_off, cl_first, node_cell, tc, ncx, csize, width, height, goal, weights, cw, ch, buf,
-            glo, ghi,
-        )  # fmt: skip
+        trees = (pool, tree_off, cl_first, node_cell)
+        _fill_costs(
+            *trees, sc, ncx, csize, width, height, start, weights, cw, ch, buf, start_costs, start_known
+        )
+        _fill_costs(*trees, tc, ncx, csize, width, height, goal, weights, cw, ch, buf, goal_costs, goal_known)
     if upper:  # level 2 finds the chain
         outcome, chain, expanded = upper_chain(
             node_cell, cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost, width,
@@ -359,7 +418,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         is_direct = parent[top] == -2
         chain = node_chain(parent, top) if outcome == ABSTRACT_FOUND else np.zeros(0, dtype=np.int64)
     if outcome != ABSTRACT_FOUND:
-        return outcome, np.zeros(0, dtype=np.int64), np.inf, expanded
+        return outcome, np.zeros(0, dtype=np.int64), np.zeros((0, 2)), np.inf, expanded
     if is_direct:  # one cluster, no transition on the way
         n = parent_walk(d_parent, sx0, sy0, slw, width, goal, buf)
         out, n = push_cells(np.empty(4 * csize, dtype=np.int64), 0, buf, n, True)
@@ -371,4 +430,20 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     nodes = out[:n].copy()
     for _ in range(passes):
         nodes = shortcut(nodes, walk, weights, width, diag, cw, ch, window, 24, one_weight)
-    return outcome, nodes, path_cost(nodes, weights, width, cw, ch), expanded
+    points = world_points(nodes, width, ox, oy, cw, ch)
+    return outcome, nodes, points, path_cost(nodes, weights, width, cw, ch), expanded
+
+
+@jit
+def world_points(nodes: I64, width: int, ox: float, oy: float, cw: float, ch: float) -> F64:  # noqa: PLR0917
+    """World points of flat cells (one compiled pass: numpy's half dozen small ops cost more).
+
+    Example:
+        >>> world_points(np.array([0, 5]), 4, 10.0, 0.0, 2.0, 1.0).tolist()
+        [[10.0, 0.0], [12.0, 1.0]]
+    """
+    out = np.empty((nodes.shape[0], 2))
+    for i in range(nodes.shape[0]):
+        out[i, 0] = ox + (nodes[i] % width) * cw
+        out[i, 1] = oy + (nodes[i] // width) * ch
+    return out
