@@ -49,6 +49,7 @@ def tree_walk(  # noqa: PLR0917 (compiled kernel: positional)
     cw: float,
     ch: float,
     out: I64,
+    one_weight: float = 0.0,
 ) -> tuple[int, float]:
     """Walk one tree from ``cell`` up to its root, writing the global cells into ``out``.
 
@@ -64,6 +65,8 @@ def tree_walk(  # noqa: PLR0917 (compiled kernel: positional)
         cw: cell width.
         ch: cell height.
         out: receives ``cell, parent(cell), ..., root``; at least ``lw * lh`` long.
+        one_weight: the weight of every open cell when they share one (then ``weights`` is not
+            read: a query's walks touch less memory), else ``0``.
 
     Returns:
         ``(n, cost)``: cells written, and the cost of the path root -> ``cell`` (each step
@@ -88,7 +91,7 @@ def tree_walk(  # noqa: PLR0917 (compiled kernel: positional)
         code = int(dirs[cur])
         dx, dy = code % 3 - 1, code // 3 - 1
         length = dl if dx != 0 and dy != 0 else (cw if dx != 0 else ch)
-        cost += length * weights[here]
+        cost += length * (one_weight if one_weight > 0.0 else weights[here])
         cur -= dy * lw + dx
         here -= dy * width + dx
         n += 1

@@ -43,7 +43,7 @@ from python_core.hpa.abstract_search import (
 from python_core.hpa.cluster_search import refine_chain
 from python_core.hpa.corridor import corridor_astar
 from python_core.hpa.endpoints import EndpointTree, insert_endpoint
-from python_core.hpa.smoothing import path_cost, shortcut
+from python_core.hpa.smoothing import path_cost, smooth_passes
 from python_core.hpa.tree_query import tree_query, world_points
 from python_core.hpa.upper_level import NO_SCRATCH, NO_UPPER, UpperLevel, link_costs, upper_chain
 from python_core.result import PathResult, PathStatus, QueryOptions
@@ -489,12 +489,12 @@ class HierarchicalGrid:
                 graph.cw, graph.ch, s, g, self._min_weight,
             )  # fmt: skip
             nodes = exact if exact.shape[0] else nodes
-        for _ in range(2 if smooth else 0):  # a second pass straightens what the first exposed
-            nodes = shortcut(
-                nodes, self._walk, self._weights, graph.width, self._diag, graph.cw, graph.ch,
-                self._window, 24, self._one_weight,
-            )  # fmt: skip
-        return self._result(PathStatus.FOUND, nodes, expanded)
+        # a second pass straightens what the first exposed (when the first gained anything)
+        nodes, cost = smooth_passes(
+            nodes, self._walk, self._weights, graph.width, self._diag, graph.cw, graph.ch, self._window,
+            2 if smooth else 0, self._one_weight,
+        )  # fmt: skip
+        return self._result(PathStatus.FOUND, nodes, expanded, cost)
 
     def _refine(self, g: int, head: EndpointTree, tail: EndpointTree) -> I64:
         """Concrete cells: start -> first transition -> ... -> last transition -> goal."""

@@ -32,7 +32,7 @@ from python_core.hpa.abstract_search import (
 from python_core.hpa.cluster_search import parent_walk, push_cells, rect_search
 from python_core.hpa.cluster_trees import tree_walk
 from python_core.hpa.distance_table import best_pair, pair_chain
-from python_core.hpa.smoothing import path_cost, shortcut
+from python_core.hpa.smoothing import smooth_passes
 from python_core.hpa.upper_level import Packed, Scratch, upper_chain
 
 __all__ = ["tree_query", "world_points"]
@@ -83,13 +83,16 @@ def _tree_costs(  # noqa: PLR0917 (compiled kernel: positional)
     buf: I64,
     lo: int,
     hi: int,
+    one_weight: float,
 ) -> F64:
     """Cost from each transition ``lo .. hi - 1`` of ``cluster`` to ``cell``, read off their trees."""
     x0, y0, lw, lh = _rect(cluster, ncx, csize, width, height)
     costs = np.empty(hi - lo)
     for v in range(lo, hi):
         tree = _tree(pool, tree_off, cl_first, cluster, v, lw * lh)
-        costs[v - lo] = tree_walk(tree, x0, y0, lw, width, node_cell[v], cell, weights, cw, ch, buf)[1]
+        costs[v - lo] = tree_walk(
+            tree, x0, y0, lw, width, node_cell[v], cell, weights, cw, ch, buf, one_weight
+        )[1]
     return costs
 
 
@@ -111,6 +114,7 @@ def _fill_costs(  # noqa: PLR0917 (compiled kernel: positional)
     buf: I64,
     costs: F64,
     known: U8,
+    one_weight: float,
 ) -> None:
     """Replace the bounds among a cluster's end ``costs`` (``known == 0``) by tree costs."""
     lo = cl_first[cluster]
@@ -118,7 +122,7 @@ def _fill_costs(  # noqa: PLR0917 (compiled kernel: positional)
         if not known[at]:
             costs[at] = _tree_costs(
                 pool, tree_off, cl_first, node_cell, cluster, ncx, csize, width, height, cell, weights, cw,
-                ch, buf, lo + at, lo + at + 1,
+                ch, buf, lo + at, lo + at + 1, one_weight,
             )[0]  # fmt: skip
             known[at] = 1
 
@@ -157,6 +161,7 @@ def _lazy_best_pair(  # noqa: PLR0917 (compiled kernel: positional)
     cw: float,
     ch: float,
     buf: I64,
+    one_weight: float,
 ) -> tuple[int, int]:
     """:func:`best_pair` over end costs of which only some are known, the rest lower bounds.
 
@@ -180,7 +185,7 @@ def _lazy_best_pair(  # noqa: PLR0917 (compiled kernel: positional)
             known[side][at] = 1
             costs[side][at] = _tree_costs(
                 pool, tree_off, cl_first, node_cell, ends[2 * side + 1], ncx, csize, width, height,
-                ends[2 * side], weights, cw, ch, buf, v, v + 1,
+                ends[2 * side], weights, cw, ch, buf, v, v + 1, one_weight,
             )[0]  # fmt: skip
         if done:
             return i, j
@@ -204,6 +209,7 @@ def _walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
     out: I64,
     n: int,
     buf: I64,
+    one_weight: float,
 ) -> tuple[I64, int]:
     """Append the cells after each chain node up to the next (the last one: up to ``goal``)."""
     ncx = -(-width // csize)
@@ -217,7 +223,7 @@ def _walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
             continue
         x0, y0, lw, lh = _rect(c, ncx, csize, width, height)
         tree = _tree(pool, tree_off, cl_first, c, a, lw * lh)
-        m = tree_walk(tree, x0, y0, lw, width, node_cell[a], b_cell, weights, cw, ch, buf)[0]
+        m = tree_walk(tree, x0, y0, lw, width, node_cell[a], b_cell, weights, cw, ch, buf, one_weight)[0]
         out, n = push_cells(out, n, buf, m - 1, True)  # b ... a reversed, without a itself
     return out, n
 
@@ -267,6 +273,7 @@ def _concrete(  # noqa: PLR0917 (compiled kernel: positional)
     by_trees: bool,
     s_parent: I64,
     buf: I64,
+    one_weight: float,
 ) -> tuple[I64, int]:
     """The cells from ``start`` along ``chain`` to ``goal``: up the start's tree (or its search's
     parents when ``by_trees`` is false) to the first transition, then :func:`_walk_chain`."""
@@ -277,14 +284,14 @@ def _concrete(  # noqa: PLR0917 (compiled kernel: positional)
     out = np.empty(4 * csize, dtype=np.int64)
     if by_trees:  # the walk up the tree from the start runs start -> transition already
         tree = _tree(pool, tree_off, cl_first, sc, first, lw * lh)
-        m = tree_walk(tree, x0, y0, lw, width, node_cell[first], start, weights, cw, ch, buf)[0]
+        m = tree_walk(tree, x0, y0, lw, width, node_cell[first], start, weights, cw, ch, buf, one_weight)[0]
         out, n = push_cells(out, 0, buf, m, False)
     else:
         m = parent_walk(s_parent, x0, y0, lw, width, node_cell[first], buf)
         out, n = push_cells(out, 0, buf, m, True)
     return _walk_chain(
         pool, tree_off, node_cell, node_cluster, cl_first, width, height, csize, weights, cw, ch, chain, goal,
-        out, n, buf,
+        out, n, buf, one_weight,
     )  # fmt: skip
 
 
@@ -387,10 +394,9 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     upper = region_of.shape[0] != 0 and region_of[sc] != region_of[tc]
     if upper or not pair_dist.shape[0]:  # the searches below take every end cost
         trees = (pool, tree_off, cl_first, node_cell)
-        _fill_costs(
-            *trees, sc, ncx, csize, width, height, start, weights, cw, ch, buf, start_costs, start_known
-        )
-        _fill_costs(*trees, tc, ncx, csize, width, height, goal, weights, cw, ch, buf, goal_costs, goal_known)
+        dims = (ncx, csize, width, height)
+        _fill_costs(*trees, sc, *dims, start, weights, cw, ch, buf, start_costs, start_known, one_weight)
+        _fill_costs(*trees, tc, *dims, goal, weights, cw, ch, buf, goal_costs, goal_known, one_weight)
     if upper:  # level 2 finds the chain
         outcome, chain, expanded = upper_chain(
             node_cell, cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost, width,
@@ -403,7 +409,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         i, j = _lazy_best_pair(
             pair_dist, pool, tree_off, cl_first, node_cell, np.array([start, sc, goal, tc]),
             (start_costs, goal_costs), (start_known, goal_known), direct, ncx, csize, width, height,
-            weights, cw, ch, buf,
+            weights, cw, ch, buf, one_weight,
         )  # fmt: skip
         outcome = ABSTRACT_NO_PATH if i == -1 else ABSTRACT_FOUND
         is_direct = i == -2
@@ -425,13 +431,11 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     else:
         out, n = _concrete(
             pool, tree_off, node_cell, node_cluster, cl_first, width, height, csize, weights, cw, ch, chain,
-            start, goal, by_trees, s_parent, buf,
+            start, goal, by_trees, s_parent, buf, one_weight,
         )  # fmt: skip
     nodes = out[:n].copy()
-    for _ in range(passes):
-        nodes = shortcut(nodes, walk, weights, width, diag, cw, ch, window, 24, one_weight)
-    points = world_points(nodes, width, ox, oy, cw, ch)
-    return outcome, nodes, points, path_cost(nodes, weights, width, cw, ch), expanded
+    nodes, cost = smooth_passes(nodes, walk, weights, width, diag, cw, ch, window, passes, one_weight)
+    return outcome, nodes, world_points(nodes, width, ox, oy, cw, ch), cost, expanded
 
 
 @jit

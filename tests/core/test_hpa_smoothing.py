@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from python_core.hpa.smoothing import line_cell, line_cost, path_cost, shortcut
+from python_core.hpa.smoothing import line_cell, line_cost, path_cost, shortcut, smooth_passes
 
 DIAGS = (0, 1, 2, 3)  # never, always, at least one side walkable, no corner cutting
 STEPS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
@@ -195,3 +195,28 @@ def test_tiny_inputs() -> None:
     assert grid.smooth(np.array([4])).tolist() == [4]
     assert grid.smooth(np.array([4, 5])).tolist() == [4, 5]
     assert grid._replace(diag=1).smooth(np.array([0, 1, 2, 5, 8]), 32, 8).tolist() == [0, 4, 8]
+
+
+def test_passes_repeat_only_while_they_gain() -> None:
+    """smooth_passes: a second pass after a gaining one equals two shortcut calls; after a pass
+    that gains nothing it stops (the returned cost is the returned path's)."""
+    rng = np.random.default_rng(4)
+    width = 40
+    grid = Grid((rng.random(width * width) > 0.2).astype(np.uint8), np.ones(width * width), width, 3)
+    checked = 0
+    for s, g in rng.choice(np.flatnonzero(grid.walk), (20, 2)):
+        path = bfs_path(grid, int(s), int(g))
+        if path is None or len(path) < 3:
+            continue
+        nodes = np.array(path, dtype=np.int64)
+        once = grid.smooth(nodes)
+        out, cost = smooth_passes(nodes, grid.walk, grid.weights, width, 3, 1.0, 1.0, 96, 2)
+        gained = grid.cost(once) < grid.cost(nodes)
+        assert out.tolist() == (grid.smooth(once) if gained else once).tolist()
+        assert cost == pytest.approx(grid.cost(out), rel=1e-12)
+        checked += gained
+    assert checked  # some first pass gained
+    straight = np.arange(5, 15, dtype=np.int64)  # a straight row: nothing to gain, one pass
+    out, cost = smooth_passes(straight, grid.walk * 0 + 1, grid.weights, width, 3, 1.0, 1.0, 96, 2)
+    assert out.tolist() == straight.tolist()
+    assert cost == 9.0
