@@ -6,12 +6,15 @@ Quick start (the arrays come from :class:`python_core.hpa.abstract_graph.Abstrac
     outcome, nodes, cost, expanded = tree_query(grid arrays..., graph arrays..., tree arrays...,
                                                 scratch..., qid, start, goal, window, passes)
 
-Steps: insert the goal (a walk up each tree of its cluster, no search), insert the start the same
-way when its cluster has one weight (costs are symmetric there; otherwise one Dijkstra inside
-the cluster), A* inside the cluster when both ends share it, the abstract A* (or, on a small
-abstract graph, one look-up of the best transition pair in an all-pairs table), then the concrete
-path: every abstract edge inside a cluster is a walk up the tree of its first transition (an
-exact optimal piece, no search), every crossing one step. Last, the straight-line smoothing.
+Steps: the components (ends in different ones: ``no_path`` at once), insert the goal (a walk up
+each tree of its cluster, no search), insert the start the same way when its cluster has one
+weight (costs are symmetric there; otherwise one Dijkstra inside the cluster), A* inside the
+cluster when both ends share it, the abstract A* (or, on a small abstract graph, one look-up of
+the best transition pair in an all-pairs table: there the end costs start as octile bounds and
+only the ends of the current best pair are walked, a few of a big cluster's dozens of cold
+trees), then the concrete path: every abstract edge inside a cluster is a walk up the tree of its
+first transition (an exact optimal piece, no search), every crossing one step. Last, the
+straight-line smoothing (a second pass only when the first gained).
 Python glue per query is one call, which is what makes HPA* pay on maps where the exact search
 itself takes well under a millisecond.
 """
