@@ -33,6 +33,7 @@ from python_core.hpa.entrances import (
     VERTICAL,
     Border,
     border_crossings,
+    border_exact,
     borders_of,
 )
 from python_core.hpa.pieces import Pieces
@@ -101,6 +102,7 @@ class AbstractGraph:
         self.dirs: Pieces[np.uint8] = Pieces(self.cluster_count, 2, np.uint8)
         self.uniform = np.zeros(self.cluster_count, dtype=np.uint8)
         self.borders: dict[Border, tuple[I64, F64]] = {}
+        self.inexact: set[Border] = set()  # borders some move crosses beside the transitions
         self.trans: Pieces[np.int64] = Pieces(self.cluster_count, 1, np.int64)
         self.tables: Pieces[np.float64] = Pieces(self.cluster_count, 2, np.float64)
         self.labels = np.full(width * height, -1, dtype=np.int16)
@@ -118,6 +120,14 @@ class AbstractGraph:
     def node_count(self) -> int:
         """Number of transition nodes."""
         return int(self.node_cell.shape[0])
+
+    @property
+    def exact(self) -> bool:
+        """Whether every move between clusters is a transition pair (every entrance one pair
+        long, no diagonal crossing beside them; :func:`~python_core.hpa.entrances.border_exact`).
+        Then the abstract graph holds every path: its optimum is the grid's, and refining the
+        abstract optimum gives an optimal path that no smoothing can shorten."""
+        return not self.inexact and self.diag in (0, 3)
 
     def cluster_of(self, cell: int) -> int:
         """Cluster id ``cy * ncx + cx`` of a flat cell id."""
@@ -167,6 +177,12 @@ class AbstractGraph:
             old = self.borders.pop(key, None)
             if cells.shape[0]:
                 self.borders[key] = (cells, costs)
+            if self.diag in (1, 2):  # never exact (see the property): nothing to track
+                pass
+            elif border_exact(self.walk, self.width, self.height, self.csize, self.diag, kind, cx, cy):
+                self.inexact.discard(key)
+            else:
+                self.inexact.add(key)
             if old is None and not cells.shape[0]:
                 continue
             if old is None or not (np.array_equal(old[0], cells) and np.array_equal(old[1], costs)):

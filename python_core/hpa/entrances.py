@@ -27,7 +27,16 @@ import numpy.typing as npt
 
 from python_core.compiled import jit
 
-__all__ = ["ANTI_CORNER", "CORNER", "HORIZONTAL", "VERTICAL", "Border", "border_crossings", "borders_of"]
+__all__ = [
+    "ANTI_CORNER",
+    "CORNER",
+    "HORIZONTAL",
+    "VERTICAL",
+    "Border",
+    "border_crossings",
+    "border_exact",
+    "borders_of",
+]
 
 VERTICAL = 0
 HORIZONTAL = 1
@@ -138,6 +147,51 @@ def border_crossings(  # noqa: PLR0917, PLR0912 (compiled kernel: one flat loop 
                 if walk[a] and walk[b] and not walk[s1] and not walk[s2]:
                     m = _append(cells, costs, m, a, b, dl * weights[b], dl * weights[a])
     return cells[:m], costs[:m]
+
+
+@jit
+def border_exact(  # noqa: PLR0917 (compiled kernel: positional)
+    walk: U8, width: int, height: int, csize: int, diag: int, kind: int, cx: int, cy: int
+) -> bool:
+    """Whether every legal move across this border is one of its transition pairs.
+
+    True when no entrance is longer than one pair (its one transition is then the only way
+    across) and, without diagonals or with no corner cutting (``diag`` 0 or 3), no diagonal move
+    crosses it: within a side border one would need two adjacent pairs, and across a cluster
+    corner (``CORNER`` / ``ANTI_CORNER``) a fully open 2 x 2 block. Squeezes (``diag`` 1) are
+    transitions already; other diagonal rules cross beside a pair, so they are never exact.
+
+    Example:
+        >>> walk = np.ones(16, np.uint8)
+        >>> border_exact(walk, 4, 4, 2, 3, 0, 0, 0), border_exact(walk, 4, 4, 2, 3, 2, 0, 0)
+        (False, False)
+        >>> walk[[2, 6, 4, 5]] = 0                    # column 2 of rows 0-1, row 1 of columns 0-1
+        >>> border_exact(walk, 4, 4, 2, 3, 0, 0, 0), border_exact(walk, 4, 4, 2, 3, 1, 0, 0)
+        (True, True)
+    """
+    if diag in (1, 2):
+        return False
+    bx, by = (cx + 1) * csize - 1, (cy + 1) * csize - 1  # last column / row of the first cluster
+    if kind >= CORNER:
+        if diag == 0 or bx + 1 >= width or by + 1 >= height:
+            return True
+        a = by * width + bx
+        return not (walk[a] and walk[a + 1] and walk[a + width] and walk[a + width + 1])
+    vertical = kind == VERTICAL
+    if (vertical and bx + 1 >= width) or (not vertical and by + 1 >= height):
+        return True
+    lo = cy * csize if vertical else cx * csize
+    hi = min(lo + csize, height if vertical else width)
+    step = width if vertical else 1
+    base0 = lo * width + bx if vertical else by * width + lo
+    base1 = base0 + (1 if vertical else width)
+    before = False
+    for t in range(hi - lo):
+        pair = walk[base0 + t * step] != 0 and walk[base1 + t * step] != 0
+        if pair and before:
+            return False
+        before = pair
+    return True
 
 
 def borders_of(cx: int, cy: int) -> list[tuple[Border, int]]:

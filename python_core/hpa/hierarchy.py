@@ -406,7 +406,7 @@ class HierarchicalGrid:
                 graph.node_cluster, graph.tree_pool, graph.tree_off, graph.uniform, graph.pair_dist,
                 graph.pair_pred, graph.labels, graph.comp_off, graph.comp_id, self._g, self._parent,
                 self._seen, self._done, self._heap_nodes, self._heap_keys, self._heap_pos, self._window,
-                self._one_weight, self._packed, self._scratch2, float(ox), float(oy),
+                self._one_weight, graph.exact, self._packed, self._scratch2, float(ox), float(oy),
             )  # fmt: skip
         self._qid += 1
         outcome, nodes, points, cost, expanded = tree_query(

@@ -341,6 +341,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     heap_pos: I32,
     window: int,
     one_weight: float,
+    exact: bool,
     packed: Packed,
     scratch2: Scratch,
     ox: float,
@@ -355,9 +356,10 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     ``uniform`` per cluster), the all-pairs table (``pair_dist``, ``pair_pred``; empty when not
     kept: then the abstract A* runs), the components (``labels``, ``comp_off``, ``comp_id``:
     ends in different ones answer ``no_path`` at once), the smoothing window and ``one_weight``
-    (:func:`shortcut`), level 2 (``packed``, empty arrays without it, and its ``scratch2``;
-    :mod:`~python_core.hpa.upper_level`: it finds the chain of transitions when the ends lie in
-    different regions), and the grid's origin (``ox``, ``oy``) for the world points.
+    (:func:`shortcut`), whether the graph is ``exact`` (``AbstractGraph.exact``: then a table's
+    path is optimal and is not smoothed), level 2 (``packed``, empty arrays without it, and its
+    ``scratch2``; :mod:`~python_core.hpa.upper_level`: it finds the chain of transitions when the
+    ends lie in different regions), and the grid's origin (``ox``, ``oy``) for the world points.
 
     Returns:
         ``(outcome, cells, points, cost, expanded)``: an ``ABSTRACT_*`` outcome
@@ -416,6 +418,8 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         )  # fmt: skip
         outcome = ABSTRACT_NO_PATH if i == -1 else ABSTRACT_FOUND
         is_direct = i == -2
+        if exact:  # the abstract optimum is the grid's: the refined path is optimal already
+            passes = 0
         chain = pair_chain(pair_pred, i, j) if i >= 0 else np.zeros(0, dtype=np.int64)
     else:
         outcome, expanded = abstract_astar(

@@ -212,6 +212,52 @@ def test_a_new_weight_on_a_one_weight_map_stops_shape_priced_smoothing() -> None
         assert got.cost <= 1.10 * exact.cost
 
 
+def one_cell_doors(seed: int, size: int = 64, room: int = 16) -> np.ndarray:
+    """Rooms whose walls are the first column / row of each cluster, one open cell per wall side
+    (two cells or more from the wall junctions): every entrance is one pair long and no diagonal
+    squeezes past a wall (no corner cutting)."""
+    rng = np.random.default_rng(seed)
+    walk = rng.random((size, size)) > 0.1
+    walk[:, room::room] = False
+    walk[room::room, :] = False
+    for k in range(room, size, room):
+        for lo in range(0, size, room):
+            walk[lo + rng.integers(2, room - 2), k] = True  # a door in the wall column x = k
+            walk[k, lo + rng.integers(2, room - 2)] = True  # and one in the wall row y = k
+    return walk
+
+
+@pytest.mark.parametrize("mode", [DiagonalMode.NEVER, DiagonalMode.ONLY_IF_NO_OBSTACLES])
+def test_an_exact_abstract_graph_gives_optimal_paths_and_follows_updates(mode: DiagonalMode) -> None:
+    """With one-pair entrances every path between clusters crosses at transitions, so the table's
+    path (not smoothed) costs what the exact search finds; a wider door or an open 2 x 2 block at
+    a cluster corner makes the graph inexact, and closing it again exact."""
+    grid = GridGraph(one_cell_doors(3), diagonal=mode)
+    hpa = HierarchicalGrid(grid, cluster_size=16).build()
+    assert hpa.graph.exact
+    assert hpa.graph.pair_dist.size
+    for start, goal in random_pairs(grid, 60, 4):
+        exact, got = grid.find_path(start, goal), hpa.find_path(start, goal)
+        assert got.found == exact.found
+        if exact.found:
+            assert_valid(grid, got, start, goal)
+            assert got.cost == pytest.approx(exact.cost, rel=1e-9)
+    door = next((16, y) for y in range(1, 15) if grid.walkable[y, 16])
+    wider = (16, door[1] + 1)
+    hpa.set_walkable([wider, (wider[0] - 1, wider[1])], True)
+    assert not hpa.graph.exact
+    hpa.set_walkable([wider], False)
+    assert hpa.graph.exact
+    corner = [(15, 15), (16, 15), (15, 16), (16, 16)]
+    hpa.set_walkable(corner, True)
+    assert hpa.graph.exact is (mode is DiagonalMode.NEVER)  # a diagonal would cross the corner
+    hpa.set_walkable(corner[1:], False)
+    assert hpa.graph.exact
+    assert (
+        not HierarchicalGrid(GridGraph(grid.walkable, diagonal="always"), cluster_size=16).build().graph.exact
+    )
+
+
 def test_unreachable_goals_return_no_path_without_a_search() -> None:
     grid = GridGraph.from_strings(["....@....", "....@....", "....@...."], diagonal="always")
     hpa = HierarchicalGrid(grid, cluster_size=4).build()
