@@ -68,65 +68,37 @@ def _tree(pool: U8, tree_off: I64, cl_first: I64, cluster: int, node: int, size:
     return pool[off : off + size]
 
 
+Trees = tuple[U8, I64, I64, I64]
+"""``(pool, tree_off, cl_first, node_cell)``: the tree pool and where each cluster's trees start."""
+Dims = tuple[int, int, int, int]
+"""``(ncx, csize, width, height)``: the cluster grid."""
+Pricing = tuple[F64, float, float, float]
+"""``(weights, cw, ch, one_weight)``: how steps are priced (:func:`tree_walk`)."""
+
+
 @jit
-def _tree_costs(  # noqa: PLR0917 (compiled kernel: positional)
-    pool: U8,
-    tree_off: I64,
-    cl_first: I64,
-    node_cell: I64,
-    cluster: int,
-    ncx: int,
-    csize: int,
-    width: int,
-    height: int,
-    cell: int,
-    weights: F64,
-    cw: float,
-    ch: float,
-    buf: I64,
-    lo: int,
-    hi: int,
-    one_weight: float,
-) -> F64:
-    """Cost from each transition ``lo .. hi - 1`` of ``cluster`` to ``cell``, read off their trees."""
+def _walk(  # noqa: PLR0917 (compiled kernel: positional)
+    trees: Trees, dims: Dims, pricing: Pricing, cluster: int, node: int, cell: int, buf: I64
+) -> tuple[int, float]:
+    """:func:`tree_walk` up the tree of transition ``node`` of ``cluster`` from ``cell``: the cells
+    into ``buf``, their count and the cost."""
+    pool, tree_off, cl_first, node_cell = trees
+    ncx, csize, width, height = dims
+    weights, cw, ch, one_weight = pricing
     x0, y0, lw, lh = _rect(cluster, ncx, csize, width, height)
-    costs = np.empty(hi - lo)
-    for v in range(lo, hi):
-        tree = _tree(pool, tree_off, cl_first, cluster, v, lw * lh)
-        costs[v - lo] = tree_walk(
-            tree, x0, y0, lw, width, node_cell[v], cell, weights, cw, ch, buf, one_weight
-        )[1]
-    return costs
+    tree = _tree(pool, tree_off, cl_first, cluster, node, lw * lh)
+    return tree_walk(tree, x0, y0, lw, width, node_cell[node], cell, weights, cw, ch, buf, one_weight)
 
 
 @jit
 def _fill_costs(  # noqa: PLR0917 (compiled kernel: positional)
-    pool: U8,
-    tree_off: I64,
-    cl_first: I64,
-    node_cell: I64,
-    cluster: int,
-    ncx: int,
-    csize: int,
-    width: int,
-    height: int,
-    cell: int,
-    weights: F64,
-    cw: float,
-    ch: float,
-    buf: I64,
-    costs: F64,
-    known: U8,
-    one_weight: float,
+    trees: Trees, dims: Dims, pricing: Pricing, cluster: int, cell: int, buf: I64, costs: F64, known: U8
 ) -> None:
     """Replace the bounds among a cluster's end ``costs`` (``known == 0``) by tree costs."""
-    lo = cl_first[cluster]
+    lo = trees[2][cluster]
     for at in range(costs.shape[0]):
         if not known[at]:
-            costs[at] = _tree_costs(
-                pool, tree_off, cl_first, node_cell, cluster, ncx, csize, width, height, cell, weights, cw,
-                ch, buf, lo + at, lo + at + 1, one_weight,
-            )[0]  # fmt: skip
+            costs[at] = _walk(trees, dims, pricing, cluster, lo + at, cell, buf)[1]
             known[at] = 1
 
 
@@ -148,23 +120,14 @@ def _cost_bounds(  # noqa: PLR0917 (compiled kernel: positional)
 @jit
 def _lazy_best_pair(  # noqa: PLR0917 (compiled kernel: positional)
     pair_dist: F32,
-    pool: U8,
-    tree_off: I64,
-    cl_first: I64,
-    node_cell: I64,
+    trees: Trees,
+    dims: Dims,
+    pricing: Pricing,
     ends: I64,
     costs: tuple[F64, F64],
     known: tuple[U8, U8],
     direct: float,
-    ncx: int,
-    csize: int,
-    width: int,
-    height: int,
-    weights: F64,
-    cw: float,
-    ch: float,
     buf: I64,
-    one_weight: float,
 ) -> tuple[int, int]:
     """:func:`best_pair` over end costs of which only some are known, the rest lower bounds.
 
@@ -174,7 +137,7 @@ def _lazy_best_pair(  # noqa: PLR0917 (compiled kernel: positional)
     transitions of a big cluster are never walked: a walk up a cold tree is what a query waits
     for on a 64-cell cluster with dozens of transitions.
     """
-    lo, glo = cl_first[ends[1]], cl_first[ends[3]]
+    lo, glo = trees[2][ends[1]], trees[2][ends[3]]
     while True:
         i, j, _ = best_pair(pair_dist, lo, costs[0], glo, costs[1], direct)
         if i < 0:
@@ -186,36 +149,26 @@ def _lazy_best_pair(  # noqa: PLR0917 (compiled kernel: positional)
                 continue
             done = False
             known[side][at] = 1
-            costs[side][at] = _tree_costs(
-                pool, tree_off, cl_first, node_cell, ends[2 * side + 1], ncx, csize, width, height,
-                ends[2 * side], weights, cw, ch, buf, v, v + 1, one_weight,
-            )[0]  # fmt: skip
+            costs[side][at] = _walk(trees, dims, pricing, ends[2 * side + 1], v, ends[2 * side], buf)[1]
         if done:
             return i, j
 
 
 @jit
 def _walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
-    pool: U8,
-    tree_off: I64,
-    node_cell: I64,
+    trees: Trees,
+    dims: Dims,
+    pricing: Pricing,
     node_cluster: I64,
-    cl_first: I64,
-    width: int,
-    height: int,
-    csize: int,
-    weights: F64,
-    cw: float,
-    ch: float,
     chain: I64,
     goal: int,
     out: I64,
     n: int,
     buf: I64,
-    one_weight: float,
 ) -> tuple[I64, int]:
     """Append the cells after each chain node up to the next (the last one: up to ``goal``)."""
-    ncx = -(-width // csize)
+    node_cell = trees[3]
+    ncx, csize, width, _ = dims
     for i in range(chain.shape[0]):
         a = chain[i]
         b_cell = goal if i + 1 == chain.shape[0] else node_cell[chain[i + 1]]
@@ -224,9 +177,7 @@ def _walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
             buf[0] = b_cell
             out, n = push_cells(out, n, buf, 1, False)
             continue
-        x0, y0, lw, lh = _rect(c, ncx, csize, width, height)
-        tree = _tree(pool, tree_off, cl_first, c, a, lw * lh)
-        m = tree_walk(tree, x0, y0, lw, width, node_cell[a], b_cell, weights, cw, ch, buf, one_weight)[0]
+        m = _walk(trees, dims, pricing, c, a, b_cell, buf)[0]
         out, n = push_cells(out, n, buf, m - 1, True)  # b ... a reversed, without a itself
     return out, n
 
@@ -259,43 +210,31 @@ def _direct(  # noqa: PLR0917 (compiled kernel: positional)
 
 @jit
 def _concrete(  # noqa: PLR0917 (compiled kernel: positional)
-    pool: U8,
-    tree_off: I64,
-    node_cell: I64,
+    trees: Trees,
+    dims: Dims,
+    pricing: Pricing,
     node_cluster: I64,
-    cl_first: I64,
-    width: int,
-    height: int,
-    csize: int,
-    weights: F64,
-    cw: float,
-    ch: float,
     chain: I64,
     start: int,
     goal: int,
     by_trees: bool,
     s_parent: I64,
     buf: I64,
-    one_weight: float,
 ) -> tuple[I64, int]:
     """The cells from ``start`` along ``chain`` to ``goal``: up the start's tree (or its search's
     parents when ``by_trees`` is false) to the first transition, then :func:`_walk_chain`."""
-    ncx = -(-width // csize)
+    ncx, csize, width, height = dims
     sc = _cluster_of(start, width, csize, ncx)
-    x0, y0, lw, lh = _rect(sc, ncx, csize, width, height)
     first = chain[0]
     out = np.empty(4 * csize, dtype=np.int64)
     if by_trees:  # the walk up the tree from the start runs start -> transition already
-        tree = _tree(pool, tree_off, cl_first, sc, first, lw * lh)
-        m = tree_walk(tree, x0, y0, lw, width, node_cell[first], start, weights, cw, ch, buf, one_weight)[0]
+        m = _walk(trees, dims, pricing, sc, first, start, buf)[0]
         out, n = push_cells(out, 0, buf, m, False)
     else:
-        m = parent_walk(s_parent, x0, y0, lw, width, node_cell[first], buf)
+        x0, y0, lw, _ = _rect(sc, ncx, csize, width, height)
+        m = parent_walk(s_parent, x0, y0, lw, width, trees[3][first], buf)
         out, n = push_cells(out, 0, buf, m, True)
-    return _walk_chain(
-        pool, tree_off, node_cell, node_cluster, cl_first, width, height, csize, weights, cw, ch, chain, goal,
-        out, n, buf, one_weight,
-    )  # fmt: skip
+    return _walk_chain(trees, dims, pricing, node_cluster, chain, goal, out, n, buf)
 
 
 @jit
@@ -397,11 +336,14 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         direct, d_parent = _direct(walk, weights, width, height, csize, diag, cw, ch, h_scale, start, goal)
     region_of = packed[0]
     upper = region_of.shape[0] != 0 and region_of[sc] != region_of[tc]
+    trees, dims, pricing = (
+        (pool, tree_off, cl_first, node_cell),
+        (ncx, csize, width, height),
+        (weights, cw, ch, one_weight),
+    )
     if upper or not pair_dist.shape[0]:  # the searches below take every end cost
-        trees = (pool, tree_off, cl_first, node_cell)
-        dims = (ncx, csize, width, height)
-        _fill_costs(*trees, sc, *dims, start, weights, cw, ch, buf, start_costs, start_known, one_weight)
-        _fill_costs(*trees, tc, *dims, goal, weights, cw, ch, buf, goal_costs, goal_known, one_weight)
+        _fill_costs(trees, dims, pricing, sc, start, buf, start_costs, start_known)
+        _fill_costs(trees, dims, pricing, tc, goal, buf, goal_costs, goal_known)
     if upper:  # level 2 finds the chain
         outcome, chain, expanded = upper_chain(
             node_cell, cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost, width,
@@ -412,9 +354,8 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     elif pair_dist.shape[0]:  # the all-pairs table answers without an abstract search
         expanded = 0
         i, j = _lazy_best_pair(
-            pair_dist, pool, tree_off, cl_first, node_cell, np.array([start, sc, goal, tc]),
-            (start_costs, goal_costs), (start_known, goal_known), direct, ncx, csize, width, height,
-            weights, cw, ch, buf, one_weight,
+            pair_dist, trees, dims, pricing, np.array([start, sc, goal, tc]), (start_costs, goal_costs),
+            (start_known, goal_known), direct, buf,
         )  # fmt: skip
         outcome = ABSTRACT_NO_PATH if i == -1 else ABSTRACT_FOUND
         is_direct = i == -2
@@ -436,10 +377,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         n = parent_walk(d_parent, sx0, sy0, slw, width, goal, buf)
         out, n = push_cells(np.empty(4 * csize, dtype=np.int64), 0, buf, n, True)
     else:
-        out, n = _concrete(
-            pool, tree_off, node_cell, node_cluster, cl_first, width, height, csize, weights, cw, ch, chain,
-            start, goal, by_trees, s_parent, buf, one_weight,
-        )  # fmt: skip
+        out, n = _concrete(trees, dims, pricing, node_cluster, chain, start, goal, by_trees, s_parent, buf)
     nodes = out[:n].copy()
     nodes, cost = smooth_passes(nodes, walk, weights, width, diag, cw, ch, window, passes, one_weight)
     return outcome, nodes, world_points(nodes, width, ox, oy, cw, ch), cost, expanded
