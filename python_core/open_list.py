@@ -28,7 +28,6 @@ node pop at most one part in 2**32 of f early, so a path found is optimal to wit
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -45,18 +44,29 @@ _Floats = npt.NDArray[np.float64]
 _KEY_BITS = 32
 
 
+_SPLIT = float(2 ** (53 - _KEY_BITS) + 1)
+"""Veltkamp's splitter for :func:`quantize`: ``x * _SPLIT`` minus ``(x * _SPLIT - x)`` is ``x`` rounded
+to the ``_KEY_BITS`` high bits of its 53-bit significand."""
+_SPLIT_MAX = 1e300
+"""Above this a product with ``_SPLIT`` could overflow; such keys (and inf, nan) stay as they are."""
+
+
 @jit
 def quantize(key: float) -> float:
     """``key`` rounded to :data:`_KEY_BITS` significant bits (exact for small integers and inf).
+
+    Three float operations (Veltkamp's split; numba compiles without fast-math, so they are not
+    reassociated away), where ``frexp`` / ``floor`` / ``ldexp`` cost 11 ns a key: a tenth of a
+    millisecond per 10,000 pushes, which the abstract search of HPA* makes per query on open maps.
 
     Example:
         >>> quantize(1.0 + 2.0**-40) == quantize(1.0) == 1.0
         True
     """
-    if key == 0.0 or not math.isfinite(key):
+    if not abs(key) < _SPLIT_MAX:
         return key
-    mantissa, exponent = math.frexp(key)
-    return math.ldexp(math.floor(math.ldexp(mantissa, _KEY_BITS) + 0.5), exponent - _KEY_BITS)
+    scaled = key * _SPLIT
+    return scaled - (scaled - key)
 
 
 @jit
