@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from python_core.hpa.cluster_search import cluster_rows, cluster_table
 from python_core.hpa.cluster_trees import tree_rows
-from python_core.hpa.connectivity import component_ids, label_clusters
+from python_core.hpa.connectivity import component_ids, component_of, label_clusters
 from python_core.hpa.distance_table import all_pairs
 from python_core.hpa.entrances import (
     ANTI_CORNER,
@@ -401,10 +401,9 @@ class AbstractGraph:
 
     def component_of(self, cell: int) -> int:
         """Global component id of a walkable cell (``-1`` for a wall); equal ids mean connected."""
-        label = int(self.labels[cell])
-        if label < 0:
-            return -1
-        return int(self.comp_id[self.comp_off[self.cluster_of(cell)] + label])
+        return int(
+            component_of(self.labels, self.comp_off, self.comp_id, self.width, self.csize, self.ncx, cell)
+        )
 
     def nbytes(self) -> int:
         """Bytes held by the hierarchy's arrays (tables, nodes, crossings, labels, borders)."""

@@ -25,7 +25,7 @@ import numpy.typing as npt
 from python_core.compiled import jit
 from python_core.hpa.cluster_search import step_allowed
 
-__all__ = ["component_ids", "label_clusters"]
+__all__ = ["component_ids", "component_of", "label_clusters"]
 
 U8 = npt.NDArray[np.uint8]
 I16 = npt.NDArray[np.int16]
@@ -149,3 +149,19 @@ def component_ids(  # noqa: PLR0917
     for i in range(total):
         out[i] = _find(root, i)
     return out
+
+
+@jit
+def component_of(  # noqa: PLR0917 (compiled kernel: positional)
+    labels: I16, comp_off: I64, comp_id: I32, width: int, csize: int, ncx: int, cell: int
+) -> int:
+    """Global component id of a flat cell (``-1`` for a wall); equal ids mean connected.
+
+    Example:
+        >>> component_of(np.array([0, -1], np.int16), np.array([0, 1]), np.array([7], np.int32), 2, 2, 1, 0)
+        7
+    """
+    label = labels[cell]
+    if label < 0:
+        return -1
+    return int(comp_id[comp_off[(cell // width // csize) * ncx + cell % width // csize] + label])

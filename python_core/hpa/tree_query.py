@@ -34,6 +34,7 @@ from python_core.hpa.abstract_search import (
 )
 from python_core.hpa.cluster_search import parent_walk, push_cells, rect_search
 from python_core.hpa.cluster_trees import tree_walk
+from python_core.hpa.connectivity import component_of
 from python_core.hpa.distance_table import best_pair, pair_chain
 from python_core.hpa.smoothing import smooth_passes
 from python_core.hpa.upper_level import Packed, Scratch, upper_chain
@@ -307,7 +308,11 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     """
     ncx = -(-width // csize)
     sc, tc = _cluster_of(start, width, csize, ncx), _cluster_of(goal, width, csize, ncx)
-    if labels[goal] < 0 or comp_id[comp_off[sc] + labels[start]] != comp_id[comp_off[tc] + labels[goal]]:
+    goal_component = component_of(labels, comp_off, comp_id, width, csize, ncx, goal)
+    if (
+        goal_component < 0
+        or component_of(labels, comp_off, comp_id, width, csize, ncx, start) != goal_component
+    ):
         return ABSTRACT_NO_PATH, np.zeros(0, dtype=np.int64), np.zeros((0, 2)), np.inf, 0
     sx0, sy0, slw, slh = _rect(sc, ncx, csize, width, height)
     lo, hi = cl_first[sc], cl_first[sc + 1]
