@@ -52,6 +52,7 @@ _DX = np.array([1, -1, 0, 0, 1, -1, 1, -1], dtype=np.int64)
 _DY = np.array([0, 0, 1, -1, 1, 1, -1, -1], dtype=np.int64)
 
 
+@jit
 def new_scratch(size: int) -> tuple[F64, I64, U8]:
     """Fresh ``(dist, parent, closed)`` scratch arrays of ``size`` entries (inf, -1, 0).
 

@@ -32,7 +32,7 @@ from python_core.hpa.abstract_search import (
     estimate,
     node_chain,
 )
-from python_core.hpa.cluster_search import parent_walk, push_cells, rect_search
+from python_core.hpa.cluster_search import new_scratch, parent_walk, push_cells, rect_search
 from python_core.hpa.cluster_trees import tree_walk
 from python_core.hpa.connectivity import component_of
 from python_core.hpa.distance_table import best_pair, pair_chain
@@ -201,10 +201,10 @@ def _direct(  # noqa: PLR0917 (compiled kernel: positional)
     inside it (A*; ``inf`` when there is none)."""
     ncx = -(-width // csize)
     x0, y0, lw, lh = _rect(_cluster_of(start, width, csize, ncx), ncx, csize, width, height)
-    dist, parent = np.full(lw * lh, np.inf), np.full(lw * lh, -1, dtype=np.int64)
+    dist, parent, closed = new_scratch(lw * lh)
     rect_search(
-        walk, weights, width, x0, y0, lw, lh, diag, cw, ch, start, goal, 0, h_scale, dist, parent,
-        np.zeros(lw * lh, dtype=np.uint8), np.zeros(0, dtype=np.int64),
+        walk, weights, width, x0, y0, lw, lh, diag, cw, ch, start, goal, 0, h_scale, dist, parent, closed,
+        np.zeros(0, dtype=np.int64),
     )  # fmt: skip
     return dist[(goal // width - y0) * lw + goal % width - x0], parent
 
@@ -329,10 +329,10 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         start_known = np.zeros(hi - lo, dtype=np.uint8)
     else:
         stops = (node_cell[lo:hi] // width - sy0) * slw + node_cell[lo:hi] % width - sx0
-        s_dist, s_parent = np.full(slw * slh, np.inf), np.full(slw * slh, -1, dtype=np.int64)
+        s_dist, s_parent, s_closed = new_scratch(slw * slh)
         rect_search(
             walk, weights, width, sx0, sy0, slw, slh, diag, cw, ch, start, -1, 0, 1.0, s_dist, s_parent,
-            np.zeros(slw * slh, dtype=np.uint8), stops,
+            s_closed, stops,
         )  # fmt: skip
         start_costs = s_dist[stops]
         start_known = np.ones(hi - lo, dtype=np.uint8)
