@@ -177,12 +177,9 @@ class AbstractGraph:
             old = self.borders.pop(key, None)
             if cells.shape[0]:
                 self.borders[key] = (cells, costs)
-            if self.diag in (1, 2):  # never exact (see the property): nothing to track
-                pass
-            elif border_exact(self.walk, self.width, self.height, self.csize, self.diag, kind, cx, cy):
-                self.inexact.discard(key)
-            else:
-                self.inexact.add(key)
+            if self.diag in (0, 3):  # other rules are never exact (see the property): nothing to track
+                exact = border_exact(self.walk, self.width, self.height, self.csize, self.diag, kind, cx, cy)
+                (self.inexact.discard if exact else self.inexact.add)(key)
             if old is None and not cells.shape[0]:
                 continue
             if old is None or not (np.array_equal(old[0], cells) and np.array_equal(old[1], costs)):

@@ -58,6 +58,27 @@ def _append(cells: I64, costs: F64, m: int, a: int, b: int, ab: float, ba: float
 
 
 @jit
+def _corner(width: int, height: int, csize: int, cx: int, cy: int) -> int:
+    """Top-left cell of the 2 x 2 block at the corner after cluster ``(cx, cy)``; -1 off the grid."""
+    bx, by = (cx + 1) * csize - 1, (cy + 1) * csize - 1  # last column / row of the first cluster
+    return -1 if bx + 1 >= width or by + 1 >= height else by * width + bx
+
+
+@jit
+def _side(width: int, height: int, csize: int, vertical: bool, cx: int, cy: int) -> tuple[int, int, int, int]:  # noqa: PLR0917
+    """A side border as ``(first, n, step, across)``: its first cluster's cells are ``first + t *
+    step`` for ``t < n`` (``n = 0`` off the grid), each facing the cell ``across`` further on."""
+    bx, by = (cx + 1) * csize - 1, (cy + 1) * csize - 1  # last column / row of the first cluster
+    if (vertical and bx + 1 >= width) or (not vertical and by + 1 >= height):
+        return 0, 0, 1, 1
+    lo = cy * csize if vertical else cx * csize
+    n = min(lo + csize, height if vertical else width) - lo
+    if vertical:
+        return lo * width + bx, n, width, 1
+    return by * width + lo, n, 1, width
+
+
+@jit
 def border_crossings(  # noqa: PLR0917, PLR0912 (compiled kernel: one flat loop per case)
     walk: U8,
     weights: F64,
@@ -102,30 +123,24 @@ def border_crossings(  # noqa: PLR0917, PLR0912 (compiled kernel: one flat loop 
     cells = np.empty((cap, 2), dtype=np.int64)
     costs = np.empty((cap, 2))
     m = 0
-    bx, by = (cx + 1) * csize - 1, (cy + 1) * csize - 1  # last column / row of the first cluster
     if kind >= CORNER:
-        if diag != 1 or bx + 1 >= width or by + 1 >= height:
+        corner = _corner(width, height, csize, cx, cy)
+        if diag != 1 or corner < 0:
             return cells[:0], costs[:0]
-        a, b = by * width + bx, (by + 1) * width + bx + 1  # CORNER: top-left -> bottom-right
-        s1, s2 = by * width + bx + 1, (by + 1) * width + bx
+        # CORNER: top-left -> bottom-right past the other two cells of the block
+        a, b, s1, s2 = corner, corner + width + 1, corner + 1, corner + width
         if kind == ANTI_CORNER:
             a, b, s1, s2 = s1, s2, a, b
         if walk[a] and walk[b] and not walk[s1] and not walk[s2]:
             m = _append(cells, costs, m, a, b, dl * weights[b], dl * weights[a])
         return cells[:m], costs[:m]
     vertical = kind == VERTICAL
-    if (vertical and bx + 1 >= width) or (not vertical and by + 1 >= height):
-        return cells[:0], costs[:0]
-    lo = cy * csize if vertical else cx * csize
-    hi = min(lo + csize, height if vertical else width)
-    # a cell at position t along the border, on side 0 (first cluster) or 1 (second)
-    step = width if vertical else 1
-    base0 = lo * width + bx if vertical else by * width + lo
-    base1 = base0 + (1 if vertical else width)
+    # a cell at position t along the border: base0 + t * step on side 0 (first cluster), + across on side 1
+    base0, n, step, across = _side(width, height, csize, vertical, cx, cy)
     straight = cw if vertical else ch
     run = -1
-    for t in range(lo, hi + 1):
-        pair = t < hi and walk[base0 + (t - lo) * step] != 0 and walk[base1 + (t - lo) * step] != 0
+    for t in range(n + 1):
+        pair = t < n and walk[base0 + t * step] != 0 and walk[base0 + t * step + across] != 0
         if pair and run < 0:
             run = t
         if not pair and run >= 0:
@@ -133,17 +148,18 @@ def border_crossings(  # noqa: PLR0917, PLR0912 (compiled kernel: one flat loop 
             picks = (run + (length - 1) // 2, -1) if length <= long_len else (run, t - 1)
             for p in picks:
                 if p >= 0:
-                    a, b = base0 + (p - lo) * step, base1 + (p - lo) * step
+                    a = base0 + p * step
+                    b = a + across
                     m = _append(cells, costs, m, a, b, straight * weights[b], straight * weights[a])
             run = -1
     if diag == 1:
-        for t in range(lo, hi):
-            a = base0 + (t - lo) * step
+        for t in range(n):
+            a = base0 + t * step
             for d in (-1, 1):
-                if t + d < lo or t + d >= hi:
+                if t + d < 0 or t + d >= n:
                     continue
-                b = base1 + (t + d - lo) * step
-                s1, s2 = base1 + (t - lo) * step, base0 + (t + d - lo) * step
+                b = base0 + (t + d) * step + across
+                s1, s2 = a + across, base0 + (t + d) * step
                 if walk[a] and walk[b] and not walk[s1] and not walk[s2]:
                     m = _append(cells, costs, m, a, b, dl * weights[b], dl * weights[a])
     return cells[:m], costs[:m]
@@ -171,23 +187,13 @@ def border_exact(  # noqa: PLR0917 (compiled kernel: positional)
     """
     if diag in (1, 2):
         return False
-    bx, by = (cx + 1) * csize - 1, (cy + 1) * csize - 1  # last column / row of the first cluster
     if kind >= CORNER:
-        if diag == 0 or bx + 1 >= width or by + 1 >= height:
-            return True
-        a = by * width + bx
-        return not (walk[a] and walk[a + 1] and walk[a + width] and walk[a + width + 1])
-    vertical = kind == VERTICAL
-    if (vertical and bx + 1 >= width) or (not vertical and by + 1 >= height):
-        return True
-    lo = cy * csize if vertical else cx * csize
-    hi = min(lo + csize, height if vertical else width)
-    step = width if vertical else 1
-    base0 = lo * width + bx if vertical else by * width + lo
-    base1 = base0 + (1 if vertical else width)
+        a = _corner(width, height, csize, cx, cy)
+        return diag == 0 or a < 0 or not (walk[a] and walk[a + 1] and walk[a + width] and walk[a + width + 1])
+    base0, n, step, across = _side(width, height, csize, kind == VERTICAL, cx, cy)
     before = False
-    for t in range(hi - lo):
-        pair = walk[base0 + t * step] != 0 and walk[base1 + t * step] != 0
+    for t in range(n):
+        pair = walk[base0 + t * step] != 0 and walk[base0 + t * step + across] != 0
         if pair and before:
             return False
         before = pair
