@@ -38,7 +38,7 @@ from python_core.grid_astar import (
     pad_cells,
     path_from_parents,
 )
-from python_core.grid_search import as_cell, check_options
+from python_core.grid_search import as_cell, check_options, world_points
 from python_core.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.jps import jps_padded
 from python_core.result import PathResult, PathStatus, QueryOptions
@@ -253,8 +253,8 @@ def _search(
 def _package(
     grid: GridGraph, status: PathStatus, nodes: npt.NDArray[np.int64], cost: float, expanded: int
 ) -> PathResult:
-    cells = np.stack((nodes % grid.width, nodes // grid.width), axis=1).astype(np.float64)
-    points = np.asarray(grid.origin) + cells * np.asarray(grid.cell_size)
+    (ox, oy), (cw, ch) = grid.origin, grid.cell_size
+    points = world_points(nodes, grid.width, float(ox), float(oy), float(cw), float(ch))
     return PathResult(status, points=points, nodes=nodes, cost=cost, expanded=expanded)
 
 

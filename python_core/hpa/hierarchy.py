@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from python_core.errors import BlockedEndpointError, InvalidGraphError
 from python_core.grid import DiagonalMode, GridGraph
-from python_core.grid_search import as_cell, as_cells, check_options
+from python_core.grid_search import as_cell, as_cells, check_options, world_points
 from python_core.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.hpa.abstract_graph import AbstractGraph, Progress
 from python_core.hpa.abstract_search import (
@@ -44,7 +44,7 @@ from python_core.hpa.cluster_search import refine_chain
 from python_core.hpa.corridor import corridor_astar
 from python_core.hpa.endpoints import EndpointTree, insert_endpoint
 from python_core.hpa.smoothing import path_cost, smooth_passes
-from python_core.hpa.tree_query import tree_query, world_points
+from python_core.hpa.tree_query import tree_query
 from python_core.hpa.upper_level import NO_SCRATCH, NO_UPPER, UpperLevel, link_costs, upper_chain
 from python_core.result import PathResult, PathStatus, QueryOptions
 

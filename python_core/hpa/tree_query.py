@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
+from python_core.grid_search import world_points
 from python_core.hpa.abstract_search import (
     ABSTRACT_FOUND,
     ABSTRACT_NO_PATH,
@@ -39,7 +40,7 @@ from python_core.hpa.distance_table import best_pair, pair_chain
 from python_core.hpa.smoothing import smooth_passes
 from python_core.hpa.upper_level import Packed, Scratch, upper_chain
 
-__all__ = ["tree_query", "world_points"]
+__all__ = ["tree_query"]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
@@ -386,18 +387,3 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     nodes = out[:n].copy()
     nodes, cost = smooth_passes(nodes, walk, weights, width, diag, cw, ch, window, passes, one_weight)
     return outcome, nodes, world_points(nodes, width, ox, oy, cw, ch), cost, expanded
-
-
-@jit
-def world_points(nodes: I64, width: int, ox: float, oy: float, cw: float, ch: float) -> F64:  # noqa: PLR0917
-    """World points of flat cells (one compiled pass: numpy's half dozen small ops cost more).
-
-    Example:
-        >>> world_points(np.array([0, 5]), 4, 10.0, 0.0, 2.0, 1.0).tolist()
-        [[10.0, 0.0], [12.0, 1.0]]
-    """
-    out = np.empty((nodes.shape[0], 2))
-    for i in range(nodes.shape[0]):
-        out[i, 0] = ox + (nodes[i] % width) * cw
-        out[i, 1] = oy + (nodes[i] // width) * ch
-    return out
