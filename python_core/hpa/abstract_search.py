@@ -43,7 +43,7 @@ estimate = jit(grid_estimate)
 
 
 @jit
-def abstract_astar(  # noqa: PLR0917, PLR0912 (compiled kernel: positional, one hot loop)
+def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, one hot loop)
     node_cell: I64,
     node_cluster: I64,
     cl_first: I64,
@@ -150,7 +150,12 @@ def abstract_astar(  # noqa: PLR0917, PLR0912 (compiled kernel: positional, one 
         row = cl_doff[c] + (u - base) * k
         n_intra = k if c != goal_cluster else k + 1
         n_inter = inter_off[u + 1] - inter_off[u]
-        for j in range(n_intra + n_inter):
+        # Reached inside its own cluster (from the start or a cluster mate w): w already offered
+        # every mate x g[w] + c(w, x) <= g[u] + c(u, x), the tables being shortest paths, and the
+        # goal likewise. Only a node entered by a crossing spreads through its cluster.
+        p = parent[u]
+        first = n_intra if p == -1 or (p >= 0 and node_cluster[p] == c) else 0
+        for j in range(first, n_intra + n_inter):
             if j < k:
                 v, cost = base + j, dist_flat[row + j]
             elif j == k and c == goal_cluster:

@@ -120,7 +120,12 @@ def pair_rows(  # noqa: PLR0917 (compiled kernel: positional)
             base = cl_first[c]
             k = cl_first[c + 1] - base
             row = cl_doff[c] + (u - base) * k
-            for j in range(k + inter_off[u + 1] - inter_off[u]):
+            # settled from a cluster mate: that mate offered every other one a path no dearer
+            # (the tables are shortest paths), so only the source and nodes entered by a crossing
+            # spread through their cluster
+            p = par[u]
+            first = k if p >= 0 and node_cluster[p] == c else 0
+            for j in range(first, k + inter_off[u + 1] - inter_off[u]):
                 if j < k:
                     v, cost = base + j, dist_flat[row + j]
                 else:

@@ -120,6 +120,19 @@ def border_cells(size: int, csize: int) -> npt.NDArray[np.int64]:
     return np.flatnonzero(grid)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_all_pairs_equals_floyd_warshall(mode: DiagonalMode) -> None:
+    """``all_pairs`` spreads through a cluster only from nodes entered by a crossing (and the
+    source); relaxing every edge of every node (Floyd-Warshall here) must give the same table."""
+    scene = Scene(11, mode, size=48, csize=12, weighted=mode is DiagonalMode.AT_LEAST_ONE_WALKABLE)
+    graph = GraphArrays.of(scene.graph)
+    closure = edge_matrix(graph)
+    for via in range(graph.node_count):
+        np.minimum(closure, closure[:, via : via + 1] + closure[via : via + 1, :], out=closure)
+    dist, pred = all_pairs(*graph[1:])
+    assert_table(graph, dist, pred, closure.astype(np.float32))
+
+
 def test_pair_rows_writes_only_its_rows() -> None:
     scene = Scene(3, DiagonalMode.ALWAYS, size=24)
     graph = GraphArrays.of(scene.graph)
