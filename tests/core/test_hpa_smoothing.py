@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from python_core.hpa.smoothing import line_cell, line_cost, path_cost, shortcut, smooth_passes
+from python_core.hpa.smoothing import FAIL_LIMIT, line_cell, line_cost, path_cost, shortcut, smooth_passes
 
 DIAGS = (0, 1, 2, 3)  # never, always, at least one side walkable, no corner cutting
 STEPS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
@@ -209,10 +209,10 @@ def test_passes_repeat_only_while_they_gain() -> None:
         if path is None or len(path) < 3:
             continue
         nodes = np.array(path, dtype=np.int64)
-        once = grid.smooth(nodes)
+        once = grid.smooth(nodes, fail_limit=FAIL_LIMIT)
         out, cost = smooth_passes(nodes, grid.walk, grid.weights, width, 3, 1.0, 1.0, 96, 2)
         gained = grid.cost(once) < grid.cost(nodes)
-        assert out.tolist() == (grid.smooth(once) if gained else once).tolist()
+        assert out.tolist() == (grid.smooth(once, fail_limit=FAIL_LIMIT) if gained else once).tolist()
         assert cost == pytest.approx(grid.cost(out), rel=1e-12)
         checked += gained
     assert checked  # some first pass gained
