@@ -185,7 +185,11 @@ def region_search(  # noqa: PLR0917, PLR0912 (compiled kernel: positional, one h
         base = cl_first[c]
         k = cl_first[c + 1] - base
         n_inter = inter_off[u1 + 1] - inter_off[u1]
-        for j in range(k + n_inter):
+        # reached from a cluster mate, which offered the others paths no dearer (the tables are
+        # shortest paths): only seeds and nodes entered by a crossing spread through their cluster
+        p = pred[u]
+        first = k if p >= 0 and node_cluster[loc_nodes[off + p]] == c else 0
+        for j in range(first, k + n_inter):
             if j < k:
                 v1 = base + j
                 if reverse:
