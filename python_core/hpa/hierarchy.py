@@ -44,7 +44,7 @@ from python_core.hpa.cluster_search import refine_chain
 from python_core.hpa.corridor import corridor_astar
 from python_core.hpa.endpoints import EndpointTree, insert_endpoint
 from python_core.hpa.smoothing import path_cost, smooth_passes
-from python_core.hpa.tree_query import tree_query
+from python_core.hpa.tree_query import tree_query, tree_static
 from python_core.hpa.upper_level import NO_SCRATCH, NO_UPPER, UpperLevel, link_costs, upper_chain
 from python_core.result import PathResult, PathStatus, QueryOptions
 
@@ -215,7 +215,7 @@ class HierarchicalGrid:
 
     def _scratch(self) -> None:
         """Query scratch sized for the abstract graph (kept while its size is: the stamps stay valid)."""
-        self._tree_args: tuple[Any, ...] | None = None  # the arrays may have been replaced
+        self._tree_args: Any = None  # a TreeStatic; the arrays may have been replaced
         n = self._graph.node_count + 1
         if self._scratch_size == n:
             return
@@ -399,7 +399,7 @@ class HierarchicalGrid:
         """One :func:`tree_query` call; None when the ends are not connected."""
         if self._tree_args is None:  # everything but the per-query values, kept until a change
             graph, (ox, oy) = self._graph, self._grid.origin
-            self._tree_args = (
+            self._tree_args = tree_static(
                 self._walk, self._weights, graph.width, graph.height, graph.csize, self._diag, graph.cw,
                 graph.ch, self._min_weight, self._abstract_weight, graph.node_cell, graph.cl_first,
                 graph.cl_doff, graph.dist_flat, graph.inter_off, graph.inter_dst, graph.inter_cost,
@@ -410,7 +410,7 @@ class HierarchicalGrid:
             )  # fmt: skip
         self._qid += 1
         outcome, nodes, points, cost, expanded = tree_query(
-            s, g, hcode, -1 if budget is None else budget, 2 if smooth else 0, self._qid, *self._tree_args
+            s, g, hcode, -1 if budget is None else budget, 2 if smooth else 0, self._qid, self._tree_args
         )
         if outcome == ABSTRACT_FOUND:
             return PathResult(PathStatus.FOUND, points=points, nodes=nodes, cost=cost, expanded=expanded)

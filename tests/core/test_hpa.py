@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -334,3 +337,31 @@ def test_changes_made_behind_the_hierarchys_back_are_refused() -> None:
         hpa.find_path((0, 0), (7, 7))
     hpa.build()
     assert hpa.find_path((0, 0), (7, 7)).found
+
+
+def test_a_tree_query_runs_the_same_with_the_compiler_disabled() -> None:
+    """The query's kept values travel as one record (a numba StructRef when compiled, a plain
+    class without numba): both give the same paths."""
+    script = (
+        "import numpy as np\n"
+        "from python_core.grid import GridGraph\n"
+        "from python_core.hpa import HierarchicalGrid\n"
+        "rng = np.random.default_rng(5)\n"
+        "grid = GridGraph(rng.random((24, 24)) > 0.2, diagonal='only_if_no_obstacles')\n"
+        "hpa = HierarchicalGrid(grid, cluster_size=8).build()\n"
+        "assert hpa.graph.has_trees\n"
+        "cells = np.argwhere(np.asarray(grid.walkable))[:, ::-1][::37].tolist()\n"
+        "for s, g in zip(cells, cells[1:]):\n"
+        "    r = hpa.find_path(s, g)\n"
+        "    print(r.status.value, round(r.cost, 9), r.nodes.tolist())\n"
+    )
+    runs = []
+    for flag in ("0", "1"):
+        done = subprocess.run(
+            [sys.executable, "-c", script], check=False, cwd=DATA.parents[2], capture_output=True, text=True,
+            env=dict(os.environ, ASTAR_BRIDGE_NO_JIT=flag), timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        runs.append(done.stdout)
+    assert runs[0] == runs[1]
+    assert runs[0].count("found") >= 5
