@@ -198,15 +198,15 @@ def _farthest(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, 
             rem += 2 * minor
             if rem >= 2 * steps:
                 rem -= 2 * steps
-                if diag != 1:
-                    side_a, side_b = walk[nxt] != 0, walk[cur + umin] != 0
+                if diag != 1:  # unsigned indices (cells are never negative): no wraparound check
+                    side_a, side_b = walk[np.uint64(nxt)] != 0, walk[np.uint64(cur + umin)] != 0
                     if not (side_a and side_b if diag == 3 else side_a or side_b):
                         ok = False
                         break
                 nxt += umin
                 if weighed:
                     diagonal += weights[nxt]
-            if walk[nxt] == 0:
+            if walk[np.uint64(nxt)] == 0:
                 ok = False
                 break
             if weighed:
