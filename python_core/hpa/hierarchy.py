@@ -71,7 +71,9 @@ class HierarchicalGrid:
         region_clusters: level-1 clusters per region side (level 2 only).
         long_entrance: entrances longer than this get two transitions (at their ends), shorter ones
             one in the middle.
-        smooth_window: how many path cells ahead the smoother looks from an anchor.
+        smooth_window: how many path cells ahead the smoother looks from an anchor (128 against
+            96: Aurora mean cost 1.0068 against 1.0076 and 1-14% less smoothing time, brc202d
+            1.0025 against 1.0027 at the same speed; farther jumps leave fewer anchors).
         abstract_weight: heuristic weight of the abstract search; ``1.0`` keeps it exact over the
             abstract graph, ``w > 1`` expands fewer nodes and bounds its cost by ``w`` times that
             optimum (the default 1.02 expands ~8x fewer nodes on open 4096 x 4096 maps for a
@@ -108,7 +110,7 @@ class HierarchicalGrid:
         levels: int = 1,
         region_clusters: int = 16,
         long_entrance: int = 6,
-        smooth_window: int = 96,
+        smooth_window: int = 128,
         abstract_weight: float = 1.02,
         tree_budget: int = 64 << 20,
         table_budget: int = 32 << 20,
