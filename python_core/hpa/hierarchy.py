@@ -154,6 +154,13 @@ class HierarchicalGrid:
         self._scratch_size = -1
         self._scratch()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickles and deep copies leave out the query record kept between queries (a compiled
+        object that neither can copy); the next query builds it again."""
+        state = self.__dict__.copy()
+        state["_tree_args"] = None
+        return state
+
     @property
     def grid(self) -> GridGraph:
         """The underlying grid."""

@@ -3,9 +3,11 @@ local updates equal to a rebuild, reachability equal to a flood fill (scipy), pr
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -365,3 +367,18 @@ def test_a_tree_query_runs_the_same_with_the_compiler_disabled() -> None:
         runs.append(done.stdout)
     assert runs[0] == runs[1]
     assert runs[0].count("found") >= 5
+
+
+def test_a_queried_hierarchy_pickles_and_deep_copies() -> None:
+    """A built hierarchy can be saved (a 4096 map takes a minute to build) even after queries,
+    whose kept record is a compiled object; the copies answer the same."""
+    grid = random_grid(6, DiagonalMode.ONLY_IF_NO_OBSTACLES, size=40)
+    hpa = HierarchicalGrid(grid, cluster_size=8).build()
+    pairs = random_pairs(grid, 12, 2)
+    before = [hpa.find_path(s, g) for s, g in pairs]
+    for twin in (pickle.loads(pickle.dumps(hpa)), copy.deepcopy(hpa)):
+        for (s, g), expected in zip(pairs, before, strict=True):
+            got = twin.find_path(s, g)
+            assert got.status is expected.status
+            assert got.nodes.tolist() == expected.nodes.tolist()
+    assert sum(r.found for r in before) >= 6
