@@ -40,7 +40,7 @@ from python_core.hpa.cluster_trees import tree_walk
 from python_core.hpa.connectivity import component_of
 from python_core.hpa.distance_table import best_pair, pair_chain
 from python_core.hpa.smoothing import smooth_passes
-from python_core.hpa.upper_level import Packed, Scratch, upper_chain
+from python_core.hpa.upper_level import upper_chain
 
 __all__ = ["TREE_STATIC_FIELDS", "TreeStatic", "tree_query", "tree_static"]
 
@@ -48,8 +48,6 @@ U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
-I32 = npt.NDArray[np.int32]
-I16 = npt.NDArray[np.int16]
 
 
 @jit
@@ -292,55 +290,11 @@ hierarchy passes empty)."""
 
 
 @jit
-def tree_static(  # noqa: PLR0917 (compiled: the record is built where its machine code is cached)
-    walk: U8,
-    weights: F64,
-    width: int,
-    height: int,
-    csize: int,
-    diag: int,
-    cw: float,
-    ch: float,
-    h_scale: float,
-    aweight: float,
-    node_cell: I64,
-    cl_first: I64,
-    cl_doff: I64,
-    dist_flat: F64,
-    inter_off: I64,
-    inter_dst: I64,
-    inter_cost: F64,
-    node_cluster: I64,
-    pool: U8,
-    tree_off: I64,
-    uniform: U8,
-    pair_dist: F32,
-    pair_pred: I32,
-    labels: I16,
-    comp_off: I64,
-    comp_id: I32,
-    g: F64,
-    parent: I64,
-    seen: I32,
-    done: I32,
-    heap_nodes: I32,
-    heap_keys: F64,
-    heap_pos: I32,
-    window: int,
-    one_weight: float,
-    exact: bool,
-    packed: Packed,
-    scratch2: Scratch,
-    ox: float,
-    oy: float,
-) -> Any:
-    """The :data:`TreeStatic` of these values (see :func:`tree_query` for each)."""
-    return TreeStatic(
-        walk, weights, width, height, csize, diag, cw, ch, h_scale, aweight, node_cell, cl_first,
-        cl_doff, dist_flat, inter_off, inter_dst, inter_cost, node_cluster, pool, tree_off, uniform,
-        pair_dist, pair_pred, labels, comp_off, comp_id, g, parent, seen, done, heap_nodes, heap_keys,
-        heap_pos, window, one_weight, exact, packed, scratch2, ox, oy,
-    )  # fmt: skip
+def tree_static(*values: Any) -> Any:
+    """The :data:`TreeStatic` of ``values``, given in :data:`TREE_STATIC_FIELDS` order (see
+    :func:`tree_query` for each); compiled, so the record is built where its machine code is
+    cached."""
+    return TreeStatic(*values)
 
 
 @jit
@@ -373,54 +327,6 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         (``ABSTRACT_NO_PATH``: the ends are not connected), the path's cells and world points
         (empty unless found), its cost and the abstract expansions.
     """
-    walk, weights, width, height, csize, diag = (
-        static.walk,
-        static.weights,
-        static.width,
-        static.height,
-        static.csize,
-        static.diag,
-    )
-    cw, ch, h_scale, aweight, node_cell, cl_first = (
-        static.cw,
-        static.ch,
-        static.h_scale,
-        static.aweight,
-        static.node_cell,
-        static.cl_first,
-    )
-    cl_doff, dist_flat, inter_off, inter_dst, inter_cost, node_cluster = (
-        static.cl_doff,
-        static.dist_flat,
-        static.inter_off,
-        static.inter_dst,
-        static.inter_cost,
-        static.node_cluster,
-    )
-    pool, tree_off, uniform, pair_dist, pair_pred, labels = (
-        static.pool,
-        static.tree_off,
-        static.uniform,
-        static.pair_dist,
-        static.pair_pred,
-        static.labels,
-    )
-    comp_off, comp_id, g, parent, seen, done = (
-        static.comp_off,
-        static.comp_id,
-        static.g,
-        static.parent,
-        static.seen,
-        static.done,
-    )
-    heap_nodes, heap_keys, heap_pos, window, one_weight, exact = (
-        static.heap_nodes,
-        static.heap_keys,
-        static.heap_pos,
-        static.window,
-        static.one_weight,
-        static.exact,
-    )
     walk, weights, width = static.walk, static.weights, static.width
     height, csize, diag = static.height, static.csize, static.diag
     cw, ch, h_scale = static.cw, static.ch, static.h_scale
