@@ -110,6 +110,35 @@ def test_movingai_paths_are_valid_and_within_one_percent_of_published_optima(nam
     assert max(ratios) <= 1.10, max(ratios)
 
 
+@pytest.mark.parametrize("tree_budget", [64 << 20, 0])
+def test_short_detours_are_checked_against_the_exact_search(tree_budget: int) -> None:
+    """Over all 1060 lak303d scenarios, 16-cell clusters leave four short paths over 10% above
+    optimal (worst 1.23); ``exact_check`` re-runs the suspicious short ones exactly."""
+    grid = GridGraph.from_movingai(DATA / "lak303d.map")
+    scenarios = [s for s in read_scenarios(DATA / "lak303d.map.scen") if s.optimal_length > 0]
+
+    def ratios(hpa: HierarchicalGrid) -> np.ndarray:
+        out = []
+        for s in scenarios:
+            result = hpa.find_path(s.start, s.goal)
+            assert_valid(grid, result, s.start, s.goal)
+            assert result.cost >= s.optimal_length - length_tolerance(s.optimal_length)
+            out.append(result.cost / s.optimal_length)
+        return np.array(out)
+
+    unchecked = HierarchicalGrid(grid, cluster_size=16, tree_budget=tree_budget, exact_check=0).build()
+    assert ratios(unchecked).max() > 1.10  # the map does have short detours to catch
+    assert unchecked.checked_queries == 0
+    checked = HierarchicalGrid(grid, cluster_size=16, tree_budget=tree_budget).build()
+    got = ratios(checked)
+    assert got.max() <= 1.10, got.max()
+    assert 0 < checked.checked_queries <= 0.1 * len(scenarios)
+    with pytest.raises(InvalidGraphError):
+        HierarchicalGrid(grid, exact_check=-1)
+    with pytest.raises(InvalidGraphError):
+        HierarchicalGrid(grid, exact_check=math.inf)
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_random_grids_match_exact_search_in_every_diagonal_mode(mode: DiagonalMode, weighted: bool) -> None:
