@@ -79,6 +79,15 @@ class Params:
             )
         return value
 
+    def number(self, key: str, *, minimum: float | None = None) -> float:
+        """A required finite number (an int or a float; bool is not a number here), ``>= minimum``."""
+        value = self.values.get(key)
+        if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+            raise self._fail(key, "a finite number", value)
+        if minimum is not None and value < minimum:
+            raise BadRequestError(f"{self.where}: {key!r} must be >= {minimum}, got {value}", {"field": key})
+        return float(value)
+
     def flag(self, key: str, default: bool = False) -> bool:
         """An optional bool."""
         value = self.values.get(key, default)

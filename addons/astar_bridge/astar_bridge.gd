@@ -274,6 +274,8 @@ func load_graph(method: String, params: Dictionary) -> BridgeResult:
 ## ([method call_method]) answers "is the goal reachable at all?" without a search. On the
 ## largest maps (4096 x 4096) add [code]"levels": 2[/code] (regions of
 ## [code]"region_clusters"[/code] x [code]"region_clusters"[/code] clusters, default 16).
+## Short hierarchical paths that may be detours are checked against the exact search
+## ([code]"exact_check"[/code]: up to that many cluster sides long, default 4; 0 never checks).
 ## [codeblock]
 ## var cells := PackedByteArray()
 ## cells.resize(8 * 8)

@@ -89,6 +89,21 @@ def test_hierarchical_paths_are_valid_and_within_ten_percent(loaded: tuple[Clien
     assert plain["expanded"] == fast_grid.find_path(grid, start, goal).expanded
 
 
+def test_exact_check_travels_over_the_wire(sidecar: Sidecar) -> None:
+    """lak303d scenario 33 (optimal 15.0711): 16-cell clusters refine an 18.49 detour, which the
+    default check replaces by the exact path; ``exact_check: 0`` keeps it."""
+    grid = GridGraph.from_movingai(MAP.with_name("lak303d.map"))
+    start, goal = (100, 103), (106, 91)
+    with sidecar.connect() as client:
+        checked = _load(client, "hpa-lak", grid, cluster_size=16)
+        raw = _load(client, "hpa-lak-raw", grid, cluster_size=16, exact_check=0)
+        assert (checked["hierarchy"]["exact_check"], raw["hierarchy"]["exact_check"]) == (4.0, 0.0)
+        got = client.find("hpa-lak", start, goal, hierarchical=True)
+        _assert_valid(grid, got, start, goal)
+        assert got["cost"] == pytest.approx(15.0711, abs=1e-3)
+        assert client.find("hpa-lak-raw", start, goal, hierarchical=True)["cost"] > 1.10 * 15.0711
+
+
 def test_two_levels_over_the_wire_answer_like_one(sidecar: Sidecar) -> None:
     grid = _grid()
     with sidecar.connect() as client:
@@ -167,6 +182,9 @@ def test_build_hierarchy_on_demand_with_a_progress_callback(sidecar: Sidecar) ->
         ({"cluster_size": "big"}, BadRequestError),
         ({"cluster_size": 16, "typo": 1}, BadRequestError),
         ({"smooth": 1}, BadRequestError),
+        ({"exact_check": -1}, BadRequestError),
+        ({"exact_check": "on"}, BadRequestError),
+        ({"exact_check": float("inf")}, BadRequestError),
         ({"levels": 3}, InvalidGraphError),
         ({"levels": 2, "region_clusters": 1}, BadRequestError),
         ({"cluster_size": 200}, InvalidGraphError),
