@@ -19,6 +19,7 @@ from scipy import ndimage
 from python_core.errors import BlockedEndpointError, InvalidGraphError, OutOfBoundsError
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa import HierarchicalGrid
+from python_core.hpa.entrances import VERTICAL, border_crossings
 from python_core.movingai import length_tolerance, read_scenarios
 from python_core.result import PathResult, PathStatus, QueryOptions
 
@@ -108,6 +109,28 @@ def test_movingai_paths_are_valid_and_within_one_percent_of_published_optima(nam
         ratios.append(result.cost / s.optimal_length if s.optimal_length else 1.0)
     assert np.mean(ratios) <= 1.01, np.mean(ratios)
     assert max(ratios) <= 1.10, max(ratios)
+
+
+def test_a_short_entrance_crosses_at_its_lightest_pair() -> None:
+    """One vertical border (8 x 4 cells, 4-cell clusters), one entrance of four pairs: the middle
+    pair (lower middle on an even run) on equal weights, else the lightest pair, the middlemost of
+    equally light ones."""
+    walk = np.ones(32, np.uint8)
+    weights = np.ones(32)
+
+    def pair_rows() -> list[int]:
+        cells, _ = border_crossings(walk, weights, 8, 4, 4, 3, 1.0, 1.0, VERTICAL, 0, 0, 6)
+        return [int(a) // 8 for a, _ in cells]
+
+    assert pair_rows() == [1]
+    weights[[3 * 8 + 3, 3 * 8 + 4]] = 0.5  # row 3's pair is the lightest
+    assert pair_rows() == [3]
+    weights[[0 * 8 + 3, 0 * 8 + 4]] = 0.5  # rows 0 and 3 tie: both as far from the middle, the first
+    assert pair_rows() == [0]
+    weights[[2 * 8 + 3, 2 * 8 + 4]] = (1.5, 0.25)  # the pair's sum counts: 1.75 loses to 1.0
+    assert pair_rows() == [0]
+    weights[2 * 8 + 3] = 0.5  # 0.75 wins
+    assert pair_rows() == [2]
 
 
 @pytest.mark.parametrize("tree_budget", [64 << 20, 0])
