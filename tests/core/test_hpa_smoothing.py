@@ -10,7 +10,16 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from python_core.hpa.smoothing import FAIL_LIMIT, line_cell, line_cost, path_cost, shortcut, smooth_passes
+from python_core.grid_search import world_points
+from python_core.hpa.smoothing import (
+    FAIL_LIMIT,
+    line_cell,
+    line_cost,
+    path_cost,
+    shortcut,
+    shortcut_costs,
+    smooth_passes,
+)
 
 DIAGS = (0, 1, 2, 3)  # never, always, at least one side walkable, no corner cutting
 STEPS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
@@ -220,3 +229,56 @@ def test_passes_repeat_only_while_they_gain() -> None:
     out, cost = smooth_passes(straight, grid.walk * 0 + 1, grid.weights, width, 3, 1.0, 1.0, 96, 2)
     assert out.tolist() == straight.tolist()
     assert cost == 9.0
+
+
+@pytest.mark.parametrize("diag", DIAGS)
+def test_a_pass_reports_the_costs_of_its_input_and_output(diag: int) -> None:
+    """shortcut_costs sums the costs as it goes (no path_cost per pass): both must be the
+    path_cost of the paths, on weighted cells, with one shared weight, and with non-square cells."""
+    rng = np.random.default_rng(11 + diag)
+    width = 36
+    walk = (rng.random(width * width) > 0.25).astype(np.uint8)
+    weights = rng.choice([1.0, 1.5, 3.0], width * width)
+    for one_weight, cw, ch in ((0.0, 1.0, 1.0), (0.0, 2.0, 0.5), (2.0, 1.0, 1.0), (2.0, 0.75, 1.25)):
+        grid = Grid(
+            walk, weights if one_weight == 0.0 else np.full(width * width, one_weight), width, diag, cw, ch
+        )
+        for s, g in rng.choice(np.flatnonzero(walk), (12, 2)):
+            path = bfs_path(grid, int(s), int(g))
+            if path is None:
+                continue
+            nodes = np.array(path, dtype=np.int64)
+            out, before, after = shortcut_costs(
+                nodes, walk, grid.weights, width, diag, cw, ch, 96, 24, one_weight
+            )
+            assert out.tolist() == grid.smooth(nodes, one_weight=one_weight).tolist()
+            assert before == pytest.approx(grid.cost(nodes), rel=1e-12)
+            assert after == pytest.approx(grid.cost(out), rel=1e-12)
+            assert after <= before * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 5])
+def test_path_cost_and_world_points_decode_steps_on_narrow_grids(width: int) -> None:
+    """path_cost and world_points read a step's offset without dividing; on grids of one or two
+    columns (where offsets are ambiguous) and between cells that are not neighbours they must
+    still give what dividing gives."""
+    rng = np.random.default_rng(width)
+    height = 7
+    cells = rng.integers(0, width * height, 40)  # jumps as well as steps
+    walk_steps = [0]
+    for _ in range(40):  # a random walk of legal 8-connected steps
+        x, y = walk_steps[-1] % width, walk_steps[-1] // width
+        dx, dy = STEPS[rng.integers(len(STEPS))]
+        if 0 <= x + dx < width and 0 <= y + dy < height:
+            walk_steps.append((y + dy) * width + x + dx)
+    weights = rng.random(width * height) + 1
+    for nodes in (cells, np.array(walk_steps, dtype=np.int64)):
+        points = world_points(nodes, width, 3.0, -1.0, 2.0, 0.5)
+        assert points.tolist() == [
+            [3.0 + (n % width) * 2.0, -1.0 + (n // width) * 0.5] for n in nodes.tolist()
+        ]
+        expected = 0.0
+        for a, b in itertools.pairwise(nodes.tolist()):
+            dx, dy = b % width - a % width, b // width - a // width
+            expected += (np.hypot(2.0, 0.5) if dx and dy else (2.0 if dx else 0.5)) * weights[b]
+        assert path_cost(nodes, weights, width, 2.0, 0.5) == pytest.approx(expected, rel=1e-12)
