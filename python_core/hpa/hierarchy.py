@@ -177,6 +177,7 @@ class HierarchicalGrid:
         self._qid = 0
         self.build_seconds = 0.0
         self._scratch_size = -1
+        self._min_weight, self._one_weight = 1.0, 0.0  # set by build()
         self._scratch()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -250,6 +251,8 @@ class HierarchicalGrid:
     def _scratch(self) -> None:
         """Query scratch sized for the abstract graph (kept while its size is: the stamps stay valid)."""
         self._tree_args: Any = None  # a TreeStatic; the arrays may have been replaced
+        # the longest path exact_check re-runs (the cheapest weight may have dropped)
+        self._check_reach = self._check_cells * min(self._grid.cell_size) * self._min_weight
         self._table_optimal = False  # set with the next TreeStatic
         n = self._graph.node_count + 1
         if self._scratch_size == n:
@@ -425,9 +428,10 @@ class HierarchicalGrid:
         hcode, budget = HEURISTIC_CODES[name], opts.max_expansions
         if self._graph.has_trees and not corridor:  # the kernel checks the components itself
             found = self._tree_search(s, g, hcode, budget, smooth)
-            if found is not None:
-                checked = smooth and not self._table_optimal
-                return self._checked(found, (sx, sy), (gx, gy), opts) if checked else found
+            if found is not None:  # most paths are too long to check: no call for them
+                if smooth and not self._table_optimal and found.cost <= self._check_reach:
+                    return self._checked(found, (sx, sy), (gx, gy), opts)
+                return found
         elif self._connected(s, g):
             found = self._search(s, g, hcode, budget, smooth, corridor)
             return self._checked(found, (sx, sy), (gx, gy), opts) if smooth else found
@@ -445,9 +449,9 @@ class HierarchicalGrid:
         """
         if found.status is not PathStatus.FOUND:
             return found
-        (cw, ch), weight = self._grid.cell_size, self._min_weight
-        if found.cost > self._check_cells * min(cw, ch) * weight:
+        if found.cost > self._check_reach:
             return found
+        (cw, ch), weight = self._grid.cell_size, self._min_weight
         nx, ny = abs(goal[0] - start[0]), abs(goal[1] - start[1])
         if self._diag:  # diagonal steps for the shorter side, straight ones for the rest
             both = min(nx, ny)
