@@ -330,16 +330,21 @@ def shortcut_costs(  # noqa: PLR0917
     ys = np.empty(n, dtype=np.int64)
     prefix = np.zeros(n)  # path cost up to each cell
     dl = math.hypot(cw, ch)
-    xs[0], ys[0] = nodes[0] % width, nodes[0] // width
+    x, y, spent, prev = nodes[0] % width, nodes[0] // width, 0.0, nodes[0]
+    xs[0], ys[0] = x, y
+    # running values in locals, not re-read from the arrays: 1.6 -> 1.2 us on 470 cells
     for i in range(1, n):
-        d = nodes[i] - nodes[i - 1]  # sy * width + sx of an adjacent step, decoded without a division
+        cell = nodes[i]
+        d = cell - prev  # sy * width + sx of an adjacent step, decoded without a division
         sy = 1 if d > 1 else (-1 if d < -1 else 0)
         sx = d - sy * width
-        if not 0 <= xs[i - 1] + sx < width:  # the only split with x in range is right: a narrow grid
-            sx, sy = nodes[i] % width - xs[i - 1], nodes[i] // width - ys[i - 1]
-        xs[i], ys[i] = xs[i - 1] + sx, ys[i - 1] + sy
+        if not 0 <= x + sx < width:  # the only split with x in range is right: a narrow grid
+            sx, sy = cell % width - x, cell // width - y
+        x, y, prev = x + sx, y + sy, cell
+        xs[i], ys[i] = x, y
         length = dl if sx != 0 and sy != 0 else (cw if sx != 0 else ch)
-        prefix[i] = prefix[i - 1] + length * (one_weight if one_weight > 0.0 else weights[nodes[i]])
+        spent += length * (one_weight if one_weight > 0.0 else weights[cell])
+        prefix[i] = spent
     out = np.empty(n, dtype=np.int64)  # a line is never longer than the piece it replaces
     out[0] = nodes[0]
     m = 1
