@@ -28,6 +28,7 @@ __all__ = [
     "abstract_astar",
     "estimate",
     "node_chain",
+    "split_cell",
 ]
 
 ABSTRACT_FOUND = 0
@@ -40,6 +41,24 @@ I32 = npt.NDArray[np.int32]
 
 estimate = jit(grid_estimate)
 """The grid heuristic of :mod:`python_core.heuristics`, compiled for use inside the kernel."""
+
+
+@jit
+def split_cell(cell: int, width: int, inv_width: float) -> tuple[int, int]:
+    """``(cell % width, cell // width)`` of a cell ``>= 0`` by a float multiply (``inv_width =
+    1 / width``) and a one-row correction instead of an integer division: on open4096 the
+    heuristic's division per relaxed node was about a fifth of the abstract search (scratch).
+
+    Example:
+        >>> split_cell(4095 * 4096, 4096, 1 / 4096), split_cell(23, 7, 1 / 7)
+        ((0, 4095), (2, 3))
+    """
+    y = int(cell * inv_width)
+    if y * width > cell:  # the product rounded up past a row's first cell
+        y -= 1
+    elif (y + 1) * width <= cell:
+        y += 1
+    return cell - y * width, y
 
 
 @jit
@@ -122,14 +141,15 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
     goal = node_cell.shape[0]
     gx, gy = goal_cell % width, goal_cell // width
     hw = weight * h_scale
+    inv_width = 1.0 / width
     # One indexed heap entry per open node (decrease-key); open = seen this query and not done.
     size = 0
     for i in range(start_nodes.shape[0]):
         v, c = start_nodes[i], start_costs[i]
         if c < np.inf:
             seen[v], g[v], parent[v] = qid, c, -1
-            cell = node_cell[v]
-            h = estimate(hcode, abs(cell % width - gx), abs(cell // width - gy), cw, ch, hw)
+            vx, vy = split_cell(node_cell[v], width, inv_width)
+            h = estimate(hcode, abs(vx - gx), abs(vy - gy), cw, ch, hw)
             size = heap_push(heap_nodes, heap_keys, heap_pos, g, size, v, c + h)
     if direct_cost < np.inf:
         seen[goal], g[goal], parent[goal] = qid, direct_cost, -2
@@ -170,8 +190,8 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
             if fresh or ng < g[v]:
                 h = 0.0
                 if v != goal:
-                    cell = node_cell[v]
-                    h = estimate(hcode, abs(cell % width - gx), abs(cell // width - gy), cw, ch, hw)
+                    vx, vy = split_cell(node_cell[v], width, inv_width)
+                    h = estimate(hcode, abs(vx - gx), abs(vy - gy), cw, ch, hw)
                 seen[v], g[v], parent[v] = qid, ng, u
                 if fresh:
                     size = heap_push(heap_nodes, heap_keys, heap_pos, g, size, v, ng + h)

@@ -19,6 +19,7 @@ from scipy import ndimage
 from python_core.errors import BlockedEndpointError, InvalidGraphError, OutOfBoundsError
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa import HierarchicalGrid
+from python_core.hpa.abstract_search import split_cell
 from python_core.hpa.entrances import VERTICAL, border_crossings
 from python_core.movingai import length_tolerance, read_scenarios
 from python_core.result import PathResult, PathStatus, QueryOptions
@@ -434,3 +435,16 @@ def test_a_queried_hierarchy_pickles_and_deep_copies() -> None:
             assert got.status is expected.status
             assert got.nodes.tolist() == expected.nodes.tolist()
     assert sum(r.found for r in before) >= 6
+
+
+def test_split_cell_matches_integer_division() -> None:
+    """The abstract search splits cells with a float multiply and a one-row correction: it must
+    give divmod's answer for every cell of small grids and at row edges of huge ones, where the
+    product rounds."""
+    for width in (1, 2, 3, 7, 64, 4096, 65535):
+        inv = 1.0 / width
+        cells = np.arange(0, 50 * width) if width < 100 else np.arange(0, 4 * width)
+        edges = [k * width + d for k in (1, 12345, 1 << 20, (1 << 31) // width) for d in (-1, 0, 1)]
+        for cell in [*cells.tolist(), *edges]:
+            x, y = split_cell(cell, width, inv)
+            assert (y, x) == divmod(cell, width), (cell, width)
