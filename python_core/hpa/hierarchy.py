@@ -39,6 +39,7 @@ from python_core.hpa.abstract_search import (
     ABSTRACT_BUDGET,
     ABSTRACT_FOUND,
     ABSTRACT_NO_PATH,
+    QID_LIMIT,
     abstract_astar,
     node_chain,
 )
@@ -205,7 +206,7 @@ class HierarchicalGrid:
     @property
     def nbytes(self) -> int:
         """Bytes held by the hierarchy's arrays (the grid itself not included)."""
-        scratch = [self._g, self._parent, self._seen, self._done]
+        scratch = [self._g, self._parent, self._stamps]
         scratch += [self._heap_nodes, self._heap_keys, self._heap_pos, *self._scratch2]
         upper = self._upper.nbytes() if self._upper is not None else 0
         return self._graph.nbytes() + upper + sum(a.nbytes for a in scratch)
@@ -260,8 +261,7 @@ class HierarchicalGrid:
         self._scratch_size = n
         self._g = np.full(n, np.inf)
         self._parent = np.full(n, -1, dtype=np.int64)
-        self._seen = np.zeros(n, dtype=np.int32)
-        self._done = np.zeros(n, dtype=np.int32)
+        self._stamps = np.zeros(n, dtype=np.int32)
         self._heap_nodes = np.zeros(n, dtype=np.int32)
         self._heap_keys = np.zeros(n)
         self._heap_pos = np.zeros(n, dtype=np.int32)
@@ -465,6 +465,15 @@ class HierarchicalGrid:
         exact = fast_grid.find_path(self._grid, start, goal, options=exact_opts)
         return exact if exact.found and exact.cost < found.cost else found
 
+    def _next_query(self) -> None:
+        """A new query number for the scratch stamps; at :data:`QID_LIMIT` the stamps are
+        zeroed and numbering starts again (once per billion queries)."""
+        self._qid += 1
+        if self._qid >= QID_LIMIT:  # in place: the query record holds these arrays
+            self._stamps[:] = 0
+            self._scratch2[2][:] = 0  # level 2's stamps (empty without it)
+            self._qid = 1
+
     def _tree_search(self, s: int, g: int, hcode: int, budget: int | None, smooth: bool) -> PathResult | None:
         """One :func:`tree_query` call; None when the ends are not connected."""
         if self._tree_args is None:  # everything but the per-query values, kept until a change
@@ -477,10 +486,10 @@ class HierarchicalGrid:
                 graph.cl_doff, graph.dist_flat, graph.inter_off, graph.inter_dst, graph.inter_cost,
                 graph.node_cluster, graph.tree_pool, graph.tree_off, graph.uniform, graph.pair_dist,
                 graph.pair_pred, graph.labels, graph.comp_off, graph.comp_id, self._g, self._parent,
-                self._seen, self._done, self._heap_nodes, self._heap_keys, self._heap_pos, self._window,
+                self._stamps, self._heap_nodes, self._heap_keys, self._heap_pos, self._window,
                 self._one_weight, graph.exact, self._packed, self._scratch2, float(ox), float(oy),
             )  # fmt: skip
-        self._qid += 1
+        self._next_query()
         outcome, nodes, points, cost, expanded = tree_query(
             s, g, hcode, -1 if budget is None else budget, 2 if smooth else 0, self._qid, self._tree_args
         )
@@ -511,7 +520,7 @@ class HierarchicalGrid:
         k = int(graph.cl_first[first + 1] - graph.cl_first[first])
         direct = float(head.costs[k]) if first == last else np.inf  # the goal is the last stop
         lo = int(graph.cl_first[first])
-        self._qid += 1
+        self._next_query()
         upper = self._upper
         if upper is not None and upper.region_of[first] != upper.region_of[last]:
             outcome, chain, expanded = upper_chain(
@@ -533,7 +542,7 @@ class HierarchicalGrid:
             graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
             self._min_weight, np.arange(lo, lo + k, dtype=np.int64), head.costs[:k],
             last, tail.costs, direct, g, -1 if budget is None else budget,
-            self._g, self._parent, self._seen, self._done, self._qid, self._heap_nodes, self._heap_keys,
+            self._g, self._parent, self._stamps, self._qid, self._heap_nodes, self._heap_keys,
             self._heap_pos, self._abstract_weight,
         )  # fmt: skip
         if outcome != ABSTRACT_FOUND:

@@ -268,8 +268,7 @@ TREE_STATIC_FIELDS = (
     "comp_id",
     "g",
     "parent",
-    "seen",
-    "done",
+    "stamps",
     "heap_nodes",
     "heap_keys",
     "heap_pos",
@@ -336,7 +335,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     pool, tree_off, uniform = static.pool, static.tree_off, static.uniform
     pair_dist, pair_pred, labels = static.pair_dist, static.pair_pred, static.labels
     comp_off, comp_id, g = static.comp_off, static.comp_id, static.g
-    parent, seen, done = static.parent, static.seen, static.done
+    parent, stamps = static.parent, static.stamps
     heap_nodes, heap_keys, heap_pos = static.heap_nodes, static.heap_keys, static.heap_pos
     window, one_weight, exact = static.window, static.one_weight, static.exact
     packed, scratch2, ox = static.packed, static.scratch2, static.ox
@@ -406,7 +405,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         outcome, expanded = abstract_astar(
             node_cell, node_cluster, cl_first, cl_doff, dist_flat, inter_off, inter_dst, inter_cost, width,
             cw, ch, hcode, h_scale, np.arange(lo, hi), start_costs, tc, goal_costs, direct, goal, budget, g,
-            parent, seen, done, qid, heap_nodes, heap_keys, heap_pos, aweight,
+            parent, stamps, qid, heap_nodes, heap_keys, heap_pos, aweight,
         )  # fmt: skip
         top = node_cell.shape[0]
         is_direct = parent[top] == -2

@@ -50,7 +50,7 @@ I32 = npt.NDArray[np.int32]
 _EMPTY_I = np.zeros(0, dtype=np.int64)
 Packed = tuple[I64, I64, I64, I64, I64, I64, I64, I64, I64, F64, I64, I64, F64, I64, I32, F32, I32]
 """:attr:`UpperLevel.packed`: region and level-2 arrays, as :func:`upper_chain` reads them."""
-Scratch = tuple[F64, I64, I32, I32, I32, F64, I32, F64, I32, F64, I32]
+Scratch = tuple[F64, I64, I32, I32, F64, I32, F64, I32, F64, I32]
 """:meth:`UpperLevel.new_scratch`: the level-2 A* scratch and the two region searches'."""
 
 
@@ -60,7 +60,7 @@ NO_UPPER: Packed = (
 )  # fmt: skip
 """The ``packed`` of a hierarchy without level 2 (empty arrays of the right types)."""
 NO_SCRATCH: Scratch = (
-    np.zeros(0), _EMPTY_I, *(np.zeros(0, np.int32),) * 3, np.zeros(0), np.zeros(0, np.int32), np.zeros(0),
+    np.zeros(0), _EMPTY_I, *(np.zeros(0, np.int32),) * 2, np.zeros(0), np.zeros(0, np.int32), np.zeros(0),
     np.zeros(0, np.int32), np.zeros(0), np.zeros(0, np.int32),
 )  # fmt: skip
 """Its scratch."""
@@ -377,7 +377,7 @@ def upper_chain(  # noqa: PLR0917 (compiled kernel: positional, one query's leve
     """
     region_of, loc_off, loc_nodes, loc_idx, up_first, up_l1, cell2, cluster2, doff2 = packed[:9]
     dist2, ioff2, idst2, icost2, _, _, pair_dist, pair_pred = packed[9:]
-    g2, parent2, seen2, done2, heap_nodes, heap_keys, heap_pos, dist_a, pred_a, dist_b, pred_b = scratch
+    g2, parent2, stamps2, heap_nodes, heap_keys, heap_pos, dist_a, pred_a, dist_b, pred_b = scratch
     l1 = (cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost)
     rs = region_of[start_cluster]
     rg = region_of[goal_cluster]
@@ -405,8 +405,8 @@ def upper_chain(  # noqa: PLR0917 (compiled kernel: positional, one query's leve
     else:
         outcome, expanded = abstract_astar(
             cell2, cluster2, up_first, doff2, dist2, ioff2, idst2, icost2, width, cw, ch, hcode, h_scale,
-            np.arange(slo, shi), up_start, rg, up_goal, np.inf, goal, budget, g2, parent2, seen2, done2,
-            qid, heap_nodes, heap_keys, heap_pos, aweight,
+            np.arange(slo, shi), up_start, rg, up_goal, np.inf, goal, budget, g2, parent2, stamps2, qid,
+            heap_nodes, heap_keys, heap_pos, aweight,
         )  # fmt: skip
         if outcome != ABSTRACT_FOUND:
             return outcome, _EMPTY_I, expanded
@@ -554,7 +554,7 @@ class UpperLevel:
         local = max(int(np.diff(self.loc_off).max()) if self.region_count else 1, n2)
         return (
             np.full(n2, np.inf), np.full(n2, -1, dtype=np.int64), np.zeros(n2, dtype=np.int32),
-            np.zeros(n2, dtype=np.int32), np.zeros(local, dtype=np.int32), np.zeros(local),
+            np.zeros(local, dtype=np.int32), np.zeros(local),
             np.zeros(local, dtype=np.int32), np.empty(local), np.empty(local, dtype=np.int32),
             np.empty(local), np.empty(local, dtype=np.int32),
         )  # fmt: skip

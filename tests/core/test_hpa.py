@@ -19,7 +19,7 @@ from scipy import ndimage
 from python_core.errors import BlockedEndpointError, InvalidGraphError, OutOfBoundsError
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa import HierarchicalGrid
-from python_core.hpa.abstract_search import split_cell
+from python_core.hpa.abstract_search import QID_LIMIT, split_cell
 from python_core.hpa.entrances import VERTICAL, border_crossings
 from python_core.movingai import length_tolerance, read_scenarios
 from python_core.result import PathResult, PathStatus, QueryOptions
@@ -448,3 +448,22 @@ def test_split_cell_matches_integer_division() -> None:
         for cell in [*cells.tolist(), *edges]:
             x, y = split_cell(cell, width, inv)
             assert (y, x) == divmod(cell, width), (cell, width)
+
+
+@pytest.mark.parametrize(("levels", "tree_budget"), [(1, 0), (1, 64 << 20), (2, 64 << 20)])
+def test_query_numbers_wrap_without_stale_stamps(levels: int, tree_budget: int) -> None:
+    """The abstract search stamps its scratch with 2 qid / 2 qid + 1 in int32: near QID_LIMIT the
+    hierarchy zeroes the stamps and numbers again from 1, and the queries across that point must
+    find what they found before (stale stamps would pass nodes off as closed or open)."""
+    grid = random_grid(7, DiagonalMode.ONLY_IF_NO_OBSTACLES, size=64)
+    hpa = HierarchicalGrid(
+        grid, cluster_size=8, levels=levels, region_clusters=2, tree_budget=tree_budget, table_budget=0
+    ).build()
+    pairs = random_pairs(grid, 12, 3)
+    before = [hpa.find_path(s, g) for s, g in pairs]
+    assert sum(r.expanded for r in before) > 0  # the abstract search ran
+    hpa._qid = QID_LIMIT - 5  # the wrap is a billion queries away otherwise
+    after = [hpa.find_path(s, g) for s, g in pairs]
+    assert hpa._qid < 20
+    for a, b in zip(before, after, strict=True):
+        assert (a.status, a.nodes.tolist(), a.expanded) == (b.status, b.nodes.tolist(), b.expanded)
