@@ -467,3 +467,28 @@ def test_query_numbers_wrap_without_stale_stamps(levels: int, tree_budget: int) 
     assert hpa._qid < 20
     for a, b in zip(before, after, strict=True):
         assert (a.status, a.nodes.tolist(), a.expanded) == (b.status, b.nodes.tolist(), b.expanded)
+
+
+def test_a_long_uneven_entrance_gets_a_light_transition_per_piece() -> None:
+    """One vertical border (32 x 16 cells, 16-cell clusters: one entrance of 16 pairs, columns 15
+    and 16): on one weight a long entrance keeps its two end transitions; once its cells differ
+    in weight it is cut into pieces of at most long_len pairs (long_len 6: three pieces, rows 0-4,
+    5-9 and 10-15), each crossing at its lightest pair, the middlemost on ties."""
+    width, height = 32, 16
+    walk = np.ones(width * height, np.uint8)
+    weights = np.ones(width * height)
+
+    def pair_rows() -> list[int]:
+        cells, costs = border_crossings(walk, weights, width, height, 16, 3, 1.0, 1.0, VERTICAL, 0, 0, 6)
+        assert costs.tolist() == [[weights[b], weights[a]] for a, b in cells.tolist()]
+        return [int(a) // width for a, _ in cells]
+
+    assert pair_rows() == [0, 15]
+    weights[:] = 2.0  # another single weight: still the ends
+    assert pair_rows() == [0, 15]
+    weights[:] = 1.0
+    weights[3 * width + 16] = 2.0  # one heavy cell: three pieces, middles 2, 7 and 12
+    assert pair_rows() == [2, 7, 12]
+    weights[[9 * width + 15, 9 * width + 16]] = 0.5  # the second piece's lightest pair is row 9
+    weights[2 * width + 15] = 3.0  # the first piece's middle got heavy: the next middlemost, row 1
+    assert pair_rows() == [1, 9, 12]
