@@ -89,7 +89,7 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
     goal_cell: int,
     budget: int,
     g: F64,
-    parent: I64,
+    parent: I32,
     stamps: I32,
     qid: int,
     heap_nodes: I32,
@@ -121,7 +121,8 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
         goal_cell: the goal cell (for the heuristic).
         budget: expansion budget, ``-1`` for none.
         g: scratch, length ``N + 1``: cost so far.
-        parent: scratch: predecessor (``-1`` the start, ``-2`` a direct path).
+        parent: scratch, int32: predecessor (``-1`` the start, ``-2`` a direct path); half the
+            bytes of int64, and the abstract search on open4096 ~15% faster (scratch A/B).
         stamps: scratch, int32: ``2 qid`` where ``g``/``parent`` are this query's (open), ``2 qid +
             1`` where the node is also closed. One array instead of a seen and a closed one: a
             relaxation reads one stamp, and on open4096 the abstract search took ~30% less time
@@ -139,7 +140,7 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
         >>> e = np.zeros(0, np.int64)
         >>> abstract_astar(e, e, np.zeros(2, np.int64), e, np.zeros(0), np.zeros(1, np.int64), e,
         ...                np.zeros(0), 1, 1.0, 1.0, 1, 1.0, e, np.zeros(0), 0, np.zeros(0), 2.0, 0, -1,
-        ...                np.zeros(1), np.zeros(1, np.int64), np.zeros(1, np.int32), 1,
+        ...                np.zeros(1), np.zeros(1, np.int32), np.zeros(1, np.int32), 1,
         ...                np.zeros(1, np.int32), np.zeros(1), np.zeros(1, np.int32), 1.0)
         (0, 1)
     """
@@ -210,11 +211,11 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
 
 
 @jit
-def node_chain(parent: I64, goal: int) -> I64:
+def node_chain(parent: I32, goal: int) -> I64:
     """The transition nodes of the found path, first to last, from the parents of the goal ``N``.
 
     Example:
-        >>> node_chain(np.array([-1, 0, 1]), 2).tolist()
+        >>> node_chain(np.array([-1, 0, 1], np.int32), 2).tolist()
         [0, 1]
     """
     n = 0

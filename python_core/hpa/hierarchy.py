@@ -262,7 +262,7 @@ class HierarchicalGrid:
             return
         self._scratch_size = n
         self._g = np.full(n, np.inf)
-        self._parent = np.full(n, -1, dtype=np.int64)
+        self._parent = np.full(n, -1, dtype=np.int32)
         self._stamps = np.zeros(n, dtype=np.int32)
         self._heap_nodes = np.zeros(n, dtype=np.int32)
         self._heap_keys = np.zeros(n)

@@ -50,7 +50,7 @@ I32 = npt.NDArray[np.int32]
 _EMPTY_I = np.zeros(0, dtype=np.int64)
 Packed = tuple[I64, I64, I64, I64, I64, I64, I64, I64, I64, F64, I64, I64, F64, I64, I32, F32, I32]
 """:attr:`UpperLevel.packed`: region and level-2 arrays, as :func:`upper_chain` reads them."""
-Scratch = tuple[F64, I64, I32, I32, F64, I32, F64, I32, F64, I32]
+Scratch = tuple[F64, I32, I32, I32, F64, I32, F64, I32, F64, I32]
 """:meth:`UpperLevel.new_scratch`: the level-2 A* scratch and the two region searches'."""
 
 
@@ -60,7 +60,7 @@ NO_UPPER: Packed = (
 )  # fmt: skip
 """The ``packed`` of a hierarchy without level 2 (empty arrays of the right types)."""
 NO_SCRATCH: Scratch = (
-    np.zeros(0), _EMPTY_I, *(np.zeros(0, np.int32),) * 2, np.zeros(0), np.zeros(0, np.int32), np.zeros(0),
+    np.zeros(0), *(np.zeros(0, np.int32),) * 3, np.zeros(0), np.zeros(0, np.int32), np.zeros(0),
     np.zeros(0, np.int32), np.zeros(0), np.zeros(0, np.int32),
 )  # fmt: skip
 """Its scratch."""
@@ -553,7 +553,7 @@ class UpperLevel:
         n2 = self.node_count + 1
         local = max(int(np.diff(self.loc_off).max()) if self.region_count else 1, n2)
         return (
-            np.full(n2, np.inf), np.full(n2, -1, dtype=np.int64), np.zeros(n2, dtype=np.int32),
+            np.full(n2, np.inf), np.full(n2, -1, dtype=np.int32), np.zeros(n2, dtype=np.int32),
             np.zeros(local, dtype=np.int32), np.zeros(local),
             np.zeros(local, dtype=np.int32), np.empty(local), np.empty(local, dtype=np.int32),
             np.empty(local), np.empty(local, dtype=np.int32),
