@@ -3,10 +3,11 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.smoothing import shortcut
+    from python_core.hpa.smoothing import shortcut_costs
     walk, w = np.ones(9, np.uint8), np.ones(9)
     path = np.array([0, 1, 2, 5, 8])                      # around the edge of an empty 3 x 3 grid
-    assert shortcut(path, walk, w, 3, 3, 1.0, 1.0, 32, 8).tolist() == [0, 4, 8]
+    smoothed, before, after = shortcut_costs(path, walk, w, 3, 3, 1.0, 1.0, 32, 8)
+    assert smoothed.tolist() == [0, 4, 8] and after < before
 
 From an anchor cell the smoother looks for a far later path cell whose straight 8-connected line
 (a Bresenham line: ``max(|dx|, |dy|)`` steps, each one column and/or row: :func:`line_cell`) is
@@ -41,7 +42,6 @@ __all__ = [
     "line_cost",
     "line_fill",
     "path_cost",
-    "shortcut",
     "shortcut_costs",
     "smooth_passes",
 ]
@@ -367,28 +367,6 @@ def shortcut_costs(  # noqa: PLR0917
 
 
 @jit
-def shortcut(  # noqa: PLR0917
-    nodes: I64,
-    walk: U8,
-    weights: F64,
-    width: int,
-    diag: int,
-    cw: float,
-    ch: float,
-    window: int,
-    fail_limit: int,
-    one_weight: float = 0.0,
-) -> I64:
-    """The path of :func:`shortcut_costs` alone.
-
-    Example:
-        >>> shortcut(np.array([4]), np.ones(9, np.uint8), np.ones(9), 3, 1, 1.0, 1.0, 8, 4).tolist()
-        [4]
-    """
-    return shortcut_costs(nodes, walk, weights, width, diag, cw, ch, window, fail_limit, one_weight)[0]
-
-
-@jit
 def smooth_passes(  # noqa: PLR0917 (compiled kernel: positional)
     nodes: I64,
     walk: U8,
@@ -401,7 +379,7 @@ def smooth_passes(  # noqa: PLR0917 (compiled kernel: positional)
     passes: int,
     one_weight: float = 0.0,
 ) -> tuple[I64, float]:
-    """Up to ``passes`` :func:`shortcut` passes (``fail_limit`` :data:`FAIL_LIMIT`), each only while
+    """Up to ``passes`` :func:`shortcut_costs` passes (``fail_limit`` :data:`FAIL_LIMIT`), each only while
     the one before made the path cheaper; returns the path and its cost.
 
     After a pass that gains nothing the next one rarely does (on the benchmark's Moving AI maps,

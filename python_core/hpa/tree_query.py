@@ -315,10 +315,11 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     ``csize``, ``diag``), the tree pool (``pool``, ``tree_off``, ``uniform`` per cluster), the
     all-pairs table (``pair_dist``, ``pair_pred``; empty when not kept: then the abstract A*
     runs), the components (``labels``, ``comp_off``, ``comp_id``: ends in different ones answer
-    ``no_path`` at once), the smoothing window and ``one_weight`` (:func:`shortcut`), whether the
-    graph is ``exact`` (``AbstractGraph.exact``: then a table's path is optimal and is not
-    smoothed), level 2 (``packed``, empty arrays without it, and its ``scratch2``;
-    :mod:`~python_core.hpa.upper_level`: it finds the chain of transitions when the ends lie in
+    ``no_path`` at once), the smoothing window and ``one_weight``
+    (:func:`~python_core.hpa.smoothing.shortcut_costs`), whether the graph is ``exact``
+    (``AbstractGraph.exact``: then a table's path is optimal and is not smoothed), level 2
+    (``packed``, empty arrays without it, and its ``scratch2``; :mod:`~python_core.hpa.upper_level`:
+    it finds the chain of transitions when the ends lie in
     different regions), and the grid's origin (``ox``, ``oy``) for the world points.
 
     Returns:

@@ -16,7 +16,6 @@ from python_core.hpa.smoothing import (
     line_cell,
     line_cost,
     path_cost,
-    shortcut,
     shortcut_costs,
     smooth_passes,
 )
@@ -36,10 +35,10 @@ class Grid(NamedTuple):
     def smooth(
         self, nodes: np.ndarray, window: int = 96, fail_limit: int = 24, one_weight: float = 0.0
     ) -> np.ndarray:
-        out: np.ndarray = shortcut(
+        out: np.ndarray = shortcut_costs(
             nodes, self.walk, self.weights, self.width, self.diag, self.cw, self.ch, window, fail_limit,
             one_weight,
-        )  # fmt: skip
+        )[0]  # fmt: skip
         return out
 
     def cost(self, nodes: np.ndarray) -> float:
