@@ -319,8 +319,8 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     (:func:`~python_core.hpa.smoothing.shortcut_costs`), whether the graph is ``exact``
     (``AbstractGraph.exact``: then a table's path is optimal and is not smoothed), level 2
     (``packed``, empty arrays without it, and its ``scratch2``; :mod:`~python_core.hpa.upper_level`:
-    it finds the chain of transitions when the ends lie in
-    different regions), and the grid's origin (``ox``, ``oy``) for the world points.
+    it finds the chain of transitions when the ends lie in different regions), and the grid's
+    origin (``ox``, ``oy``) for the world points.
 
     Returns:
         ``(outcome, cells, points, cost, expanded)``: an ``ABSTRACT_*`` outcome
