@@ -37,21 +37,23 @@ __all__ = [
     "validate_hierarchy",
 ]
 
-HIERARCHY_KEYS = ("cluster_size", "levels", "region_clusters", "smooth", "exact_check")
+HIERARCHY_KEYS = ("cluster_size", "levels", "region_clusters", "smooth", "exact_check", "long_entrance")
 MIN_CLUSTER, MAX_CLUSTER = 8, 256
 
 
 @dataclass(frozen=True, slots=True)
 class HierarchySpec:
     """What the client asked for: cluster side, abstraction levels (and, for 2, clusters per region
-    side), path smoothing, and how long a smoothed path may be (in cluster sides) for a check
-    against the exact search."""
+    side), path smoothing, how long a smoothed path may be (in cluster sides) for a check
+    against the exact search, and the entrance length from which an entrance gets more than one
+    transition."""
 
     cluster_size: int = 32
     levels: int = 1
     region_clusters: int = 16
     smooth: bool = True
     exact_check: float = 4.0
+    long_entrance: int = 6
 
 
 @dataclass(slots=True)
@@ -74,6 +76,7 @@ class HierarchyState:
             "region_clusters": self.spec.region_clusters,
             "smooth": self.spec.smooth,
             "exact_check": self.spec.exact_check,
+            "long_entrance": self.spec.long_entrance,
             "built": self.built,
             "bytes": self.nbytes,
             "build_seconds": self.build_seconds,
@@ -91,16 +94,17 @@ def parse_hierarchy(params: Params) -> HierarchySpec:
     levels = params.integer("levels", minimum=1) if params.has("levels") else 1
     region = params.integer("region_clusters", minimum=2) if params.has("region_clusters") else 16
     check = params.number("exact_check", minimum=0) if params.has("exact_check") else 4.0
+    entrance = params.integer("long_entrance", minimum=1) if params.has("long_entrance") else 6
     return HierarchySpec(
         cluster_size=size, levels=levels, region_clusters=region, smooth=params.flag("smooth", True),
-        exact_check=check,
+        exact_check=check, long_entrance=entrance,
     )  # fmt: skip
 
 
 def _construct(grid: GridGraph, spec: HierarchySpec) -> HierarchicalGrid:
     return HierarchicalGrid(
         grid, cluster_size=spec.cluster_size, levels=spec.levels, region_clusters=spec.region_clusters,
-        exact_check=spec.exact_check,
+        exact_check=spec.exact_check, long_entrance=spec.long_entrance,
     )  # fmt: skip
 
 

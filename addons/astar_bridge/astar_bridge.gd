@@ -276,6 +276,8 @@ func load_graph(method: String, params: Dictionary) -> BridgeResult:
 ## [code]"region_clusters"[/code] x [code]"region_clusters"[/code] clusters, default 16).
 ## Short hierarchical paths that may be detours are checked against the exact search
 ## ([code]"exact_check"[/code]: up to that many cluster sides long, default 4; 0 never checks).
+## On weighted ground a smaller [code]"long_entrance"[/code] (default 6: entrances longer than
+## that get more than one transition) gives closer paths for a bigger abstract graph.
 ## [codeblock]
 ## var cells := PackedByteArray()
 ## cells.resize(8 * 8)

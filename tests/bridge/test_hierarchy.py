@@ -13,6 +13,7 @@ from bridge.errors import BadRequestError, InvalidGraphError, UnsupportedError
 from bridge.sidecar import Sidecar
 from python_core import QueryOptions, fast_grid
 from python_core.grid import GridGraph
+from python_core.hpa import HierarchicalGrid
 from python_core.records import to_record
 
 MAP = Path(__file__).resolve().parents[1] / "data" / "movingai" / "den312d.map"
@@ -104,6 +105,26 @@ def test_exact_check_travels_over_the_wire(sidecar: Sidecar) -> None:
         assert client.find("hpa-lak-raw", start, goal, hierarchical=True)["cost"] > 1.10 * 15.0711
 
 
+def test_long_entrance_travels_over_the_wire(sidecar: Sidecar) -> None:
+    """``long_entrance`` shapes the entrances of weighted ground (one transition per piece of at
+    most that many pairs): the sidecar's hierarchical costs must be the core's for the value
+    sent, and the two values must give different costs somewhere (else the test proves nothing)."""
+    rng = np.random.default_rng(21)
+    walk = rng.random((64, 64)) > 0.15
+    grid = GridGraph(walk, diagonal="only_if_no_obstacles", weights=rng.choice([1.0, 1.0, 3.0], (64, 64)))
+    pairs = _pairs(grid, 40, seed=5)
+    costs = {}
+    with sidecar.connect() as client:
+        for entrance in (2, 16):
+            answer = _load(client, f"hpa-w{entrance}", grid, cluster_size=16, long_entrance=entrance)
+            assert answer["hierarchy"]["long_entrance"] == entrance  # type: ignore[index]
+            core = HierarchicalGrid(grid, cluster_size=16, long_entrance=entrance).build()
+            wire = [client.find(f"hpa-w{entrance}", s, g, hierarchical=True)["cost"] for s, g in pairs]
+            costs[entrance] = [core.find_path(s, g).cost for s, g in pairs]
+            assert wire == pytest.approx(costs[entrance], rel=1e-9)
+    assert costs[2] != pytest.approx(costs[16], rel=1e-9)
+
+
 def test_two_levels_over_the_wire_answer_like_one(sidecar: Sidecar) -> None:
     grid = _grid()
     with sidecar.connect() as client:
@@ -185,6 +206,9 @@ def test_build_hierarchy_on_demand_with_a_progress_callback(sidecar: Sidecar) ->
         ({"exact_check": -1}, BadRequestError),
         ({"exact_check": "on"}, BadRequestError),
         ({"exact_check": float("inf")}, BadRequestError),
+        ({"long_entrance": 0}, BadRequestError),
+        ({"long_entrance": 2.5}, BadRequestError),
+        ({"long_entrance": True}, BadRequestError),
         ({"levels": 3}, InvalidGraphError),
         ({"levels": 2, "region_clusters": 1}, BadRequestError),
         ({"cluster_size": 200}, InvalidGraphError),
