@@ -279,6 +279,7 @@ TREE_STATIC_FIELDS = (
     "scratch2",
     "ox",
     "oy",
+    "line_bias",
 )
 """What :func:`tree_query` takes unchanged from one query to the next, in this order."""
 
@@ -320,7 +321,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     (``AbstractGraph.exact``: then a table's path is optimal and is not smoothed), level 2
     (``packed``, empty arrays without it, and its ``scratch2``; :mod:`~python_core.hpa.upper_level`:
     it finds the chain of transitions when the ends lie in different regions), and the grid's
-    origin (``ox``, ``oy``) for the world points.
+    origin (``ox``, ``oy``) for the world points, and the abstract search's ``line_bias``.
 
     Returns:
         ``(outcome, cells, points, cost, expanded)``: an ``ABSTRACT_*`` outcome
@@ -340,7 +341,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     heap_nodes, heap_keys, heap_pos = static.heap_nodes, static.heap_keys, static.heap_pos
     window, one_weight, exact = static.window, static.one_weight, static.exact
     packed, scratch2, ox = static.packed, static.scratch2, static.ox
-    oy = static.oy
+    oy, line_bias = static.oy, static.line_bias
     ncx = -(-width // csize)
     sc, tc = _cluster_of(start, width, csize, ncx), _cluster_of(goal, width, csize, ncx)
     goal_component = component_of(labels, comp_off, comp_id, width, csize, ncx, goal)
@@ -388,7 +389,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         outcome, chain, expanded = upper_chain(
             node_cell, cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost, width,
             cw, ch, hcode, h_scale, aweight, budget, packed, sc, np.arange(lo, hi), start_costs, tc,
-            goal_costs, goal, qid, scratch2,
+            goal_costs, goal, qid, scratch2, line_bias, start,
         )  # fmt: skip
         is_direct = False
     elif pair_dist.shape[0]:  # the all-pairs table answers without an abstract search
@@ -406,7 +407,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         outcome, expanded = abstract_astar(
             node_cell, node_cluster, cl_first, cl_doff, dist_flat, inter_off, inter_dst, inter_cost, width,
             cw, ch, hcode, h_scale, np.arange(lo, hi), start_costs, tc, goal_costs, direct, goal, budget, g,
-            parent, stamps, qid, heap_nodes, heap_keys, heap_pos, aweight,
+            parent, stamps, qid, heap_nodes, heap_keys, heap_pos, aweight, line_bias, start,
         )  # fmt: skip
         top = node_cell.shape[0]
         is_direct = parent[top] == -2

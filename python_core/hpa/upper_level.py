@@ -341,6 +341,8 @@ def upper_chain(  # noqa: PLR0917 (compiled kernel: positional, one query's leve
     goal: int,
     qid: int,
     scratch: Scratch,
+    line_bias: float,
+    start_cell: int,
 ) -> tuple[int, I64, int]:
     """The level-1 chain of a query whose ends lie in different regions, found at level 2.
 
@@ -369,6 +371,8 @@ def upper_chain(  # noqa: PLR0917 (compiled kernel: positional, one query's leve
         goal: the goal cell (for the heuristic).
         qid: a stamp that differs from every earlier query's.
         scratch: :meth:`UpperLevel.new_scratch`.
+        line_bias: as for :func:`~python_core.hpa.abstract_search.abstract_astar`, at level 2.
+        start_cell: the query's start cell.
 
     Returns:
         ``(outcome, chain, expanded)``: an ``ABSTRACT_*`` outcome, the level-1 nodes from a
@@ -406,7 +410,7 @@ def upper_chain(  # noqa: PLR0917 (compiled kernel: positional, one query's leve
         outcome, expanded = abstract_astar(
             cell2, cluster2, up_first, doff2, dist2, ioff2, idst2, icost2, width, cw, ch, hcode, h_scale,
             np.arange(slo, shi), up_start, rg, up_goal, np.inf, goal, budget, g2, parent2, stamps2, qid,
-            heap_nodes, heap_keys, heap_pos, aweight,
+            heap_nodes, heap_keys, heap_pos, aweight, line_bias, start_cell,
         )  # fmt: skip
         if outcome != ABSTRACT_FOUND:
             return outcome, _EMPTY_I, expanded
