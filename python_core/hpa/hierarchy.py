@@ -66,9 +66,10 @@ its obstacle-free bound, a lower bound of the optimum, is checked; any other is 
 
 
 LINE_BIAS = 0.05
-"""The default ``line_bias``. On open4096 (scratch, 100 queries) 0.05 halves the abstract
-expansions (median 1686 -> 698) and the query (1.66 -> 0.93 ms) at a mean cost of 1.0081 against
-1.0090; 0.01 saves 14% of the expansions, 0.001 none."""
+"""The default ``line_bias``. On open4096 (scratch, 100 queries, same process) 0.05 more than
+halves the abstract expansions (median 1686 -> 698) and the query (1.1-1.6 -> 0.71 ms) at a mean
+cost of 1.0081 against 1.0090; 0.01 saves 14% of the expansions, 0.001 none. rooms4096 (level 2),
+brc202d and Aurora without a table, and weighted maps showed no change beyond noise."""
 
 
 class HierarchicalGrid:
