@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.heuristics import grid_estimate
+from python_core.heuristics import HEURISTIC_CODES, grid_estimate
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = [
@@ -43,6 +43,8 @@ reaches it zeroes its stamps and starts again at 1."""
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
+
+_ZERO = HEURISTIC_CODES["zero"]
 
 estimate = jit(grid_estimate)
 """The grid heuristic of :mod:`python_core.heuristics`, compiled for use inside the kernel."""
@@ -139,7 +141,8 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
             ground the octile metric leaves a wide band of near-equal ``f`` around that line, and
             every transition in it is expanded; the bias walks the band's middle. That distance
             is at most the node's straight-line distance to the goal, so the heuristic stays
-            within ``weight + line_bias`` times the true cost, and so does the path found.
+            within ``weight + line_bias`` times the true cost, and so does the path found. The
+            ``zero`` heuristic gets no bias (its search stays Dijkstra's).
         start_cell: the query's start cell (the line's other end).
 
     Returns:
@@ -161,7 +164,8 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
     sx, sy = split_cell(start_cell, width, inv_width)
     lx, ly = (sx - gx) * cw, (sy - gy) * ch  # the line's direction, world units
     span = np.sqrt(lx * lx + ly * ly)
-    bias = line_bias * h_scale / span if span > 0.0 else 0.0  # times |cross product| = distance
+    # times |cross product| = distance; none for the zero heuristic, which asks for Dijkstra
+    bias = line_bias * h_scale / span if span > 0.0 and hcode != _ZERO else 0.0
     # One indexed heap entry per open node (decrease-key); open = stamped `opened` this query.
     size = 0
     for i in range(start_nodes.shape[0]):

@@ -518,6 +518,10 @@ def test_the_line_bias_narrows_the_abstract_search_on_open_ground() -> None:
             assert result.cost <= 1.10 * exact.cost + 1e-9
             expanded[name] += result.expanded
     assert expanded["biased"] < 0.9 * expanded["plain"], expanded
+    dijkstra = QueryOptions(heuristic="zero")  # asks for an unbiased search: same either way
+    for start, goal in random_pairs(grid, 5, 9):
+        a, b = (hpa.find_path(start, goal, options=dijkstra) for hpa in (plain, biased))
+        assert (a.nodes.tolist(), a.expanded) == (b.nodes.tolist(), b.expanded)
     for bad in (-0.1, 1.5, float("nan"), True, "0.05"):
         with pytest.raises(InvalidGraphError):
             HierarchicalGrid(grid, line_bias=bad)  # type: ignore[arg-type]
