@@ -105,6 +105,16 @@ def _cheapest(weights: F64, base0: int, step: int, across: int, run: int, end: i
 
 
 @jit
+def _cross(cells: I64, costs: F64, m: int, weights: F64, side: tuple[int, int, int, float], p: int) -> int:  # noqa: PLR0917
+    """Append the transition pair at position ``p`` of a side border ``side = (base0, step,
+    across, straight step length)``; return the new count."""
+    base0, step, across, straight = side
+    a = base0 + p * step
+    b = a + across
+    return _append(cells, costs, m, a, b, straight * weights[b], straight * weights[a])
+
+
+@jit
 def _uneven(weights: F64, base0: int, step: int, across: int, run: int, end: int) -> bool:  # noqa: PLR0917
     """Whether the cells of the run ``[run, end)`` (both sides) differ in weight."""
     w = weights[base0 + run * step]
@@ -183,24 +193,19 @@ def border_crossings(  # noqa: PLR0917, PLR0912 (compiled kernel: one flat loop 
             run = t
         if not pair and run >= 0:
             length = t - run
-            if length > long_len and _uneven(weights, base0, step, across, run, t):
+            side = (base0, step, across, straight)
+            if length <= long_len:
+                m = _cross(cells, costs, m, weights, side, _cheapest(weights, base0, step, across, run, t))
+            elif not _uneven(weights, base0, step, across, run, t):
+                m = _cross(cells, costs, m, weights, side, run)
+                m = _cross(cells, costs, m, weights, side, t - 1)
+            else:
                 parts = -(-length // long_len)  # pieces of at most long_len pairs, one pick each
                 for k in range(parts):
                     lo, hi = run + k * length // parts, run + (k + 1) * length // parts
-                    p = _cheapest(weights, base0, step, across, lo, hi)
-                    a = base0 + p * step
-                    b = a + across
-                    m = _append(cells, costs, m, a, b, straight * weights[b], straight * weights[a])
-                run = -1
-                continue
-            picks = (
-                (_cheapest(weights, base0, step, across, run, t), -1) if length <= long_len else (run, t - 1)
-            )
-            for p in picks:
-                if p >= 0:
-                    a = base0 + p * step
-                    b = a + across
-                    m = _append(cells, costs, m, a, b, straight * weights[b], straight * weights[a])
+                    m = _cross(
+                        cells, costs, m, weights, side, _cheapest(weights, base0, step, across, lo, hi)
+                    )
             run = -1
     if diag == 1:
         for t in range(n):
