@@ -335,10 +335,8 @@ def shortcut_costs(  # noqa: PLR0917
     # running values in locals, not re-read from the arrays: 1.6 -> 1.2 us on 470 cells
     for i in range(1, n):
         cell = nodes[i]
-        d = cell - prev  # sy * width + sx of an adjacent step, decoded without a division
-        sy = 1 if d > 1 else (-1 if d < -1 else 0)
-        sx = d - sy * width
-        if not 0 <= x + sx < width:  # the only split with x in range is right: a narrow grid
+        sx, sy = step_offset(cell - prev, x, width)  # an adjacent step, decoded without a division
+        if sx == NOT_A_STEP:  # a grid of one or two columns
             sx, sy = cell % width - x, cell // width - y
         x, y, prev = x + sx, y + sy, cell
         xs[i], ys[i] = x, y
