@@ -48,7 +48,14 @@ from python_core.hpa.corridor import corridor_astar
 from python_core.hpa.endpoints import EndpointTree, insert_endpoint
 from python_core.hpa.smoothing import path_cost, smooth_passes
 from python_core.hpa.tree_query import tree_query, tree_static
-from python_core.hpa.upper_level import NO_SCRATCH, NO_UPPER, UpperLevel, link_costs, upper_chain
+from python_core.hpa.upper_level import (
+    NO_SCRATCH,
+    NO_UPPER,
+    UpperLevel,
+    clear_stamps,
+    link_costs,
+    upper_chain,
+)
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["CHECK_SLACK", "LINE_BIAS", "HierarchicalGrid"]
@@ -490,7 +497,7 @@ class HierarchicalGrid:
         self._qid += 1
         if self._qid >= QID_LIMIT:  # in place: the query record holds these arrays
             self._stamps[:] = 0
-            self._scratch2[2][:] = 0  # level 2's stamps (empty without it)
+            clear_stamps(self._scratch2)  # level 2's (empty without it)
             self._qid = 1
 
     def _tree_search(self, s: int, g: int, hcode: int, budget: int | None, smooth: bool) -> PathResult | None:

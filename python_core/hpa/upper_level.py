@@ -38,6 +38,7 @@ __all__ = [
     "Packed",
     "Scratch",
     "UpperLevel",
+    "clear_stamps",
     "link_costs",
     "region_search",
     "upper_chain",
@@ -369,7 +370,8 @@ def upper_chain(  # noqa: PLR0917 (compiled kernel: positional, one query's leve
         goal_cluster: the goal's level-1 cluster.
         goal_costs: per transition of that cluster, its cost to the goal.
         goal: the goal cell (for the heuristic).
-        qid: a stamp that differs from every earlier query's.
+        qid: this query's number, as for :func:`~python_core.hpa.abstract_search.abstract_astar`
+            (the level-2 stamps are ``2 qid`` and ``2 qid + 1``).
         scratch: :meth:`UpperLevel.new_scratch`.
         line_bias: as for :func:`~python_core.hpa.abstract_search.abstract_astar`, at level 2.
         start_cell: the query's start cell.
@@ -417,6 +419,11 @@ def upper_chain(  # noqa: PLR0917 (compiled kernel: positional, one query's leve
         chain2 = node_chain(parent2, cell2.shape[0])
     out = _expand(packed, chain2, rs, pred_a, rg, pred_b)
     return ABSTRACT_FOUND, out, expanded
+
+
+def clear_stamps(scratch: Scratch) -> None:
+    """Zero the level-2 search's stamps in place (when query numbers start again at 1)."""
+    scratch[2][:] = 0
 
 
 class UpperLevel:
