@@ -20,11 +20,12 @@ clusters, 1.0338 -> 1.0285 with 32; 1.0283 -> 1.0262 and 1.0167 -> 1.0162 on mud
 
 A longer run whose cells differ in weight is cut into the fewest pieces of at most ``long_len``
 pairs, each with its lightest pair as a transition, instead of two transitions at its ends, which
-may be heavy cells that every path then pays for. Same maps, ``exact_check`` on, mean / worst cost:
-weights 1-3 1.0476 / 1.106 -> 1.0235 / 1.058 (16-cell clusters), 1.0243 / 1.083 -> 1.0112 / 1.035
-(32); mud 1.0262 / 1.128 -> 1.0159 / 1.060, 1.0153 / 1.077 -> 1.0085 / 1.057, for 3-8% more nodes
-at about the same query time (a smaller ``long_entrance`` buys more: 4 gives 1.0173 / 1.0083 on the
-weights, 25% more nodes). One-weight runs keep their two end transitions. Every legal
+may be heavy cells that every path then pays for. ``bench/hpa_weighted.py`` (384 x 384, 10% walls,
+150 queries, ``exact_check`` on), mean / worst cost with transitions at the ends -> by pieces:
+weights 1-3 1.0497 / 1.153 -> 1.0230 / 1.058 (16-cell clusters), 1.0252 / 1.083 -> 1.0113 / 1.036
+(32); mud 1.0269 / 1.118 -> 1.0145 / 1.069, 1.0138 / 1.100 -> 1.0073 / 1.036, for 3-8% more nodes
+at the same query time within this machine's noise. One-weight runs keep their two end
+transitions. Every legal
 diagonal crossing then starts or ends next to a run cell of the same cluster column/row, except a
 *squeeze* (both side cells blocked, legal only with ``DiagonalMode.ALWAYS``): each squeeze is an
 entrance of its own, so the abstract graph keeps every connection the grid has.
