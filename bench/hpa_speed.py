@@ -36,6 +36,7 @@ from bench.grid_peers import run_godot
 from python_core import fast_grid
 from python_core.grid import GridGraph
 from python_core.hpa import HierarchicalGrid
+from python_core.hpa.hierarchy import LINE_BIAS
 from python_core.movingai import read_map, read_scenarios
 
 BENCH = Path("/work/shared/benchmarks/grid")
@@ -112,6 +113,7 @@ def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
     hpa = HierarchicalGrid(
         grid, cluster_size=cluster, tree_budget=args.tree_mb << 20, table_budget=args.table_mb << 20,
         levels=2 if region else 1, region_clusters=max(region, 2), long_entrance=long_entrance,
+        line_bias=args.line_bias,
     )  # fmt: skip
     hpa.build(progress=progress_bar(name))
     hpa.find_path(*pairs[0])  # compile / load the kernels outside the timing
@@ -215,11 +217,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cluster", type=int, default=0, help="cluster side (default: 32, or CLUSTER's)")
     parser.add_argument("--tree-mb", type=int, default=512, help="tree_budget in MiB (open4096 needs 326)")
     parser.add_argument("--table-mb", type=int, default=64, help="table_budget in MiB")
+    parser.add_argument("--line-bias", type=float, default=LINE_BIAS, help="HierarchicalGrid line_bias")
     parser.add_argument("--no-godot", dest="godot", action="store_false")
     parser.add_argument("--one-level", dest="levels", action="store_false", help="ignore LEVELS")
     args = parser.parse_args(argv)
     print(
         f"HPA*: {'levels from LEVELS' if args.levels else 'one level'}, smoothing on, "
+        f"line_bias {args.line_bias}, "
         f"tree_budget {args.tree_mb} MiB, table_budget {args.table_mb} MiB; "
         "exact = fast_grid.find_path (auto: JPS)"
     )

@@ -73,10 +73,10 @@ its obstacle-free bound, a lower bound of the optimum, is checked; any other is 
 
 
 LINE_BIAS = 0.05
-"""The default ``line_bias``. On open4096 (scratch, 100 queries, same process) 0.05 more than
-halves the abstract expansions (median 1686 -> 698) and the query (1.1-1.6 -> 0.71 ms) at a mean
-cost of 1.0081 against 1.0090; 0.01 saves 14% of the expansions, 0.001 none. rooms4096 (level 2),
-brc202d and Aurora without a table, and weighted maps showed no change beyond noise."""
+"""The default ``line_bias``. ``bench/hpa_speed.py --maps open4096 --no-godot --line-bias 0``
+against the default, one run each: median query 1.515 -> 0.771 ms (10.1x -> 15.9x our exact
+search), mean / worst cost 1.0089 / 1.0172 -> 1.0078 / 1.0181. Maps with an all-pairs table run no
+abstract search and are unaffected."""
 
 
 class HierarchicalGrid:
