@@ -44,6 +44,7 @@ order, which must not count as a dearer edge; a kept ``pred`` path may cost that
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -53,7 +54,16 @@ from python_core.compiled import jit
 from python_core.hpa.distance_table import pair_rows
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
-__all__ = ["EDGE_RTOL", "RTOL", "GraphArrays", "repair_pairs"]
+__all__ = [
+    "EDGE_RTOL",
+    "REPAIR_CHUNK",
+    "RTOL",
+    "GraphArrays",
+    "Repaired",
+    "refill_rows",
+    "repair_pairs",
+    "repair_within",
+]
 
 F64 = npt.NDArray[np.float64]
 F32 = npt.NDArray[np.float32]
@@ -163,27 +173,146 @@ def repair_pairs(
         >>> d.tolist(), p.tolist(), rows
         ([[0.0, 3.0], [1.0, 0.0]], [[-1, 0], [1, -1]], 1)
     """
+    got = repair_within(old, new, dist, pred, overwrite=overwrite)
+    return got.dist, got.pred, got.rows
+
+
+class Repaired(NamedTuple):
+    """What :func:`repair_within` gives back.
+
+    Attributes:
+        dist: the new graph's ``(N, N)`` distances (rows flagged in ``stale`` are not valid).
+        pred: its predecessors (same rows not valid).
+        rows: rows not kept as they were (repaired by a search or computed afresh).
+        stale: ``(N,)`` bool, the rows left for :func:`refill_rows`.
+    """
+
+    dist: F32
+    pred: I32
+    rows: int
+    stale: B
+
+
+def repair_within(  # noqa: PLR0917 (the arrays of one repair)
+    old: GraphArrays,
+    new: GraphArrays,
+    dist: F32,
+    pred: I32,
+    stale: B | None = None,
+    seconds: float | None = None,
+    *,
+    overwrite: bool = False,
+) -> Repaired:
+    """:func:`repair_pairs` within a time budget: rows it does not reach are flagged stale.
+
+    Every row is independent (a row's repair reads and writes that row only), so the repair can
+    stop between rows: the rows done are the new graph's, the rest are flagged for
+    :func:`refill_rows`, which computes them afresh (their old values mean nothing once the
+    graph changed again). Rows that were stale before stay stale (nothing to repair from);
+    added nodes' rows are computed afresh, within the budget too.
+
+    Args:
+        old: the graph ``dist`` and ``pred`` describe (their rows not flagged in ``stale``).
+        new: the changed graph.
+        dist: old distances (see :func:`repair_pairs`).
+        pred: old predecessors.
+        stale: ``(N_old,)`` rows of the old table that were not valid; None: all were.
+        seconds: budget, checked between chunks of :data:`REPAIR_CHUNK` rows (a chunk started is
+            finished); None: repair every row and refill every stale one.
+        overwrite: as in :func:`repair_pairs`.
+
+    Returns:
+        A :class:`Repaired`; with ``seconds=None`` its ``stale`` is all False.
+
+    Example:
+        >>> from python_core.hpa.distance_table import all_pairs
+        >>> old = GraphArrays(np.array([0, 5]), np.array([0, 1, 2]), np.array([0, 1]), np.zeros(2),
+        ...                   np.array([0, 1]), np.array([0, 1, 2]), np.array([1, 0]), np.ones(2))
+        >>> dist, pred = all_pairs(*old[1:])
+        >>> new = old._replace(inter_cost=np.array([3.0, 1.0]))
+        >>> repair_within(old, new, dist, pred, seconds=0.0).stale.tolist()  # no time: both left
+        [True, True]
+        >>> got = repair_within(old, new, dist, pred)
+        >>> got.dist.tolist(), got.stale.tolist()
+        ([[0.0, 3.0], [1.0, 0.0]], [False, False])
+    """
+    began = time.perf_counter()
+    was_stale = np.zeros(old.node_count, dtype=np.bool_) if stale is None else stale
     if old.same_as(new):
-        return dist, pred, 0
+        return Repaired(dist, pred, 0, was_stale.copy())
     n = new.node_count
     new2old, old2new = _match_nodes(old.node_cell, new.node_cell)
     broken = np.zeros(n, dtype=np.bool_)
-    if old.node_count == n and np.array_equal(old.node_cell, new.node_cell):
+    moved = not (old.node_count == n and np.array_equal(old.node_cell, new.node_cell))
+    if not moved:
         out_dist, out_pred = (dist, pred) if overwrite else (dist.copy(), pred.copy())
-    else:
-        out_dist, out_pred = _reindex(dist, pred, new2old, old2new, broken)
-    added = np.flatnonzero(new2old < 0)
+    else:  # rows are carried over to the new ids just before their repair: none for stale ones
+        out_dist, out_pred = np.empty((n, n), dtype=np.float32), np.empty((n, n), dtype=np.int32)
+    kept = new2old >= 0
+    now_stale = np.ones(n, dtype=np.bool_)  # added nodes' rows: computed afresh below
+    now_stale[kept] = was_stale[new2old[kept]]
+    added = np.flatnonzero(~kept)
     dearer_u, dearer_v, check_u, check_v, check_cost = _edge_changes(old, new, new2old, old2new)
     order = np.argsort(new.inter_dst, kind="stable")
     in_src = np.repeat(np.arange(n, dtype=np.int64), np.diff(new.inter_off))[order]
     in_off = np.concatenate(([0], np.cumsum(np.bincount(new.inter_dst, minlength=n)))).astype(np.int64)
-    searched = _repair_rows(
-        *new[1:], in_off, in_src, new.inter_cost[order], out_dist, out_pred, np.flatnonzero(new2old >= 0),
-        broken, added, dearer_u, dearer_v, check_u, check_v, check_cost,
-    )  # fmt: skip
-    if added.shape[0]:
-        pair_rows(*new[1:], added, out_dist, out_pred)
-    return out_dist, out_pred, searched + int(added.shape[0])
+    in_cost = new.inter_cost[order]
+    todo = np.flatnonzero(~now_stale)
+    searched, done = 0, 0
+    while done < todo.shape[0] and (seconds is None or time.perf_counter() - began < seconds):
+        chunk = todo[done : done + REPAIR_CHUNK] if seconds is not None else todo
+        if moved:
+            _reindex_rows(dist, pred, new2old, old2new, broken, chunk, out_dist, out_pred)
+        searched += _repair_rows(
+            *new[1:], in_off, in_src, in_cost, out_dist, out_pred, chunk, broken, added, dearer_u,
+            dearer_v, check_u, check_v, check_cost,
+        )  # fmt: skip
+        done += chunk.shape[0]
+    now_stale[todo[done:]] = True  # out of time: their old values say nothing about the new graph
+    left = None if seconds is None else max(seconds - (time.perf_counter() - began), 0.0)
+    before = int(now_stale.sum())
+    refill_rows(new, out_dist, out_pred, now_stale, left)
+    return Repaired(out_dist, out_pred, searched + before - int(now_stale.sum()), now_stale)
+
+
+REPAIR_CHUNK = 8
+"""Rows repaired or refilled between two looks at the clock (a few ms at most on 3000 nodes)."""
+
+
+def refill_rows(graph: GraphArrays, dist: F32, pred: I32, stale: B, seconds: float | None = None) -> int:
+    """Compute stale rows afresh (one Dijkstra each) until ``seconds`` run out; clear their flags.
+
+    Args:
+        graph: the graph the table describes.
+        dist: ``(N, N)`` distances, rows written in place.
+        pred: ``(N, N)`` predecessors, rows written in place.
+        stale: ``(N,)`` bool, updated in place.
+        seconds: budget, checked between chunks of :data:`REPAIR_CHUNK` rows (a positive one
+            always gets the first chunk done); ``0``: none; None: every row.
+
+    Returns:
+        The rows still stale.
+
+    Example:
+        >>> from python_core.hpa.distance_table import all_pairs
+        >>> g = GraphArrays(np.array([0, 5]), np.array([0, 1, 2]), np.array([0, 1]), np.zeros(2),
+        ...                 np.array([0, 1]), np.array([0, 1, 2]), np.array([1, 0]), np.ones(2))
+        >>> dist, pred = np.zeros((2, 2), np.float32), np.zeros((2, 2), np.int32)
+        >>> stale = np.array([True, True])
+        >>> refill_rows(g, dist, pred, stale), dist.tolist(), stale.tolist()
+        (0, [[0.0, 1.0], [1.0, 0.0]], [False, False])
+    """
+    began = time.perf_counter()
+    rows = np.flatnonzero(stale)
+    done = 0
+    while done < rows.shape[0] and (
+        seconds is None or (done == 0 and seconds > 0) or time.perf_counter() - began < seconds
+    ):  # a positive budget always gets one chunk done, however busy the machine is
+        chunk = rows[done : done + REPAIR_CHUNK] if seconds is not None else rows
+        pair_rows(*graph[1:], chunk, dist, pred)
+        stale[chunk] = False
+        done += chunk.shape[0]
+    return int(rows.shape[0] - done)
 
 
 def _match_nodes(old_cells: I64, new_cells: I64) -> tuple[I64, I64]:
@@ -282,18 +411,16 @@ def _crossing_changes(old: GraphArrays, new: GraphArrays, new2old: I64, old2new:
 
 
 @jit
-def _reindex(dist: F32, pred: I32, new2old: I64, old2new: I64, broken: B) -> tuple[F32, I32]:
-    """The old table in new ids (added nodes' columns ``inf`` / ``-1``, their rows too); a
-    predecessor that was removed becomes :data:`_BROKEN` and flags its row in ``broken``."""
+def _reindex_rows(  # noqa: PLR0917 (compiled kernel: positional)
+    dist: F32, pred: I32, new2old: I64, old2new: I64, broken: B, rows: I64, out_dist: F32, out_pred: I32
+) -> None:
+    """Rows of the old table in new ids (kept nodes' rows only; added nodes' columns ``inf`` /
+    ``-1``); a predecessor that was removed becomes :data:`_BROKEN` and flags its row in
+    ``broken``."""
     n = new2old.shape[0]
-    out_dist = np.empty((n, n), dtype=np.float32)
-    out_pred = np.empty((n, n), dtype=np.int32)
-    for s in range(n):
+    for r in range(rows.shape[0]):
+        s = rows[r]
         os = new2old[s]
-        if os < 0:
-            out_dist[s, :] = np.inf
-            out_pred[s, :] = -1
-            continue
         for t in range(n):
             ot = new2old[t]
             if ot < 0:
@@ -306,7 +433,6 @@ def _reindex(dist: F32, pred: I32, new2old: I64, old2new: I64, broken: B) -> tup
                 broken[s] = True
                 q = _BROKEN
             out_pred[s, t] = q
-    return out_dist, out_pred
 
 
 @jit

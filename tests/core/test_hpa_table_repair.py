@@ -13,7 +13,7 @@ import pytest
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa.abstract_graph import AbstractGraph
 from python_core.hpa.distance_table import all_pairs, pair_rows
-from python_core.hpa.table_repair import GraphArrays, repair_pairs
+from python_core.hpa.table_repair import REPAIR_CHUNK, GraphArrays, refill_rows, repair_pairs, repair_within
 
 DIAG = {
     DiagonalMode.NEVER: 0,
@@ -276,3 +276,60 @@ def test_single_cell_changes_search_only_changed_rows() -> None:
             changed = int((~np.isclose(before, scene.graph.pair_dist, rtol=1e-6)).any(axis=1).sum())
             assert changed <= rows <= 1.5 * changed + 10
     assert total_rows < 0.5 * total_nodes
+
+
+def test_a_time_box_leaves_rows_stale_and_refilling_completes_them() -> None:
+    """No time: every row of a changed table is left stale; one tiny budget refills one chunk of
+    rows, each equal to a fresh table's; refilling the rest gives the fresh table."""
+    scene = Scene(80, DiagonalMode.ONLY_IF_NO_OBSTACLES, size=64, csize=8)
+    old = GraphArrays.of(scene.graph)
+    dist, pred = scene.graph.pair_dist.copy(), scene.graph.pair_pred.copy()
+    cells = pick(scene.walk, 1, 6, scene.rng)
+    scene.walk[cells] = 0
+    scene.graph.apply_changes(cells)
+    new = GraphArrays.of(scene.graph, copy=False)
+    expected = all_pairs(*new[1:])[0]
+    got = repair_within(old, new, dist, pred, seconds=0.0)
+    assert got.stale.all()
+    assert got.stale.shape == (new.node_count,)
+    assert new.node_count > 2 * REPAIR_CHUNK
+    left = refill_rows(new, got.dist, got.pred, got.stale, 1e-9)
+    assert left == new.node_count - REPAIR_CHUNK
+    done = np.flatnonzero(~got.stale)
+    assert done.shape == (REPAIR_CHUNK,)
+    np.testing.assert_allclose(got.dist[done], expected[done], rtol=1e-5)
+    assert refill_rows(new, got.dist, got.pred, got.stale) == 0
+    assert_table(new, got.dist, got.pred, expected)
+
+
+def test_stale_rows_stay_stale_through_later_changes_until_refilled() -> None:
+    """Changes in a row, each time-boxed to nothing, keep (and remap) the stale rows; a repair
+    without a budget then repairs or refills every row and the table is exact; so is a mix of a
+    time-boxed change and refilling."""
+    scene = Scene(81, DiagonalMode.AT_LEAST_ONE_WALKABLE, size=48, csize=8)
+    candidates = border_cells(scene.size, scene.csize)
+    stale = np.zeros(scene.graph.node_count, dtype=np.bool_)
+    dist, pred = scene.graph.pair_dist.copy(), scene.graph.pair_pred.copy()
+    for step in range(5):
+        old = GraphArrays.of(scene.graph)
+        cells = scene.rng.choice(candidates, 3, replace=False)  # moves transitions: ids shift
+        scene.walk[cells] ^= 1
+        scene.graph.apply_changes(cells)
+        new = GraphArrays.of(scene.graph, copy=False)
+        budget = None if step == 4 else 0.0
+        got = repair_within(old, new, dist, pred, stale, budget)
+        dist, pred, stale = got.dist, got.pred, got.stale
+        if budget is None:
+            assert not stale.any()
+            assert_table(new, dist, pred, all_pairs(*new[1:])[0])
+        else:
+            assert stale.shape == (new.node_count,)
+            assert stale.any()
+    old = GraphArrays.of(scene.graph)
+    cells = pick(scene.walk, 1, 2, scene.rng)
+    scene.walk[cells] = 0
+    scene.graph.apply_changes(cells)
+    new = GraphArrays.of(scene.graph, copy=False)
+    got = repair_within(old, new, dist, pred, stale, 0.0)
+    assert refill_rows(new, got.dist, got.pred, got.stale) == 0
+    assert_table(new, got.dist, got.pred, all_pairs(*new[1:])[0])
