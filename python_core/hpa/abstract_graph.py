@@ -22,9 +22,15 @@ from collections.abc import Callable, Iterable
 import numpy as np
 import numpy.typing as npt
 
-from python_core.hpa.cluster_search import cluster_rows, cluster_table
+from python_core.hpa.cluster_search import cluster_rows, cluster_table, uniform_flags
 from python_core.hpa.cluster_trees import tree_rows
-from python_core.hpa.connectivity import component_ids, component_of, label_clusters
+from python_core.hpa.connectivity import (
+    LABEL_LIMIT,
+    component_ids,
+    component_of,
+    label_clusters,
+    patch_labels,
+)
 from python_core.hpa.distance_table import all_pairs
 from python_core.hpa.entrances import (
     ANTI_CORNER,
@@ -37,7 +43,7 @@ from python_core.hpa.entrances import (
     borders_of,
 )
 from python_core.hpa.pieces import Pieces
-from python_core.hpa.table_repair import GraphArrays, repair_pairs
+from python_core.hpa.table_repair import GraphArrays, refill_rows, repair_within
 from python_core.hpa.tree_repair import repair_trees
 
 __all__ = ["AbstractGraph", "Progress"]
@@ -48,6 +54,7 @@ Progress = Callable[[int, int], None]
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
+B = npt.NDArray[np.bool_]
 F32 = npt.NDArray[np.float32]
 I32 = npt.NDArray[np.int32]
 _EMPTY_I = np.zeros(0, dtype=np.int64)
@@ -109,6 +116,8 @@ class AbstractGraph:
         self.comp_count = np.zeros(self.cluster_count, dtype=np.int64)
         self.pair_dist: F32 = np.zeros((0, 0), np.float32)
         self.pair_pred: I32 = np.zeros((0, 0), np.int32)
+        # rows of the table not valid yet (a time-boxed repair left them; see refill())
+        self.pair_stale: B = np.zeros(0, dtype=np.bool_)
         self.assemble()
 
     @property
@@ -224,26 +233,28 @@ class AbstractGraph:
 
     def _flag_uniform(self, cluster: int) -> None:
         """Whether a cluster's open cells share one weight (then a start may read its trees)."""
-        x0, y0, lw, lh = self.rect(cluster)
-        rows = np.arange(y0, y0 + lh)[:, None] * self.width + np.arange(x0, x0 + lw)[None, :]
-        open_weights = self.weights[rows][self.walk[rows] != 0]
-        self.uniform[cluster] = not open_weights.size or open_weights.min() == open_weights.max()
+        self.uniform[cluster] = uniform_flags(
+            self.walk, self.weights, self.width, self.height, self.csize, np.array([cluster])
+        )[0]
 
-    def _update_cluster(self, cluster: int, cells: I64, weights_changed: bool) -> bool:
+    def _update_cluster(
+        self, cluster: int, cells: I64, weights_changed: bool, borders_changed: bool = True
+    ) -> bool:
         """Bring one touched cluster up to date after its own ``cells`` (maybe none) changed.
 
         Its table and trees depend only on its own cells and its transitions. Unchanged
         transitions and no changed cell: nothing to do (only a crossing changed). Without trees:
         price the whole cluster again. With trees: keep the trees of the transitions that stay,
         repair them (:mod:`~python_core.hpa.tree_repair`), and rerun only the trees the repair
-        gives up on and those of new transitions.
+        gives up on and those of new transitions. ``borders_changed=False`` says none of its
+        borders' transition pairs changed, so its transitions did not either.
 
         Returns:
             True when the cluster's pieces were replaced (other transitions, or priced afresh),
             False when nothing changed or the flat arrays were updated in place.
         """
-        trans = self._transitions(cluster)
-        same = np.array_equal(trans, self.trans[cluster])
+        trans = self._transitions(cluster) if borders_changed else self.trans[cluster]
+        same = not borders_changed or np.array_equal(trans, self.trans[cluster])
         if same and not cells.shape[0]:
             return False
         if not self.has_trees:
@@ -289,7 +300,9 @@ class AbstractGraph:
         )
         self.comp_count[clusters] = counts
 
-    def apply_changes(self, nodes: I64, weights_changed: bool = False) -> set[int]:
+    def apply_changes(
+        self, nodes: I64, weights_changed: bool = False, table_seconds: float | None = None
+    ) -> set[int]:
         """Rebuild what changed cells touch: their clusters' labels and tables, nearby borders.
 
         A move that a changed cell enters, leaves or squeezes past lies inside the cell's 3 x 3
@@ -297,53 +310,136 @@ class AbstractGraph:
         when one of its cells changed or one of its borders' transition pairs did
         (:meth:`_update_cluster`: often only a few of its trees, or nothing).
 
+        A *sealed* cell (its eight neighbours are walls or off the grid) is skipped but for its
+        cluster's labels: no move enters, leaves or squeezes past it, whether it is open or not,
+        so no border, tree or table depends on it (random toggles on a cave map are mostly such
+        cells of solid rock).
+
         Args:
             nodes: flat ids of the cells whose walls or weights changed.
             weights_changed: whether weights (not only walls) may have changed.
+            table_seconds: time the all-pairs table's repair may take; rows it does not reach
+                are flagged in ``pair_stale`` (:meth:`refill`). None: every row, now.
 
         Returns:
-            The touched clusters.
+            The clusters whose transitions, tables or crossings may have changed.
         """
+        cells = np.unique(nodes)
+        sealed = self._sealed(cells)
         own: set[int] = set()
         keys: set[Border] = set()
-        for node in np.unique(nodes).tolist():
+        inner = range(1, self.csize - 1)
+        for node in cells[~sealed].tolist():
             x, y = node % self.width, node // self.width
+            own.add(self.cluster_of(node))
+            if x % self.csize in inner and y % self.csize in inner:
+                continue  # its 3 x 3 block lies inside its cluster: no border to look at
             near = {
                 self.cluster_of(ny * self.width + nx)
                 for nx in (x - 1, x, x + 1)
                 for ny in (y - 1, y, y + 1)
                 if 0 <= nx < self.width and 0 <= ny < self.height
             }
-            own.add(self.cluster_of(node))
             for c in near:
                 keys.update(
                     k for k, _ in borders_of(c % self.ncx, c // self.ncx) if set(self.sides(k)) <= near
                 )
+        owner = (cells // self.width // self.csize) * self.ncx + cells % self.width // self.csize
+        self._label(cells, owner, sealed)
         before = GraphArrays.of(self) if self.pair_dist.size else None  # copies: tables change in place
         crossings = self.rebuild_borders(sorted(keys))
         dirty = own | crossings
-        self.relabel(np.array(sorted(own), dtype=np.int64))
-        cells = np.unique(nodes)
-        owner = (cells // self.width // self.csize) * self.ncx + cells % self.width // self.csize
+        cells, owner = cells[~sealed], owner[~sealed]
         replaced = False
         for c in sorted(dirty):
-            replaced |= self._update_cluster(c, cells[owner == c], weights_changed)
+            replaced |= self._update_cluster(c, cells[owner == c], weights_changed, c in crossings)
         if replaced:  # some cluster has other transitions: node ids move, concatenate afresh
-            self.assemble(before)
+            self.assemble(before, table_seconds)
         else:  # tables and trees changed in place (views into the flat arrays)
             if crossings:
                 self._assemble_crossings()
-            self._derive(before)
+            self._derive(before, table_seconds)
         return dirty
+
+    def _label(self, cells: I64, owner: I64, sealed: npt.NDArray[np.bool_]) -> None:
+        """New labels after ``cells`` changed: patched where a cluster has one changed cell
+        that neither splits nor merges a component
+        (:func:`~python_core.hpa.connectivity.patch_labels`), sealed cells numbered apart
+        (:meth:`_seal`), every other touched cluster labelled afresh."""
+        active, at = cells[~sealed], owner[~sealed]
+        clusters, counts = np.unique(at, return_counts=True)
+        single = np.isin(at, clusters[counts == 1])
+        patched = patch_labels(
+            self.walk, self.width, self.height, self.csize, self.diag, self.labels, self.comp_count,
+            active[single],
+        )  # fmt: skip
+        fresh = np.setdiff1d(clusters, at[single][patched != 0])
+        self.relabel(fresh)
+        alone = sealed & ~np.isin(owner, fresh)
+        if alone.any():  # a sealed cell's cluster gets a label for it (or loses it)
+            self._seal(cells[alone], owner[alone])
+
+    def _seal(self, cells: I64, owner: I64) -> None:
+        """Labels and weight flags after sealed cells (in clusters with no other change) changed.
+
+        An opened one is a component of its own: the cluster's next label. A closed one loses
+        its label; the label's number stays unused (a component without nodes is harmless)
+        unless it was the last one, as when a cell opened before closes again. A cluster whose
+        label count would outgrow the int16 labels is labelled afresh instead.
+        """
+        fresh = []
+        for cell, c in zip(cells.tolist(), owner.tolist(), strict=True):
+            if self.walk[cell] == 0:
+                if self.labels[cell] >= 0 and self.labels[cell] == self.comp_count[c] - 1:
+                    self.comp_count[c] -= 1
+                self.labels[cell] = -1
+            elif self.labels[cell] < 0:
+                if self.comp_count[c] >= LABEL_LIMIT:
+                    fresh.append(c)
+                    continue
+                self.labels[cell] = self.comp_count[c]
+                self.comp_count[c] += 1
+        if fresh:
+            self.relabel(np.unique(np.array(fresh, dtype=np.int64)))
+        if self.has_trees:
+            clusters = np.unique(owner)
+            self.uniform[clusters] = uniform_flags(
+                self.walk, self.weights, self.width, self.height, self.csize, clusters
+            )
+
+    def _sealed(self, cells: I64) -> npt.NDArray[np.bool_]:
+        """Which cells have no open neighbour among their eight (walls or off the grid)."""
+        x, y = cells % self.width, cells // self.width
+        near = np.zeros(cells.shape[0], dtype=np.bool_)
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                nx, ny = x + dx, y + dy
+                if dx == 0 and dy == 0:
+                    continue
+                inside = (nx >= 0) & (nx < self.width) & (ny >= 0) & (ny < self.height)
+                near[inside] |= self.walk[ny[inside] * self.width + nx[inside]] != 0
+        return ~near
+
+    def refill(self, seconds: float | None = None) -> int:
+        """Compute stale rows of the all-pairs table afresh, for up to ``seconds`` (None: all).
+
+        Returns:
+            The rows still stale (``0``: the table is whole, or there is none).
+        """
+        if not self.pair_stale.any():
+            return 0
+        graph = GraphArrays.of(self, copy=False)
+        return refill_rows(graph, self.pair_dist, self.pair_pred, self.pair_stale, seconds)
 
     # -- flat arrays for the compiled search ------------------------------------------------------
 
-    def assemble(self, before: GraphArrays | None = None) -> None:
+    def assemble(self, before: GraphArrays | None = None, table_seconds: float | None = None) -> None:
         """Concatenate the per-cluster pieces into the flat arrays, and redo the components.
 
         Args:
             before: a copy of the flat arrays from before a local change; the all-pairs table
                 (when kept) is then repaired (:mod:`~python_core.hpa.table_repair`), not rebuilt.
+            table_seconds: the repair's time budget (see :meth:`apply_changes`).
         """
         for pieces in (self.trans, self.tables, self.dirs):  # replaced pieces into the flat arrays
             pieces.splice()
@@ -352,25 +448,28 @@ class AbstractGraph:
         self.dist_flat, self.cl_doff = self.tables.flat, self.tables.off[:-1]
         self._assemble_trees()
         self._assemble_crossings()
-        self._derive(before)
+        self._derive(before, table_seconds)
 
-    def _derive(self, before: GraphArrays | None) -> None:
+    def _derive(self, before: GraphArrays | None, table_seconds: float | None = None) -> None:
         """What follows from the flat arrays: the components, and the all-pairs table when kept
-        (repaired from ``before`` when given)."""
+        (repaired from ``before`` when given, within ``table_seconds``)."""
         self.comp_off = np.concatenate(([0], np.cumsum(self.comp_count)))
         self.comp_id = component_ids(
             self.comp_off, self.node_cell, self.node_cluster, self.labels, self.inter_off, self.inter_dst
         )
-        old_dist, old_pred = self.pair_dist, self.pair_pred
+        old_dist, old_pred, old_stale = self.pair_dist, self.pair_pred, self.pair_stale
         self.pair_dist, self.pair_pred = np.zeros((0, 0), np.float32), np.zeros((0, 0), np.int32)
+        self.pair_stale = np.zeros(0, dtype=np.bool_)
         if not (self.has_trees and 0 < 8 * self.node_count**2 <= self.table_budget):
             return
         if before is not None and old_dist.shape[0] == before.node_count:  # repair the old table
             now = GraphArrays.of(self, copy=False)
             # in place: nothing else keeps the old table, and copying it cost more than the repair
             # of a one-cell change (2 x 32 MB, ~30 ms on a 2848-node table)
-            self.pair_dist, self.pair_pred, _ = repair_pairs(before, now, old_dist, old_pred, overwrite=True)
+            got = repair_within(before, now, old_dist, old_pred, old_stale, table_seconds, overwrite=True)
+            self.pair_dist, self.pair_pred, self.pair_stale = got.dist, got.pred, got.stale
             return
+        self.pair_stale = np.zeros(self.node_count, dtype=np.bool_)
         self.pair_dist, self.pair_pred = all_pairs(
             self.cl_first, self.cl_doff, self.dist_flat, self.node_cluster, self.inter_off,
             self.inter_dst, self.inter_cost,
@@ -409,6 +508,6 @@ class AbstractGraph:
         flat = (
             self.cl_first, self.node_cell, self.node_cluster, self.cl_doff, self.dist_flat, self.inter_off,
             self.inter_dst, self.inter_cost, self.labels, self.comp_off, self.comp_id, self.tree_pool,
-            self.tree_off, self.uniform, self.pair_dist, self.pair_pred,
+            self.tree_off, self.uniform, self.pair_dist, self.pair_pred, self.pair_stale,
         )  # fmt: skip
         return sum(a.nbytes for a in flat) + sum(c.nbytes + k.nbytes for c, k in self.borders.values())

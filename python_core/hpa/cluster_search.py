@@ -38,6 +38,7 @@ __all__ = [
     "refine_chain",
     "step_allowed",
     "straight_line",
+    "uniform_flags",
 ]
 
 U8 = npt.NDArray[np.uint8]
@@ -50,6 +51,34 @@ NO_PARENT = 4
 # Move table: (dx, dy); the diagonals come last so the 4-connected rule just stops after four.
 _DX = np.array([1, -1, 0, 0, 1, -1, 1, -1], dtype=np.int64)
 _DY = np.array([0, 0, 1, -1, 1, 1, -1, -1], dtype=np.int64)
+
+
+@jit
+def uniform_flags(walk: U8, weights: F64, width: int, height: int, csize: int, clusters: I64) -> U8:  # noqa: PLR0917
+    """Per given cluster, 1 when its open cells share one weight (or it has none), else 0.
+
+    Example:
+        >>> uniform_flags(np.array([1, 0, 1, 1], np.uint8), np.array([2.0, 5.0, 2.0, 3.0]), 4, 1, 2,
+        ...               np.array([0, 1])).tolist()
+        [1, 0]
+    """
+    ncx = (width + csize - 1) // csize
+    out = np.ones(clusters.shape[0], dtype=np.uint8)
+    for i in range(clusters.shape[0]):
+        x0, y0 = (clusters[i] % ncx) * csize, (clusters[i] // ncx) * csize
+        first = -1.0
+        for y in range(y0, min(y0 + csize, height)):
+            for x in range(x0, min(x0 + csize, width)):
+                if walk[y * width + x] == 0:
+                    continue
+                if first < 0.0:
+                    first = weights[y * width + x]
+                elif weights[y * width + x] != first:
+                    out[i] = 0
+                    break
+            if out[i] == 0:
+                break
+    return out
 
 
 @jit

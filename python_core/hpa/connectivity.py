@@ -25,12 +25,15 @@ import numpy.typing as npt
 from python_core.compiled import jit
 from python_core.hpa.cluster_search import step_allowed
 
-__all__ = ["component_ids", "component_of", "label_clusters"]
+__all__ = ["LABEL_LIMIT", "component_ids", "component_of", "label_clusters", "patch_labels"]
 
 U8 = npt.NDArray[np.uint8]
 I16 = npt.NDArray[np.int16]
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
+
+LABEL_LIMIT = 30000
+"""Local components a cluster may count before a patch labels it afresh instead (labels are int16)."""
 
 _DX = np.array([1, -1, 0, 0, 1, -1, 1, -1], dtype=np.int64)
 _DY = np.array([0, 0, 1, -1, 1, 1, -1, -1], dtype=np.int64)
@@ -103,6 +106,97 @@ def label_clusters(  # noqa: PLR0917
         lw, lh = min(csize, width - x0), min(csize, height - y0)
         counts[i] = _label_one(walk, width, x0, y0, lw, lh, diag, labels)
     return counts
+
+
+@jit
+def patch_labels(  # noqa: PLR0912, PLR0917 (compiled kernel: positional)
+    walk: U8, width: int, height: int, csize: int, diag: int, labels: I16, comp_count: I64, cells: I64
+) -> U8:
+    """Patch the labels after each given cell changed, where the change can neither split nor
+    merge a component of its cluster; each cell must be the only changed cell of its cluster.
+
+    Only moves that end at the cell or squeeze past it change, and all of them join cells of its
+    ring (the eight neighbours, inside its cluster). A closed cell whose open ring cells stay
+    connected through the ring splits nothing: a path through it can go round. An opened cell
+    that reaches ring cells of one label only (or none: a component of its own) merges nothing;
+    the moves it makes legal between ring cells join cells it reaches itself.
+
+    Args:
+        walk: global walkable flags, already changed.
+        width: grid columns.
+        height: grid rows.
+        csize: cluster size.
+        diag: diagonal rule code.
+        labels: local component ids, patched in place.
+        comp_count: per cluster, its number of local components, patched in place.
+        cells: the changed cells.
+
+    Returns:
+        Per cell, 1 when patched, 0 when its cluster must be labelled afresh.
+
+    Example:
+        >>> walk = np.array([1, 1, 1, 0], np.uint8)     # one row; then cell 1 closes: a split
+        >>> lab, count = np.zeros(4, np.int16), np.array([1])
+        >>> lab[3] = -1; walk[1] = 0
+        >>> patch_labels(walk, 4, 1, 4, 3, lab, count, np.array([1])).tolist()
+        [0]
+    """
+    ncx = (width + csize - 1) // csize
+    done = np.zeros(cells.shape[0], dtype=np.uint8)
+    ring = np.empty(8, dtype=np.int64)
+    root = np.empty(8, dtype=np.int64)
+    for i in range(cells.shape[0]):
+        c = cells[i]
+        x, y = c % width, c // width
+        k = (y // csize) * ncx + x // csize
+        x0, y0 = (x // csize) * csize, (y // csize) * csize
+        x1, y1 = min(x0 + csize, width), min(y0 + csize, height)
+        n = 0
+        for m in range(8):
+            nx, ny = x + _DX[m], y + _DY[m]
+            inside = x0 <= nx < x1 and y0 <= ny < y1 and walk[ny * width + nx] != 0
+            # a closed cell looks at every open ring cell; an opened one at those it can step to
+            if inside and (walk[c] == 0 or step_allowed(walk, width, x, y, _DX[m], _DY[m], diag)):
+                ring[n] = m
+                n += 1
+        if walk[c] == 0:  # closed: are its open ring cells one set through ring moves?
+            for a in range(n):
+                root[a] = a
+            for a in range(n):
+                ax, ay = x + _DX[ring[a]], y + _DY[ring[a]]
+                for b in range(a + 1, n):
+                    dx, dy = _DX[ring[b]] - _DX[ring[a]], _DY[ring[b]] - _DY[ring[a]]
+                    if abs(dx) > 1 or abs(dy) > 1 or not step_allowed(walk, width, ax, ay, dx, dy, diag):
+                        continue
+                    ra, rb = _find(root, a), _find(root, b)
+                    root[max(ra, rb)] = min(ra, rb)
+            whole = True
+            for a in range(n):
+                whole = whole and _find(root, a) == 0
+            if whole:
+                if n == 0 and labels[c] >= 0 and labels[c] == comp_count[k] - 1:
+                    comp_count[k] -= 1  # its own component, the last one numbered: give it back
+                labels[c] = -1
+                done[i] = 1
+            continue
+        label = -1  # opened: the labels of the ring cells it reaches
+        merges = False
+        for a in range(n):
+            other = labels[(y + _DY[ring[a]]) * width + x + _DX[ring[a]]]
+            if label < 0:
+                label = other
+            elif other != label:
+                merges = True
+        if merges or (label < 0 and comp_count[k] >= LABEL_LIMIT):
+            continue
+        if label < 0 and labels[c] < 0:
+            label = comp_count[k]
+            comp_count[k] += 1
+        elif label < 0:
+            label = labels[c]  # already open and alone: keeps its label
+        labels[c] = label
+        done[i] = 1
+    return done
 
 
 @jit

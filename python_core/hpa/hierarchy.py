@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core import fast_grid
-from python_core.errors import BlockedEndpointError, InvalidGraphError
+from python_core.errors import BlockedEndpointError, InvalidGraphError, InvalidQueryError
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.grid_search import Cell, as_cell, as_cells, check_options, world_points
 from python_core.heuristics import HEURISTIC_CODES, resolve_heuristic
@@ -77,6 +77,15 @@ LINE_BIAS = 0.05
 against the default, one run each: median query 1.515 -> 0.771 ms (10.1x -> 15.9x our exact
 search), mean / worst cost 1.0089 / 1.0172 -> 1.0078 / 1.0181. Maps with an all-pairs table run no
 abstract search and are unaffected."""
+
+
+def _budget(value: object, name: str, error: type[Exception]) -> float | None:
+    """A time budget in seconds: None, or a finite number >= 0 (else ``error``)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+        raise error(f"{name} must be None or a finite number >= 0, got {value!r}")
+    return float(value)
 
 
 class HierarchicalGrid:
@@ -126,9 +135,16 @@ class HierarchicalGrid:
             64-cell clusters), 1.12 to 1.07 (brc202d) and 1.52 to 1.07 (random512), for 8.1%,
             4.0% and 0.7% of queries re-run (``checked_queries`` counts them), each on a short
             path; ``0`` never checks. Only smoothed queries are checked.
+        repair_seconds: how long a change (:meth:`set_walkable`, :meth:`set_weights`) may spend
+            repairing level 1's all-pairs table. Rows it does not reach are left stale: a query
+            starting in a cluster with a stale row runs the abstract search instead (correct and
+            within the same bounds, only slower), until :meth:`refill_table` computes them, in
+            the time a caller can spare (the sidecar does it while idle). After 100 random
+            toggles nearly every row needs work, and the table is about half of a build; this
+            keeps that work out of the change. None (default): repair every row before returning.
 
     Raises:
-        InvalidGraphError: a bad cluster size, level count or entrance length.
+        InvalidGraphError: a bad cluster size, level count, entrance length or budget.
 
     Example:
         >>> import numpy as np
@@ -155,6 +171,7 @@ class HierarchicalGrid:
         tree_budget: int = 64 << 20,
         table_budget: int = 32 << 20,
         exact_check: float = 4.0,
+        repair_seconds: float | None = None,
     ) -> None:
         if (
             isinstance(cluster_size, bool)
@@ -199,6 +216,7 @@ class HierarchicalGrid:
         if isinstance(line_bias, bool) or not isinstance(line_bias, int | float) or not 0 <= line_bias <= 1:
             raise InvalidGraphError(f"line_bias must be a number in [0, 1], got {line_bias!r}")
         self._line_bias = float(line_bias)
+        self._repair_seconds = _budget(repair_seconds, "repair_seconds", InvalidGraphError)
         self._built = False
         self._version = -1
         self._qid = 0
@@ -347,7 +365,7 @@ class HierarchicalGrid:
         if not self._built:
             return 0.0
         began = time.perf_counter()
-        dirty = self._graph.apply_changes(nodes, weights_changed)
+        dirty = self._graph.apply_changes(nodes, weights_changed, self._repair_seconds)
         # a lower bound is all the heuristic needs: cheaper open cells lower it, nothing raises it
         changed = nodes[self._walk[nodes] != 0]
         if changed.shape[0]:
@@ -360,6 +378,54 @@ class HierarchicalGrid:
         self._scratch()
         self._version = self._grid.version
         return time.perf_counter() - began
+
+    @property
+    def repair_seconds(self) -> float | None:
+        """The time a change may spend repairing the all-pairs table (see the class); settable,
+        e.g. to None before a batch of changes that should leave the table whole.
+
+        Raises:
+            InvalidGraphError: (on setting) not None or a finite number >= 0; the old value stays.
+        """
+        return self._repair_seconds
+
+    @repair_seconds.setter
+    def repair_seconds(self, value: float | None) -> None:
+        self._repair_seconds = _budget(value, "repair_seconds", InvalidGraphError)
+
+    @property
+    def pending_rows(self) -> int:
+        """Rows of level 1's all-pairs table that a time-boxed repair left stale (``repair_seconds``)."""
+        return int(self._graph.pair_stale.sum())
+
+    def refill_table(self, seconds: float | None = None) -> int:
+        """Compute the stale rows of the all-pairs table, for up to ``seconds`` (None: all of them).
+
+        A game (or the sidecar, between requests) calls this when it has time to spare; each
+        chunk of rows takes a few milliseconds at most, and any positive budget gets one done.
+
+        Returns:
+            The rows still stale.
+
+        Raises:
+            InvalidQueryError: ``seconds`` is not None or a finite number >= 0.
+
+        Example:
+            >>> import numpy as np
+            >>> hpa = HierarchicalGrid(GridGraph(np.ones((16, 16), bool)), cluster_size=4,
+            ...                        repair_seconds=0.0).build()
+            >>> _ = hpa.set_walkable([(5, 4)], False); hpa.pending_rows > 0
+            True
+            >>> hpa.refill_table(), hpa.pending_rows
+            (0, 0)
+        """
+        budget = _budget(seconds, "seconds", InvalidQueryError)
+        if not self._graph.pair_stale.any():
+            return 0
+        left = self._graph.refill(budget)
+        if not left:  # whole again: the next query may trust it as the optimum (exact graphs)
+            self._tree_args = None
+        return left
 
     # -- queries ----------------------------------------------------------------------------------
 
@@ -503,18 +569,21 @@ class HierarchicalGrid:
     def _tree_search(self, s: int, g: int, hcode: int, budget: int | None, smooth: bool) -> PathResult | None:
         """One :func:`tree_query` call; None when the ends are not connected."""
         if self._tree_args is None:  # everything but the per-query values, kept until a change
-            # an exact graph's table path is the grid's optimum: nothing to check
-            self._table_optimal = self._graph.exact and self._graph.pair_dist.size > 0 and self._upper is None
-            graph, (ox, oy) = self._graph, self._grid.origin
+            # an exact graph's table path is the grid's optimum: nothing to check (unless some
+            # start runs the abstract search instead, while rows of the table are stale)
+            graph = self._graph
+            whole = graph.pair_dist.size > 0 and not graph.pair_stale.any()
+            self._table_optimal = graph.exact and whole and self._upper is None
+            ox, oy = self._grid.origin
             self._tree_args = tree_static(
                 self._walk, self._weights, graph.width, graph.height, graph.csize, self._diag, graph.cw,
                 graph.ch, self._min_weight, self._abstract_weight, graph.node_cell, graph.cl_first,
                 graph.cl_doff, graph.dist_flat, graph.inter_off, graph.inter_dst, graph.inter_cost,
                 graph.node_cluster, graph.tree_pool, graph.tree_off, graph.uniform, graph.pair_dist,
-                graph.pair_pred, graph.labels, graph.comp_off, graph.comp_id, self._g, self._parent,
-                self._stamps, self._heap_nodes, self._heap_keys, self._heap_pos, self._window,
-                self._one_weight, graph.exact, self._packed, self._scratch2, float(ox), float(oy),
-                self._line_bias,
+                graph.pair_pred, graph.pair_stale, graph.labels, graph.comp_off, graph.comp_id, self._g,
+                self._parent, self._stamps, self._heap_nodes, self._heap_keys, self._heap_pos,
+                self._window, self._one_weight, graph.exact, self._packed, self._scratch2, float(ox),
+                float(oy), self._line_bias,
             )  # fmt: skip
         self._next_query()
         outcome, nodes, points, cost, expanded = tree_query(

@@ -263,6 +263,7 @@ TREE_STATIC_FIELDS = (
     "uniform",
     "pair_dist",
     "pair_pred",
+    "pair_stale",
     "labels",
     "comp_off",
     "comp_id",
@@ -315,8 +316,9 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     of :func:`~python_core.hpa.abstract_search.abstract_astar` plus the grid (``height``,
     ``csize``, ``diag``), the tree pool (``pool``, ``tree_off``, ``uniform`` per cluster), the
     all-pairs table (``pair_dist``, ``pair_pred``; empty when not kept: then the abstract A*
-    runs), the components (``labels``, ``comp_off``, ``comp_id``: ends in different ones answer
-    ``no_path`` at once), the smoothing window and ``one_weight``
+    runs; ``pair_stale`` flags its rows a time-boxed repair left, and a start cluster with such a
+    row runs the abstract A* too), the components (``labels``, ``comp_off``, ``comp_id``: ends
+    in different ones answer ``no_path`` at once), the smoothing window and ``one_weight``
     (:func:`~python_core.hpa.smoothing.shortcut_costs`), whether the graph is ``exact``
     (``AbstractGraph.exact``: then a table's path is optimal and is not smoothed), level 2
     (``packed``, empty arrays without it, and its ``scratch2``; :mod:`~python_core.hpa.upper_level`:
@@ -336,6 +338,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     inter_dst, inter_cost, node_cluster = static.inter_dst, static.inter_cost, static.node_cluster
     pool, tree_off, uniform = static.pool, static.tree_off, static.uniform
     pair_dist, pair_pred, labels = static.pair_dist, static.pair_pred, static.labels
+    pair_stale = static.pair_stale
     comp_off, comp_id, g = static.comp_off, static.comp_id, static.g
     parent, stamps = static.parent, static.stamps
     heap_nodes, heap_keys, heap_pos = static.heap_nodes, static.heap_keys, static.heap_pos
@@ -382,7 +385,9 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         (ncx, csize, width, height),
         (weights, cw, ch, one_weight),
     )
-    if upper or not pair_dist.shape[0]:  # the searches below take every end cost
+    # the table answers from the start cluster's rows, when every one of them is valid
+    table = pair_dist.shape[0] != 0 and not pair_stale[lo:hi].any()
+    if upper or not table:  # the searches below take every end cost
         _fill_costs(trees, dims, pricing, sc, start, buf, start_costs, start_known)
         _fill_costs(trees, dims, pricing, tc, goal, buf, goal_costs, goal_known)
     if upper:  # level 2 finds the chain
@@ -392,7 +397,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
             goal_costs, goal, qid, scratch2, line_bias, start,
         )  # fmt: skip
         is_direct = False
-    elif pair_dist.shape[0]:  # the all-pairs table answers without an abstract search
+    elif table:  # the all-pairs table answers without an abstract search
         expanded = 0
         i, j = _lazy_best_pair(
             pair_dist, trees, dims, pricing, np.array([start, sc, goal, tc]), (start_costs, goal_costs),
