@@ -150,8 +150,8 @@ class Client:
         self, graph_id: str, progress: Callable[[int, int], None] | None = None, **spec: Any
     ) -> dict[str, Any]:
         """Build HPA* for a loaded grid (``cluster_size``, ``levels``, ``region_clusters``,
-        ``smooth``, ``exact_check``, ``long_entrance``); ``progress`` gets ``(done, total)`` from
-        this build's ``graph.progress`` notifications."""
+        ``smooth``, ``exact_check``, ``long_entrance``, ``repair_ms``); ``progress`` gets
+        ``(done, total)`` from this build's ``graph.progress`` notifications."""
         before = self.on_notification
 
         def forward(method: str, params: dict[str, Any]) -> None:

@@ -37,7 +37,17 @@ __all__ = [
     "validate_hierarchy",
 ]
 
-HIERARCHY_KEYS = ("cluster_size", "levels", "region_clusters", "smooth", "exact_check", "long_entrance")
+HIERARCHY_KEYS = (
+    "cluster_size",
+    "levels",
+    "region_clusters",
+    "smooth",
+    "exact_check",
+    "long_entrance",
+    "repair_ms",
+)
+REPAIR_MS = 1.0
+"""Default time box (ms) of an update's all-pairs table repair; a worker refills the rest when idle."""
 MIN_CLUSTER, MAX_CLUSTER = 8, 256
 
 
@@ -45,8 +55,8 @@ MIN_CLUSTER, MAX_CLUSTER = 8, 256
 class HierarchySpec:
     """What the client asked for: cluster side, abstraction levels (and, for 2, clusters per region
     side), path smoothing, how long a smoothed path may be (in cluster sides) for a check
-    against the exact search, and the entrance length from which an entrance gets more than one
-    transition."""
+    against the exact search, the entrance length from which an entrance gets more than one
+    transition, and how long an update may spend on the all-pairs table (ms)."""
 
     cluster_size: int = 32
     levels: int = 1
@@ -54,6 +64,7 @@ class HierarchySpec:
     smooth: bool = True
     exact_check: float = 4.0
     long_entrance: int = 6
+    repair_ms: float = REPAIR_MS
 
 
 @dataclass(slots=True)
@@ -77,6 +88,7 @@ class HierarchyState:
             "smooth": self.spec.smooth,
             "exact_check": self.spec.exact_check,
             "long_entrance": self.spec.long_entrance,
+            "repair_ms": self.spec.repair_ms,
             "built": self.built,
             "bytes": self.nbytes,
             "build_seconds": self.build_seconds,
@@ -95,16 +107,17 @@ def parse_hierarchy(params: Params) -> HierarchySpec:
     region = params.integer("region_clusters", minimum=2) if params.has("region_clusters") else 16
     check = params.number("exact_check", minimum=0) if params.has("exact_check") else 4.0
     entrance = params.integer("long_entrance", minimum=1) if params.has("long_entrance") else 6
+    repair = params.number("repair_ms", minimum=0) if params.has("repair_ms") else REPAIR_MS
     return HierarchySpec(
         cluster_size=size, levels=levels, region_clusters=region, smooth=params.flag("smooth", True),
-        exact_check=check, long_entrance=entrance,
+        exact_check=check, long_entrance=entrance, repair_ms=repair,
     )  # fmt: skip
 
 
 def _construct(grid: GridGraph, spec: HierarchySpec) -> HierarchicalGrid:
     return HierarchicalGrid(
         grid, cluster_size=spec.cluster_size, levels=spec.levels, region_clusters=spec.region_clusters,
-        exact_check=spec.exact_check, long_entrance=spec.long_entrance,
+        exact_check=spec.exact_check, long_entrance=spec.long_entrance, repair_seconds=spec.repair_ms / 1e3,
     )  # fmt: skip
 
 

@@ -3,6 +3,9 @@
 Commands arrive on one pipe and are handled strictly in order, which is what keeps a query sent
 after an update seeing that update. Only ``find`` commands are answered; a failure to apply a
 broadcast (which the main process already applied successfully to its own copy) is logged.
+While no command waits, the worker refills, a slice at a time, the all-pairs table rows that a
+time-boxed update of a hierarchy left stale (``repair_ms``), so updates return fast and the
+table is whole again before long without a query paying for it.
 
 Commands (tuples):
     ``("load", graph_id, kind, record, dim, world, spec | None, job_id | None)``,
@@ -28,13 +31,19 @@ from bridge.updates import apply_update
 from python_core.compiled import warm_up
 from python_core.records import from_record
 
-__all__ = ["worker_main"]
+__all__ = ["REFILL_SLICE", "Replica", "refill_idle", "worker_main"]
 
 log = logging.getLogger("bridge.worker")
 
+REFILL_SLICE = 0.005
+"""Seconds of table refilling between two looks at the pipe: a command that arrives meanwhile
+waits at most about this long."""
+
 
 @dataclass(slots=True)
-class _Replica:
+class Replica:
+    """One graph as a worker holds it: the graph, its hierarchy (or None) and query defaults."""
+
     kind: str
     graph: Any
     dim: int
@@ -43,7 +52,7 @@ class _Replica:
     smooth: bool = True
 
 
-def _answer(replicas: dict[str, _Replica], query: Query) -> dict[str, Any]:
+def _answer(replicas: dict[str, Replica], query: Query) -> dict[str, Any]:
     replica = replicas.get(query.graph_id)
     try:
         if replica is None:
@@ -61,7 +70,7 @@ def _answer(replicas: dict[str, _Replica], query: Query) -> dict[str, Any]:
         return {"status": "error", "error": from_exception(exc).to_wire()}
 
 
-def _build(conn: Connection, replica: _Replica, spec: HierarchySpec | None, job_id: int | None) -> None:
+def _build(conn: Connection, replica: Replica, spec: HierarchySpec | None, job_id: int | None) -> None:
     """Give ``replica`` the hierarchy ``spec`` (or none); the worker given ``job_id`` answers it."""
     replica.hpa, replica.smooth = None, True
     if spec is None:
@@ -83,11 +92,11 @@ def _build(conn: Connection, replica: _Replica, spec: HierarchySpec | None, job_
         conn.send((job_id, [{"bytes": int(replica.hpa.nbytes), "build_seconds": replica.hpa.build_seconds}]))
 
 
-def _apply(conn: Connection, replicas: dict[str, _Replica], command: tuple[Any, ...]) -> None:
+def _apply(conn: Connection, replicas: dict[str, Replica], command: tuple[Any, ...]) -> None:
     op = command[0]
     if op == "load":
         _, graph_id, kind, record, dim, world, spec, job_id = command
-        replicas[graph_id] = replica = _Replica(kind, from_record(kind, record), dim, world)
+        replicas[graph_id] = replica = Replica(kind, from_record(kind, record), dim, world)
         _build(conn, replica, spec, job_id)
     elif op == "hierarchy":
         _, graph_id, spec, job_id = command
@@ -102,6 +111,16 @@ def _apply(conn: Connection, replicas: dict[str, _Replica], command: tuple[Any, 
         raise ValueError(f"unknown worker command {op!r}")
 
 
+def refill_idle(replicas: dict[str, Replica], seconds: float = REFILL_SLICE) -> bool:
+    """Refill stale table rows of one hierarchy for ``seconds`` (one chunk at least); False when
+    no hierarchy has any (then the worker blocks on its pipe until the next command)."""
+    for replica in replicas.values():
+        if replica.hpa is not None and replica.hpa.pending_rows:
+            replica.hpa.refill_table(seconds)
+            return True
+    return False
+
+
 def worker_main(conn: Connection, log_level: int = logging.WARNING) -> None:
     """Serve commands from ``conn`` until it closes or says stop (the parent's death closes it)."""
     # Ctrl-C reaches the whole process group; only the main process decides when to stop.
@@ -110,8 +129,10 @@ def worker_main(conn: Connection, log_level: int = logging.WARNING) -> None:
     # Compile (or load from numba's disk cache) every kernel before the first command, so no
     # query pays for it; commands sent meanwhile wait in the pipe.
     log.info("kernels ready in %.2f s", warm_up())
-    replicas: dict[str, _Replica] = {}
+    replicas: dict[str, Replica] = {}
     while True:
+        if not conn.poll(0) and refill_idle(replicas):
+            continue  # nothing waiting: a slice of a table that a time-boxed update left
         try:
             command = conn.recv()
         except (EOFError, OSError):

@@ -278,6 +278,9 @@ func load_graph(method: String, params: Dictionary) -> BridgeResult:
 ## ([code]"exact_check"[/code]: up to that many cluster sides long, default 4; 0 never checks).
 ## On weighted ground a smaller [code]"long_entrance"[/code] (default 6: entrances longer than
 ## that get more than one transition) gives closer paths for a bigger abstract graph.
+## [code]"repair_ms"[/code] (default 1.0) caps what a cell update spends on the hierarchy's
+## all-pairs table; the sidecar finishes the table between requests, and queries meanwhile
+## stay correct (a little slower where they start near the change).
 ## [codeblock]
 ## var cells := PackedByteArray()
 ## cells.resize(8 * 8)

@@ -11,6 +11,7 @@ import pytest
 from bridge.client import Client
 from bridge.errors import BadRequestError, InvalidGraphError, UnsupportedError
 from bridge.sidecar import Sidecar
+from bridge.worker_main import Replica, refill_idle
 from python_core import QueryOptions, fast_grid
 from python_core.grid import GridGraph
 from python_core.hpa import HierarchicalGrid
@@ -232,3 +233,56 @@ def test_hierarchy_on_other_graph_types_is_refused(client: Client) -> None:
         client.build_hierarchy("hpa-wp")
     with pytest.raises(UnsupportedError):
         client.reachable("hpa-wp", 1, 2)
+
+
+def test_repair_ms_travels_and_updates_keep_wire_paths_valid(sidecar: Sidecar) -> None:
+    """``repair_ms`` is echoed (default 1.0); bad values are ``bad_request`` and leave the graph;
+    after a 100-cell update with no time for the table, hierarchical answers are valid, found iff
+    the exact search finds a path, and within 10% of it (while the worker refills the table)."""
+    grid = _grid()
+    with sidecar.connect() as client:
+        default = _load(client, "hpa-r-default", grid, cluster_size=16)
+        assert default["hierarchy"]["repair_ms"] == 1.0  # type: ignore[index]
+        answer = _load(client, "hpa-r0", grid, cluster_size=16, repair_ms=0)
+        assert answer["hierarchy"]["repair_ms"] == 0.0  # type: ignore[index]
+        for bad in (-1, "1", True):
+            with pytest.raises(BadRequestError):
+                _load(client, "hpa-r0", grid, cluster_size=16, repair_ms=bad)
+        assert client.info("hpa-r0")["hierarchy"]["repair_ms"] == 0.0
+        rng = np.random.default_rng(12)
+        cells = np.stack((rng.integers(0, grid.width, 100), rng.integers(0, grid.height, 100)), axis=1)
+        flipped = ~grid.walkable[cells[:, 1], cells[:, 0]]
+        cells, first = np.unique(cells, axis=0, return_index=True)  # one value per cell
+        flipped = flipped[first]
+        client.update(
+            "hpa-r0", cells=cells.astype("<i4").tobytes(), walkable=flipped.astype(np.uint8).tobytes()
+        )
+        grid.set_walkable(cells, flipped)
+        for start, goal in _pairs(grid, 30, seed=6):
+            exact = grid.find_path(start, goal)
+            got = client.find("hpa-r0", start, goal, hierarchical=True)
+            assert got["status"] == exact.status.value
+            if exact.found:
+                _assert_valid(grid, got, start, goal)
+                assert exact.cost - 1e-6 <= got["cost"] <= 1.10 * exact.cost + 1e-6
+
+
+def test_an_idle_worker_refills_what_a_time_boxed_update_left() -> None:
+    """The worker's idle step (run whenever no command waits) refills stale rows one slice at a
+    time until the table equals a fresh build's, then reports nothing left to do."""
+    grid = _grid()
+    hpa = HierarchicalGrid(grid, cluster_size=16, repair_seconds=0).build()
+    rng = np.random.default_rng(13)
+    cells = np.stack((rng.integers(0, grid.width, 40), rng.integers(0, grid.height, 40)), axis=1)
+    hpa.set_walkable(cells, ~grid.walkable[cells[:, 1], cells[:, 0]])
+    pending = hpa.pending_rows
+    assert pending > 8  # more than one slice's chunk
+    replicas = {"g": Replica("grid", grid, 2, False, hpa)}
+    slices = 0
+    while refill_idle(replicas, 1e-9):  # a tiny slice: one chunk of rows each
+        slices += 1
+    assert slices >= 2
+    assert hpa.pending_rows == 0
+    fresh = HierarchicalGrid(grid, cluster_size=16).build()
+    np.testing.assert_allclose(hpa.graph.pair_dist, fresh.graph.pair_dist, rtol=1e-6)
+    assert not refill_idle(replicas)
