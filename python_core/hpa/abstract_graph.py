@@ -25,11 +25,11 @@ import numpy.typing as npt
 from python_core.hpa.cluster_search import cluster_rows, cluster_table, uniform_flags
 from python_core.hpa.cluster_trees import tree_rows
 from python_core.hpa.connectivity import (
-    LABEL_LIMIT,
     component_ids,
     component_of,
     label_clusters,
     patch_labels,
+    seal_labels,
 )
 from python_core.hpa.distance_table import all_pairs
 from python_core.hpa.entrances import (
@@ -380,27 +380,12 @@ class AbstractGraph:
             self._seal(cells[alone], owner[alone])
 
     def _seal(self, cells: I64, owner: I64) -> None:
-        """Labels and weight flags after sealed cells (in clusters with no other change) changed.
-
-        An opened one is a component of its own: the cluster's next label. A closed one loses
-        its label; the label's number stays unused (a component without nodes is harmless)
-        unless it was the last one, as when a cell opened before closes again. A cluster whose
-        label count would outgrow the int16 labels is labelled afresh instead.
-        """
-        fresh = []
-        for cell, c in zip(cells.tolist(), owner.tolist(), strict=True):
-            if self.walk[cell] == 0:
-                if self.labels[cell] >= 0 and self.labels[cell] == self.comp_count[c] - 1:
-                    self.comp_count[c] -= 1
-                self.labels[cell] = -1
-            elif self.labels[cell] < 0:
-                if self.comp_count[c] >= LABEL_LIMIT:
-                    fresh.append(c)
-                    continue
-                self.labels[cell] = self.comp_count[c]
-                self.comp_count[c] += 1
-        if fresh:
-            self.relabel(np.unique(np.array(fresh, dtype=np.int64)))
+        """Labels (:func:`~python_core.hpa.connectivity.seal_labels`; a cluster whose label count
+        would outgrow the int16 labels is labelled afresh) and weight flags after sealed cells,
+        in clusters with no other change, changed."""
+        fresh = seal_labels(self.walk, self.labels, self.comp_count, cells, owner)
+        if fresh.shape[0]:
+            self.relabel(np.unique(fresh))
         if self.has_trees:
             clusters = np.unique(owner)
             self.uniform[clusters] = uniform_flags(

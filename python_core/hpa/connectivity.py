@@ -25,7 +25,7 @@ import numpy.typing as npt
 from python_core.compiled import jit
 from python_core.hpa.cluster_search import step_allowed
 
-__all__ = ["LABEL_LIMIT", "component_ids", "component_of", "label_clusters", "patch_labels"]
+__all__ = ["LABEL_LIMIT", "component_ids", "component_of", "label_clusters", "patch_labels", "seal_labels"]
 
 U8 = npt.NDArray[np.uint8]
 I16 = npt.NDArray[np.int16]
@@ -197,6 +197,42 @@ def patch_labels(  # noqa: PLR0912, PLR0917 (compiled kernel: positional)
         labels[c] = label
         done[i] = 1
     return done
+
+
+@jit
+def seal_labels(walk: U8, labels: I16, comp_count: I64, cells: I64, owner: I64) -> I64:
+    """Labels after sealed cells (no open neighbour among their eight) changed, each in cluster
+    ``owner[i]``: an opened one is a component of its own, the cluster's next label; a closed
+    one loses its label, whose number stays unused (a component without nodes is harmless)
+    unless it was the last one, as when a cell opened before closes again.
+
+    Returns:
+        The clusters (maybe repeated) whose label count would outgrow the int16 labels: the
+        caller labels them afresh.
+
+    Example:
+        >>> lab, count = np.array([-1, -1, 0], np.int16), np.array([1])
+        >>> seal_labels(np.array([1, 0, 1], np.uint8), lab, count, np.array([0]), np.array([0])).tolist()
+        []
+        >>> lab.tolist(), count.tolist()
+        ([1, -1, 0], [2])
+    """
+    fresh = np.empty(cells.shape[0], dtype=np.int64)
+    n = 0
+    for i in range(cells.shape[0]):
+        cell, c = cells[i], owner[i]
+        if walk[cell] == 0:
+            if labels[cell] >= 0 and labels[cell] == comp_count[c] - 1:
+                comp_count[c] -= 1
+            labels[cell] = -1
+        elif labels[cell] < 0:
+            if comp_count[c] >= LABEL_LIMIT:
+                fresh[n] = c
+                n += 1
+                continue
+            labels[cell] = comp_count[c]
+            comp_count[c] += 1
+    return fresh[:n]
 
 
 @jit

@@ -217,7 +217,8 @@ def repair_within(  # noqa: PLR0917 (the arrays of one repair)
         dist: old distances (see :func:`repair_pairs`).
         pred: old predecessors.
         stale: ``(N_old,)`` rows of the old table that were not valid; None: all were.
-        seconds: budget, checked between chunks of :data:`REPAIR_CHUNK` rows (a chunk started is
+        seconds: budget, checked between chunks of rows (one row, then as many as the time
+            left holds at the pace so far, at most :data:`REPAIR_CHUNK`; a chunk started is
             finished); None: repair every row and refill every stale one.
         overwrite: as in :func:`repair_pairs`.
 
@@ -252,15 +253,23 @@ def repair_within(  # noqa: PLR0917 (the arrays of one repair)
     now_stale = np.ones(n, dtype=np.bool_)  # added nodes' rows: computed afresh below
     now_stale[kept] = was_stale[new2old[kept]]
     added = np.flatnonzero(~kept)
-    dearer_u, dearer_v, check_u, check_v, check_cost = _edge_changes(old, new, new2old, old2new)
-    order = np.argsort(new.inter_dst, kind="stable")
-    in_src = np.repeat(np.arange(n, dtype=np.int64), np.diff(new.inter_off))[order]
-    in_off = np.concatenate(([0], np.cumsum(np.bincount(new.inter_dst, minlength=n)))).astype(np.int64)
-    in_cost = new.inter_cost[order]
     todo = np.flatnonzero(~now_stale)
     searched, done = 0, 0
+    if seconds is not None and time.perf_counter() - began >= seconds:
+        todo = todo[:0]  # out of time already: not even the changed edges are worth listing
+        now_stale[:] = True
+    if todo.shape[0]:
+        dearer_u, dearer_v, check_u, check_v, check_cost = _edge_changes(old, new, new2old, old2new)
+        order = np.argsort(new.inter_dst, kind="stable")
+        in_src = np.repeat(np.arange(n, dtype=np.int64), np.diff(new.inter_off))[order]
+        in_off = np.concatenate(([0], np.cumsum(np.bincount(new.inter_dst, minlength=n)))).astype(np.int64)
+        in_cost = new.inter_cost[order]
+    size, per_row = 1, 0.0  # a box's chunks: one row first, then as many as the time left holds
     while done < todo.shape[0] and (seconds is None or time.perf_counter() - began < seconds):
-        chunk = todo[done : done + REPAIR_CHUNK] if seconds is not None else todo
+        if seconds is not None and per_row > 0:
+            size = int(min(max((seconds - (time.perf_counter() - began)) / per_row, 1), REPAIR_CHUNK))
+        chunk = todo[done : done + size] if seconds is not None else todo
+        chunk_began = time.perf_counter()
         if moved:
             _reindex_rows(dist, pred, new2old, old2new, broken, chunk, out_dist, out_pred)
         searched += _repair_rows(
@@ -268,10 +277,11 @@ def repair_within(  # noqa: PLR0917 (the arrays of one repair)
             dearer_v, check_u, check_v, check_cost,
         )  # fmt: skip
         done += chunk.shape[0]
+        per_row = (time.perf_counter() - chunk_began) / chunk.shape[0]
     now_stale[todo[done:]] = True  # out of time: their old values say nothing about the new graph
-    left = None if seconds is None else max(seconds - (time.perf_counter() - began), 0.0)
+    rest = None if seconds is None else max(seconds - (time.perf_counter() - began), 0.0)
     before = int(now_stale.sum())
-    refill_rows(new, out_dist, out_pred, now_stale, left)
+    refill_rows(new, out_dist, out_pred, now_stale, rest)
     return Repaired(out_dist, out_pred, searched + before - int(now_stale.sum()), now_stale)
 
 
