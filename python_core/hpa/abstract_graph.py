@@ -247,7 +247,8 @@ class AbstractGraph:
         price the whole cluster again. With trees: keep the trees of the transitions that stay,
         repair them (:mod:`~python_core.hpa.tree_repair`), and rerun only the trees the repair
         gives up on and those of new transitions. ``borders_changed=False`` says none of its
-        borders' transition pairs changed, so its transitions did not either.
+        borders' transition pairs changed, so its transitions did not either. Its weight flag
+        is the caller's (:meth:`apply_changes` sets those of all changed clusters at once).
 
         Returns:
             True when the cluster's pieces were replaced (other transitions, or priced afresh),
@@ -289,8 +290,6 @@ class AbstractGraph:
                       self.ch, table)  # fmt: skip
             cluster_rows(*geometry, trans, np.flatnonzero(rerun), table, trees)
             self.trans[cluster], self.tables[cluster], self.dirs[cluster] = trans, table, trees
-        if cells.shape[0]:
-            self._flag_uniform(cluster)
         return not same
 
     def relabel(self, clusters: I64) -> None:
@@ -353,6 +352,11 @@ class AbstractGraph:
         replaced = False
         for c in sorted(dirty):
             replaced |= self._update_cluster(c, cells[owner == c], weights_changed, c in crossings)
+        if self.has_trees and owner.shape[0]:  # their weight flags, in one pass
+            changed = np.unique(owner)
+            self.uniform[changed] = uniform_flags(
+                self.walk, self.weights, self.width, self.height, self.csize, changed
+            )
         if replaced:  # some cluster has other transitions: node ids move, concatenate afresh
             self.assemble(before, table_seconds)
         else:  # tables and trees changed in place (views into the flat arrays)
