@@ -17,11 +17,22 @@ cells and, for a diagonal, its two corners, so every move a change affects joins
    decremental step of dynamic shortest paths (Ramalingam and Reps). In open areas this ends at
    once or after a cell or two (the "shadow" of a new wall under the no-corner-cutting rule).
 2. Raised cells get their new costs by a Dijkstra seeded from their settled neighbours.
-3. Opened cells attach to their cheapest neighbour; then no legal move between block cells may
-   reach its cell more cheaply than its tree path, else the change shortened paths and the tree
-   is *stale* (rerun it). A changed weight on a cell the tree reaches also makes it stale.
+3. Block cells that a legal move from a block cell now reaches more cheaply (opened cells, cells
+   behind an opened wall or a newly legal diagonal), and raised cells that step 2 priced below
+   their old cost (through a move the change made legal), are *lowered*, and a Dijkstra from
+   them lowers every cell the shortcuts serve: the incremental step of dynamic shortest paths.
+   Why that ends exact: every cost is then achievable (a legal path prices it), and every move
+   between cells not lowered already satisfies the triangle inequality except the block moves the
+   seeds checked (moves outside the blocks are unchanged, a cell not lowered costs no less than
+   before, and step 2 priced raised cells from all their neighbours); the Dijkstra relaxes every
+   move out of a lowered cell, so at its end no move can shorten any cost. A cell never looked
+   at is priced by walking its old tree path, the cost it keeps unless its path runs through a
+   lowered cell, and then it is lowered in turn (the relaxation along that path lowers each child
+   by as much as its parent).
 
-A kept tree is fixed in place, and its table row gets the new costs of raised transitions.
+A tree whose raised or lowered cells exceed ``cells // RAISE_CAP`` is *stale* (rerun it), as is
+one that reaches a cell whose weight changed. A kept tree is fixed in place, and its table row
+gets the new costs of raised and lowered transitions.
 """
 
 from __future__ import annotations
@@ -51,11 +62,12 @@ _REL = 1e-9
 """Relative slack of cost comparisons (tree walks and Dijkstra add the same steps in other orders)."""
 
 RAISE_CAP = 4
-"""A tree whose raised cells exceed ``cells // RAISE_CAP`` is rerun instead (a wall that cuts off a
-region raises all of it; a Dijkstra over the whole cluster is then no dearer)."""
+"""A tree whose raised (or lowered) cells exceed ``cells // RAISE_CAP`` is rerun instead (a wall
+that cuts off a region raises all of it, a gap that joins two lowers one; a Dijkstra over the
+whole cluster is then no dearer)."""
 
 # cell states during one tree's repair
-_SETTLED, _PENDING, _RAISED, _FINAL = 0, 1, 2, 3
+_SETTLED, _PENDING, _RAISED, _FINAL, _OPEN, _LOWERED = 0, 1, 2, 3, 4, 5
 
 
 @jit
@@ -121,17 +133,19 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
     walk: U8, weights: F64, width: int, x0: int, y0: int, lw: int, lh: int, diag: int, cw: float,
     ch: float, tree: U8, root: int, block: I64, nb: int, mark: U8, weights_changed: int, d: F64,
     stamp: I32, now: int, code: U8, listed: U8, state: U8, touched: I64, heap_nodes: I32,
-    heap_keys: F64, heap_pos: I32, raised: I64,
+    heap_keys: F64, heap_pos: I32, raised: I64, before: F64,
 ) -> tuple[int, bool]:  # fmt: skip
     """Repair one tree in the scratch (see the module docstring).
 
     Scratch (local cells): ``d[c]`` the cost of c, valid when ``stamp[c] == now``; ``code[c]`` its
     move, valid when ``listed[c]``; ``state[c]`` one of ``_SETTLED`` (all zero on entry),
-    ``_PENDING``, ``_RAISED``, ``_FINAL``; ``touched[:n]`` the listed cells.
+    ``_PENDING``, ``_RAISED``, ``_FINAL``, ``_OPEN``, ``_LOWERED``; ``touched[:n]`` the listed cells;
+    ``before[raised[r]]`` the old cost of a raised cell.
 
     Returns:
         ``(n, kept)``: the number of touched cells (every one listed, to write back and reset;
-        raised ones end ``_FINAL`` with their new costs in ``d``), and False when the tree is stale.
+        raised ones end ``_FINAL`` and lowered ones ``_LOWERED``, with their new costs in ``d``),
+        and False when the tree is stale.
     """
     size = lw * lh
     dl = math.hypot(cw, ch)
@@ -205,6 +219,7 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         v = raised[r]
         vx, vy = v % lw, v // lw
         gv = (vy + y0) * width + vx + x0
+        before[v] = d[v]
         d[v] = np.inf
         code[v] = NO_PARENT
         for k in range(n_moves):
@@ -245,28 +260,64 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
                     heap_decrease(heap_nodes, heap_keys, heap_pos, d, v, ng)
     for r in range(n_raised):  # cut off now: unreachable inside the cluster
         state[raised[r]] = _FINAL
-    for _ in range(nb):  # 3. opened cells take their cheapest block neighbour, to a fixed point
-        moved = False
-        for b in range(nb):
-            v = block[b]
-            vx, vy = v % lw, v // lw
-            gv = (vy + y0) * width + vx + x0
-            if mark[v] != 2 or tree[v] != NO_PARENT or v == root or walk[gv] == 0:
-                continue
-            ng, move = _best_entry(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, mark, d, v)
-            if ng < d[v]:
-                d[v], code[v], moved = ng, move, True
-        if not moved:
-            break
-    for b in range(nb):  # 3. ... and no legal block move may be a shortcut
+    n_open, n_lowered = 0, 0
+    for r in range(n_raised):  # 3. seeds: raised cells priced below their old cost (by a move the
+        v = raised[r]  # change made legal): their moves to settled cells were never relaxed
+        if d[v] < before[v] - _REL * (1.0 + d[v]):
+            state[v] = _OPEN
+            n_open = heap_push(heap_nodes, heap_keys, heap_pos, d, n_open, v, d[v])
+            n_lowered += 1
+    for b in range(nb):  # 3. ... and block cells a legal block move now reaches more cheaply
         v = block[b]
-        vx, vy = v % lw, v // lw
-        gv = (vy + y0) * width + vx + x0
-        if walk[gv] == 0 or v == root:
+        if walk[(v // lw + y0) * width + v % lw + x0] == 0 or v == root:
             continue
-        ng, _ = _best_entry(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, mark, d, v)
-        if ng < d[v] - _REL * (1.0 + ng):
-            return nt, False
+        ng, move = _best_entry(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, mark, d, v)
+        if not ng < d[v] - _REL * (1.0 + ng):
+            continue
+        d[v], code[v] = ng, move  # block cells are listed (step 1)
+        if state[v] == _OPEN:
+            heap_decrease(heap_nodes, heap_keys, heap_pos, d, v, ng)
+            continue
+        state[v] = _OPEN
+        n_open = heap_push(heap_nodes, heap_keys, heap_pos, d, n_open, v, ng)
+        n_lowered += 1
+    if n_lowered > size // RAISE_CAP:
+        return nt, False
+    while n_open > 0:  # 3. ... then a Dijkstra from them lowers the cells the shortcuts serve
+        u, n_open = heap_pop(heap_nodes, heap_keys, heap_pos, d, n_open)
+        state[u] = _LOWERED
+        ux, uy = u % lw, u // lw
+        for k in range(n_moves):
+            dx, dy = _DX[k], _DY[k]
+            wx, wy = ux + dx, uy + dy
+            if wx < 0 or wy < 0 or wx >= lw or wy >= lh:
+                continue
+            w = wy * lw + wx
+            gw = (wy + y0) * width + wx + x0
+            if state[w] == _LOWERED or walk[gw] == 0 or w == root:
+                continue
+            if not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag):
+                continue
+            ng = d[u] + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gw]
+            # an open cell's cost is its heap value (memoised); an unlisted cell's is its old
+            # tree's: right, as a cell whose old path runs through a lowered cell is lowered in
+            # turn by this same relaxation along that path
+            dw = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, w)
+            if not ng < dw - _REL * (1.0 + ng):
+                continue
+            d[w], code[w] = ng, (dy + 1) * 3 + dx + 1
+            if state[w] == _OPEN:
+                heap_decrease(heap_nodes, heap_keys, heap_pos, d, w, ng)
+                continue
+            if not listed[w]:
+                listed[w] = 1
+                touched[nt] = w
+                nt += 1
+            state[w] = _OPEN
+            n_open = heap_push(heap_nodes, heap_keys, heap_pos, d, n_open, w, ng)
+            n_lowered += 1
+            if n_lowered > size // RAISE_CAP:
+                return nt, False
     return nt, True
 
 
@@ -347,6 +398,7 @@ def repair_trees(  # noqa: PLR0917 (compiled kernel: positional)
     state = np.zeros(size, dtype=np.uint8)
     touched = np.empty(size, dtype=np.int64)
     raised = np.empty(size, dtype=np.int64)
+    before = np.empty(size)
     heap_nodes = np.empty(size, dtype=np.int32)
     heap_keys = np.empty(size)
     heap_pos = np.empty(size, dtype=np.int32)
@@ -357,12 +409,12 @@ def repair_trees(  # noqa: PLR0917 (compiled kernel: positional)
         nt, kept = _repair_one(
             walk, weights, width, x0, y0, lw, lh, diag, cw, ch, tree, local[t], block, nb, mark,
             weights_changed, d, stamp, t + 1, code, listed, state, touched, heap_nodes, heap_keys,
-            heap_pos, raised,
+            heap_pos, raised, before,
         )  # fmt: skip
         stale[t] = 0 if kept else 1
         n_stale += 0 if kept else 1
         for j in range(trans.shape[0] if kept else 0):
-            if state[local[j]] == _FINAL:
+            if state[local[j]] == _FINAL or state[local[j]] == _LOWERED:  # new costs
                 table[t, j] = d[local[j]]
         for i in range(nt):
             c = touched[i]
