@@ -13,8 +13,10 @@ better of jumping off/on) and their ratios (HPA* and exact: the median of ``--ro
 an HPA* block then an exact block, with the range of the rounds' ratios), mean/worst cost ratio to
 optimal (Moving AI maps: over every scenario of the map; generated maps: over the sample) with the
 share of queries ``exact_check`` re-ran, and the time of a local update of 100 toggled cells against
-the full build (median of three random sets, each toggled back untimed), and the median update of
-one cell closed or opened (a door). On the rooms map it then seals one room and times ``no_path``
+the full build (median of three random sets, each toggled back untimed; the all-pairs table's
+repair time-boxed to ``--repair-ms``, with the rows it left, the time to refill them, the query
+median meanwhile, and the same update without the box), and the median update of one cell closed
+or opened (a door). On the rooms map it then seals one room and times ``no_path``
 answers for goals inside it. Rules: 8-connected, no corner cutting.
 """
 
@@ -54,6 +56,8 @@ LEVELS = {"rooms4096": 8}
 """Maps where a second level pays, with its region side in clusters. Measured (one run each, median
 query): rooms4096 3.4 ms with one level, 1.5 ms with two; open4096 6.9 ms with one, 7.2 ms with
 two (its 19 transitions per cluster make the regions' tables wide), so it keeps one."""
+REPAIR_MS = 1.0
+"""The updates' time box for the all-pairs table (``repair_seconds``): a millisecond of a frame."""
 Pair = tuple[tuple[int, int], tuple[int, int]]
 
 
@@ -103,6 +107,54 @@ def timed(function, pairs: list[Pair]) -> tuple[list[float], list[float]]:  # ty
     return costs, seconds
 
 
+def bench_updates(hpa: HierarchicalGrid, pairs: list[Pair], repair_seconds: float) -> str:
+    """The update part of a map's line: 100 random cells toggled, then toggled back (untimed),
+    three times after a first set that loads the kernels (medians of three). With a table: the
+    rows the time-boxed repair left, the time to refill them (after it, timed apart), the query
+    median while they are stale (starts in clusters with stale rows run the abstract search), and
+    the same sets updated without the box. Then a door: one cell closed and opened again, ten
+    times (median of the 20 updates)."""
+    grid = hpa.grid
+    rng = np.random.default_rng(1)
+    sets = [
+        np.stack((rng.integers(0, grid.width, 100), rng.integers(0, grid.height, 100)), axis=1)
+        for _ in range(4)
+    ]
+    updates, stale, refills, meanwhile = [], [], [], [math.nan]
+    for i, cells in enumerate(sets):
+        before = grid.walkable[cells[:, 1], cells[:, 0]].copy()
+        updates.append(hpa.set_walkable(cells, ~before))
+        stale.append(hpa.pending_rows)
+        if i == 1:
+            meanwhile = timed(hpa.find_path, [(s, g) for s, g in pairs if grid.walkable[s[1], s[0]]])[1]
+        began = time.perf_counter()
+        hpa.refill_table()
+        refills.append(time.perf_counter() - began)
+        hpa.set_walkable(cells, before)
+        hpa.refill_table()
+    update = statistics.median(updates[1:])
+    line = (
+        f"update 100 cells {1e3 * update:7.1f}ms (median of 3) = 1/{hpa.build_seconds / update:.0f} of build"
+    )
+    if hpa.graph.pair_dist.size:
+        hpa.repair_seconds, eager = None, []
+        for cells in sets[1:]:
+            before = grid.walkable[cells[:, 1], cells[:, 0]].copy()
+            eager.append(hpa.set_walkable(cells, ~before))
+            hpa.set_walkable(cells, before)
+        hpa.repair_seconds = repair_seconds
+        unboxed = statistics.median(eager)
+        line += (
+            f" [table: {statistics.median(stale[1:]):.0f}/{hpa.graph.node_count} rows left, refilled in "
+            f"{1e3 * statistics.median(refills[1:]):.1f}ms, HPA* {1e3 * statistics.median(meanwhile):.3f}ms "
+            f"meanwhile; unboxed update {1e3 * unboxed:.1f}ms = 1/{hpa.build_seconds / unboxed:.0f}]"
+        )
+    mask = grid.walkable
+    doors = [(int(x), int(y)) for x, y in np.argwhere(mask)[rng.integers(0, int(mask.sum()), 10)][:, ::-1]]
+    door_secs = [hpa.set_walkable([cell], state) for cell in doors for state in (False, True)]
+    return line + f", 1 cell {1e3 * statistics.median(door_secs):6.2f}ms"
+
+
 def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
     big = name.endswith("4096")
     mask, pairs, optimal = load(name, args.queries)
@@ -113,7 +165,7 @@ def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
     hpa = HierarchicalGrid(
         grid, cluster_size=cluster, tree_budget=args.tree_mb << 20, table_budget=args.table_mb << 20,
         levels=2 if region else 1, region_clusters=max(region, 2), long_entrance=long_entrance,
-        line_bias=args.line_bias,
+        line_bias=args.line_bias, repair_seconds=args.repair_ms / 1e3,
     )  # fmt: skip
     hpa.build(progress=progress_bar(name))
     hpa.find_path(*pairs[0])  # compile / load the kernels outside the timing
@@ -142,17 +194,7 @@ def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
         (_, off), (_, on) = run_godot(GODOT, mask, pairs[:n_godot])
         godot_ms = 1e3 * min(statistics.median(off), statistics.median(on))
     hpa_ms, exact_ms = 1e3 * hpa_s, 1e3 * exact_s
-    rng = np.random.default_rng(1)
-    updates = []  # 100 random cells toggled, then toggled back (untimed); the first set loads the kernels
-    for _ in range(4):
-        cells = np.stack((rng.integers(0, grid.width, 100), rng.integers(0, grid.height, 100)), axis=1)
-        before = grid.walkable[cells[:, 1], cells[:, 0]].copy()
-        updates.append(hpa.set_walkable(cells, ~before))
-        hpa.set_walkable(cells, before)
-    update = statistics.median(updates[1:])
-    # a door: one cell closed then opened again, ten times (median of the 20 updates)
-    doors = [(int(x), int(y)) for x, y in np.argwhere(mask)[rng.integers(0, int(mask.sum()), 10)][:, ::-1]]
-    door_secs = [hpa.set_walkable([cell], state) for cell in doors for state in (False, True)]
+    updates = bench_updates(hpa, pairs, args.repair_ms / 1e3)
     kept = ("trees+table" if hpa.graph.pair_dist.size else "trees") if hpa.graph.has_trees else "-"
     if hpa.upper is not None:
         table = " +table" if hpa.upper.pair_dist.size else ""
@@ -166,9 +208,7 @@ def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
         f"Godot {godot_ms:8.3f}ms x{godot_ms / hpa_ms:6.1f} | "
         f"cost mean {np.mean(ratios):.4f} worst {max(ratios):.4f} (n={len(ratios)}, "
         f"checked {100 * checked:.1f}%) | "
-        f"update 100 cells {1e3 * update:7.1f}ms (median of 3) = 1/{hpa.build_seconds / update:.0f} "
-        "of build, "
-        f"1 cell {1e3 * statistics.median(door_secs):6.2f}ms",
+        f"{updates}",
         flush=True,
     )
     return hpa
@@ -218,12 +258,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tree-mb", type=int, default=512, help="tree_budget in MiB (open4096 needs 326)")
     parser.add_argument("--table-mb", type=int, default=64, help="table_budget in MiB")
     parser.add_argument("--line-bias", type=float, default=LINE_BIAS, help="HierarchicalGrid line_bias")
+    parser.add_argument(
+        "--repair-ms", type=float, default=REPAIR_MS, help="HierarchicalGrid repair_seconds, in ms"
+    )
     parser.add_argument("--no-godot", dest="godot", action="store_false")
     parser.add_argument("--one-level", dest="levels", action="store_false", help="ignore LEVELS")
     args = parser.parse_args(argv)
     print(
         f"HPA*: {'levels from LEVELS' if args.levels else 'one level'}, smoothing on, "
-        f"line_bias {args.line_bias}, "
+        f"line_bias {args.line_bias}, repair_seconds {args.repair_ms / 1e3}, "
         f"tree_budget {args.tree_mb} MiB, table_budget {args.table_mb} MiB; "
         "exact = fast_grid.find_path (auto: JPS)"
     )
