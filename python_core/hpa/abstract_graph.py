@@ -30,6 +30,7 @@ from python_core.hpa.connectivity import (
     label_clusters,
     patch_labels,
     seal_labels,
+    sealed_cells,
 )
 from python_core.hpa.distance_table import all_pairs
 from python_core.hpa.entrances import (
@@ -300,7 +301,11 @@ class AbstractGraph:
         self.comp_count[clusters] = counts
 
     def apply_changes(
-        self, nodes: I64, weights_changed: bool = False, table_seconds: float | None = None
+        self,
+        nodes: I64,
+        weights_changed: bool = False,
+        table_seconds: float | None = None,
+        one_weight: bool = False,
     ) -> set[int]:
         """Rebuild what changed cells touch: their clusters' labels and tables, nearby borders.
 
@@ -319,12 +324,14 @@ class AbstractGraph:
             weights_changed: whether weights (not only walls) may have changed.
             table_seconds: time the all-pairs table's repair may take; rows it does not reach
                 are flagged in ``pair_stale`` (:meth:`refill`). None: every row, now.
+            one_weight: the caller knows that every open cell of the grid has the same weight
+                after the change: every weight flag is then 1, with no scan of the clusters.
 
         Returns:
             The clusters whose transitions, tables or crossings may have changed.
         """
         cells = np.unique(nodes)
-        sealed = self._sealed(cells)
+        sealed = sealed_cells(self.walk, self.width, self.height, cells)
         own: set[int] = set()
         keys: set[Border] = set()
         inner = range(1, self.csize - 1)
@@ -348,15 +355,17 @@ class AbstractGraph:
         before = GraphArrays.of(self) if self.pair_dist.size else None  # copies: tables change in place
         crossings = self.rebuild_borders(sorted(keys))
         dirty = own | crossings
+        if self.has_trees and owner.shape[0]:  # the changed clusters' weight flags, in one pass
+            changed = np.unique(owner)
+            self.uniform[changed] = (
+                1
+                if one_weight
+                else uniform_flags(self.walk, self.weights, self.width, self.height, self.csize, changed)
+            )
         cells, owner = cells[~sealed], owner[~sealed]
         replaced = False
         for c in sorted(dirty):
             replaced |= self._update_cluster(c, cells[owner == c], weights_changed, c in crossings)
-        if self.has_trees and owner.shape[0]:  # their weight flags, in one pass
-            changed = np.unique(owner)
-            self.uniform[changed] = uniform_flags(
-                self.walk, self.weights, self.width, self.height, self.csize, changed
-            )
         if replaced:  # some cluster has other transitions: node ids move, concatenate afresh
             self.assemble(before, table_seconds)
         else:  # tables and trees changed in place (views into the flat arrays)
@@ -381,33 +390,9 @@ class AbstractGraph:
         self.relabel(fresh)
         alone = sealed & ~np.isin(owner, fresh)
         if alone.any():  # a sealed cell's cluster gets a label for it (or loses it)
-            self._seal(cells[alone], owner[alone])
-
-    def _seal(self, cells: I64, owner: I64) -> None:
-        """Labels (:func:`~python_core.hpa.connectivity.seal_labels`; a cluster whose label count
-        would outgrow the int16 labels is labelled afresh) and weight flags after sealed cells,
-        in clusters with no other change, changed."""
-        fresh = seal_labels(self.walk, self.labels, self.comp_count, cells, owner)
-        if fresh.shape[0]:
-            self.relabel(np.unique(fresh))
-        if self.has_trees:
-            clusters = np.unique(owner)
-            self.uniform[clusters] = uniform_flags(
-                self.walk, self.weights, self.width, self.height, self.csize, clusters
-            )
-
-    def _sealed(self, cells: I64) -> npt.NDArray[np.bool_]:
-        """Which cells have no open neighbour among their eight (walls or off the grid)."""
-        x, y = cells % self.width, cells // self.width
-        near = np.zeros(cells.shape[0], dtype=np.bool_)
-        for dy in (-1, 0, 1):
-            for dx in (-1, 0, 1):
-                nx, ny = x + dx, y + dy
-                if dx == 0 and dy == 0:
-                    continue
-                inside = (nx >= 0) & (nx < self.width) & (ny >= 0) & (ny < self.height)
-                near[inside] |= self.walk[ny[inside] * self.width + nx[inside]] != 0
-        return ~near
+            grown = seal_labels(self.walk, self.labels, self.comp_count, cells[alone], owner[alone])
+            if grown.shape[0]:  # label counts that would outgrow the int16 labels
+                self.relabel(np.unique(grown))
 
     def refill(self, seconds: float | None = None) -> int:
         """Compute stale rows of the all-pairs table afresh, for up to ``seconds`` (None: all).

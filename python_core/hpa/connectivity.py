@@ -25,7 +25,15 @@ import numpy.typing as npt
 from python_core.compiled import jit
 from python_core.hpa.cluster_search import step_allowed
 
-__all__ = ["LABEL_LIMIT", "component_ids", "component_of", "label_clusters", "patch_labels", "seal_labels"]
+__all__ = [
+    "LABEL_LIMIT",
+    "component_ids",
+    "component_of",
+    "label_clusters",
+    "patch_labels",
+    "seal_labels",
+    "sealed_cells",
+]
 
 U8 = npt.NDArray[np.uint8]
 I16 = npt.NDArray[np.int16]
@@ -197,6 +205,25 @@ def patch_labels(  # noqa: PLR0912, PLR0917 (compiled kernel: positional)
         labels[c] = label
         done[i] = 1
     return done
+
+
+@jit
+def sealed_cells(walk: U8, width: int, height: int, cells: I64) -> npt.NDArray[np.bool_]:
+    """Which cells have no open neighbour among their eight (walls or off the grid): whether open
+    or not, no move enters, leaves or squeezes past them.
+
+    Example:
+        >>> sealed_cells(np.array([1, 0, 0, 0], np.uint8), 4, 1, np.array([0, 2, 3])).tolist()
+        [True, False, True]
+    """
+    out = np.ones(cells.shape[0], dtype=np.bool_)
+    for i in range(cells.shape[0]):
+        x, y = cells[i] % width, cells[i] // width
+        for ny in range(max(y - 1, 0), min(y + 2, height)):
+            for nx in range(max(x - 1, 0), min(x + 2, width)):
+                if (nx != x or ny != y) and walk[ny * width + nx] != 0:
+                    out[i] = False
+    return out
 
 
 @jit

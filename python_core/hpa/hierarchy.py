@@ -365,13 +365,13 @@ class HierarchicalGrid:
         if not self._built:
             return 0.0
         began = time.perf_counter()
-        dirty = self._graph.apply_changes(nodes, weights_changed, self._repair_seconds)
         # a lower bound is all the heuristic needs: cheaper open cells lower it, nothing raises it
         changed = nodes[self._walk[nodes] != 0]
         if changed.shape[0]:
             self._min_weight = min(self._min_weight, float(self._weights[changed].min()))
             if (self._weights[changed] != self._one_weight).any():  # until the next build()
                 self._one_weight = 0.0
+        dirty = self._graph.apply_changes(nodes, weights_changed, self._repair_seconds, self._one_weight != 0)
         if self._upper is not None:
             self._upper.update(self._graph, dirty)
             self._packed, self._scratch2 = self._upper.packed, self._upper.new_scratch()

@@ -237,6 +237,7 @@ def test_toggling_100_cells_updates_locally_like_a_rebuild(mode: DiagonalMode) -
     assert np.array_equal(hpa.graph.node_cell, fresh.graph.node_cell)
     assert np.allclose(hpa.graph.dist_flat, fresh.graph.dist_flat)
     assert crossings(hpa) == crossings(fresh)
+    assert np.array_equal(hpa.graph.uniform, fresh.graph.uniform)  # the weight flags too
     check_against_exact(hpa, random_pairs(grid, 40, 9), mean_bound=1.01, worst_bound=1.10)
 
 
