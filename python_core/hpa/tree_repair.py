@@ -263,7 +263,7 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
     n_open, n_lowered = 0, 0
     for r in range(n_raised):  # 3. seeds: raised cells priced below their old cost (by a move the
         v = raised[r]  # change made legal): their moves to settled cells were never relaxed
-        if d[v] < before[v] - _REL * (1.0 + d[v]):
+        if d[v] + _REL * (1.0 + d[v]) < before[v]:
             state[v] = _OPEN
             n_open = heap_push(heap_nodes, heap_keys, heap_pos, d, n_open, v, d[v])
             n_lowered += 1
@@ -272,7 +272,7 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         if walk[(v // lw + y0) * width + v % lw + x0] == 0 or v == root:
             continue
         ng, move = _best_entry(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, mark, d, v)
-        if not ng < d[v] - _REL * (1.0 + ng):
+        if not ng + _REL * (1.0 + ng) < d[v]:
             continue
         d[v], code[v] = ng, move  # block cells are listed (step 1)
         if state[v] == _OPEN:
@@ -303,7 +303,7 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
             # tree's: right, as a cell whose old path runs through a lowered cell is lowered in
             # turn by this same relaxation along that path
             dw = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, w)
-            if not ng < dw - _REL * (1.0 + ng):
+            if not ng + _REL * (1.0 + ng) < dw:
                 continue
             d[w], code[w] = ng, (dy + 1) * 3 + dx + 1
             if state[w] == _OPEN:
@@ -358,7 +358,10 @@ def repair_trees(  # noqa: PLR0917 (compiled kernel: positional)
         table: ``(k, k)`` cost table; the rows of repaired trees are updated in place.
         changed: global cells of this cluster whose walls or weights changed.
         weights_changed: 1 when weights may have changed (then a tree that reaches a changed
-            walkable cell is stale), 0 for wall toggles only.
+            walkable cell is stale), 0 for wall toggles only. One call must not change both the
+            walls and the weights of the same cells (old paths through a cell closed in the same
+            call would be priced at its new weight); the hierarchy's set_walkable and
+            set_weights update apart.
         stale: out, ``(k,)``: 1 for each tree (and table row) left to rerun, else 0.
 
     Returns:

@@ -206,6 +206,18 @@ def test_an_opened_wall_cell_keeps_the_trees_it_shortens(diag: int) -> None:
     assert (dirs[:, gap] != NO_PARENT).all()
 
 
+@pytest.mark.parametrize("diag", DIAG_CODES)
+def test_many_small_clusters_through_mixed_changes_keep_fresh_trees(diag: int) -> None:
+    # small rooms with many roots meet the rarer cases (a raised cell priced through a diagonal
+    # the same change opened) often enough to be caught
+    rng = np.random.default_rng(diag + 50)
+    for case in range(60):
+        args, dirs, table = random_cluster(rng, 12, 0.25, diag, weighted=bool(case % 2), ch=1.0)
+        for _ in range(5):
+            repair_and_rerun(args, dirs, table, change_cells(rng, args, 2, 2))
+            assert_exact(args, dirs, table)
+
+
 def test_a_raised_cell_priced_below_its_old_cost_lowers_its_neighbours() -> None:
     # Closing X raises the cells past it; one of them is priced by a diagonal that opening O makes
     # legal (at least one side walkable), below its old cost: its settled neighbours gain too.
