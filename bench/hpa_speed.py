@@ -124,7 +124,7 @@ def bench_updates(hpa: HierarchicalGrid, pairs: list[Pair], repair_seconds: floa
     for i, cells in enumerate(sets):
         before = grid.walkable[cells[:, 1], cells[:, 0]].copy()
         updates.append(hpa.set_walkable(cells, ~before))
-        stale.append(hpa.pending_rows)
+        stale.append(hpa.pending_rows / hpa.graph.node_count)
         if i == 1:
             meanwhile = timed(hpa.find_path, [(s, g) for s, g in pairs if grid.walkable[s[1], s[0]]])[1]
         began = time.perf_counter()
@@ -145,7 +145,7 @@ def bench_updates(hpa: HierarchicalGrid, pairs: list[Pair], repair_seconds: floa
         hpa.repair_seconds = repair_seconds
         unboxed = statistics.median(eager)
         line += (
-            f" [table: {statistics.median(stale[1:]):.0f}/{hpa.graph.node_count} rows left, refilled in "
+            f" [table: {100 * statistics.median(stale[1:]):.0f}% of rows left, refilled in "
             f"{1e3 * statistics.median(refills[1:]):.1f}ms, HPA* {1e3 * statistics.median(meanwhile):.3f}ms "
             f"meanwhile; unboxed update {1e3 * unboxed:.1f}ms = 1/{hpa.build_seconds / unboxed:.0f}]"
         )
