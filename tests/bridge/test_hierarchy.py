@@ -49,6 +49,20 @@ def _assert_valid(
         assert walk[y1, x1]
 
 
+def _assert_near_exact(
+    client: Client, graph_id: str, grid: GridGraph, pairs: list[tuple[tuple[int, int], tuple[int, int]]]
+) -> None:
+    """Hierarchical answers over the wire: found iff the exact search finds a path, valid, and
+    within 10% of its cost."""
+    for start, goal in pairs:
+        exact = grid.find_path(start, goal)
+        got = client.find(graph_id, start, goal, hierarchical=True)
+        assert got["status"] == exact.status.value
+        if exact.found:
+            _assert_valid(grid, got, start, goal)
+            assert exact.cost - 1e-6 <= got["cost"] <= 1.10 * exact.cost + 1e-6
+
+
 @pytest.fixture(scope="module")
 def loaded(sidecar: Sidecar) -> tuple[Client, GridGraph, dict[str, object]]:
     client = sidecar.connect()
@@ -134,13 +148,7 @@ def test_two_levels_over_the_wire_answer_like_one(sidecar: Sidecar) -> None:
         wall = np.array([(x, 20) for x in range(grid.width)], dtype="<i4")  # an update reaches level 2
         client.update("hpa-two", cells=wall.tobytes(), walkable=False)
         grid.set_walkable(wall, False)
-        for start, goal in _pairs(grid, 25, seed=8):
-            exact = grid.find_path(start, goal)
-            got = client.find("hpa-two", start, goal, hierarchical=True)
-            assert got["status"] == exact.status.value
-            if exact.found:
-                _assert_valid(grid, got, start, goal)
-                assert exact.cost - 1e-6 <= got["cost"] <= 1.10 * exact.cost + 1e-6
+        _assert_near_exact(client, "hpa-two", grid, _pairs(grid, 25, seed=8))
 
 
 def test_updates_go_through_the_hierarchy(sidecar: Sidecar) -> None:
@@ -258,13 +266,7 @@ def test_repair_ms_travels_and_updates_keep_wire_paths_valid(sidecar: Sidecar) -
             "hpa-r0", cells=cells.astype("<i4").tobytes(), walkable=flipped.astype(np.uint8).tobytes()
         )
         grid.set_walkable(cells, flipped)
-        for start, goal in _pairs(grid, 30, seed=6):
-            exact = grid.find_path(start, goal)
-            got = client.find("hpa-r0", start, goal, hierarchical=True)
-            assert got["status"] == exact.status.value
-            if exact.found:
-                _assert_valid(grid, got, start, goal)
-                assert exact.cost - 1e-6 <= got["cost"] <= 1.10 * exact.cost + 1e-6
+        _assert_near_exact(client, "hpa-r0", grid, _pairs(grid, 30, seed=6))
 
 
 def test_an_idle_worker_refills_what_a_time_boxed_update_left() -> None:
