@@ -378,7 +378,8 @@ class AbstractGraph:
         """New labels after ``cells`` changed: patched where a cluster has one changed cell
         that neither splits nor merges a component
         (:func:`~python_core.hpa.connectivity.patch_labels`), sealed cells numbered apart
-        (:meth:`_seal`), every other touched cluster labelled afresh."""
+        (:func:`~python_core.hpa.connectivity.seal_labels`), every other touched cluster labelled
+        afresh."""
         active, at = cells[~sealed], owner[~sealed]
         clusters, counts = np.unique(at, return_counts=True)
         single = np.isin(at, clusters[counts == 1])

@@ -255,10 +255,8 @@ def repair_within(  # noqa: PLR0917 (the arrays of one repair)
     added = np.flatnonzero(~kept)
     todo = np.flatnonzero(~now_stale)
     searched, done = 0, 0
-    if seconds is not None and time.perf_counter() - began >= seconds:
-        todo = todo[:0]  # out of time already: not even the changed edges are worth listing
-        now_stale[:] = True
-    if todo.shape[0]:
+    # out of time already: not even the changed edges are worth listing (the loop repairs nothing)
+    if todo.shape[0] and (seconds is None or time.perf_counter() - began < seconds):
         dearer_u, dearer_v, check_u, check_v, check_cost = _edge_changes(old, new, new2old, old2new)
         order = np.argsort(new.inter_dst, kind="stable")
         in_src = np.repeat(np.arange(n, dtype=np.int64), np.diff(new.inter_off))[order]
