@@ -13,7 +13,14 @@ import pytest
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa.abstract_graph import AbstractGraph
 from python_core.hpa.distance_table import all_pairs, pair_rows
-from python_core.hpa.table_repair import REPAIR_CHUNK, GraphArrays, refill_rows, repair_pairs, repair_within
+from python_core.hpa.table_repair import (
+    FRESH_SHARE,
+    REPAIR_CHUNK,
+    GraphArrays,
+    refill_rows,
+    repair_pairs,
+    repair_within,
+)
 
 DIAG = {
     DiagonalMode.NEVER: 0,
@@ -31,8 +38,16 @@ class Scene:
     """A random grid, its abstract graph (keeping trees and table), and the live cell arrays."""
 
     def __init__(
-        self, seed: int, mode: DiagonalMode, *, size: int = 40, csize: int = 8, weighted: bool = False
+        self,
+        seed: int,
+        mode: DiagonalMode,
+        *,
+        size: int = 40,
+        csize: int = 8,
+        weighted: bool = False,
+        fresh_share: float = FRESH_SHARE,
     ) -> None:
+        self.fresh_share = fresh_share
         self.rng = np.random.default_rng(seed)
         walk = self.rng.random((size, size)) > 0.28
         weights = self.rng.uniform(1.0, 3.0, (size, size)) if weighted else None
@@ -53,7 +68,7 @@ class Scene:
         cells = np.asarray(mutate(self.walk, self.weights, self.rng), dtype=np.int64)
         self.graph.apply_changes(cells, weights_changed)
         new = GraphArrays.of(self.graph, copy=False)
-        got_dist, got_pred, rows = repair_pairs(old, new, dist, pred)
+        got_dist, got_pred, rows = repair_pairs(old, new, dist, pred, fresh_share=self.fresh_share)
         assert 0 <= rows <= new.node_count
         assert_table(new, got_dist, got_pred, all_pairs(*new[1:])[0])
         return new, rows, old.node_count
@@ -108,6 +123,13 @@ def assert_table(
     np.testing.assert_allclose(total[reach], dist[reach], rtol=1e-5, atol=1e-6)
 
 
+SHARES = pytest.mark.parametrize(
+    "share", [FRESH_SHARE, 2.0, 0.0], ids=["default", "repair-only", "fresh-only"]
+)
+"""Equivalence tests run with the product's split, with every row repaired by the search, and with
+every touched row computed afresh, so both ways stay exact."""
+
+
 def pick(walk: npt.NDArray[np.uint8], value: int, count: int, rng: np.random.Generator) -> np.ndarray:
     return rng.choice(np.flatnonzero(walk == value), count, replace=False)
 
@@ -149,9 +171,10 @@ def test_pair_rows_writes_only_its_rows() -> None:
     np.testing.assert_array_equal(full_dist, scene.graph.pair_dist)
 
 
+@SHARES
 @pytest.mark.parametrize("mode", MODES)
-def test_walls_added(mode: DiagonalMode) -> None:
-    scene = Scene(10 + MODES.index(mode), mode)
+def test_walls_added(mode: DiagonalMode, share: float) -> None:
+    scene = Scene(10 + MODES.index(mode), mode, fresh_share=share)
     for count in (1, 4):
 
         def close(
@@ -164,9 +187,10 @@ def test_walls_added(mode: DiagonalMode) -> None:
         scene.change(close)
 
 
+@SHARES
 @pytest.mark.parametrize("mode", MODES)
-def test_walls_removed(mode: DiagonalMode) -> None:
-    scene = Scene(20 + MODES.index(mode), mode)
+def test_walls_removed(mode: DiagonalMode, share: float) -> None:
+    scene = Scene(20 + MODES.index(mode), mode, fresh_share=share)
     for count in (1, 4):
 
         def open_(
@@ -179,9 +203,10 @@ def test_walls_removed(mode: DiagonalMode) -> None:
         scene.change(open_)
 
 
+@SHARES
 @pytest.mark.parametrize("mode", [DiagonalMode.NEVER, DiagonalMode.ONLY_IF_NO_OBSTACLES])
-def test_weights_both_ways(mode: DiagonalMode) -> None:
-    scene = Scene(30 + MODES.index(mode), mode, weighted=True)
+def test_weights_both_ways(mode: DiagonalMode, share: float) -> None:
+    scene = Scene(30 + MODES.index(mode), mode, weighted=True, fresh_share=share)
     for factor in (2.5, 0.4, 1.7, 0.6):
 
         def scale(
@@ -194,10 +219,11 @@ def test_weights_both_ways(mode: DiagonalMode) -> None:
         scene.change(scale, weights_changed=True)
 
 
+@SHARES
 @pytest.mark.parametrize("mode", MODES)
-def test_transitions_appear_and_vanish(mode: DiagonalMode) -> None:
+def test_transitions_appear_and_vanish(mode: DiagonalMode, share: float) -> None:
     """Toggling cells on cluster borders changes the node set (ids shift); each repair is exact."""
-    scene = Scene(40 + MODES.index(mode), mode)
+    scene = Scene(40 + MODES.index(mode), mode, fresh_share=share)
     candidates = border_cells(scene.size, scene.csize)
     added = removed = 0
     for _ in range(12):
@@ -215,9 +241,10 @@ def test_transitions_appear_and_vanish(mode: DiagonalMode) -> None:
     assert removed > 0
 
 
-def test_mixed_changes_in_a_row() -> None:
+@SHARES
+def test_mixed_changes_in_a_row(share: float) -> None:
     """Repairs chain: each starts from the previous repair's graph."""
-    scene = Scene(50, DiagonalMode.AT_LEAST_ONE_WALKABLE, weighted=True)
+    scene = Scene(50, DiagonalMode.AT_LEAST_ONE_WALKABLE, weighted=True, fresh_share=share)
 
     def mixed(walk: np.ndarray, weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         cells = rng.choice(walk.shape[0], 6, replace=False)
