@@ -15,7 +15,8 @@ optimal (Moving AI maps: over every scenario of the map; generated maps: over th
 share of queries ``exact_check`` re-ran, and the time of a local update of 100 toggled cells against
 the full build (median of three random sets, each toggled back untimed; the all-pairs table's
 repair time-boxed to ``--repair-ms``, with the rows it left, the time to refill them, the query
-median meanwhile, and the same update without the box), and the median update of one cell closed
+median meanwhile, the same update without the box, and the share of table entries the change
+altered), and the median update of one cell closed
 or opened (a door). On the rooms map it then seals one room and times ``no_path``
 answers for goals inside it. Rules: 8-connected, no corner cutting.
 """
@@ -112,7 +113,8 @@ def bench_updates(hpa: HierarchicalGrid, pairs: list[Pair], repair_seconds: floa
     three times after a first set that loads the kernels (medians of three). With a table: the
     rows the time-boxed repair left, the time to refill them (after it, timed apart), the query
     median while they are stale (starts in clusters with stale rows run the abstract search), and
-    the same sets updated without the box. Then a door: one cell closed and opened again, ten
+    the same sets updated without the box, with the share of table entries each altered
+    (:func:`table_altered`). Then a door: one cell closed and opened again, ten
     times (median of the 20 updates)."""
     grid = hpa.grid
     rng = np.random.default_rng(1)
@@ -137,22 +139,38 @@ def bench_updates(hpa: HierarchicalGrid, pairs: list[Pair], repair_seconds: floa
         f"update 100 cells {1e3 * update:7.1f}ms (median of 3) = 1/{hpa.build_seconds / update:.0f} of build"
     )
     if hpa.graph.pair_dist.size:
-        hpa.repair_seconds, eager = None, []
+        hpa.repair_seconds, eager, altered = None, [], []
         for cells in sets[1:]:
             before = grid.walkable[cells[:, 1], cells[:, 0]].copy()
+            old_cells, old_dist = hpa.graph.node_cell.copy(), hpa.graph.pair_dist.copy()
             eager.append(hpa.set_walkable(cells, ~before))
+            altered.append(table_altered(old_cells, old_dist, hpa.graph.node_cell, hpa.graph.pair_dist))
             hpa.set_walkable(cells, before)
         hpa.repair_seconds = repair_seconds
         unboxed = statistics.median(eager)
         line += (
             f" [table: {100 * statistics.median(stale[1:]):.0f}% of rows left, refilled in "
             f"{1e3 * statistics.median(refills[1:]):.1f}ms, HPA* {1e3 * statistics.median(meanwhile):.3f}ms "
-            f"meanwhile; unboxed update {1e3 * unboxed:.1f}ms = 1/{hpa.build_seconds / unboxed:.0f}]"
+            f"meanwhile; unboxed update {1e3 * unboxed:.1f}ms = 1/{hpa.build_seconds / unboxed:.0f}, "
+            f"entries altered {100 * statistics.median([a for a, _ in altered]):.0f}% "
+            f"in {100 * statistics.median([r for _, r in altered]):.0f}% of rows]"
         )
     mask = grid.walkable
     doors = [(int(x), int(y)) for x, y in np.argwhere(mask)[rng.integers(0, int(mask.sum()), 10)][:, ::-1]]
     door_secs = [hpa.set_walkable([cell], state) for cell in doors for state in (False, True)]
     return line + f", 1 cell {1e3 * statistics.median(door_secs):6.2f}ms"
+
+
+def table_altered(
+    old_cells: np.ndarray, old_dist: np.ndarray, new_cells: np.ndarray, new_dist: np.ndarray
+) -> tuple[float, float]:
+    """Shares of the all-pairs entries, and of the rows, that a change altered: entries between
+    transitions on the same cells before and after, whose cost moved by over 1e-5 relative. What
+    any exact repair has to rewrite, so it bounds how cheap an unboxed update can be."""
+    _, old_ids, new_ids = np.intersect1d(old_cells, new_cells, assume_unique=True, return_indices=True)
+    was, now = old_dist[np.ix_(old_ids, old_ids)], new_dist[np.ix_(new_ids, new_ids)]
+    moved = ~np.isclose(was, now, rtol=1e-5, atol=0.0)
+    return float(moved.mean()), float(moved.any(axis=1).mean())
 
 
 def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
