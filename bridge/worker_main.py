@@ -14,10 +14,13 @@ Commands (tuples):
 Replies: ``(job_id, [result map or {"status": "error", "error": {...}}, ...])``; a load or
 hierarchy command with a job id (``spec`` given) also sends ``("progress", job_id, done, total)``
 while the hierarchy builds, then ``(job_id, [{"bytes", "build_seconds"} or an error entry])``.
+After its first hierarchy a worker loads the HPA* query and update kernels (``warm_hierarchy``),
+so commands sent meanwhile wait for that once (well under a second with numba's cache filled).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import signal
 from dataclasses import dataclass
@@ -29,9 +32,10 @@ from bridge.hierarchy import HierarchySpec, ProgressThrottle, build_hierarchy
 from bridge.queries import Query, run_query
 from bridge.updates import apply_update
 from python_core.compiled import warm_up
+from python_core.hpa.warm_up import warm_up_hierarchy
 from python_core.records import from_record
 
-__all__ = ["REFILL_SLICE", "Replica", "refill_idle", "worker_main"]
+__all__ = ["REFILL_SLICE", "Replica", "refill_idle", "warm_hierarchy", "worker_main"]
 
 log = logging.getLogger("bridge.worker")
 
@@ -90,6 +94,15 @@ def _build(conn: Connection, replica: Replica, spec: HierarchySpec | None, job_i
         return
     if job_id is not None:
         conn.send((job_id, [{"bytes": int(replica.hpa.nbytes), "build_seconds": replica.hpa.build_seconds}]))
+    warm_hierarchy()
+
+
+@functools.cache
+def warm_hierarchy() -> None:
+    """Load the HPA* query and update kernels once per process, after its first hierarchy is built
+    (and answered): the first query or door update then does not wait for them. Graphs without a
+    hierarchy never pay for it."""
+    log.info("hierarchy kernels ready in %.2f s", warm_up_hierarchy())
 
 
 def _apply(conn: Connection, replicas: dict[str, Replica], command: tuple[Any, ...]) -> None:

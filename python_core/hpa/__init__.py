@@ -19,7 +19,7 @@ splices), ``distance_table`` (all-pairs table over a small abstract graph), ``ta
 level-1 graph, ``levels=2``), ``tree_query`` (a whole query in one compiled call over the trees),
 ``smoothing`` (straight-line shortcuts), ``corridor`` (exact search in the crossed clusters),
 ``connectivity`` (component labels), ``hierarchy`` (the public :class:`HierarchicalGrid`: build,
-query, update).
+query, update), ``warm_up`` (every kernel loaded once, before a game waits on one).
 """
 
 from __future__ import annotations
