@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--maps", nargs="*", default=[*MOVINGAI, "open4096", "rooms4096"])
     parser.add_argument("--queries", type=int, default=100, help="HPA* queries per map")
     parser.add_argument("--base-queries", type=int, default=20, help="exact-search queries on 4096 maps")
-    parser.add_argument("--rounds", type=int, default=3, help="HPA*-then-exact timing rounds per map")
+    parser.add_argument("--rounds", type=int, default=5, help="HPA*-then-exact timing rounds per map")
     parser.add_argument("--godot-queries", type=int, default=10, help="Godot queries on 4096 maps")
     parser.add_argument("--cluster", type=int, default=0, help="cluster side (default: 32, or CLUSTER's)")
     parser.add_argument("--tree-mb", type=int, default=512, help="tree_budget in MiB (open4096 needs 326)")
