@@ -28,7 +28,7 @@ from python_core.hpa.hierarchy import HierarchicalGrid
 __all__ = ["warm_up_hierarchy"]
 
 SIDE = 24
-"""Cells per side of the warm-up grids: six clusters of four a side, two regions of two."""
+"""Cells per side of the warm-up grids: six 4-cell clusters a side, in regions of 2 x 2 clusters."""
 
 
 def _grids() -> list[GridGraph]:
