@@ -28,7 +28,8 @@ cells and, for a diagonal, its two corners, so every move a change affects joins
    move out of a lowered cell, so at its end no move can shorten any cost. A cell never looked
    at is priced by walking its old tree path, the cost it keeps unless its path runs through a
    lowered cell, and then it is lowered in turn (the relaxation along that path lowers each child
-   by as much as its parent).
+   by as much as its parent). Those walks memoise every cell they pass (:func:`_old_cost`), since
+   the cells a repair prices lie side by side and share nearly all their paths.
 
 A tree whose raised or lowered cells exceed ``cells // RAISE_CAP`` is *stale* (rerun it), as is
 one that reaches a cell whose weight changed. A kept tree is fixed in place, and its table row
@@ -44,7 +45,6 @@ import numpy.typing as npt
 
 from python_core.compiled import jit
 from python_core.hpa.cluster_search import NO_PARENT, step_allowed
-from python_core.hpa.cluster_trees import tree_cost
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = ["repair_trees"]
@@ -53,6 +53,7 @@ U8 = npt.NDArray[np.uint8]
 I32 = npt.NDArray[np.int32]
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
+OldCosts = tuple[F64, I32, I64]
 
 # Move table as in cluster_search: the diagonals last, so 4-connected grids stop after four.
 _DX = np.array([1, -1, 0, 0, 1, -1, 1, -1], dtype=np.int64)
@@ -81,7 +82,7 @@ def _affected(mark: U8, lw: int, ux: int, uy: int, dx: int, dy: int) -> bool:  #
 @jit
 def _cost(  # noqa: PLR0917
     walk: U8, weights: F64, width: int, x0: int, y0: int, lw: int, cw: float, ch: float,
-    tree: U8, root: int, d: F64, stamp: I32, now: int, cell: int,
+    tree: U8, root: int, d: F64, stamp: I32, now: int, cell: int, old: OldCosts,
 ) -> float:  # fmt: skip
     """The tree cost of a local cell (memoised per tree; inf for walls and unreached cells)."""
     if stamp[cell] != now:
@@ -93,8 +94,36 @@ def _cost(  # noqa: PLR0917
         elif tree[cell] == NO_PARENT:
             d[cell] = np.inf
         else:
-            d[cell] = tree_cost(tree, lw, width, x0, y0, cell, root, weights, cw, ch)
+            d[cell] = _old_cost(tree, lw, width, x0, y0, cell, weights, cw, ch, now, old)
     return float(d[cell])
+
+
+@jit
+def _old_cost(  # noqa: PLR0917
+    tree: U8, lw: int, width: int, x0: int, y0: int, cell: int, weights: F64, cw: float, ch: float,
+    now: int, old: OldCosts,
+) -> float:  # fmt: skip
+    """:func:`~python_core.hpa.cluster_trees.tree_cost` of a local cell in the tree ``now`` walks
+    before the change, memoised for every cell of the walk: neighbouring cells share nearly all
+    their path, which a walk per cell would go up again (``old``: costs, the tree each is valid
+    for, and a stack of local cells)."""
+    costs, seen, stack = old
+    dl = math.hypot(cw, ch)
+    n, cur = 0, cell
+    while seen[cur] != now and tree[cur] != NO_PARENT:  # up to a memoised cell or the root
+        stack[n] = cur
+        n += 1
+        code = int(tree[cur])
+        cur -= (code // 3 - 1) * lw + code % 3 - 1
+    cost = costs[cur] if seen[cur] == now else 0.0
+    for i in range(n - 1, -1, -1):  # back down, each cell charged the weight of the cell it enters
+        c = stack[i]
+        code = int(tree[c])
+        dx, dy = code % 3 - 1, code // 3 - 1
+        step = dl if dx != 0 and dy != 0 else (cw if dx != 0 else ch)
+        cost += step * weights[(c // lw + y0) * width + c % lw + x0]
+        costs[c], seen[c] = cost, now
+    return cost
 
 
 @jit
@@ -133,14 +162,14 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
     walk: U8, weights: F64, width: int, x0: int, y0: int, lw: int, lh: int, diag: int, cw: float,
     ch: float, tree: U8, root: int, block: I64, nb: int, mark: U8, weights_changed: int, d: F64,
     stamp: I32, now: int, code: U8, listed: U8, state: U8, touched: I64, heap_nodes: I32,
-    heap_keys: F64, heap_pos: I32, raised: I64, before: F64,
+    heap_keys: F64, heap_pos: I32, raised: I64, before: F64, old: OldCosts,
 ) -> tuple[int, bool]:  # fmt: skip
     """Repair one tree in the scratch (see the module docstring).
 
     Scratch (local cells): ``d[c]`` the cost of c, valid when ``stamp[c] == now``; ``code[c]`` its
     move, valid when ``listed[c]``; ``state[c]`` one of ``_SETTLED`` (all zero on entry),
     ``_PENDING``, ``_RAISED``, ``_FINAL``, ``_OPEN``, ``_LOWERED``; ``touched[:n]`` the listed cells;
-    ``before[raised[r]]`` the old cost of a raised cell.
+    ``before[raised[r]]`` the old cost of a raised cell; ``old`` the memo of :func:`_old_cost`.
 
     Returns:
         ``(n, kept)``: the number of touched cells (every one listed, to write back and reset;
@@ -159,7 +188,7 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         touched[nt] = v
         nt += 1
         code[v] = NO_PARENT if walk[gv] == 0 else tree[v]
-        dv = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, v)
+        dv = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, v, old)
         if walk[gv] == 0 or v == root or tree[v] == NO_PARENT:
             continue
         if weights_changed and mark[v] == 2:
@@ -187,7 +216,7 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
                 continue
             if not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag):
                 continue
-            du = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, u)
+            du = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, u, old)
             if abs(du + step - d[v]) <= _REL * (1.0 + d[v]):
                 code[v] = (dy + 1) * 3 + dx + 1
                 state[v] = _SETTLED
@@ -207,7 +236,7 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
                 continue
             if walk[(wy + y0) * width + wx + x0] == 0:
                 continue
-            dw = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, w)
+            dw = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, w, old)
             if not listed[w]:
                 listed[w] = 1
                 code[w] = tree[w]
@@ -231,7 +260,7 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
                 walk, width, ux + x0, uy + y0, dx, dy, diag
             ):
                 continue
-            du = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, uy * lw + ux)
+            du = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, uy * lw + ux, old)
             ng = du + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gv]
             if ng < d[v]:
                 d[v], code[v] = ng, (dy + 1) * 3 + dx + 1
@@ -302,7 +331,7 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
             # an open cell's cost is its heap value (memoised); an unlisted cell's is its old
             # tree's: right, as a cell whose old path runs through a lowered cell is lowered in
             # turn by this same relaxation along that path
-            dw = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, w)
+            dw = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, w, old)
             if not ng + _REL * (1.0 + ng) < dw:
                 continue
             d[w], code[w] = ng, (dy + 1) * 3 + dx + 1
@@ -405,6 +434,7 @@ def repair_trees(  # noqa: PLR0917 (compiled kernel: positional)
     heap_nodes = np.empty(size, dtype=np.int32)
     heap_keys = np.empty(size)
     heap_pos = np.empty(size, dtype=np.int32)
+    old = (np.empty(size), np.zeros(size, dtype=np.int32), np.empty(size, dtype=np.int64))
     local = (trans // width - y0) * lw + trans % width - x0
     n_stale = 0
     for t in range(trans.shape[0]):
@@ -412,7 +442,7 @@ def repair_trees(  # noqa: PLR0917 (compiled kernel: positional)
         nt, kept = _repair_one(
             walk, weights, width, x0, y0, lw, lh, diag, cw, ch, tree, local[t], block, nb, mark,
             weights_changed, d, stamp, t + 1, code, listed, state, touched, heap_nodes, heap_keys,
-            heap_pos, raised, before,
+            heap_pos, raised, before, old,
         )  # fmt: skip
         stale[t] = 0 if kept else 1
         n_stale += 0 if kept else 1
