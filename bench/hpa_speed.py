@@ -1,6 +1,6 @@
 """HPA* versus our fastest exact search and Godot's AStarGrid2D on large maps (one run).
 
-    .venv/bin/python bench/hpa_speed.py                 # every map, about 15 minutes
+    .venv/bin/python bench/hpa_speed.py                 # every map, 6-20 minutes by the load
     .venv/bin/python bench/hpa_speed.py --maps Aurora --queries 50 --no-godot
 
 Maps: the Moving AI maps of 512 x 512 and more in /work/shared/benchmarks/grid (optimal costs
