@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from multiprocessing import Pipe
 from pathlib import Path
 
 import numpy as np
@@ -10,8 +11,9 @@ import pytest
 
 from bridge.client import Client
 from bridge.errors import BadRequestError, InvalidGraphError, UnsupportedError
+from bridge.hierarchy import HierarchySpec
 from bridge.sidecar import Sidecar
-from bridge.worker_main import Replica, refill_idle
+from bridge.worker_main import Replica, _apply, refill_idle, warm_hierarchy
 from python_core import QueryOptions, fast_grid
 from python_core.grid import GridGraph
 from python_core.hpa import HierarchicalGrid
@@ -288,3 +290,27 @@ def test_an_idle_worker_refills_what_a_time_boxed_update_left() -> None:
     fresh = HierarchicalGrid(grid, cluster_size=16).build()
     np.testing.assert_allclose(hpa.graph.pair_dist, fresh.graph.pair_dist, rtol=1e-6)
     assert not refill_idle(replicas)
+
+
+def test_a_worker_loads_the_hpa_kernels_once_after_its_first_hierarchy() -> None:
+    """A load with a hierarchy answers first, then runs the HPA* warm-up; later loads do not run
+    it again, and a load without a hierarchy never does."""
+    grid = _grid()
+    kind, record = to_record(grid)
+    ours, theirs = Pipe()
+    replicas: dict[str, Replica] = {}
+    warm_hierarchy.cache_clear()
+    _apply(theirs, replicas, ("load", "plain", kind, record, 2, False, None, 1))
+    assert ours.recv() == (1, [{}])
+    assert warm_hierarchy.cache_info().currsize == 0
+    for job in (2, 3):
+        _apply(
+            theirs, replicas, ("load", f"g{job}", kind, record, 2, False, HierarchySpec(cluster_size=16), job)
+        )
+        messages = []
+        while ours.poll(0):
+            messages.append(ours.recv())
+        assert messages[-1][0] == job  # the answer (after its progress notes)
+        assert "build_seconds" in messages[-1][1][0]
+        assert warm_hierarchy.cache_info().currsize == 1
+    assert warm_hierarchy.cache_info().misses == 1  # run once, by the first hierarchy
