@@ -158,6 +158,19 @@ def _move_of(tree: U8, code: U8, listed: U8, cell: int) -> int:
 
 
 @jit
+def _open_lowered(  # noqa: PLR0917
+    state: U8, d: F64, heap_nodes: I32, heap_keys: F64, heap_pos: I32, n_open: int, v: int
+) -> tuple[int, int]:
+    """Put ``v`` on step 3's heap at its just-lowered ``d[v]``: its key decreases when it is open
+    already, else it opens. Returns ``(heap size, 1 when it opened else 0)``."""
+    if state[v] == _OPEN:
+        heap_decrease(heap_nodes, heap_keys, heap_pos, d, v, d[v])
+        return n_open, 0
+    state[v] = _OPEN
+    return heap_push(heap_nodes, heap_keys, heap_pos, d, n_open, v, d[v]), 1
+
+
+@jit
 def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compiled)
     walk: U8, weights: F64, width: int, x0: int, y0: int, lw: int, lh: int, diag: int, cw: float,
     ch: float, tree: U8, root: int, block: I64, nb: int, mark: U8, weights_changed: int, d: F64,
@@ -293,9 +306,8 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
     for r in range(n_raised):  # 3. seeds: raised cells priced below their old cost (by a move the
         v = raised[r]  # change made legal): their moves to settled cells were never relaxed
         if d[v] + _REL * (1.0 + d[v]) < before[v]:
-            state[v] = _OPEN
-            n_open = heap_push(heap_nodes, heap_keys, heap_pos, d, n_open, v, d[v])
-            n_lowered += 1
+            n_open, opened = _open_lowered(state, d, heap_nodes, heap_keys, heap_pos, n_open, v)
+            n_lowered += opened
     for b in range(nb):  # 3. ... and block cells a legal block move now reaches more cheaply
         v = block[b]
         if walk[(v // lw + y0) * width + v % lw + x0] == 0 or v == root:
@@ -304,12 +316,8 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         if not ng + _REL * (1.0 + ng) < d[v]:
             continue
         d[v], code[v] = ng, move  # block cells are listed (step 1)
-        if state[v] == _OPEN:
-            heap_decrease(heap_nodes, heap_keys, heap_pos, d, v, ng)
-            continue
-        state[v] = _OPEN
-        n_open = heap_push(heap_nodes, heap_keys, heap_pos, d, n_open, v, ng)
-        n_lowered += 1
+        n_open, opened = _open_lowered(state, d, heap_nodes, heap_keys, heap_pos, n_open, v)
+        n_lowered += opened
     if n_lowered > size // RAISE_CAP:
         return nt, False
     while n_open > 0:  # 3. ... then a Dijkstra from them lowers the cells the shortcuts serve
@@ -335,15 +343,13 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
             if not ng + _REL * (1.0 + ng) < dw:
                 continue
             d[w], code[w] = ng, (dy + 1) * 3 + dx + 1
-            if state[w] == _OPEN:
-                heap_decrease(heap_nodes, heap_keys, heap_pos, d, w, ng)
+            n_open, opened = _open_lowered(state, d, heap_nodes, heap_keys, heap_pos, n_open, w)
+            if not opened:
                 continue
             if not listed[w]:
                 listed[w] = 1
                 touched[nt] = w
                 nt += 1
-            state[w] = _OPEN
-            n_open = heap_push(heap_nodes, heap_keys, heap_pos, d, n_open, w, ng)
             n_lowered += 1
             if n_lowered > size // RAISE_CAP:
                 return nt, False
