@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,10 +17,10 @@ from python_core.errors import BlockedEndpointError, InvalidQueryError, UnknownP
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.movingai import length_tolerance, read_scenarios
 from python_core.result import PathStatus, QueryOptions
+from tests.python_snippet import run_snippet
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "movingai"
 MAPS = sorted(p.stem for p in DATA.glob("*.map"))
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def same_cost(a: float, b: float) -> bool:
@@ -166,15 +164,5 @@ def test_everything_works_with_the_compiler_disabled() -> None:
         "        assert abs(fast_grid.find_path(g, s.start, s.goal, method=m).cost - ref) < 1e-9\n"
         "print('ok')\n"
     )
-    env = dict(os.environ, ASTAR_BRIDGE_NO_JIT="1")
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        check=False,
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "ok"
+    out = run_snippet(script, dict(os.environ, ASTAR_BRIDGE_NO_JIT="1"), timeout=300)
+    assert out.strip() == "ok"

@@ -8,8 +8,6 @@ import itertools
 import math
 import os
 import pickle
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +22,7 @@ from python_core.hpa.abstract_search import QID_LIMIT, split_cell
 from python_core.hpa.entrances import VERTICAL, border_crossings
 from python_core.movingai import length_tolerance, read_scenarios
 from python_core.result import PathResult, PathStatus, QueryOptions
+from tests.python_snippet import run_snippet
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "movingai"
 MODES = list(DiagonalMode)
@@ -466,12 +465,7 @@ def test_a_tree_query_runs_the_same_with_the_compiler_disabled() -> None:
     )
     runs = []
     for flag in ("0", "1"):
-        done = subprocess.run(
-            [sys.executable, "-c", script], check=False, cwd=DATA.parents[2], capture_output=True, text=True,
-            env=dict(os.environ, ASTAR_BRIDGE_NO_JIT=flag), timeout=600,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        runs.append(done.stdout)
+        runs.append(run_snippet(script, dict(os.environ, ASTAR_BRIDGE_NO_JIT=flag), timeout=600))
     assert runs[0] == runs[1]
     assert runs[0].count("found") >= 5
 

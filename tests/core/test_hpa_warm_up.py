@@ -11,16 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from python_core.compiled import DISABLE_ENV, JIT_ENABLED
 from python_core.hpa.warm_up import warm_up_hierarchy
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.python_snippet import run_snippet
 
 PROBE = """
 import importlib, json, pkgutil
@@ -75,17 +71,7 @@ print(json.dumps(sorted(k for k in after if after[k] - before.get(k, set()))))
 @pytest.mark.skipif(not JIT_ENABLED, reason="nothing is compiled without numba")
 def test_a_workload_after_the_warm_up_loads_no_new_kernel() -> None:
     env = {k: v for k, v in os.environ.items() if k != DISABLE_ENV}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        check=False,
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stderr
-    missed = json.loads(done.stdout.strip().splitlines()[-1])
+    missed = json.loads(run_snippet(PROBE, env, timeout=900).strip().splitlines()[-1])
     assert missed == [], f"kernels the warm-up did not load: {missed}"
 
 
