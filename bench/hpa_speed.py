@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.generated_maps import open_scattered, random_queries, rooms_and_doors
 from bench.grid_peers import run_godot
+from bridge.hierarchy import REPAIR_MS  # the sidecar's default time box, so the bench times what it runs
 from python_core import fast_grid
 from python_core.grid import GridGraph
 from python_core.hpa import HierarchicalGrid
@@ -57,8 +58,6 @@ LEVELS = {"rooms4096": 8}
 """Maps where a second level pays, with its region side in clusters. Measured (one run each, median
 query): rooms4096 3.4 ms with one level, 1.5 ms with two; open4096 6.9 ms with one, 7.2 ms with
 two (its 19 transitions per cluster make the regions' tables wide), so it keeps one."""
-REPAIR_MS = 1.0
-"""The updates' time box for the all-pairs table (``repair_seconds``): a millisecond of a frame."""
 Pair = tuple[tuple[int, int], tuple[int, int]]
 
 

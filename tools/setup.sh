@@ -18,8 +18,13 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 # Fill numba's disk cache once (a cold compile takes seconds), so a sidecar's workers start warm.
-.venv/bin/python -c "from python_core.compiled import warm_up; print(f'[setup] search kernels ready in {warm_up():.1f} s')" >&2
-.venv/bin/python -c "from python_core.hpa.warm_up import warm_up_hierarchy as w; print(f'[setup] HPA* kernels ready in {w():.1f} s')" >&2
+.venv/bin/python - >&2 <<'PY'
+from python_core.compiled import warm_up
+from python_core.hpa.warm_up import warm_up_hierarchy
+
+print(f"[setup] search kernels ready in {warm_up():.1f} s")
+print(f"[setup] HPA* kernels ready in {warm_up_hierarchy():.1f} s")
+PY
 # Without Godot the Python tests still run locally (Godot tests skip); with CI=true that is a failure.
 if godot="$(.venv/bin/python tools/provision_godot.py)"; then
   echo "$godot" > .venv/.godot-path
