@@ -171,6 +171,10 @@ class AbstractGraph:
             self._price_cluster(c)
             if progress is not None and ((c + 1) % batch == 0 or c + 1 == total):
                 progress(c + 1, total)
+        if self.has_trees:  # whether a start may read a cluster's trees: its open cells share a weight
+            self.uniform[:] = uniform_flags(
+                self.walk, self.weights, self.width, self.height, self.csize, np.arange(total)
+            )
         self.assemble()
 
     def rebuild_borders(self, keys: Iterable[Border]) -> set[int]:
@@ -220,8 +224,7 @@ class AbstractGraph:
         return total
 
     def _price_cluster(self, cluster: int) -> None:
-        """The cost table of a cluster's current transitions, and its trees and weight flag when
-        the trees are kept (the flag tells a query whether a start may read them)."""
+        """The cost table of a cluster's current transitions, and its trees when they are kept."""
         trans = self.trans[cluster]
         x0, y0, lw, lh = self.rect(cluster)
         dirs = np.zeros((trans.shape[0], lw * lh) if self.has_trees else (0, 0), dtype=np.uint8)
@@ -230,13 +233,6 @@ class AbstractGraph:
         )
         if self.has_trees:
             self.dirs[cluster] = dirs
-            self._flag_uniform(cluster)
-
-    def _flag_uniform(self, cluster: int) -> None:
-        """Whether a cluster's open cells share one weight (then a start may read its trees)."""
-        self.uniform[cluster] = uniform_flags(
-            self.walk, self.weights, self.width, self.height, self.csize, np.array([cluster])
-        )[0]
 
     def _update_cluster(
         self, cluster: int, cells: I64, weights_changed: bool, borders_changed: bool = True
