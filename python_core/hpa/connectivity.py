@@ -182,8 +182,8 @@ def patch_labels(  # noqa: PLR0912, PLR0917 (compiled kernel: positional)
             for a in range(n):
                 whole = whole and _find(root, a) == 0
             if whole:
-                if n == 0 and labels[c] >= 0 and labels[c] == comp_count[k] - 1:
-                    comp_count[k] -= 1  # its own component, the last one numbered: give it back
+                if n == 0:  # it was a component of its own
+                    _drop_label(labels, comp_count, c, k)
                 labels[c] = -1
                 done[i] = 1
             continue
@@ -249,9 +249,7 @@ def seal_labels(walk: U8, labels: I16, comp_count: I64, cells: I64, owner: I64) 
     for i in range(cells.shape[0]):
         cell, c = cells[i], owner[i]
         if walk[cell] == 0:
-            if labels[cell] >= 0 and labels[cell] == comp_count[c] - 1:
-                comp_count[c] -= 1
-            labels[cell] = -1
+            _drop_label(labels, comp_count, cell, c)
         elif labels[cell] < 0:
             if comp_count[c] >= LABEL_LIMIT:
                 fresh[n] = c
@@ -260,6 +258,15 @@ def seal_labels(walk: U8, labels: I16, comp_count: I64, cells: I64, owner: I64) 
             labels[cell] = comp_count[c]
             comp_count[c] += 1
     return fresh[:n]
+
+
+@jit
+def _drop_label(labels: I16, comp_count: I64, cell: int, cluster: int) -> None:
+    """A closed cell that was a component of its own loses its label; the cluster gives the
+    number back when it was the last one given (as when a cell opened before closes again)."""
+    if labels[cell] >= 0 and labels[cell] == comp_count[cluster] - 1:
+        comp_count[cluster] -= 1
+    labels[cell] = -1
 
 
 @jit
