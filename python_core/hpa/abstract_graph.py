@@ -18,6 +18,7 @@ compiled search reads: nodes grouped by cluster (``cl_first``), the tables back 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -45,9 +46,12 @@ from python_core.hpa.entrances import (
 )
 from python_core.hpa.pieces import Pieces
 from python_core.hpa.table_repair import GraphArrays, refill_rows, repair_within
-from python_core.hpa.tree_repair import repair_trees
+from python_core.hpa.tree_repair import repair_clusters, repair_trees
 
 __all__ = ["AbstractGraph", "Progress"]
+
+Outcome = Literal["kept", "repair", "replaced"]
+"""What :meth:`AbstractGraph._update_cluster` did with a cluster."""
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: called with increasing ``done``, last with ``done == total``."""
@@ -236,7 +240,7 @@ class AbstractGraph:
 
     def _update_cluster(
         self, cluster: int, cells: I64, weights_changed: bool, borders_changed: bool = True
-    ) -> bool:
+    ) -> Outcome:
         """Bring one touched cluster up to date after its own ``cells`` (maybe none) changed.
 
         Its table and trees depend only on its own cells and its transitions. Unchanged
@@ -248,13 +252,15 @@ class AbstractGraph:
         is the caller's (:meth:`apply_changes` sets those of all changed clusters at once).
 
         Returns:
-            True when the cluster's pieces were replaced (other transitions, or priced afresh),
-            False when nothing changed or the flat arrays were updated in place.
+            ``"replaced"`` when the cluster's pieces were replaced (other transitions, or priced
+            afresh); ``"repair"`` when it keeps its transitions and trees, which the caller
+            repairs in place with those of the other such clusters (:meth:`_repair_in_place`);
+            ``"kept"`` when nothing changed or the flat arrays were updated in place.
         """
         trans = self._transitions(cluster) if borders_changed else self.trans[cluster]
         same = not borders_changed or np.array_equal(trans, self.trans[cluster])
         if same and not cells.shape[0]:
-            return False
+            return "kept"
         if not self.has_trees:
             in_place = self.tables[cluster]
             self.trans[cluster] = trans
@@ -262,32 +268,46 @@ class AbstractGraph:
             if same:  # same transitions: the new table goes into the flat array's piece
                 in_place[...] = self.tables.discard(cluster)
                 self.trans.discard(cluster)
-            return not same
+            return "kept" if same else "replaced"
+        if same:
+            return "repair"
         x0, y0, lw, lh = self.rect(cluster)
         geometry = (self.walk, self.weights, self.width, x0, y0, lw, lh, self.diag, self.cw, self.ch)
-        if same:  # the trees and the table are repaired in place
-            trees, table = self.dirs[cluster], self.tables[cluster]
-            stale = np.zeros(trans.shape[0], dtype=np.uint8)
-            if repair_trees(*geometry, trans, trees, table, cells, int(weights_changed), stale):
-                cluster_rows(*geometry, trans, np.flatnonzero(stale), table, trees)
-        else:
-            old = self.trans[cluster]
-            at = np.minimum(np.searchsorted(old, trans), max(old.shape[0] - 1, 0))
-            kept = np.flatnonzero(old[at] == trans) if old.shape[0] else at[:0]
-            trees = np.zeros((trans.shape[0], lw * lh), dtype=np.uint8)
-            sub = self.dirs[cluster][at[kept]]  # a copy: the kept trees, repaired apart
-            stale = np.zeros(kept.shape[0], dtype=np.uint8)
-            scratch = np.zeros((kept.shape[0], kept.shape[0]))  # their rows are walked below
-            repair_trees(*geometry, trans[kept], sub, scratch, cells, int(weights_changed), stale)
-            trees[kept] = sub
-            table = np.zeros((trans.shape[0], trans.shape[0]))
-            rerun = np.ones(trans.shape[0], dtype=bool)
-            rerun[kept[stale == 0]] = False
-            tree_rows(trees, trans, np.flatnonzero(~rerun), x0, y0, lw, self.width, self.weights, self.cw,
-                      self.ch, table)  # fmt: skip
-            cluster_rows(*geometry, trans, np.flatnonzero(rerun), table, trees)
-            self.trans[cluster], self.tables[cluster], self.dirs[cluster] = trans, table, trees
-        return not same
+        old = self.trans[cluster]
+        at = np.minimum(np.searchsorted(old, trans), max(old.shape[0] - 1, 0))
+        kept = np.flatnonzero(old[at] == trans) if old.shape[0] else at[:0]
+        trees = np.zeros((trans.shape[0], lw * lh), dtype=np.uint8)
+        sub = self.dirs[cluster][at[kept]]  # a copy: the kept trees, repaired apart
+        stale = np.zeros(kept.shape[0], dtype=np.uint8)
+        scratch = np.zeros((kept.shape[0], kept.shape[0]))  # their rows are walked below
+        repair_trees(*geometry, trans[kept], sub, scratch, cells, int(weights_changed), stale)
+        trees[kept] = sub
+        table = np.zeros((trans.shape[0], trans.shape[0]))
+        rerun = np.ones(trans.shape[0], dtype=bool)
+        rerun[kept[stale == 0]] = False
+        tree_rows(trees, trans, np.flatnonzero(~rerun), x0, y0, lw, self.width, self.weights, self.cw,
+                  self.ch, table)  # fmt: skip
+        cluster_rows(*geometry, trans, np.flatnonzero(rerun), table, trees)
+        self.trans[cluster], self.tables[cluster], self.dirs[cluster] = trans, table, trees
+        return "replaced"
+
+    def _repair_in_place(self, clusters: I64, cells: I64, owner: I64, weights_changed: bool) -> None:
+        """Repair the trees and tables of clusters that keep their transitions, in one compiled
+        call (:func:`~python_core.hpa.tree_repair.repair_clusters`), in the flat arrays.
+
+        Args:
+            clusters: the clusters, ascending; each owns at least one of ``cells``.
+            cells: changed cells, ``owner`` their clusters, both ordered by ``owner``.
+            weights_changed: whether weights (not only walls) may have changed.
+        """
+        mine = np.isin(owner, clusters)
+        cells, owner = cells[mine], owner[mine]
+        cell_off = np.append(np.searchsorted(owner, clusters), owner.shape[0])
+        repair_clusters(
+            self.walk, self.weights, self.width, self.height, self.csize, self.diag, self.cw, self.ch,
+            clusters, cells, cell_off, self.trans.flat, self.trans.off, self.dirs.flat, self.dirs.off,
+            self.tables.flat, self.tables.off, int(weights_changed),
+        )  # fmt: skip
 
     def relabel(self, clusters: I64) -> None:
         """Recompute the local component labels of some clusters (after their cells changed)."""
@@ -359,10 +379,19 @@ class AbstractGraph:
                 else uniform_flags(self.walk, self.weights, self.width, self.height, self.csize, changed)
             )
         cells, owner = cells[~sealed], owner[~sealed]
-        replaced = False
-        for c in sorted(dirty):
-            replaced |= self._update_cluster(c, cells[owner == c], weights_changed, c in crossings)
-        if replaced:  # some cluster has other transitions: node ids move, concatenate afresh
+        order = np.argsort(owner, kind="stable")  # each cluster's cells one run, still ascending
+        cells, owner = cells[order], owner[order]
+        clusters = np.array(sorted(dirty), dtype=np.int64)
+        starts = np.searchsorted(owner, clusters)
+        ends = np.searchsorted(owner, clusters, side="right")
+        outcomes = [
+            self._update_cluster(c, cells[lo:hi], weights_changed, c in crossings)
+            for c, lo, hi in zip(clusters.tolist(), starts.tolist(), ends.tolist(), strict=True)
+        ]
+        repair = clusters[[o == "repair" for o in outcomes]]
+        if repair.shape[0]:
+            self._repair_in_place(repair, cells, owner, weights_changed)
+        if "replaced" in outcomes:  # some cluster has other transitions: node ids move, concatenate afresh
             self.assemble(before, table_seconds)
         else:  # tables and trees changed in place (views into the flat arrays)
             if crossings:

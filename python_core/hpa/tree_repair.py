@@ -44,10 +44,10 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.cluster_search import NO_PARENT, step_allowed
+from python_core.hpa.cluster_search import NO_PARENT, cluster_rows, step_allowed
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
-__all__ = ["repair_trees"]
+__all__ = ["repair_clusters", "repair_trees"]
 
 U8 = npt.NDArray[np.uint8]
 I32 = npt.NDArray[np.int32]
@@ -461,3 +461,61 @@ def repair_trees(  # noqa: PLR0917 (compiled kernel: positional)
                 tree[c] = code[c]
             listed[c], state[c] = 0, _SETTLED
     return n_stale
+
+
+@jit
+def repair_clusters(  # noqa: PLR0917 (compiled kernel: positional)
+    walk: U8,
+    weights: F64,
+    width: int,
+    height: int,
+    csize: int,
+    diag: int,
+    cw: float,
+    ch: float,
+    clusters: I64,
+    cells: I64,
+    cell_off: I64,
+    trans: I64,
+    trans_off: I64,
+    dirs: U8,
+    dirs_off: I64,
+    tables: F64,
+    table_off: I64,
+    weights_changed: int,
+) -> int:
+    """:func:`repair_trees` for several clusters whose transitions stay, in one call, each followed
+    by a rerun of the trees it gives up on: a local update repairs dozens of clusters in place,
+    and a call per cluster cost more in Python and dispatch than many of the repairs themselves.
+
+    Args:
+        clusters: the clusters, ``cy * ncx + cx`` for clusters of side ``csize``.
+        cells: their changed global cells, cluster by cluster: ``cells[cell_off[i]:cell_off[i + 1]]``
+            are those of ``clusters[i]``.
+        trans, trans_off: every cluster's transitions, back to back (cluster ``c``'s from
+            ``trans_off[c]`` to ``trans_off[c + 1]``).
+        dirs, dirs_off: every cluster's ``(k, lw * lh)`` trees, flat, the same way; repaired in place.
+        tables, table_off: every cluster's ``(k, k)`` cost table, flat; rows updated in place.
+        weights_changed: as for :func:`repair_trees`.
+
+    Returns:
+        The number of trees rerun.
+    """
+    ncx = (width + csize - 1) // csize
+    reruns = 0
+    for i in range(clusters.shape[0]):
+        c = clusters[i]
+        x0, y0 = (c % ncx) * csize, (c // ncx) * csize
+        lw, lh = min(csize, width - x0), min(csize, height - y0)
+        roots = trans[trans_off[c] : trans_off[c + 1]]
+        k = roots.shape[0]
+        trees = dirs[dirs_off[c] : dirs_off[c + 1]].reshape((k, lw * lh))
+        table = tables[table_off[c] : table_off[c + 1]].reshape((k, k))
+        stale = np.zeros(k, dtype=np.uint8)
+        own = cells[cell_off[i] : cell_off[i + 1]]
+        if repair_trees(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, roots, trees, table, own,
+                        weights_changed, stale):  # fmt: skip
+            rows = np.flatnonzero(stale)
+            cluster_rows(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, roots, rows, table, trees)
+            reruns += rows.shape[0]
+    return reruns
