@@ -504,10 +504,14 @@ class AbstractGraph:
         )
 
     def nbytes(self) -> int:
-        """Bytes held by the hierarchy's arrays (tables, nodes, crossings, labels, borders)."""
+        """Bytes held by the hierarchy's arrays (tables, nodes, crossings, labels, borders; the
+        buffers behind the transitions, cluster tables and trees with their room to spare)."""
         flat = (
-            self.cl_first, self.node_cell, self.node_cluster, self.cl_doff, self.dist_flat, self.inter_off,
-            self.inter_dst, self.inter_cost, self.labels, self.comp_off, self.comp_id, self.tree_pool,
-            self.tree_off, self.uniform, self.pair_dist, self.pair_pred, self.pair_stale,
+            self.cl_first, self.node_cluster, self.cl_doff, self.inter_off, self.inter_dst,
+            self.inter_cost, self.labels, self.comp_off, self.comp_id, self.tree_off, self.uniform,
+            self.pair_dist, self.pair_pred, self.pair_stale,
         )  # fmt: skip
-        return sum(a.nbytes for a in flat) + sum(c.nbytes + k.nbytes for c, k in self.borders.values())
+        pieces = self.trans.nbytes + self.tables.nbytes + self.dirs.nbytes  # node_cell, dist_flat, tree_pool
+        return (
+            sum(a.nbytes for a in flat) + pieces + sum(c.nbytes + k.nbytes for c, k in self.borders.values())
+        )
