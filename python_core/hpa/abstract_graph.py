@@ -367,7 +367,7 @@ class AbstractGraph:
                     k for k, _ in borders_of(c % self.ncx, c // self.ncx) if set(self.sides(k)) <= near
                 )
         owner = (cells // self.width // self.csize) * self.ncx + cells % self.width // self.csize
-        self._label(cells, owner, sealed)
+        same_components = self._label(cells, owner, sealed)
         before = GraphArrays.of(self) if self.pair_dist.size else None  # copies: tables change in place
         crossings = self.rebuild_borders(sorted(keys))
         dirty = own | crossings
@@ -396,15 +396,23 @@ class AbstractGraph:
         else:  # tables and trees changed in place (views into the flat arrays)
             if crossings:
                 self._assemble_crossings()
-            self._derive(before, table_seconds)
+            # same nodes, crossings and local components: the global ids stand (a door on a
+            # 4096 x 4096 map would otherwise redo a union-find over its 274k nodes)
+            self._derive(before, table_seconds, components=bool(crossings) or not same_components)
         return dirty
 
-    def _label(self, cells: I64, owner: I64, sealed: npt.NDArray[np.bool_]) -> None:
+    def _label(self, cells: I64, owner: I64, sealed: npt.NDArray[np.bool_]) -> bool:
         """New labels after ``cells`` changed: patched where a cluster has one changed cell
         that neither splits nor merges a component
         (:func:`~python_core.hpa.connectivity.patch_labels`), sealed cells numbered apart
         (:func:`~python_core.hpa.connectivity.seal_labels`), every other touched cluster labelled
-        afresh."""
+        afresh.
+
+        Returns:
+            True when every cluster kept its local components: patches only, and no count
+            changed (so every cell but the changed ones keeps its label).
+        """
+        comp_count = self.comp_count.copy()
         active, at = cells[~sealed], owner[~sealed]
         clusters, counts = np.unique(at, return_counts=True)
         single = np.isin(at, clusters[counts == 1])
@@ -419,6 +427,7 @@ class AbstractGraph:
             grown = seal_labels(self.walk, self.labels, self.comp_count, cells[alone], owner[alone])
             if grown.shape[0]:  # label counts that would outgrow the int16 labels
                 self.relabel(np.unique(grown))
+        return not fresh.shape[0] and np.array_equal(comp_count, self.comp_count)
 
     def refill(self, seconds: float | None = None) -> int:
         """Compute stale rows of the all-pairs table afresh, for up to ``seconds`` (None: all).
@@ -450,13 +459,17 @@ class AbstractGraph:
         self._assemble_crossings()
         self._derive(before, table_seconds)
 
-    def _derive(self, before: GraphArrays | None, table_seconds: float | None = None) -> None:
-        """What follows from the flat arrays: the components, and the all-pairs table when kept
-        (repaired from ``before`` when given, within ``table_seconds``)."""
-        self.comp_off = np.concatenate(([0], np.cumsum(self.comp_count)))
-        self.comp_id = component_ids(
-            self.comp_off, self.node_cell, self.node_cluster, self.labels, self.inter_off, self.inter_dst
-        )
+    def _derive(
+        self, before: GraphArrays | None, table_seconds: float | None = None, *, components: bool = True
+    ) -> None:
+        """What follows from the flat arrays: the components (unless ``components`` is False:
+        the caller knows they stand), and the all-pairs table when kept (repaired from
+        ``before`` when given, within ``table_seconds``)."""
+        if components:
+            self.comp_off = np.concatenate(([0], np.cumsum(self.comp_count)))
+            self.comp_id = component_ids(
+                self.comp_off, self.node_cell, self.node_cluster, self.labels, self.inter_off, self.inter_dst
+            )
         old_dist, old_pred, old_stale = self.pair_dist, self.pair_pred, self.pair_stale
         self.pair_dist, self.pair_pred = np.zeros((0, 0), np.float32), np.zeros((0, 0), np.int32)
         self.pair_stale = np.zeros(0, dtype=np.bool_)

@@ -11,7 +11,7 @@ import pytest
 from scipy import ndimage
 
 from python_core.grid import DiagonalMode, GridGraph
-from python_core.hpa import HierarchicalGrid
+from python_core.hpa import HierarchicalGrid, abstract_graph
 from python_core.hpa.connectivity import label_clusters, patch_labels
 
 MODES = list(DiagonalMode)
@@ -132,3 +132,37 @@ def test_sealed_cells_open_and_close_without_touching_the_graph() -> None:
     assert np.array_equal(hpa.graph.comp_count, count)
     assert np.array_equal(hpa.graph.node_cell, nodes)
     assert np.array_equal(hpa.graph.dist_flat, dist)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_global_component_ids_stand_only_while_the_local_components_do(
+    mode: DiagonalMode, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update that keeps the nodes, the crossings and every cluster's local components keeps
+    the global component ids without the union-find; after every single toggle here (cuts, joins,
+    patches, sealed cells) the ids equal a union-find over the graph as it is now, and both the
+    kept and the redone paths ran."""
+    grid = GridGraph(caves(41 + MODES.index(mode), 64), diagonal=mode)
+    hpa = HierarchicalGrid(grid, cluster_size=8).build()
+    graph = hpa.graph
+    runs = {"union-find": 0}
+    real = abstract_graph.component_ids
+
+    def counted(*args: npt.NDArray[np.int64]) -> npt.NDArray[np.int32]:
+        runs["union-find"] += 1
+        return real(*args)
+
+    monkeypatch.setattr(abstract_graph, "component_ids", counted)
+    rng = np.random.default_rng(3)
+    kept = 0
+    for _ in range(120):
+        cell = (int(rng.integers(0, 64)), int(rng.integers(0, 64)))
+        before = runs["union-find"]
+        hpa.set_walkable([cell], not grid.walkable[cell[1], cell[0]])
+        kept += runs["union-find"] == before
+        offsets = np.concatenate(([0], np.cumsum(graph.comp_count)))
+        assert np.array_equal(graph.comp_off, offsets)
+        arrays = (graph.node_cell, graph.node_cluster, graph.labels, graph.inter_off, graph.inter_dst)
+        fresh = real(offsets, *arrays)
+        assert np.array_equal(graph.comp_id, fresh), cell
+    assert 0 < kept < 120, kept
