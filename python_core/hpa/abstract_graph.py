@@ -123,6 +123,8 @@ class AbstractGraph:
         self.pair_pred: I32 = np.zeros((0, 0), np.int32)
         # rows of the table not valid yet (a time-boxed repair left them; see refill())
         self.pair_stale: B = np.zeros(0, dtype=np.bool_)
+        # whether the last apply_changes kept every node and crossing (costs and labels may differ)
+        self.nodes_kept = False
         self.assemble()
 
     @property
@@ -391,6 +393,7 @@ class AbstractGraph:
         repair = clusters[[o == "repair" for o in outcomes]]
         if repair.shape[0]:
             self._repair_in_place(repair, cells, owner, weights_changed)
+        self.nodes_kept = "replaced" not in outcomes and not crossings
         if "replaced" in outcomes:  # some cluster has other transitions: node ids move, concatenate afresh
             self.assemble(before, table_seconds)
         else:  # tables and trees changed in place (views into the flat arrays)

@@ -483,12 +483,34 @@ class UpperLevel:
     def update(self, graph: AbstractGraph, clusters: set[int]) -> None:
         """Redo the regions holding the given level-1 clusters, after the level-1 graph's own
         update (:meth:`AbstractGraph.apply_changes` returns them); the other regions keep their
-        tables, which are in local indices, unchanged when their level-1 nodes are."""
+        tables, which are in local indices, unchanged when their level-1 nodes are. When level 1
+        kept every node and crossing (``graph.nodes_kept``), so do the level-2 nodes, crossings
+        and table shapes: the new tables are written over the old ones in the flat arrays."""
+        regions = sorted({int(self.region_of[c]) for c in clusters})
+        if graph.nodes_kept and self._reprice_in_place(graph, regions):
+            return
         before = self._arrays() if self.pair_dist.size else None
         self._index(graph)
-        for r in sorted({int(self.region_of[c]) for c in clusters}):
+        for r in regions:
             self._price(graph, r)
         self._assemble(graph, before)
+
+    def _reprice_in_place(self, graph: AbstractGraph, regions: list[int]) -> bool:
+        """Price ``regions`` again into :attr:`dist2` / :attr:`pred_pool` in place, and repair
+        the level-2 table; False (nothing changed) when a table's shape would differ."""
+        tables = [(r, *self._priced(graph, r)) for r in regions]
+        if any(t.shape != self.tables[r].shape or p.shape != self.preds[r].shape for r, t, p in tables):
+            return False
+        before = self._arrays()._replace(dist_flat=self.dist2.copy()) if self.pair_dist.size else None
+        for r, table, pred in tables:
+            self.tables[r], self.preds[r] = table, pred
+            self.dist2[self.doff2[r] : self.doff2[r] + table.size] = table.ravel()
+            self.pred_pool[self.poff[r] : self.poff[r] + pred.size] = pred.ravel()
+        if before is not None:
+            self.pair_dist, self.pair_pred, _ = repair_pairs(
+                before, self._arrays(), self.pair_dist, self.pair_pred
+            )
+        return True
 
     def _index(self, graph: AbstractGraph) -> None:
         """Group the level-1 nodes by region; the level-2 nodes are those with a crossing out."""
@@ -506,7 +528,11 @@ class UpperLevel:
             self.tops[r] = nodes[leaving[nodes]]
 
     def _price(self, graph: AbstractGraph, region: int) -> None:
-        self.tables[region], self.preds[region] = region_tables(
+        self.tables[region], self.preds[region] = self._priced(graph, region)
+
+    def _priced(self, graph: AbstractGraph, region: int) -> tuple[F64, I32]:
+        """A region's table and predecessors (:func:`region_tables`) from the level-1 graph."""
+        return region_tables(
             graph.cl_first, graph.cl_doff, graph.dist_flat, graph.node_cluster, graph.inter_off,
             graph.inter_dst, graph.inter_cost, self.region_of, self.loc_off, self.loc_nodes, self.loc_idx,
             region, self.tops[region],

@@ -67,6 +67,30 @@ def test_level_two_after_local_updates_equals_a_fresh_build(
         assert_same_unsmoothed_costs(hpa, fresh, random_pairs(grid, 40, int(rng.integers(99))), rel=1e-6)
 
 
+@pytest.mark.parametrize(("trees", "table"), BUDGETS)
+def test_level_two_after_single_cells_equals_a_fresh_build(trees: int, table: int) -> None:
+    """One cell at a time: where level 1 keeps its nodes and crossings (a cell inside a
+    cluster), level 2 writes its repriced regions over the old ones; every kind of toggle leaves
+    the same level 2 as a fresh build, and the in-place path ran."""
+    grid = random_grid(12, DiagonalMode.ONLY_IF_NO_OBSTACLES, size=96)
+    hpa = two_levels(grid, trees, table)
+    rng = np.random.default_rng(4)
+    kept = 0
+    for _ in range(16):
+        cell = rng.integers(0, 96, 2)
+        hpa.set_walkable([cell], not grid.walkable[cell[1], cell[0]])
+        kept += hpa.graph.nodes_kept
+        fresh = two_levels(grid, trees, table)
+        got, want = hpa.upper, fresh.upper
+        assert got is not None
+        assert want is not None
+        assert np.array_equal(got.cell2, want.cell2)
+        np.testing.assert_allclose(got.dist2, want.dist2, rtol=1e-9)
+        np.testing.assert_allclose(got.pair_dist, want.pair_dist, rtol=1e-5)
+        assert_same_unsmoothed_costs(hpa, fresh, random_pairs(grid, 20, int(rng.integers(99))), rel=1e-6)
+    assert 0 < kept < 16, kept
+
+
 def test_progress_counts_clusters_then_regions() -> None:
     calls: list[tuple[int, int]] = []
     grid = random_grid(1, DiagonalMode.ALWAYS, size=64)
