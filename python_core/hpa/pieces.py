@@ -34,8 +34,8 @@ __all__ = ["SPARE", "Pieces"]
 T = TypeVar("T", bound=np.generic)
 
 SPARE = (64, 1 << 16)
-"""A buffer that must grow gets ``total // SPARE[0] + SPARE[1]`` elements to spare (pages the
-process does not touch until a later splice needs them)."""
+"""A buffer that must grow gets ``total // SPARE[0]`` elements and ``SPARE[1]`` bytes to spare
+(pages the process does not touch until a later splice needs them)."""
 
 
 class Pieces(Generic[T]):
@@ -112,7 +112,7 @@ class Pieces(Generic[T]):
             for a, b in zip(starts, ends, strict=True)
         ]
         if total > self._buffer.shape[0]:  # a bigger buffer: copy everything over
-            buffer = np.empty(total + total // SPARE[0] + SPARE[1], dtype=self.dtype)
+            buffer = np.empty(total + total // SPARE[0] + SPARE[1] // self.dtype.itemsize, dtype=self.dtype)
             for old, new, size in runs:
                 buffer[new : new + size] = self.flat[old : old + size]
             self._buffer = buffer
