@@ -23,6 +23,20 @@ def two_levels(grid: GridGraph, trees: int, table: int) -> HierarchicalGrid:
     ).build()  # fmt: skip
 
 
+def assert_like_a_fresh_build(
+    hpa: HierarchicalGrid, fresh: HierarchicalGrid, queries: int, rng: np.random.Generator
+) -> None:
+    """Level 2 after updates equals a fresh build's: nodes, region tables, table, path costs."""
+    got, want = hpa.upper, fresh.upper
+    assert got is not None
+    assert want is not None
+    assert np.array_equal(got.cell2, want.cell2)
+    np.testing.assert_allclose(got.dist2, want.dist2, rtol=1e-9)
+    np.testing.assert_allclose(got.pair_dist, want.pair_dist, rtol=1e-5)
+    pairs = random_pairs(hpa.grid, queries, int(rng.integers(99)))
+    assert_same_unsmoothed_costs(hpa, fresh, pairs, rel=1e-6)
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(("trees", "table"), BUDGETS)
 def test_two_levels_find_the_one_level_exact_abstract_cost(
@@ -57,14 +71,7 @@ def test_level_two_after_local_updates_equals_a_fresh_build(
     for _ in range(3):
         cells = rng.integers(0, 96, (30, 2))
         hpa.set_walkable(cells, ~grid.walkable[cells[:, 1], cells[:, 0]])
-        fresh = two_levels(grid, trees, table)
-        got, want = hpa.upper, fresh.upper
-        assert got is not None
-        assert want is not None
-        assert np.array_equal(got.cell2, want.cell2)
-        np.testing.assert_allclose(got.dist2, want.dist2, rtol=1e-9)
-        np.testing.assert_allclose(got.pair_dist, want.pair_dist, rtol=1e-5)
-        assert_same_unsmoothed_costs(hpa, fresh, random_pairs(grid, 40, int(rng.integers(99))), rel=1e-6)
+        assert_like_a_fresh_build(hpa, two_levels(grid, trees, table), 40, rng)
 
 
 @pytest.mark.parametrize(("trees", "table"), BUDGETS)
@@ -80,14 +87,7 @@ def test_level_two_after_single_cells_equals_a_fresh_build(trees: int, table: in
         cell = rng.integers(0, 96, 2)
         hpa.set_walkable([cell], not grid.walkable[cell[1], cell[0]])
         kept += hpa.graph.nodes_kept
-        fresh = two_levels(grid, trees, table)
-        got, want = hpa.upper, fresh.upper
-        assert got is not None
-        assert want is not None
-        assert np.array_equal(got.cell2, want.cell2)
-        np.testing.assert_allclose(got.dist2, want.dist2, rtol=1e-9)
-        np.testing.assert_allclose(got.pair_dist, want.pair_dist, rtol=1e-5)
-        assert_same_unsmoothed_costs(hpa, fresh, random_pairs(grid, 20, int(rng.integers(99))), rel=1e-6)
+        assert_like_a_fresh_build(hpa, two_levels(grid, trees, table), 20, rng)
     assert 0 < kept < 16, kept
 
 
