@@ -92,11 +92,13 @@ def jit(function: F) -> F:
     Returns:
         The compiled dispatcher (callable like the function) or ``function`` itself.
 
-    Example:
-        >>> def add(a, b):
-        ...     return a + b
-        >>> jit(add)(2, 3)
-        5
+    Example (in a module's source: numba's disk cache keys a function by its file)::
+
+        @jit
+        def add(a, b):
+            return a + b
+
+        add(2, 3)  # 5, compiled on this first call
     """
     if _NUMBA is None:
         return function

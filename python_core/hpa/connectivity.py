@@ -213,7 +213,7 @@ def sealed_cells(walk: U8, width: int, height: int, cells: I64) -> npt.NDArray[n
     or not, no move enters, leaves or squeezes past them.
 
     Example:
-        >>> sealed_cells(np.array([1, 0, 0, 0], np.uint8), 4, 1, np.array([0, 2, 3])).tolist()
+        >>> sealed_cells(np.array([1, 0, 0, 0], np.uint8), 4, 1, np.array([0, 1, 3])).tolist()
         [True, False, True]
     """
     out = np.ones(cells.shape[0], dtype=np.bool_)
