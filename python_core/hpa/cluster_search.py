@@ -29,6 +29,7 @@ from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = [
     "NO_PARENT",
+    "cluster_rect",
     "cluster_rows",
     "cluster_table",
     "new_scratch",
@@ -113,6 +114,18 @@ def step_allowed(walk: U8, width: int, x: int, y: int, dx: int, dy: int, diag: i
     if diag == 3:
         return side_x and side_y
     return side_x or side_y
+
+
+@jit
+def cluster_rect(cluster: int, ncx: int, csize: int, width: int, height: int) -> tuple[int, int, int, int]:
+    """``(x0, y0, lw, lh)`` of a cluster (as :meth:`AbstractGraph.rect`), for compiled code.
+
+    Example:
+        >>> cluster_rect(3, 2, 4, 6, 6)
+        (4, 4, 2, 2)
+    """
+    x0, y0 = (cluster % ncx) * csize, (cluster // ncx) * csize
+    return x0, y0, min(csize, width - x0), min(csize, height - y0)
 
 
 @jit

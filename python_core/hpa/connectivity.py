@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.cluster_search import step_allowed
+from python_core.hpa.cluster_search import cluster_rect, step_allowed
 
 __all__ = [
     "LABEL_LIMIT",
@@ -109,9 +109,7 @@ def label_clusters(  # noqa: PLR0917
     ncx = (width + csize - 1) // csize
     counts = np.zeros(clusters.shape[0], dtype=np.int64)
     for i in range(clusters.shape[0]):
-        c = clusters[i]
-        x0, y0 = (c % ncx) * csize, (c // ncx) * csize
-        lw, lh = min(csize, width - x0), min(csize, height - y0)
+        x0, y0, lw, lh = cluster_rect(clusters[i], ncx, csize, width, height)
         counts[i] = _label_one(walk, width, x0, y0, lw, lh, diag, labels)
     return counts
 

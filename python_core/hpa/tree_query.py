@@ -35,7 +35,7 @@ from python_core.hpa.abstract_search import (
     estimate,
     node_chain,
 )
-from python_core.hpa.cluster_search import new_scratch, parent_walk, push_cells, rect_search
+from python_core.hpa.cluster_search import cluster_rect, new_scratch, parent_walk, push_cells, rect_search
 from python_core.hpa.cluster_trees import tree_walk
 from python_core.hpa.connectivity import component_of
 from python_core.hpa.distance_table import best_pair, pair_chain
@@ -48,13 +48,6 @@ U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
-
-
-@jit
-def _rect(cluster: int, ncx: int, csize: int, width: int, height: int) -> tuple[int, int, int, int]:
-    """``(x0, y0, lw, lh)`` of a cluster (as :meth:`AbstractGraph.rect`)."""
-    x0, y0 = (cluster % ncx) * csize, (cluster // ncx) * csize
-    return x0, y0, min(csize, width - x0), min(csize, height - y0)
 
 
 @jit
@@ -87,7 +80,7 @@ def _walk(  # noqa: PLR0917 (compiled kernel: positional)
     pool, tree_off, cl_first, node_cell = trees
     ncx, csize, width, height = dims
     weights, cw, ch, one_weight = pricing
-    x0, y0, lw, lh = _rect(cluster, ncx, csize, width, height)
+    x0, y0, lw, lh = cluster_rect(cluster, ncx, csize, width, height)
     tree = _tree(pool, tree_off, cl_first, cluster, node, lw * lh)
     return tree_walk(tree, x0, y0, lw, width, node_cell[node], cell, weights, cw, ch, buf, one_weight)
 
@@ -201,7 +194,7 @@ def _direct(  # noqa: PLR0917 (compiled kernel: positional)
     """Cost and parents (local cells) of the best path between two cells of one cluster that stays
     inside it (A*; ``inf`` when there is none)."""
     ncx = -(-width // csize)
-    x0, y0, lw, lh = _rect(_cluster_of(start, width, csize, ncx), ncx, csize, width, height)
+    x0, y0, lw, lh = cluster_rect(_cluster_of(start, width, csize, ncx), ncx, csize, width, height)
     dist, parent, closed = new_scratch(lw * lh)
     rect_search(
         walk, weights, width, x0, y0, lw, lh, diag, cw, ch, start, goal, 0, h_scale, dist, parent, closed,
@@ -233,7 +226,7 @@ def _concrete(  # noqa: PLR0917 (compiled kernel: positional)
         m = _walk(trees, dims, pricing, sc, first, start, buf)[0]
         out, n = push_cells(out, 0, buf, m, False)
     else:
-        x0, y0, lw, _ = _rect(sc, ncx, csize, width, height)
+        x0, y0, lw, _ = cluster_rect(sc, ncx, csize, width, height)
         m = parent_walk(s_parent, x0, y0, lw, width, trees[3][first], buf)
         out, n = push_cells(out, 0, buf, m, True)
     return _walk_chain(trees, dims, pricing, node_cluster, chain, goal, out, n, buf)
@@ -353,7 +346,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         or component_of(labels, comp_off, comp_id, width, csize, ncx, start) != goal_component
     ):
         return ABSTRACT_NO_PATH, np.zeros(0, dtype=np.int64), np.zeros((0, 2)), np.inf, 0
-    sx0, sy0, slw, slh = _rect(sc, ncx, csize, width, height)
+    sx0, sy0, slw, slh = cluster_rect(sc, ncx, csize, width, height)
     lo, hi = cl_first[sc], cl_first[sc + 1]
     glo, ghi = cl_first[tc], cl_first[tc + 1]
     buf = np.empty(csize * csize + 1, dtype=np.int64)

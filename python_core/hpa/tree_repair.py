@@ -44,7 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.cluster_search import NO_PARENT, cluster_rows, step_allowed
+from python_core.hpa.cluster_search import NO_PARENT, cluster_rect, cluster_rows, step_allowed
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = ["repair_clusters", "repair_trees"]
@@ -505,8 +505,7 @@ def repair_clusters(  # noqa: PLR0917 (compiled kernel: positional)
     reruns = 0
     for i in range(clusters.shape[0]):
         c = clusters[i]
-        x0, y0 = (c % ncx) * csize, (c // ncx) * csize
-        lw, lh = min(csize, width - x0), min(csize, height - y0)
+        x0, y0, lw, lh = cluster_rect(c, ncx, csize, width, height)
         roots = trans[trans_off[c] : trans_off[c + 1]]
         k = roots.shape[0]
         trees = dirs[dirs_off[c] : dirs_off[c + 1]].reshape((k, lw * lh))
