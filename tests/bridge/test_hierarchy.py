@@ -11,7 +11,7 @@ import pytest
 
 from bridge.client import Client
 from bridge.errors import BadRequestError, InvalidGraphError, UnsupportedError
-from bridge.hierarchy import HierarchySpec
+from bridge.hierarchy import HierarchySpec, find_hierarchical
 from bridge.sidecar import Sidecar
 from bridge.worker_main import Replica, _apply, refill_idle, warm_hierarchy
 from python_core import QueryOptions, fast_grid
@@ -188,6 +188,33 @@ def test_agents_on_a_hierarchical_path_fall_back_to_the_exact_search(sidecar: Si
         local = GridGraph.from_strings(["." * 16, "@" * 15 + ".", "." * 16], diagonal="never")
         local.place_agent(7, (15, 1))
         assert local.find_path((0, 0), (0, 2), options=QueryOptions()).status.value == "no_path"
+
+
+def test_a_blocked_hierarchical_path_falls_back_to_the_compiled_exact_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fallback runs the compiled search that exact queries run (a spy passes the calls on to
+    it), not the pure-Python one, which made a blocked query on a 257 x 257 demo map cost tens of
+    milliseconds; unblocked paths never call it."""
+    grid = GridGraph(np.ones((16, 16), dtype=bool), diagonal="never")
+    hpa = HierarchicalGrid(grid, cluster_size=8).build()
+    real, calls = fast_grid.find_path, []
+
+    def spy(*args: object, **kwargs: object) -> object:
+        calls.append(args[1:3])
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fast_grid, "find_path", spy)
+    start, goal, options = (0, 5), (15, 9), QueryOptions()
+    free = find_hierarchical(hpa, start, goal, options, smooth=True, corridor=False)
+    assert free.found
+    assert not calls
+    middle = int(free.nodes[len(free.nodes) // 2])
+    grid.place_agent(3, (middle % 16, middle // 16))
+    blocked = find_hierarchical(hpa, start, goal, options, smooth=True, corridor=False)
+    assert calls == [(start, goal)]
+    assert middle not in blocked.nodes.tolist()
+    assert blocked.nodes.tolist() == real(grid, start, goal, options=options).nodes.tolist()
 
 
 def test_build_hierarchy_on_demand_with_a_progress_callback(sidecar: Sidecar) -> None:
