@@ -20,7 +20,8 @@ an empty path for a solid goal. Agents never block the start cell, which is neve
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from enum import Enum
 from os import PathLike
 from types import MappingProxyType
@@ -132,6 +133,7 @@ class GridGraph:
         self._agents: dict[int, Cell] = {}
         self._cache: tuple[bytearray, list[float], float] | None = None
         self._version = 0
+        self._undo: list[Callable[[], None]] | None = None  # inside atomic(): how to go back
 
     @classmethod
     def from_strings(
@@ -311,6 +313,7 @@ class GridGraph:
         values = np.asarray(walkable)
         if values.dtype != np.bool_ or values.ndim > 1 or values.size not in (1, nodes.size):
             raise InvalidQueryError(f"walkable must be one bool or one per cell, got {walkable!r:.80}")
+        self._remember(self._walkable, nodes)
         self._walkable[nodes] = values
         self._cache = None
         self._version += 1
@@ -348,6 +351,7 @@ class GridGraph:
         except (TypeError, ValueError) as exc:
             raise InvalidQueryError(f"weights must be one number or one per cell: {weights!r:.80}") from exc
         _reject_bad("weight", values, self._width, nodes)
+        self._remember(self._weights, nodes)
         self._weights[nodes] = values
         self._cache = None
         self._version += 1
@@ -370,6 +374,7 @@ class GridGraph:
         if agent_id in self._agents:
             raise InvalidQueryError(f"agent {agent_id} is already placed at {self._agents[agent_id]}")
         x, y = as_cell(cell, self._width, self._height)
+        self._remember_agent(agent_id)
         self._agents[agent_id] = (x, y)
         self._occupancy[y * self._width + x] += 1
 
@@ -387,6 +392,7 @@ class GridGraph:
         """
         old = self._agent_cell(agent_id)
         x, y = as_cell(cell, self._width, self._height)
+        self._remember_agent(agent_id)
         self._occupancy[old[1] * self._width + old[0]] -= 1
         self._occupancy[y * self._width + x] += 1
         self._agents[agent_id] = (x, y)
@@ -403,8 +409,74 @@ class GridGraph:
             0
         """
         x, y = self._agent_cell(agent_id)
+        self._remember_agent(agent_id)
         self._occupancy[y * self._width + x] -= 1
         del self._agents[agent_id]
+
+    # -- all or nothing ---------------------------------------------------------------------------
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """Make the changes inside the block (walls, weights, agents) all or nothing: when the
+        block raises, each change made in it is undone, newest first, and the error goes on. What
+        it keeps is only the old values of the cells changed, where a copy of the grid to fall back
+        on costs its whole size on every change. An inner block joins the outer one.
+
+        Example:
+            >>> g = GridGraph(np.ones((1, 3), dtype=bool))
+            >>> try:
+            ...     with g.atomic():
+            ...         g.set_walkable([(1, 0)], False)
+            ...         g.move_agent(9, (2, 0))  # no agent 9: the wall goes again
+            ... except UnknownPointError as exc:
+            ...     print(exc)
+            no agent with id 9
+            >>> g.find_path((0, 0), (2, 0)).found
+            True
+        """
+        if self._undo is not None:
+            yield
+            return
+        undo: list[Callable[[], None]] = []
+        self._undo = undo
+        try:
+            yield
+        except BaseException:
+            for step in reversed(undo):
+                step()
+            raise
+        finally:
+            self._undo = None
+
+    def _remember(self, array: npt.NDArray[Any], nodes: npt.NDArray[np.int64]) -> None:
+        """Inside :meth:`atomic`: note how to put back ``array``'s values at ``nodes`` (read before
+        any write, so a cell listed twice gets its one old value back)."""
+        if self._undo is None:
+            return
+        old = array[nodes].copy()
+
+        def put_back() -> None:
+            array[nodes] = old
+            self._cache = None
+            self._version += 1
+
+        self._undo.append(put_back)
+
+    def _remember_agent(self, agent_id: int) -> None:
+        """Inside :meth:`atomic`: note where ``agent_id`` stands now (or that it is not placed)."""
+        if self._undo is None:
+            return
+        before = self._agents.get(agent_id)
+
+        def put_back() -> None:
+            now = self._agents.pop(agent_id, None)
+            if now is not None:
+                self._occupancy[now[1] * self._width + now[0]] -= 1
+            if before is not None:
+                self._agents[agent_id] = before
+                self._occupancy[before[1] * self._width + before[0]] += 1
+
+        self._undo.append(put_back)
 
     def _agent_cell(self, agent_id: int) -> Cell:
         check_agent_id(agent_id)

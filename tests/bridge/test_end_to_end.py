@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bridge.client import Client, decode_points
-from bridge.errors import BadRequestError, InvalidGraphError, OutOfBoundsError, UnknownGraphError
+from bridge.errors import BadRequestError, BridgeError, InvalidGraphError, OutOfBoundsError, UnknownGraphError
 from bridge.protocol import METHODS, PROTOCOL_VERSION
 from bridge.sidecar import Sidecar
 from python_core import PathResult, QueryOptions, fast_grid
@@ -181,6 +181,24 @@ def test_failed_update_and_failed_replace_leave_the_old_graph(client: Client) ->
     assert client.info("e2e-keep")["version"] == 1
     assert client.info("e2e-keep")["width"] == 3
     assert client.find("e2e-keep", (0, 0), (2, 1))["status"] == "found"
+
+
+def test_an_update_failing_half_way_leaves_the_grid_as_it_was(client: Client) -> None:
+    """A grid changes in place (no copy), so the walls and the agent the update had applied
+    before its bad operation are undone: the agent can be placed again, the count is 0."""
+    client.load_grid("e2e-half", np.ones((3, 5), dtype=bool), diagonal="never")
+    wall = np.array([[2, 0], [2, 1], [2, 2]], dtype="<i4").tobytes()
+    with pytest.raises(BridgeError, match="no agent with id 99"):
+        client.update(
+            "e2e-half",
+            cells=wall,
+            walkable=False,
+            agents=[{"op": "place", "agent": 3, "cell": [0, 0]}, {"op": "move", "agent": 99, "cell": [1, 1]}],
+        )
+    assert client.info("e2e-half")["agents"] == 0
+    assert client.info("e2e-half")["version"] == 1
+    client.update("e2e-half", agents=[{"op": "place", "agent": 3, "cell": [1, 1]}])
+    assert client.find("e2e-half", (0, 0), (4, 0), agent=3)["status"] == "found"
 
 
 def test_drop_info_and_unknown_graphs(client: Client) -> None:
