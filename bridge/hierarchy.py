@@ -166,11 +166,9 @@ class ProgressThrottle:
 
 def _blocked_by_agents(grid: GridGraph, result: PathResult, options: QueryOptions) -> bool:
     """True when another agent stands on a cell of the path (the hierarchy does not see agents)."""
-    if options.ignore_agents or not grid.agents or len(result.nodes) < 2:
+    if options.ignore_agents or len(result.nodes) < 2:
         return False
-    width = grid.width
-    others = [y * width + x for agent, (x, y) in grid.agents.items() if agent != options.agent]
-    return bool(np.isin(np.asarray(result.nodes)[1:], others).any())
+    return grid.agents_on(result.nodes[1:], besides=options.agent)
 
 
 def find_hierarchical(

@@ -478,6 +478,24 @@ class GridGraph:
 
         self._undo.append(put_back)
 
+    def agents_on(self, nodes: npt.ArrayLike, *, besides: int | None = None) -> bool:
+        """Whether an agent other than ``besides`` stands on one of ``nodes`` (flat cell ids
+        ``y * width + x``), from the per-cell counts: a few microseconds for a long path.
+
+        Example:
+            >>> g = GridGraph(np.ones((1, 4), dtype=bool)); g.place_agent(1, (2, 0))
+            >>> g.agents_on([1, 2, 3]), g.agents_on([1, 2, 3], besides=1), g.agents_on([0])
+            (True, False, False)
+        """
+        cells = np.asarray(nodes, dtype=np.int64)
+        if not self._agents or not cells.size:
+            return False
+        counts = self._occupancy[cells]
+        own = self._agents.get(besides) if besides is not None else None
+        if own is not None:  # its own cell counts one agent fewer
+            counts = counts - (cells == own[1] * self._width + own[0])
+        return bool(counts.any())
+
     def _agent_cell(self, agent_id: int) -> Cell:
         check_agent_id(agent_id)
         if agent_id not in self._agents:

@@ -210,3 +210,18 @@ def test_failed_mutations_leave_the_graph_unchanged() -> None:
         grid.set_weights([(0, 0)], "heavy")
     assert grid.walkable.all()
     assert (grid.weights == 1.0).all()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_agents_on_matches_the_placed_agents(seed: int) -> None:
+    """Against the definition over ``agents``, with agents sharing cells (then one of them set
+    aside still leaves the cell taken)."""
+    rng = np.random.default_rng(seed)
+    grid = GridGraph(np.ones((6, 6), dtype=bool))
+    for agent in range(8):
+        grid.place_agent(agent, tuple(int(v) for v in rng.integers(0, 3, 2)))
+    for _ in range(50):
+        nodes = rng.integers(0, 36, int(rng.integers(0, 6)))
+        besides = None if rng.random() < 0.3 else int(rng.integers(0, 10))
+        taken = {y * 6 + x for agent, (x, y) in grid.agents.items() if agent != besides}
+        assert grid.agents_on(nodes, besides=besides) == bool(taken & set(nodes.tolist()))
