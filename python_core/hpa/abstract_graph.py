@@ -177,7 +177,7 @@ class AbstractGraph:
             self._price_cluster(c)
             if progress is not None and ((c + 1) % batch == 0 or c + 1 == total):
                 progress(c + 1, total)
-        if self.has_trees:  # whether a start may read a cluster's trees: its open cells share a weight
+        if self.has_trees:  # whether a start's costs read off a cluster's trees are exact: one weight
             self.uniform[:] = uniform_flags(
                 self.walk, self.weights, self.width, self.height, self.csize, np.arange(total)
             )

@@ -14,8 +14,9 @@ A tree is the exact Dijkstra from one transition over its whole cluster, recorde
 that prices the cluster's cost table (:func:`~python_core.hpa.cluster_search.cluster_table`) as
 the move that entered each cell: code ``(dy + 1) * 3 + (dx + 1)``, and :data:`NO_PARENT` for the
 root and for unreachable cells. With the trees, HPA* needs no search to insert a goal (its cost
-from every transition is a walk up each tree), to insert a start in a cluster of uniform weight
-(where costs are symmetric), or to refine an abstract edge into cells (a walk up the tree of its
+from every transition is a walk up each tree), to insert a start (the same walks priced in the
+start's direction, ``reverse``: exact where the cluster has one weight or no diagonal moves, a
+near-cheapest way elsewhere), or to refine an abstract edge into cells (a walk up the tree of its
 first transition).
 """
 
@@ -50,6 +51,7 @@ def tree_walk(  # noqa: PLR0917 (compiled kernel: positional)
     ch: float,
     out: I64,
     one_weight: float = 0.0,
+    reverse: bool = False,
 ) -> tuple[int, float]:
     """Walk one tree from ``cell`` up to its root, writing the global cells into ``out``.
 
@@ -67,11 +69,16 @@ def tree_walk(  # noqa: PLR0917 (compiled kernel: positional)
         out: receives ``cell, parent(cell), ..., root``; at least ``lw * lh`` long.
         one_weight: the weight of every open cell when they share one (then ``weights`` is not
             read: a query's walks touch less memory), else ``0``.
+        reverse: price the walk itself, ``cell`` -> root, instead of the tree's path root ->
+            ``cell``: the same cells, but each step charges the cell the walk enters (the parent).
+            Where weights differ that can cost more or less than the tree's direction, and it is
+            not always the cheapest way from ``cell`` to the root (the tree is the cheapest way
+            from the root).
 
     Returns:
         ``(n, cost)``: cells written, and the cost of the path root -> ``cell`` (each step
-        charges the weight of the cell it enters); ``(0, inf)`` when the root does not reach
-        ``cell``.
+        charges the weight of the cell it enters; ``cell`` -> root with ``reverse``);
+        ``(0, inf)`` when the root does not reach ``cell``.
 
     Example:
         >>> out, w = np.empty(3, np.int64), np.ones(3)
@@ -79,6 +86,12 @@ def tree_walk(  # noqa: PLR0917 (compiled kernel: positional)
         ((3, 2.0), [2, 1, 0])
         >>> tree_walk(np.array([4, 4, 5], np.uint8), 0, 0, 3, 3, 0, 1, w, 1.0, 1.0, out)
         (0, inf)
+        >>> heavy = np.array([1.0, 2.0, 3.0])  # root 0 -> 2 enters 1 and 2; 2 -> 0 enters 1 and 0
+        >>> tree = np.array([4, 5, 5], np.uint8)
+        >>> tree_walk(tree, 0, 0, 3, 3, 0, 2, heavy, 1.0, 1.0, out)
+        (3, 5.0)
+        >>> tree_walk(tree, 0, 0, 3, 3, 0, 2, heavy, 1.0, 1.0, out, 0.0, True)
+        (3, 3.0)
     """
     dl = math.hypot(cw, ch)
     cur = (cell // width - y0) * lw + cell % width - x0
@@ -91,9 +104,12 @@ def tree_walk(  # noqa: PLR0917 (compiled kernel: positional)
         code = int(dirs[cur])
         dx, dy = code % 3 - 1, code // 3 - 1
         length = dl if dx != 0 and dy != 0 else (cw if dx != 0 else ch)
-        cost += length * (one_weight if one_weight > 0.0 else weights[here])
+        if not reverse:
+            cost += length * (one_weight if one_weight > 0.0 else weights[here])
         cur -= dy * lw + dx
         here -= dy * width + dx
+        if reverse:
+            cost += length * (one_weight if one_weight > 0.0 else weights[here])
         n += 1
         out[n] = here
     return n + 1, cost

@@ -7,8 +7,9 @@ Quick start (the arrays come from :class:`python_core.hpa.abstract_graph.Abstrac
     outcome, nodes, points, cost, expanded = tree_query(start, goal, hcode, budget, passes, qid, static)
 
 Steps: the components (ends in different ones: ``no_path`` at once), insert the goal (a walk up
-each tree of its cluster, no search), insert the start the same way when its cluster has one
-weight (costs are symmetric there; otherwise one Dijkstra inside the cluster), A* inside the
+each tree of its cluster, no search), insert the start the same way, each walk priced in the
+start's direction (exact where the cluster has one weight or there are no diagonals, near-exact
+elsewhere; an exact graph searches a weighted start's cluster instead), A* inside the
 cluster when both ends share it, the abstract A* (or, on a small abstract graph, one look-up of
 the best transition pair in an all-pairs table: there the end costs start as octile bounds and
 only the ends of the current best pair are walked, a few of a big cluster's dozens of cold
@@ -73,27 +74,44 @@ Pricing = tuple[F64, float, float, float]
 
 @jit
 def _walk(  # noqa: PLR0917 (compiled kernel: positional)
-    trees: Trees, dims: Dims, pricing: Pricing, cluster: int, node: int, cell: int, buf: I64
+    trees: Trees,
+    dims: Dims,
+    pricing: Pricing,
+    cluster: int,
+    node: int,
+    cell: int,
+    buf: I64,
+    reverse: bool = False,
 ) -> tuple[int, float]:
     """:func:`tree_walk` up the tree of transition ``node`` of ``cluster`` from ``cell``: the cells
-    into ``buf``, their count and the cost."""
+    into ``buf``, their count and the cost (of the walk's own direction with ``reverse``)."""
     pool, tree_off, cl_first, node_cell = trees
     ncx, csize, width, height = dims
     weights, cw, ch, one_weight = pricing
     x0, y0, lw, lh = cluster_rect(cluster, ncx, csize, width, height)
     tree = _tree(pool, tree_off, cl_first, cluster, node, lw * lh)
-    return tree_walk(tree, x0, y0, lw, width, node_cell[node], cell, weights, cw, ch, buf, one_weight)
+    root = node_cell[node]
+    return tree_walk(tree, x0, y0, lw, width, root, cell, weights, cw, ch, buf, one_weight, reverse)
 
 
 @jit
 def _fill_costs(  # noqa: PLR0917 (compiled kernel: positional)
-    trees: Trees, dims: Dims, pricing: Pricing, cluster: int, cell: int, buf: I64, costs: F64, known: U8
+    trees: Trees,
+    dims: Dims,
+    pricing: Pricing,
+    cluster: int,
+    cell: int,
+    buf: I64,
+    costs: F64,
+    known: U8,
+    reverse: bool,
 ) -> None:
-    """Replace the bounds among a cluster's end ``costs`` (``known == 0``) by tree costs."""
+    """Replace the bounds among a cluster's end ``costs`` (``known == 0``) by tree costs (priced
+    from ``cell`` to each transition with ``reverse``: a start's)."""
     lo = trees[2][cluster]
     for at in range(costs.shape[0]):
         if not known[at]:
-            costs[at] = _walk(trees, dims, pricing, cluster, lo + at, cell, buf)[1]
+            costs[at] = _walk(trees, dims, pricing, cluster, lo + at, cell, buf, reverse)[1]
             known[at] = 1
 
 
@@ -144,7 +162,9 @@ def _lazy_best_pair(  # noqa: PLR0917 (compiled kernel: positional)
                 continue
             done = False
             known[side][at] = 1
-            costs[side][at] = _walk(trees, dims, pricing, ends[2 * side + 1], v, ends[2 * side], buf)[1]
+            cluster, cell = ends[2 * side + 1], ends[2 * side]
+            reverse = side == 0  # a start's walks are priced in its own direction
+            costs[side][at] = _walk(trees, dims, pricing, cluster, v, cell, buf, reverse)[1]
         if done:
             return i, j
 
@@ -201,6 +221,39 @@ def _direct(  # noqa: PLR0917 (compiled kernel: positional)
         np.zeros(0, dtype=np.int64),
     )  # fmt: skip
     return dist[(goal // width - y0) * lw + goal % width - x0], parent
+
+
+@jit
+def _close_start_costs(cl_doff: I64, dist_flat: F64, cluster: int, costs: F64, walked_back: bool) -> I64:
+    """With ``walked_back`` (the start's costs are walks priced backwards), lower each start
+    cost to the way through another transition of the start's cluster where that is cheaper (the
+    walk to it plus the cluster table's edge on), and return the transition each cost now goes
+    through (``-1``: its own walk; empty without ``walked_back``). Such walks are not always the
+    cheapest way to a transition, and the abstract A* does not spread from the start's
+    transitions through their cluster (it counts on costs that are). One step is enough: the
+    table's edges are the cluster's shortest paths."""
+    if not walked_back:
+        return np.zeros(0, dtype=np.int64)
+    k = costs.shape[0]
+    base = cl_doff[cluster]
+    walked = costs.copy()
+    via = np.full(k, -1, dtype=np.int64)
+    for b in range(k):
+        for a in range(k):
+            if a != b:
+                through = walked[a] + dist_flat[base + a * k + b]
+                if through < costs[b]:
+                    costs[b], via[b] = through, a
+    return via
+
+
+@jit
+def _through_mate(chain: I64, via: I64, lo: int) -> I64:
+    """``chain``, led by the start transition its first node's cost went through, if any
+    (:func:`_close_start_costs`)."""
+    if via.shape[0] and chain.shape[0] and via[chain[0] - lo] >= 0:
+        return np.concatenate((np.array([lo + via[chain[0] - lo]]), chain))
+    return chain
 
 
 @jit
@@ -353,7 +406,13 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     # end costs start as lower bounds (known = 0) and are read off the trees when needed
     goal_costs = _cost_bounds(node_cell, glo, ghi, goal, width, diag, cw, ch, h_scale)
     goal_known = np.zeros(ghi - glo, dtype=np.uint8)
-    by_trees = uniform[sc] != 0  # symmetric costs: the start reads the trees too
+    # The start reads the trees too, priced in its own direction (reverse walks): exact where its
+    # cluster's weights are uniform (symmetric costs) or without diagonals (the weights of the
+    # cells a walk enters differ between the directions by the ends' weights only); elsewhere the
+    # cheapest way from the transitions, walked backwards, is a near-cheapest way to them (mean
+    # cost unchanged to 0.0003 on bench/hpa_weighted.py), and only an exact graph, whose table
+    # paths skip smoothing and the check, still searches the start's cluster instead.
+    by_trees = uniform[sc] != 0 or diag == 0 or not exact
     no_parents = np.zeros(0, dtype=np.int64)  # the searches below fill parents only when they run
     s_parent = no_parents
     if by_trees:
@@ -380,9 +439,12 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     )
     # the table answers from the start cluster's rows, when every one of them is valid
     table = pair_dist.shape[0] != 0 and not pair_stale[lo:hi].any()
+    via = no_parents  # per start transition, the one its cost goes through (see below)
     if upper or not table:  # the searches below take every end cost
-        _fill_costs(trees, dims, pricing, sc, start, buf, start_costs, start_known)
-        _fill_costs(trees, dims, pricing, tc, goal, buf, goal_costs, goal_known)
+        _fill_costs(trees, dims, pricing, sc, start, buf, start_costs, start_known, True)
+        _fill_costs(trees, dims, pricing, tc, goal, buf, goal_costs, goal_known, False)
+        walked_back = by_trees and uniform[sc] == 0 and diag != 0  # exact otherwise
+        via = _close_start_costs(cl_doff, dist_flat, sc, start_costs, walked_back)
     if upper:  # level 2 finds the chain
         outcome, chain, expanded = upper_chain(
             node_cell, cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost, width,
@@ -412,6 +474,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         chain = node_chain(parent, top) if outcome == ABSTRACT_FOUND else np.zeros(0, dtype=np.int64)
     if outcome != ABSTRACT_FOUND:
         return outcome, np.zeros(0, dtype=np.int64), np.zeros((0, 2)), np.inf, expanded
+    chain = _through_mate(chain, via, lo)
     if is_direct:  # one cluster, no transition on the way
         n = parent_walk(d_parent, sx0, sy0, slw, width, goal, buf)
         out, n = push_cells(np.empty(4 * csize, dtype=np.int64), 0, buf, n, True)
