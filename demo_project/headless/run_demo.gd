@@ -1,9 +1,9 @@
-## Headless run of the demo levels, one after another: the grid level, the navmesh level and the
-## 3D level, each for a fixed simulated time with a fixed seed; one line per NPC arrival and door
-## change, then a summary table with a section per level.
+## Headless run of the demo levels, one after another: the grid level, the navmesh level, the
+## 3D level and the big level (HPA*), each for a fixed simulated time with a fixed seed; one line
+## per NPC arrival and door change, then a summary table with a section per level.
 ## Usage: godot --headless --fixed-fps 60 --path demo_project --script res://headless/run_demo.gd
-##        -- [--short] [--seconds=S] [--npcs=N] [--navmesh-npcs=N] [--npcs-3d=N] [--seed=N]
-##           [--levels=grid,navmesh,3d]
+##        -- [--short] [--seconds=S] [--npcs=N] [--navmesh-npcs=N] [--npcs-3d=N] [--big-npcs=N]
+##           [--seed=N] [--levels=grid,navmesh,3d,big]
 ## Simulated time only advances while no path request is in flight, so the output (apart from
 ## lines marked "(timing)") is the same on every run. Exit code 0 only when every NPC of every
 ## level reached at least its first goal and no request failed.
@@ -12,6 +12,7 @@ extends SceneTree
 const GridLevel = preload("res://levels/grid_level.gd")
 const NavmeshLevel2D = preload("res://levels/navmesh_level_2d.gd")
 const Level3D = preload("res://levels/level_3d.gd")
+const BigLevel = preload("res://levels/big_level.gd")
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const READY_TIMEOUT_MS := 30000
 const RULE := "+-----------------------+------------+"
@@ -20,8 +21,9 @@ var _seconds: float = 60.0
 var _npcs: int = 50
 var _navmesh_npcs: int = 16
 var _npcs_3d: int = 6
+var _big_npcs: int = 40
 var _seed: int = 7
-var _levels: PackedStringArray = PackedStringArray(["grid", "navmesh", "3d"])
+var _levels: PackedStringArray = PackedStringArray(["grid", "navmesh", "3d", "big"])
 var _stage: int = -1
 var _level: Node = null
 var _bridge: Bridge = null
@@ -58,6 +60,7 @@ func _parse_args(args: PackedStringArray) -> void:
 			_npcs = 20
 			_navmesh_npcs = 10
 			_npcs_3d = 4
+			_big_npcs = 20
 		elif arg.begins_with("--seconds="):
 			_seconds = arg.get_slice("=", 1).to_float()
 		elif arg.begins_with("--npcs="):
@@ -66,6 +69,8 @@ func _parse_args(args: PackedStringArray) -> void:
 			_navmesh_npcs = arg.get_slice("=", 1).to_int()
 		elif arg.begins_with("--npcs-3d="):
 			_npcs_3d = arg.get_slice("=", 1).to_int()
+		elif arg.begins_with("--big-npcs="):
+			_big_npcs = arg.get_slice("=", 1).to_int()
 		elif arg.begins_with("--seed="):
 			_seed = arg.get_slice("=", 1).to_int()
 		elif arg.begins_with("--levels="):
@@ -104,6 +109,10 @@ func _next_level() -> void:
 		_phase = "done"
 		quit(2)
 		return
+	if _level is BigLevel:
+		var big: BigLevel = _level
+		print(big.describe_hierarchy())
+		print("upload and hierarchy build took %.0f ms (timing)" % big.load_ms)
 	_bridge.reset_stats()
 	_started_ms = Time.get_ticks_msec()
 	_phase = "running"
@@ -121,8 +130,8 @@ func _make_level(kind: String) -> Node:
 			var grid := GridLevel.new()
 			grid.npc_count = _npcs
 			grid.random_seed = _seed
-			grid.npc_arrived.connect(_on_arrived)
-			grid.door_changed.connect(_on_door)
+			grid.npc_arrived.connect(_on_arrived.bind(""))
+			grid.door_changed.connect(_on_door.bind(""))
 			return grid
 		"navmesh":
 			print(
@@ -148,7 +157,20 @@ func _make_level(kind: String) -> Node:
 			level_3d.random_seed = _seed
 			level_3d.npc_arrived.connect(_on_3d_arrived)
 			return level_3d
-	printerr("run_demo: unknown level %s (grid, navmesh, 3d)" % kind)
+		"big":
+			print(
+				(
+					"A* Bridge demo: big level (HPA*), %d NPCs, seed %d, %.1f s simulated"
+					% [_big_npcs, _seed, _seconds]
+				)
+			)
+			var big := BigLevel.new()
+			big.npc_count = _big_npcs
+			big.random_seed = _seed
+			big.npc_arrived.connect(_on_arrived.bind("big "))
+			big.door_changed.connect(_on_door.bind("big "))
+			return big
+	printerr("run_demo: unknown level %s (grid, navmesh, 3d, big)" % kind)
 	return null
 
 
@@ -165,11 +187,14 @@ func _step() -> void:
 		_next_level()
 
 
-func _on_arrived(npc_index: int, goal_number: int, cell: Vector2i, time: float) -> void:
+## [param prefix] names the level ("" for the grid level, "big ").
+func _on_arrived(
+	npc_index: int, goal_number: int, cell: Vector2i, time: float, prefix: String
+) -> void:
 	print(
 		(
-			"[%6.2f s] npc %02d reached goal %d at (%d, %d)"
-			% [time, npc_index, goal_number, cell.x, cell.y]
+			"[%6.2f s] %snpc %02d reached goal %d at (%d, %d)"
+			% [time, prefix, npc_index, goal_number, cell.x, cell.y]
 		)
 	)
 
@@ -192,8 +217,8 @@ func _on_3d_arrived(npc_index: int, goal_number: int, point: Vector3, time: floa
 	)
 
 
-func _on_door(door_index: int, open: bool, time: float) -> void:
-	print("[%6.2f s] door %d %s" % [time, door_index, "opened" if open else "closed"])
+func _on_door(door_index: int, open: bool, time: float, prefix: String) -> void:
+	print("[%6.2f s] %sdoor %d %s" % [time, prefix, door_index, "opened" if open else "closed"])
 
 
 ## Adds the finished level's section to the table: its NPCs' counts and the bridge's stats
@@ -245,6 +270,12 @@ func _summarise(kind: String) -> void:
 			]
 		)
 	)
+	if _level is GridLevel:
+		var doors: PackedFloat64Array = (_level as GridLevel).door_update_ms
+		_rows.append(["door updates", str(doors.size())])
+		if not doors.is_empty():
+			var slowest: float = Array(doors).max()
+			_rows.append(["door max (timing)", "%.2f ms" % slowest])
 	_all_ok = _all_ok and at_first == npcs.size() and failures == 0
 
 

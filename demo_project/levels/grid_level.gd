@@ -53,6 +53,17 @@ const FIRST_GOAL_RANGE := 7
 
 ## Id of the grid graph in the sidecar.
 @export var graph_id: String = "level"
+## The map, as rows in the legend of [constant MAP] (set before [method build]).
+@export var map_rows: PackedStringArray = MAP
+## Tile side in pixels.
+@export var tile_size: int = LevelTiles.TILE_SIZE
+## [code]"hierarchy"[/code] options of the upload (HPA*, e.g. [code]{"cluster_size": 32}[/code]);
+## empty: none.
+@export var hierarchy: Dictionary = {}
+## Query options of every NPC's agent.
+@export var path_options: Dictionary = {"allow_partial": true}
+## How far (in cells, along both axes) a first goal may lie from an NPC's start.
+@export var first_goal_range: int = FIRST_GOAL_RANGE
 ## How many NPCs to spawn.
 @export_range(1, 500) var npc_count: int = 50
 ## Seed of every random choice (start cells, goals).
@@ -71,8 +82,13 @@ var npcs: Array[Npc] = []
 var grid_params: Dictionary = {}
 ## Simulated seconds (physics steps times their delta).
 var sim_time: float = 0.0
+## Milliseconds the upload took (with the hierarchy's build, if any).
+var load_ms: float = 0.0
+## Milliseconds each door's [code]graph.update[/code] took: the game waits for it.
+var door_update_ms: PackedFloat64Array = PackedFloat64Array()
 
 var _floor_cells: Array[Vector2i] = []
+var _is_floor: Dictionary = {}
 var _doors: Array[Dictionary] = []
 
 
@@ -85,11 +101,15 @@ func build() -> Error:
 	bridge = autoload
 	layer = TileMapLayer.new()
 	layer.name = "Tiles"
-	layer.tile_set = LevelTiles.build()
+	layer.tile_set = LevelTiles.build(tile_size)
 	add_child(layer)
 	_paint()
 	grid_params = GridSerializer.from_tile_map_layer(layer, graph_id)
+	if not hierarchy.is_empty():
+		grid_params["hierarchy"] = hierarchy.duplicate()
+	var started_us: int = Time.get_ticks_usec()
 	var loaded: AStarBridgeResult = bridge.load_graph(GridSerializer.METHOD, grid_params)
+	load_ms = (Time.get_ticks_usec() - started_us) / 1000.0
 	if not loaded.is_ok():
 		printerr("grid level: loading the grid failed: %s" % loaded.message)
 		return FAILED
@@ -119,13 +139,19 @@ func cell_at(point: Vector2) -> Vector2i:
 ## A random floor cell; within [param reach] cells of [param near] along both axes when
 ## [param reach] > 0.
 func random_floor_cell(rng: RandomNumberGenerator, near: Vector2i, reach: int) -> Vector2i:
-	var choices: Array[Vector2i] = _floor_cells
-	if reach > 0:
-		choices = _floor_cells.filter(
-			func(cell: Vector2i) -> bool:
-				var away: Vector2i = (cell - near).abs()
-				return away.x <= reach and away.y <= reach and cell != near
-		)
+	if reach <= 0:
+		return _floor_cells[rng.randi_range(0, _floor_cells.size() - 1)]
+	# Uniform over the floor cells in reach: draw cells of the square until one is floor (a big
+	# map has too many floor cells to filter them all for every goal).
+	for _try: int in 256:
+		var offset := Vector2i(rng.randi_range(-reach, reach), rng.randi_range(-reach, reach))
+		if offset != Vector2i.ZERO and _is_floor.has(near + offset):
+			return near + offset
+	var choices: Array[Vector2i] = _floor_cells.filter(
+		func(cell: Vector2i) -> bool:
+			var away: Vector2i = (cell - near).abs()
+			return away.x <= reach and away.y <= reach and cell != near
+	)
 	return choices[rng.randi_range(0, choices.size() - 1)]
 
 
@@ -145,13 +171,15 @@ func _physics_process(delta: float) -> void:
 
 func _paint() -> void:
 	var door_cells: Array[Vector2i] = []
-	for y: int in MAP.size():
-		for x: int in MAP[y].length():
+	for y: int in map_rows.size():
+		var row: String = map_rows[y]
+		for x: int in row.length():
 			var cell := Vector2i(x, y)
-			var tile: Vector2i = LevelTiles.LEGEND[MAP[y][x]]
+			var tile: Vector2i = LevelTiles.LEGEND[row[x]]
 			layer.set_cell(cell, LevelTiles.SOURCE, tile)
 			if tile == LevelTiles.FLOOR:
 				_floor_cells.append(cell)
+				_is_floor[cell] = true
 			elif tile == LevelTiles.DOOR_OPEN:
 				door_cells.append(cell)
 	# Neighbouring door cells form one door.
@@ -183,7 +211,7 @@ func _spawn_npcs() -> void:
 		npc.index = i
 		npc.speed = npc_speed
 		npc.position = cell_center(start)
-		npc.setup(self, graph_id, random_seed * 1000 + i, FIRST_GOAL_RANGE)
+		npc.setup(self, graph_id, random_seed * 1000 + i, first_goal_range, path_options)
 		npc.arrived.connect(_on_npc_arrived)
 		npcs.append(npc)
 		add_child(npc)
@@ -203,7 +231,9 @@ func _toggle_door(index: int) -> void:
 	for cell: Vector2i in cells:
 		layer.set_cell(cell, LevelTiles.SOURCE, tile)
 	var update: Dictionary = GraphUpdates.cells_walkable(graph_id, cells, opening)
+	var started_us: int = Time.get_ticks_usec()
 	var result: AStarBridgeResult = bridge.update_graph(graph_id, update)
+	door_update_ms.append((Time.get_ticks_usec() - started_us) / 1000.0)
 	if not result.is_ok():
 		printerr("grid level: door update failed: %s" % result.message)
 	door["open"] = opening

@@ -23,10 +23,10 @@ const _COLORS: Array[Color] = [
 ]
 
 
-## A new tile set with the five tiles.
-static func build() -> TileSet:
+## A new tile set with the five tiles, [param tile_size] pixels square.
+static func build(tile_size: int = TILE_SIZE) -> TileSet:
 	var tile_set := TileSet.new()
-	tile_set.tile_size = Vector2i(TILE_SIZE, TILE_SIZE)
+	tile_set.tile_size = Vector2i(tile_size, tile_size)
 	tile_set.add_custom_data_layer()
 	tile_set.set_custom_data_layer_name(0, "walkable")
 	tile_set.set_custom_data_layer_type(0, TYPE_BOOL)
@@ -36,10 +36,10 @@ static func build() -> TileSet:
 	tile_set.add_physics_layer()
 	tile_set.set_physics_layer_collision_layer(0, 1)
 	var atlas := TileSetAtlasSource.new()
-	atlas.texture = ImageTexture.create_from_image(_image())
-	atlas.texture_region_size = Vector2i(TILE_SIZE, TILE_SIZE)
+	atlas.texture = ImageTexture.create_from_image(_image(tile_size))
+	atlas.texture_region_size = Vector2i(tile_size, tile_size)
 	tile_set.add_source(atlas, SOURCE)
-	var half: float = TILE_SIZE / 2.0
+	var half: float = tile_size / 2.0
 	var square := PackedVector2Array(
 		[Vector2(-half, -half), Vector2(half, -half), Vector2(half, half), Vector2(-half, half)]
 	)
@@ -56,10 +56,10 @@ static func build() -> TileSet:
 	return tile_set
 
 
-static func _image() -> Image:
-	var image := Image.create(TILE_SIZE * _COLORS.size(), TILE_SIZE, false, Image.FORMAT_RGBA8)
+static func _image(tile_size: int) -> Image:
+	var image := Image.create(tile_size * _COLORS.size(), tile_size, false, Image.FORMAT_RGBA8)
 	for i: int in _COLORS.size():
-		var tile := Rect2i(i * TILE_SIZE, 0, TILE_SIZE, TILE_SIZE)
+		var tile := Rect2i(i * tile_size, 0, tile_size, tile_size)
 		image.fill_rect(tile, _COLORS[i].darkened(0.25))
 		image.fill_rect(tile.grow(-1), _COLORS[i])
 	return image

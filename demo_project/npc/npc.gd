@@ -34,8 +34,10 @@ var _counted: bool = false
 
 
 ## Wires the NPC to [param level] (the grid level: cell_center, random_floor_cell) before it
-## enters the tree; [param rng_seed] drives its goals.
-func setup(level: Node2D, graph_id: String, rng_seed: int, first_reach: int) -> void:
+## enters the tree; [param rng_seed] drives its goals, [param options] are its queries' options.
+func setup(
+	level: Node2D, graph_id: String, rng_seed: int, first_reach: int, options: Dictionary
+) -> void:
 	_level = level
 	_rng.seed = rng_seed
 	_first_reach = first_reach
@@ -51,7 +53,7 @@ func setup(level: Node2D, graph_id: String, rng_seed: int, first_reach: int) -> 
 	agent.graph_id = graph_id
 	agent.agent_id = index
 	agent.repath_interval = REPATH_S
-	agent.path_options = {"allow_partial": true}
+	agent.path_options = options.duplicate()
 	agent.path_changed.connect(func() -> void: paths_received += 1)
 	agent.path_failed.connect(func(_result: Dictionary) -> void: paths_failed += 1)
 	add_child(agent)

@@ -1,6 +1,7 @@
 """The demo's headless run (short version) beyond the grid level: the navmesh level (a
-NavigationPolygon baked in code) and the 3D level (a NavigationMesh baked from colliders) each
-get a summary section, every one of their NPCs arrives, and nothing fails."""
+NavigationPolygon baked in code), the 3D level (a NavigationMesh baked from colliders) and the big
+level (a generated 257 x 257 grid with an HPA* hierarchy, hierarchical paths and doors) each get
+a summary section, every one of their NPCs arrives, and nothing fails."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
 RUN = [
     "--fixed-fps", "60", "--script", "res://headless/run_demo.gd", "--",
-    "--short", "--levels=navmesh,3d",
+    "--short", "--levels=navmesh,3d,big",
 ]  # fmt: skip
-ARRIVAL = re.compile(r"^\[\s*\d+\.\d\d s\] (navmesh|3d) npc (\d\d) reached goal (\d+) at \(.+\)$")
+ARRIVAL = re.compile(r"^\[\s*\d+\.\d\d s\] (navmesh|3d|big) npc (\d\d) reached goal (\d+) at \(.+\)$")
+HIERARCHY = re.compile(r"^257x257 cells, HPA\* hierarchy built: clusters of 32, \d+ kB$")
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,7 @@ def lines(godot: str) -> list[str]:
 
 
 def _sections(lines: list[str]) -> dict[str, dict[str, str]]:
-    """Summary rows by level: {"navmesh": {"NPCs": "10", ...}, "3d": {...}}."""
+    """Summary rows by level: {"navmesh": {"NPCs": "10", ...}, "3d": {...}, "big": {...}}."""
     sections: dict[str, dict[str, str]] = {}
     current: dict[str, str] = {}
     for line in lines:
@@ -44,7 +46,7 @@ def _sections(lines: list[str]) -> dict[str, dict[str, str]]:
     return sections
 
 
-@pytest.mark.parametrize("level", ["navmesh", "3d"])
+@pytest.mark.parametrize("level", ["navmesh", "3d", "big"])
 def test_every_npc_of_the_level_arrives_and_nothing_fails(lines: list[str], level: str) -> None:
     rows = _sections(lines)[level]
     npcs = int(rows["NPCs"])
@@ -59,3 +61,13 @@ def test_every_npc_of_the_level_arrives_and_nothing_fails(lines: list[str], leve
 def test_navmesh_level_has_at_least_ten_npcs(lines: list[str]) -> None:
     assert int(_sections(lines)["navmesh"]["NPCs"]) >= 10
     assert "demo passed" in lines
+
+
+def test_the_big_level_paths_on_its_hierarchy_and_its_doors_update_it(lines: list[str]) -> None:
+    """The sidecar built the hierarchy (graph.info says so), and the doors' graph.update calls
+    went through it: a hierarchical query on a grid without one would fail, and none did."""
+    assert sum(bool(HIERARCHY.match(line)) for line in lines) == 1, "\n".join(lines[:5])
+    rows = _sections(lines)["big"]
+    assert rows["failures"] == "0"
+    doors = [line for line in lines if re.match(r"^\[\s*\d+\.\d\d s\] big door \d+ (closed|opened)$", line)]
+    assert int(rows["door updates"]) == len(doors) >= 3
