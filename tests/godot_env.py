@@ -84,3 +84,15 @@ ENGINE_ERROR_MARKERS = ("SCRIPT ERROR", "Parse Error", "ERROR:", "WARNING:")
 def engine_errors(output: str) -> list[str]:
     """Lines of Godot output that report an error or warning."""
     return [line for line in output.splitlines() if any(m in line for m in ENGINE_ERROR_MARKERS)]
+
+
+def run_demo(godot: str, args: list[str]) -> list[str]:
+    """The lines of a headless demo run (``run_demo.gd`` with ``args``), which must exit 0 and
+    print no script error or warning."""
+    run = ["--fixed-fps", "60", "--script", "res://headless/run_demo.gd", "--", *args]
+    result = run_godot(godot, DEMO_PROJECT, run, timeout=180)
+    lines = result.stdout.splitlines()
+    assert result.returncode == 0, result.stdout
+    bad = [line for line in lines if "SCRIPT ERROR" in line or "WARNING" in line or "ERROR:" in line]
+    assert not bad, "\n".join(bad)
+    return lines

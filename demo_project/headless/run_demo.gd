@@ -121,57 +121,41 @@ func _next_level() -> void:
 func _make_level(kind: String) -> Node:
 	match kind:
 		"grid":
-			print(
-				(
-					"A* Bridge demo: grid level, %d NPCs, seed %d, %.1f s simulated"
-					% [_npcs, _seed, _seconds]
-				)
-			)
-			var grid := GridLevel.new()
-			grid.npc_count = _npcs
-			grid.random_seed = _seed
-			grid.npc_arrived.connect(_on_arrived.bind(""))
-			grid.door_changed.connect(_on_door.bind(""))
-			return grid
+			_announce("grid level", _npcs)
+			return _grid_level(GridLevel.new(), _npcs, "")
 		"navmesh":
-			print(
-				(
-					"A* Bridge demo: navmesh level, %d NPCs, seed %d, %.1f s simulated"
-					% [_navmesh_npcs, _seed, _seconds]
-				)
-			)
+			_announce("navmesh level", _navmesh_npcs)
 			var navmesh := NavmeshLevel2D.new()
 			navmesh.npc_count = _navmesh_npcs
 			navmesh.random_seed = _seed
 			navmesh.npc_arrived.connect(_on_navmesh_arrived)
 			return navmesh
 		"3d":
-			print(
-				(
-					"A* Bridge demo: 3D level, %d NPCs, seed %d, %.1f s simulated"
-					% [_npcs_3d, _seed, _seconds]
-				)
-			)
+			_announce("3D level", _npcs_3d)
 			var level_3d := Level3D.new()
 			level_3d.npc_count = _npcs_3d
 			level_3d.random_seed = _seed
 			level_3d.npc_arrived.connect(_on_3d_arrived)
 			return level_3d
 		"big":
-			print(
-				(
-					"A* Bridge demo: big level (HPA*), %d NPCs, seed %d, %.1f s simulated"
-					% [_big_npcs, _seed, _seconds]
-				)
-			)
-			var big := BigLevel.new()
-			big.npc_count = _big_npcs
-			big.random_seed = _seed
-			big.npc_arrived.connect(_on_arrived.bind("big "))
-			big.door_changed.connect(_on_door.bind("big "))
-			return big
+			_announce("big level (HPA*)", _big_npcs)
+			return _grid_level(BigLevel.new(), _big_npcs, "big ")
 	printerr("run_demo: unknown level %s (grid, navmesh, 3d, big)" % kind)
 	return null
+
+
+func _announce(level: String, npcs: int) -> void:
+	print("A* Bridge demo: %s, %d NPCs, seed %d, %.1f s simulated" % [level, npcs, _seed, _seconds])
+
+
+## [param level] (the grid level or the big one) with [param npcs] NPCs, its lines printed
+## after [param prefix].
+func _grid_level(level: GridLevel, npcs: int, prefix: String) -> GridLevel:
+	level.npc_count = npcs
+	level.random_seed = _seed
+	level.npc_arrived.connect(_on_arrived.bind(prefix))
+	level.door_changed.connect(_on_door.bind(prefix))
+	return level
 
 
 func _step() -> void:

@@ -7,11 +7,10 @@ import re
 
 import pytest
 
-from tests.godot_env import DEMO_PROJECT, import_project, run_godot
+from tests.godot_env import DEMO_PROJECT, import_project, run_demo
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
-RUN = ["--fixed-fps", "60", "--script", "res://headless/run_demo.gd", "--", "--short"]
 ARRIVAL = re.compile(r"^\[\s*\d+\.\d\d s\] npc (\d\d) reached goal (\d+) at \(\d+, \d+\)$")
 
 
@@ -22,12 +21,7 @@ def demo_godot(godot: str) -> str:
 
 
 def _run(godot: str) -> list[str]:
-    result = run_godot(godot, DEMO_PROJECT, RUN, timeout=180)
-    lines = result.stdout.splitlines()
-    assert result.returncode == 0, result.stdout
-    bad = [line for line in lines if "SCRIPT ERROR" in line or "WARNING" in line or "ERROR:" in line]
-    assert not bad, "\n".join(bad)
-    return lines
+    return run_demo(godot, ["--short"])
 
 
 def _row(lines: list[str], name: str) -> str:

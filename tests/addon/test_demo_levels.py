@@ -9,14 +9,10 @@ import re
 
 import pytest
 
-from tests.godot_env import DEMO_PROJECT, import_project, run_godot
+from tests.godot_env import DEMO_PROJECT, import_project, run_demo
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
-RUN = [
-    "--fixed-fps", "60", "--script", "res://headless/run_demo.gd", "--",
-    "--short", "--levels=navmesh,3d,big",
-]  # fmt: skip
 ARRIVAL = re.compile(r"^\[\s*\d+\.\d\d s\] (navmesh|3d|big) npc (\d\d) reached goal (\d+) at \(.+\)$")
 HIERARCHY = re.compile(r"^257x257 cells, HPA\* hierarchy built: clusters of 32, \d+ kB$")
 
@@ -24,12 +20,7 @@ HIERARCHY = re.compile(r"^257x257 cells, HPA\* hierarchy built: clusters of 32, 
 @pytest.fixture(scope="module")
 def lines(godot: str) -> list[str]:
     import_project(godot, DEMO_PROJECT)
-    result = run_godot(godot, DEMO_PROJECT, RUN, timeout=180)
-    out = result.stdout.splitlines()
-    assert result.returncode == 0, result.stdout
-    bad = [line for line in out if "SCRIPT ERROR" in line or "WARNING" in line or "ERROR:" in line]
-    assert not bad, "\n".join(bad)
-    return out
+    return run_demo(godot, ["--short", "--levels=navmesh,3d,big"])
 
 
 def _sections(lines: list[str]) -> dict[str, dict[str, str]]:
