@@ -240,7 +240,22 @@ func _toggle_door(index: int) -> void:
 	door["next"] = sim_time + (DOOR_OPEN_S if opening else DOOR_CLOSED_S)
 	door_changed.emit(index, opening, sim_time)
 	for npc: Npc in npcs:
-		npc.agent.notify_graph_changed()
+		if _door_matters(npc, cells, opening):
+			npc.agent.notify_graph_changed()
+
+
+## Whether [param npc] should re-path now that the door of [param cells] closed (its path goes
+## through it) or opened (it has no full path: the door may be its way). Others find a shortcut
+## through an opened door at their next periodic re-path; telling every NPC at once makes a burst
+## of requests on each door change.
+func _door_matters(npc: Npc, cells: Array[Vector2i], opening: bool) -> bool:
+	if opening:
+		return not npc.agent.is_target_reachable()
+	var path: PackedVector2Array = npc.agent.get_current_navigation_path()
+	for i: int in range(npc.agent.get_current_navigation_path_index(), path.size()):
+		if cells.has(cell_at(path[i])):
+			return true
+	return false
 
 
 func _door_busy(cells: Array[Vector2i]) -> bool:
