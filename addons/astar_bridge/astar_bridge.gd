@@ -71,6 +71,8 @@ const ENV_PYTHON := "ASTAR_BRIDGE_PYTHON"
 ## The protocol version this client speaks.
 const PROTOCOL_VERSION := 1
 const CLIENT_NAME := "astar-bridge-godot"
+## A class name of the addon's, present in the global class list once Godot has scanned the project.
+const SCANNED_CLASS := "AStarBridgeAgent2D"
 const LOAD_METHODS: Array[String] = [
 	"graph.load_grid", "graph.load_waypoints", "graph.load_navmesh"
 ]
@@ -143,6 +145,7 @@ func _init() -> void:
 
 
 func _ready() -> void:
+	_check_project_scanned()
 	if autostart:
 		start()
 
@@ -434,7 +437,7 @@ func find_path_result(
 ## [/codeblock]
 func request_path(
 	graph: String, from: Variant, to: Variant, options: Dictionary = {}
-) -> AStarBridgePathRequest:
+) -> PathRequest:
 	var request: PathRequest = PathRequest.new()
 	var dim: int = _dim_of(graph, from)
 	var params: Dictionary = _query(graph, from, to, options)
@@ -460,7 +463,7 @@ func request_path(
 ## for i in batch["results"].size():
 ##     npcs[i].follow(batch["results"][i]["points"])
 ## [/codeblock]
-func request_paths(queries: Array[Dictionary]) -> AStarBridgePathRequest:
+func request_paths(queries: Array[Dictionary]) -> PathRequest:
 	var request: PathRequest = PathRequest.new()
 	var wire: Array = []
 	var dims: PackedInt32Array = PackedInt32Array()
@@ -862,6 +865,23 @@ static func _batch_result(response: Dictionary, dims: PackedInt32Array) -> Dicti
 		var map: Dictionary = item if item is Dictionary else {"status": "error"}
 		results.append(_decode_path(map, dim))
 	return {"status": "done", "results": results, "error": {}}
+
+
+# Godot registers class_name types only when it scans the project (the editor, or --import):
+# before that this node still works (it names its own scripts by path), but game scripts that
+# name AStarBridgeAgent2D or AStarBridgeResult fail to parse, and Godot exits 0 regardless.
+func _check_project_scanned() -> void:
+	for entry: Dictionary in ProjectSettings.get_global_class_list():
+		if str(entry.get("class", "")) == SCANNED_CLASS:
+			return
+	push_error(
+		(
+			"AStarBridge: Godot has not scanned this project yet, so the addon's class names"
+			+ " (AStarBridgeAgent2D, AStarBridgeResult, ...) are unknown and scripts using them"
+			+ " fail to parse. Run once: godot --headless --path <project folder> --import"
+			+ " (or open the project in the editor)."
+		)
+	)
 
 
 func _python_path() -> String:

@@ -13,6 +13,10 @@
 class_name AStarBridgeResult
 extends RefCounted
 
+# The script itself by path: the global class name is known only after Godot has scanned the
+# project, and the autoload must parse in a project that never was.
+const BridgeResult = preload("bridge_result.gd")
+
 ## The result map of a success ([code]{}[/code] on failure).
 var value: Variant = null
 ## The error code, or "" on success.
@@ -25,7 +29,7 @@ var data: Dictionary = {}
 
 ## A success carrying [param result].
 static func success(result: Variant) -> AStarBridgeResult:
-	var made: AStarBridgeResult = AStarBridgeResult.new()
+	var made: AStarBridgeResult = BridgeResult.new()
 	made.value = result
 	return made
 
@@ -34,7 +38,7 @@ static func success(result: Variant) -> AStarBridgeResult:
 static func failure(
 	error_code: String, error_message: String, error_data: Dictionary = {}
 ) -> AStarBridgeResult:
-	var made: AStarBridgeResult = AStarBridgeResult.new()
+	var made: AStarBridgeResult = BridgeResult.new()
 	made.code = error_code
 	made.message = error_message
 	made.data = error_data
