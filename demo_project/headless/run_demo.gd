@@ -40,7 +40,8 @@ func _initialize() -> void:
 	if autoload is Bridge:
 		_bridge = autoload
 	else:
-		printerr("run_demo: the AStarBridge autoload is missing")
+		printerr("run_demo: the AStarBridge autoload is missing (did its script fail to parse?)")
+		_phase = "done"
 		quit(2)
 
 
