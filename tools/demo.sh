@@ -10,7 +10,7 @@ cd "$here"
 bash tools/setup.sh
 godot="$(cat .venv/.godot-path)"
 if [ -z "$godot" ]; then
-  echo "[demo] error: no Godot 4.3+ (set GODOT=/path/to/godot, see README.md)" >&2
+  echo "[demo] error: no Godot 4.3+ (set GODOT=/path/to/godot, see docs/development.md)" >&2
   exit 1
 fi
 # Godot registers class_name types only when it scans a project (the editor, or --import); a fresh
