@@ -122,6 +122,19 @@ func test_configuration_warnings_name_graph_and_parent() -> void:
 	body.free()
 
 
+func test_points_decode_from_packed_arrays_bytes_and_plain_arrays() -> void:
+	var agent := Agent2D.new()
+	var points := PackedVector2Array([Vector2(1.5, 2.0), Vector2(-3.0, 4.25)])
+	var lifted := PackedVector3Array([Vector3(1.5, 2.0, 0.0), Vector3(-3.0, 4.25, 0.0)])
+	assert_eq(agent._decode_points(points), lifted, "the follower works at z = 0")
+	assert_eq(agent._decode_points(points.to_byte_array()), lifted)
+	var mixed: Array = [Vector2(1.5, 2.0), "x", Vector3.ONE, Vector2(-3.0, 4.25)]
+	assert_eq(agent._decode_points(mixed), lifted, "items that are not Vector2 are skipped")
+	assert_eq(agent._decode_points(null), PackedVector3Array())
+	assert_eq(typeof(agent._to_agent_space(lifted[1])), TYPE_VECTOR2, "requests and signals")
+	agent.free()
+
+
 func _load_level() -> Dictionary:
 	var grid := AStarGrid2D.new()
 	grid.region = Rect2i(0, 0, LEVEL[0].length(), LEVEL.size())

@@ -39,3 +39,14 @@ func test_configuration_warning_without_a_node3d_parent() -> void:
 	agent.graph_id = "mesh"
 	assert_eq(agent._get_configuration_warnings().size(), 1)
 	agent.free()
+
+
+func test_points_decode_from_packed_arrays_bytes_and_plain_arrays() -> void:
+	var agent := Agent3D.new()
+	var points := PackedVector3Array([Vector3(1.5, 2.0, -1.0), Vector3(-3.0, 4.25, 0.5)])
+	assert_eq(agent._decode_points(points), points)
+	assert_eq(agent._decode_points(points.to_byte_array()), points)
+	var mixed: Array = [Vector3(1.5, 2.0, -1.0), "x", Vector2.ONE, Vector3(-3.0, 4.25, 0.5)]
+	assert_eq(agent._decode_points(mixed), points, "items that are not Vector3 are skipped")
+	assert_eq(agent._decode_points(null), PackedVector3Array())
+	agent.free()

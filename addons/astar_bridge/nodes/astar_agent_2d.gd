@@ -1,6 +1,6 @@
 @tool
 class_name AStarBridgeAgent2D
-extends Node
+extends "path_follower.gd"
 ## Follows paths from the A* Bridge sidecar, in the manner of [NavigationAgent2D].
 ##
 ## Add it as a child of a [Node2D] (typically a [CharacterBody2D]), set [member graph_id] and
@@ -19,27 +19,10 @@ extends Node
 ##     move_and_slide()
 ## [/codeblock]
 
-## Emitted when a new path arrived (also an empty one: see [method is_target_reachable]).
-signal path_changed
-## Emitted when a path point is reached; [param details] holds "position" and "index".
-signal waypoint_reached(details: Dictionary)
-## Emitted once when the end of the path is reached (or the target, or no path exists).
-signal navigation_finished
-## Emitted once when the parent is within [member target_desired_distance] of the target.
-signal target_reached
-## Emitted when a path request failed (status "error"); [param result] is the request's result.
-signal path_failed(result: Dictionary)
-
 const AgentOccupancy = preload("agent_occupancy.gd")
 ## [member agent_id] value meaning "not an obstacle".
 const NO_AGENT := -1
-const _BRIDGE_PATH := ^"/root/AStarBridge"
 
-## Id of the graph (as loaded into the sidecar) to path on.
-@export var graph_id: String = "":
-	set(value):
-		graph_id = value
-		update_configuration_warnings()
 ## Where to go, in global coordinates. Setting a different value requests a new path.
 @export var target_position: Vector2 = Vector2.ZERO:
 	set = set_target_position
@@ -47,38 +30,13 @@ const _BRIDGE_PATH := ^"/root/AStarBridge"
 @export_range(0.1, 100.0, 0.1, "or_greater", "suffix:px") var path_desired_distance: float = 4.0
 ## Distance to [member target_position] at which the target counts as reached.
 @export_range(0.1, 100.0, 0.1, "or_greater", "suffix:px") var target_desired_distance: float = 4.0
-## Seconds between automatic re-paths while navigating (0 = only on target or graph changes).
-## Also the retry delay after a failed or blocked request.
-@export_range(0.0, 10.0, 0.05, "or_greater", "suffix:s") var repath_interval: float = 0.0
 ## Id of this agent as a dynamic obstacle on a grid graph ([constant NO_AGENT] = none). Its cell
 ## blocks other agents' paths; it is passed in the query options so it never blocks itself.
 @export var agent_id: int = NO_AGENT
-## Extra query options merged into every request (e.g. {"allow_partial": true}).
-@export var path_options: Dictionary = {}
 
-## The bridge used for requests; defaults to the [code]AStarBridge[/code] autoload. Any node with
-## [code]request_path[/code] (and [code]update_graph[/code] when [member agent_id] is set) works.
-var bridge: Node = null
-
-var _path: PackedVector2Array = PackedVector2Array()
-var _index: int = 0
-var _last_result: Dictionary = {}
-var _finished: bool = true
-var _reached: bool = false
-var _active: bool = false
-var _wanted: bool = false
-var _pending: Object = null
-var _serial: int = 0
-var _since_request: float = 0.0
 var _cell: Vector2i = Vector2i(-1, -1)
-
-
-func _ready() -> void:
-	if Engine.is_editor_hint():
-		return
-	if bridge == null:
-		bridge = get_node_or_null(_BRIDGE_PATH)
-	_connect_bridge()
+## The path in this agent's type, kept next to the follower's 3D one so reading it copies nothing.
+var _flat_path: PackedVector2Array = PackedVector2Array()
 
 
 func _exit_tree() -> void:
@@ -89,109 +47,34 @@ func _exit_tree() -> void:
 
 
 func _physics_process(delta: float) -> void:
-	if Engine.is_editor_hint() or bridge == null:
-		return
-	_track_cell()
-	_since_request += delta
-	if _active and repath_interval > 0.0 and _since_request >= repath_interval:
-		_wanted = true
-	if _wanted and _pending == null:
-		_request()
-
-
-func _get_configuration_warnings() -> PackedStringArray:
-	var warnings := PackedStringArray()
-	if graph_id.is_empty():
-		warnings.append("Set graph_id to the id of a graph loaded into AStarBridge.")
-	if not get_parent() is Node2D:
-		warnings.append("AStarBridgeAgent2D moves nothing by itself: make it a child of a Node2D.")
-	return warnings
+	if not Engine.is_editor_hint() and bridge != null:
+		_track_cell()
+	super(delta)
 
 
 ## Sets [member target_position]; a different value starts navigating there (a new path is
 ## requested on the next physics frame).
 func set_target_position(value: Vector2) -> void:
-	if value == target_position and _active and not _finished:
-		return
+	var unchanged: bool = value == target_position
 	target_position = value
-	_active = true
-	_finished = false
-	_reached = false
-	_wanted = true
+	_retarget(unchanged)
 
 
 ## The path point the parent should move towards now (its own position when there is no path).
 ## Calling it also advances along the path, emitting [signal waypoint_reached] and the arrival
 ## signals, as [method NavigationAgent2D.get_next_path_position] does.
 func get_next_path_position() -> Vector2:
-	_advance()
-	if _path.is_empty() or _index >= _path.size():
-		return _origin()
-	return _path[_index]
-
-
-## True when there is nothing left to follow: the target is reached, the path's end is reached,
-## or no path exists. False while a first path is still on its way.
-func is_navigation_finished() -> bool:
-	_advance()
-	return _finished
-
-
-## True once the parent came within [member target_desired_distance] of the target.
-func is_target_reached() -> bool:
-	return _reached
-
-
-## True when the last path found reaches the target (status "found").
-func is_target_reachable() -> bool:
-	return str(_last_result.get("status", "")) == "found"
-
-
-## True while a path request is on its way (at most one is in flight per agent).
-func is_path_pending() -> bool:
-	return _pending != null
+	return _flat(_next_point())
 
 
 ## The current path (global coordinates), the target appended when the path reaches it.
 func get_current_navigation_path() -> PackedVector2Array:
-	return _path
-
-
-## Index of the path point [method get_next_path_position] returns.
-func get_current_navigation_path_index() -> int:
-	return _index
-
-
-## The last path result: {"status", "points", "cost", "expanded", "error"} ({} before any).
-func get_current_navigation_result() -> Dictionary:
-	return _last_result
+	return _flat_path
 
 
 ## The last point of the current path (the parent's position when there is none).
 func get_final_position() -> Vector2:
-	return _path[_path.size() - 1] if not _path.is_empty() else _origin()
-
-
-## Straight-line distance from the parent to [member target_position].
-func distance_to_target() -> float:
-	return _origin().distance_to(target_position)
-
-
-## Asks for a new path on the next physics frame (call it after changing the graph yourself).
-func notify_graph_changed() -> void:
-	if _active:
-		_wanted = true
-
-
-## Stops navigating: the path is cleared and [method is_navigation_finished] becomes true.
-func stop() -> void:
-	_active = false
-	_finished = true
-	_wanted = false
-	_path = PackedVector2Array()
-	_index = 0
-	_serial += 1
-	_pending = null
+	return _flat(_final_point())
 
 
 ## Remembers the geometry of a grid so agents with an [member agent_id] can occupy its cells.
@@ -199,22 +82,6 @@ func stop() -> void:
 ## output); loading again forgets the agents placed before.
 static func register_grid(params: Dictionary) -> void:
 	AgentOccupancy.register_grid(params)
-
-
-func _connect_bridge() -> void:
-	if bridge == null:
-		return
-	for signal_name: String in ["graph_loaded", "graph_updated"]:
-		if bridge.has_signal(signal_name):
-			bridge.connect(signal_name, _on_graph_changed)
-	if bridge.has_signal("sidecar_ready"):
-		bridge.connect("sidecar_ready", notify_graph_changed)
-
-
-func _on_graph_changed(changed_id: Variant, _extra: Variant = null) -> void:
-	if str(changed_id) != graph_id:
-		return
-	notify_graph_changed()
 
 
 func _track_cell() -> void:
@@ -231,94 +98,6 @@ func _track_cell() -> void:
 		AgentOccupancy.occupy(bridge, graph_id, agent_id, cell)
 
 
-func _request() -> void:
-	_wanted = false
-	_since_request = 0.0
-	_serial += 1
-	var options: Dictionary = path_options.duplicate()
-	if agent_id != NO_AGENT and AgentOccupancy.is_placed(graph_id, agent_id):
-		options["agent"] = agent_id
-	var request: Object = bridge.call("request_path", graph_id, _origin(), target_position, options)
-	if request == null:
-		_fail({"status": "error", "error": {"code": "no_request", "message": "no request made"}})
-		return
-	_pending = request
-	request.connect("completed", _on_completed.bind(_serial), CONNECT_ONE_SHOT)
-
-
-func _on_completed(result: Dictionary, serial: int) -> void:
-	if serial != _serial:
-		return  # A newer request (or stop()) superseded this one.
-	_pending = null
-	if not _active:
-		return
-	var status: String = str(result.get("status", "error"))
-	if status == "error":
-		_fail(result)
-		return
-	_last_result = result
-	var points: PackedVector2Array = _points_of(result.get("points"))
-	if status == "found" and not points.is_empty():
-		if points[points.size() - 1].distance_to(target_position) > 0.001:
-			points.append(target_position)
-	_path = points
-	_index = _first_index(points)
-	_finished = false
-	path_changed.emit()
-	if points.is_empty():
-		_finish()
-	else:
-		_advance()
-
-
-func _fail(result: Dictionary) -> void:
-	_pending = null
-	_last_result = result
-	path_failed.emit(result)
-	if repath_interval <= 0.0:
-		_path = PackedVector2Array()
-		_finish()
-
-
-## Skips the path's first point (the start cell's centre) when the parent is already between it
-## and the second point, so a re-path does not step back.
-func _first_index(points: PackedVector2Array) -> int:
-	if points.size() < 2:
-		return 0
-	var here: Vector2 = _origin()
-	if here.distance_to(points[1]) <= points[0].distance_to(points[1]):
-		return 1
-	return 0
-
-
-func _advance() -> void:
-	if _finished or _path.is_empty():
-		return
-	var here: Vector2 = _origin()
-	while _index < _path.size():
-		var last: bool = _index == _path.size() - 1
-		var reach: float = target_desired_distance if last else path_desired_distance
-		if here.distance_to(_path[_index]) > reach:
-			break
-		waypoint_reached.emit({"position": _path[_index], "index": _index})
-		_index += 1
-	if not _reached and here.distance_to(target_position) <= target_desired_distance:
-		_reached = true
-		_wanted = false
-		target_reached.emit()
-	if _index >= _path.size() or _reached:
-		_finish()
-
-
-func _finish() -> void:
-	if _finished:
-		return
-	_finished = true
-	if _reached:
-		_active = false
-	navigation_finished.emit()
-
-
 func _origin() -> Vector2:
 	var parent: Node = get_parent()
 	if parent is Node2D:
@@ -326,17 +105,64 @@ func _origin() -> Vector2:
 	return Vector2.ZERO
 
 
-static func _points_of(value: Variant) -> PackedVector2Array:
+func _set_path(points: PackedVector3Array) -> void:
+	super(points)
+	_flat_path = PackedVector2Array()
+	for point: Vector3 in points:
+		_flat_path.append(_flat(point))
+
+
+func _query_options() -> Dictionary:
+	var options: Dictionary = super()
+	if agent_id != NO_AGENT and AgentOccupancy.is_placed(graph_id, agent_id):
+		options["agent"] = agent_id
+	return options
+
+
+func _parent_warning() -> String:
+	if get_parent() is Node2D:
+		return ""
+	return "AStarBridgeAgent2D moves nothing by itself: make it a child of a Node2D."
+
+
+func _parent_position() -> Vector3:
+	return _lift(_origin())
+
+
+func _target_point() -> Vector3:
+	return _lift(target_position)
+
+
+func _to_agent_space(point: Vector3) -> Variant:
+	return _flat(point)
+
+
+func _decode_points(value: Variant) -> PackedVector3Array:
+	var flat := PackedVector2Array()
 	if value is PackedVector2Array:
-		return value
-	if value is PackedByteArray:
+		flat = value
+	elif value is PackedByteArray:
 		var raw: PackedByteArray = value
-		return raw.to_vector2_array()
-	if value is Array:
-		var points := PackedVector2Array()
-		for item: Variant in value:
-			if item is Vector2:
-				var point: Vector2 = item
-				points.append(point)
-		return points
-	return PackedVector2Array()
+		flat = raw.to_vector2_array()
+	else:
+		flat = PackedVector2Array(_items_of_type(value, TYPE_VECTOR2))
+	var points := PackedVector3Array()
+	for point: Vector2 in flat:
+		points.append(_lift(point))
+	return points
+
+
+func _path_reach() -> float:
+	return path_desired_distance
+
+
+func _target_reach() -> float:
+	return target_desired_distance
+
+
+static func _lift(point: Vector2) -> Vector3:
+	return Vector3(point.x, point.y, 0.0)
+
+
+static func _flat(point: Vector3) -> Vector2:
+	return Vector2(point.x, point.y)
