@@ -19,6 +19,7 @@ from scipy.sparse.csgraph import dijkstra
 
 from python_core.grid import GridGraph
 from python_core.result import PathStatus, QueryOptions
+from tests.core.grid.conftest import Finder
 
 MODES = ["always", "never", "at_least_one_walkable", "only_if_no_obstacles"]
 MOVES = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
@@ -92,7 +93,7 @@ def scenes(draw: st.DrawFn) -> Scene:
 
 @settings(max_examples=300, deadline=None)
 @given(scenes())
-def test_astar_cost_equals_scipy_dijkstra(scene: Scene) -> None:
+def test_astar_cost_equals_scipy_dijkstra(find: Finder, scene: Scene) -> None:
     grid = GridGraph(scene.walls, diagonal=scene.mode, weights=scene.weights, cell_size=scene.cell)
     open_ = scene.walls.copy()
     for i, agent_cell in enumerate(scene.agents):
@@ -100,7 +101,7 @@ def test_astar_cost_equals_scipy_dijkstra(scene: Scene) -> None:
         open_[agent_cell[1], agent_cell[0]] = False  # agents block like walls (the start is never entered)
     costs = oracle_costs(open_, scene.weights, scene.mode, scene.cell, scene.start)
     expected = costs[scene.goal[1] * grid.width + scene.goal[0]]
-    result = grid.find_path(scene.start, scene.goal, options=QueryOptions(heuristic=scene.heuristic))
+    result = find(grid, scene.start, scene.goal, options=QueryOptions(heuristic=scene.heuristic))
     if scene.start == scene.goal:
         assert result.found
         assert result.cost == 0.0
@@ -131,11 +132,11 @@ def assert_path_is_valid(
 
 @settings(max_examples=100, deadline=None)
 @given(scenes())
-def test_partial_path_ends_at_the_reachable_cell_nearest_the_goal(scene: Scene) -> None:
+def test_partial_path_ends_at_the_reachable_cell_nearest_the_goal(find: Finder, scene: Scene) -> None:
     grid = GridGraph(scene.walls, diagonal=scene.mode)
     (gx, gy), width = scene.goal, grid.width
-    result = grid.find_path(
-        scene.start, scene.goal, options=QueryOptions(allow_partial=True, heuristic="euclidean")
+    result = find(
+        grid, scene.start, scene.goal, options=QueryOptions(allow_partial=True, heuristic="euclidean")
     )
     if result.found:
         return

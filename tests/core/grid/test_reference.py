@@ -6,7 +6,6 @@ Each query test runs on the reference A* and on the door users call (``GridGraph
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
@@ -14,25 +13,10 @@ import pytest
 from python_core._types import DIAG_NEVER, SEARCH_FOUND, SEARCH_NO_PATH
 from python_core.errors import BlockedEndpointError, InvalidQueryError, OutOfBoundsError
 from python_core.grid import GridGraph
-from python_core.grid.search import reference
 from python_core.grid.search.heuristics import HEURISTIC_CODES
 from python_core.grid.search.reference import astar_grid, run_grid_search, walk_parents
-from python_core.result import PathResult, PathStatus, QueryOptions
-
-Finder = Callable[..., PathResult]
-
-
-def _door(
-    grid: GridGraph, start: Sequence[int], goal: Sequence[int], *, options: QueryOptions | None = None
-) -> PathResult:
-    return grid.find_path(start, goal, options=options)
-
-
-@pytest.fixture(params=["reference", "find_path"])
-def find(request: pytest.FixtureRequest) -> Finder:
-    """The reference A* (the specification) or the compiled door; both must pass every query test."""
-    return reference.find_path if request.param == "reference" else _door
-
+from python_core.result import PathStatus, QueryOptions
+from tests.core.grid.conftest import Finder
 
 ROOMS = GridGraph.from_strings(
     [
