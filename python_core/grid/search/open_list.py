@@ -94,6 +94,7 @@ def heap_push(nodes: I32, keys: F64, pos: I32, g: F64, size: int, node: int, key
     """Insert ``node`` (not already open) with f ``key``; return the new size.
 
     Example:
+        >>> import numpy as np
         >>> nodes, keys, pos, g = np.zeros(2, np.int32), np.zeros(2), np.zeros(2, np.int32), np.zeros(2)
         >>> heap_push(nodes, keys, pos, g, 0, 1, 3.0), int(pos[1])
         (1, 0)
@@ -117,6 +118,7 @@ def heap_pop(nodes: I32, keys: F64, pos: I32, g: F64, size: int) -> tuple[int, i
     """Remove the first entry; return ``(node, new size)``. ``size`` must be positive.
 
     Example:
+        >>> import numpy as np
         >>> nodes, keys, pos, g = np.zeros(2, np.int32), np.zeros(2), np.zeros(2, np.int32), np.zeros(2)
         >>> size = heap_push(nodes, keys, pos, g, 0, 0, 2.0)
         >>> size = heap_push(nodes, keys, pos, g, size, 1, 1.0)
