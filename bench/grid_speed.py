@@ -34,10 +34,11 @@ sys.path.insert(0, str(REPO))
 
 from bench import grid_peers, sidecar_metrics  # noqa: E402
 from bench.generated_maps import GENERATED, random_queries  # noqa: E402
-from python_core import fast_grid  # noqa: E402
 from python_core.compiled import JIT_ENABLED, warm_up  # noqa: E402
+from python_core.formats.movingai import length_tolerance, read_map, read_scenarios  # noqa: E402
 from python_core.grid import GridGraph  # noqa: E402
-from python_core.movingai import length_tolerance, read_map, read_scenarios  # noqa: E402
+from python_core.grid.search import dispatch, reference  # noqa: E402
+from python_core.result import PathResult  # noqa: E402
 
 DATA = REPO.parent / "shared" / "benchmarks" / "grid"
 OUT = REPO / "docs" / "benchmarks"
@@ -84,7 +85,7 @@ def load(
         grid = GridGraph(mask, diagonal="only_if_no_obstacles")
         queries, lengths = [], []
         for s, g in random_queries(mask, 2 * count, seed=seed):
-            result = fast_grid.find_path(grid, s, g, method="astar")
+            result = dispatch.find_path(grid, s, g, method="astar")
             if result.found and len(queries) < count:
                 queries.append((s, g))
                 lengths.append(result.cost)
@@ -98,13 +99,20 @@ def mismatches(costs: list[float], lengths: list[float]) -> int:
     return sum(1 for c, L in zip(costs, lengths, strict=False) if not abs(c - L) <= length_tolerance(L))
 
 
-def time_ours(grid: GridGraph, queries: list, method: fast_grid.Method) -> tuple[list[float], list[float]]:
-    """Per-query seconds and costs of fast_grid.find_path (validation and PathResult included)."""
-    fast_grid.find_path(grid, queries[0][0], queries[0][1], method=method)  # build caches untimed
+def time_ours(grid: GridGraph, queries: list, method: str) -> tuple[list[float], list[float]]:
+    """Per-query seconds and costs of grid.find_path, or of the reference A* for ``"reference"``
+    (validation and PathResult included)."""
+
+    def find(s: tuple[int, int], g: tuple[int, int]) -> PathResult:
+        if method == "reference":
+            return reference.find_path(grid, s, g)
+        return dispatch.find_path(grid, s, g, method=method)
+
+    find(queries[0][0], queries[0][1])  # build caches untimed
     costs, secs = [], []
     for s, g in queries:
         t0 = time.perf_counter()
-        result = fast_grid.find_path(grid, s, g, method=method)
+        result = find(s, g)
         secs.append(time.perf_counter() - t0)
         costs.append(result.cost if result.found else math.nan)
     return costs, secs

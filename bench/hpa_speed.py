@@ -38,11 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.generated_maps import open_scattered, random_queries, rooms_and_doors
 from bench.grid_peers import run_godot
 from bridge.hierarchy import REPAIR_MS  # the sidecar's default time box, so the bench times what it runs
-from python_core import fast_grid
+from python_core.formats.movingai import read_map, read_scenarios
 from python_core.grid import GridGraph
+from python_core.grid.search import dispatch
 from python_core.hpa import HierarchicalGrid
 from python_core.hpa.hierarchy import LINE_BIAS
-from python_core.movingai import read_map, read_scenarios
 
 BENCH = Path("/work/shared/benchmarks/grid")
 GODOT = Path(__file__).resolve().parents[1] / ".godot" / "godot"
@@ -198,7 +198,7 @@ def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
     hpa.find_path(*pairs[0])  # compile / load the kernels outside the timing
     n_base = args.base_queries if big else len(pairs)
     base = pairs[:n_base]
-    fast_grid.find_path(grid, *base[0])
+    dispatch.find_path(grid, *base[0])
     # Rounds of one HPA* block then one exact block: each ratio compares two blocks run back to
     # back, so a slow spell of this shared machine hits both (the medians moved up to 2x between
     # runs); the line prints the median round and the range of the ratios.
@@ -206,7 +206,7 @@ def bench_map(name: str, args: argparse.Namespace) -> HierarchicalGrid:
     hpa.checked_queries = 0
     for _ in range(args.rounds):
         hpa_costs, hpa_secs = timed(hpa.find_path, pairs)
-        exact_costs, exact_secs = timed(lambda s, g: fast_grid.find_path(grid, s, g), base)
+        exact_costs, exact_secs = timed(lambda s, g: dispatch.find_path(grid, s, g), base)
         rounds.append((statistics.median(hpa_secs), statistics.median(exact_secs)))
     ratios_x = sorted(e / h for h, e in rounds)
     hpa_s, exact_s = sorted(rounds, key=lambda r: r[1] / r[0])[len(rounds) // 2]
@@ -295,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         f"HPA*: {'levels from LEVELS' if args.levels else 'one level'}, smoothing on, "
         f"line_bias {args.line_bias}, repair_seconds {args.repair_ms / 1e3}, "
         f"tree_budget {args.tree_mb} MiB, table_budget {args.table_mb} MiB; "
-        "exact = fast_grid.find_path (auto: JPS)"
+        "exact = dispatch.find_path (auto: JPS)"
     )
     warm = GridGraph(np.ones((96, 96), dtype=bool), diagonal="only_if_no_obstacles")  # compile / load
     HierarchicalGrid(warm, cluster_size=32, levels=2, region_clusters=2).build()  # the build kernels

@@ -6,7 +6,7 @@
 Two generated 384 x 384 maps with 10% walls (fixed seeds): ``weights`` (each open cell 1, 2 or 3,
 three in five at 1) and ``mud`` (blurred noise: patches of weight 3 on weight-1 ground). For 16-
 and 32-cell clusters it prints the mean and worst cost ratio of HPA* (smoothing and
-``exact_check`` on) to ``fast_grid``'s exact search over 150 random queries, the abstract graph's
+``exact_check`` on) to the dispatcher's exact search over 150 random queries, the abstract graph's
 node count, the build time and bytes, and the median query time. 8-connected, no corner cutting.
 """
 
@@ -23,8 +23,8 @@ from scipy import ndimage
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from python_core import fast_grid
 from python_core.grid import GridGraph
+from python_core.grid.search import dispatch
 from python_core.hpa import HierarchicalGrid
 from python_core.hpa.hierarchy import LINE_BIAS
 
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"long_entrance {args.long_entrance}, line_bias {args.line_bias}, {len(pairs)} queries")
     for name, weights in layers.items():
         grid = GridGraph(walk, diagonal="only_if_no_obstacles", weights=weights)
-        exact = np.array([fast_grid.find_path(grid, s, g).cost for s, g in pairs])
+        exact = np.array([dispatch.find_path(grid, s, g).cost for s, g in pairs])
         for cluster in (16, 32):
             hpa = HierarchicalGrid(
                 grid, cluster_size=cluster, long_entrance=args.long_entrance, line_bias=args.line_bias

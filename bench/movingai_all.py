@@ -5,8 +5,8 @@ Usage::
     .venv/bin/python bench/movingai_all.py                      # all ten maps, all lines, fast search
     .venv/bin/python bench/movingai_all.py --search reference --maps arena den312d --limit 100
 
-``--search fast`` (the default) is ``python_core.fast_grid`` (compiled A* / JPS, what the sidecar
-runs); ``--search reference`` is the plain-Python ``GridGraph.find_path`` (hours for all lines).
+``--search fast`` (the default) is ``GridGraph.find_path`` (compiled A* / JPS, what the sidecar
+runs); ``--search reference`` is the plain-Python ``grid.search.reference.find_path`` (hours for all lines).
 
 Per map it prints the lines run, cost mismatches (beyond one unit in the 6th significant digit),
 invalid paths (checked independently: endpoints, neighbour steps, walls, corner cutting, cost
@@ -30,9 +30,9 @@ import numpy.typing as npt
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from python_core import fast_grid  # noqa: E402
+from python_core.formats.movingai import Scenario, length_tolerance, read_scenarios  # noqa: E402
 from python_core.grid import GridGraph  # noqa: E402
-from python_core.movingai import Scenario, length_tolerance, read_scenarios  # noqa: E402
+from python_core.grid.search import reference  # noqa: E402
 from python_core.result import PathResult  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "benchmarks" / "grid"
@@ -67,7 +67,7 @@ def sample(scenarios: list[Scenario], limit: int | None) -> list[Scenario]:
 def run_map(map_path: Path, limit: int | None, search: str) -> tuple[int, int, int, float]:
     """Run one map; return (lines, mismatches, invalid paths, median ms per query)."""
     grid = GridGraph.from_movingai(map_path)
-    find = grid.find_path if search == "reference" else lambda s, g: fast_grid.find_path(grid, s, g)
+    find = (lambda s, g: reference.find_path(grid, s, g)) if search == "reference" else grid.find_path
     mask = np.asarray(grid.walkable)
     scenarios = sample(read_scenarios(map_path.with_name(map_path.name + ".scen")), limit)
     mismatches = invalid = 0

@@ -26,8 +26,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from python_core.formats.polyanya import MeshScenario, load_polyanya_mesh, read_mesh_scenarios  # noqa: E402
 from python_core.navmesh import NavMesh  # noqa: E402
-from python_core.polyanya import MeshScenario, load_polyanya_mesh, read_mesh_scenarios  # noqa: E402
 
 DATA = REPO / "tests" / "data" / "mesh"
 SCRIPT = REPO / "bench" / "godot" / "navmesh_paths.gd"

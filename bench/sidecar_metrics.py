@@ -5,9 +5,9 @@
 - start-up: ``python -m bridge serve`` until its ``listening`` line, and ``compiled.warm_up()`` in a
   fresh interpreter, with a warm numba cache (.cache/numba, filled first) and a cold one (empty dir);
 - memory: VmRSS of the sidecar and its worker before/after ``graph.load_grid`` of the 2048 x 2048
-  generated map and one long query, per cell; plus the in-process bytes of fast_grid's copy;
+  generated map and one long query, per cell; plus the in-process bytes of the dispatcher's copy;
 - find_many: 1,000 ``path.find`` queries on random512-10-0 in one ``path.find_many`` with
-  ``--workers 1`` and ``--workers 2``; and fast_grid.find_many over forked processes.
+  ``--workers 1`` and ``--workers 2``; and dispatch.find_many over forked processes.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ sys.path.insert(0, str(REPO))
 
 from bench.generated_maps import open_scattered  # noqa: E402
 from bridge.sidecar import start_sidecar  # noqa: E402
-from python_core import fast_grid  # noqa: E402
+from python_core.formats.movingai import read_map, read_scenarios  # noqa: E402
 from python_core.grid import GridGraph  # noqa: E402
-from python_core.movingai import read_map, read_scenarios  # noqa: E402
+from python_core.grid.search import dispatch  # noqa: E402
 
 DATA = REPO.parent / "shared" / "benchmarks" / "grid"
 MAZE = "random512-10-0"
@@ -80,7 +80,7 @@ def warm_up_seconds(cache_dir: str) -> float:
 
 
 def memory() -> list[str]:
-    """Sidecar RSS per cell of the largest map, and fast_grid's in-process copy per cell."""
+    """Sidecar RSS per cell of the largest map, and the dispatcher's in-process copy per cell."""
     mask = open_scattered()
     cells = mask.size
     with start_sidecar("--workers", "1", stderr=subprocess.DEVNULL) as sidecar, sidecar.connect() as client:
@@ -93,7 +93,7 @@ def memory() -> list[str]:
         client.find("big", (0, 0), (2047, 2047))
         queried = [rss_bytes(p) for p in pids]
     grid = GridGraph(mask, diagonal="only_if_no_obstacles")
-    fast_grid.find_path(grid, (0, 0), (2047, 2047))
+    dispatch.find_path(grid, (0, 0), (2047, 2047))
     own = grid.walkable.nbytes + grid.weights.nbytes + 4 * cells  # walls, weights, agent counts
     lines = [f"Memory on the {mask.shape[1]}x{mask.shape[0]} map ({cells} cells), VmRSS delta per cell:"]
     for label, pid_index in (("sidecar main process", 0), ("sidecar worker", 1)):
@@ -104,8 +104,8 @@ def memory() -> list[str]:
                 f"{(queried[pid_index] - before[pid_index]) / cells:.1f} B/cell"
             )
     lines.append(
-        f"- in process: GridGraph arrays {own / cells:.1f} B/cell + fast_grid padded copy and workspace "
-        f"{fast_grid.workspace_bytes(grid) / cells:.1f} B/cell (virtual: pages become resident as "
+        f"- in process: GridGraph arrays {own / cells:.1f} B/cell + dispatch padded copy and workspace "
+        f"{dispatch.workspace_bytes(grid) / cells:.1f} B/cell (virtual: pages become resident as "
         "searches touch them)"
     )
     return lines
@@ -137,14 +137,14 @@ _GRID: GridGraph | None = None
 def _chunk(chunk: list) -> int:
     assert _GRID is not None
     starts, goals = [s for s, _ in chunk], [g for _, g in chunk]
-    return sum(r.found for r in fast_grid.find_many(_GRID, starts, goals))
+    return sum(r.found for r in dispatch.find_many(_GRID, starts, goals))
 
 
 def fork_find_many(processes: int, queries: list) -> float:
-    """Seconds of fast_grid.find_many over ``processes`` forked processes sharing the grid."""
+    """Seconds of dispatch.find_many over ``processes`` forked processes sharing the grid."""
     global _GRID  # noqa: PLW0603 (shared with the forked children through fork)
     _GRID = GridGraph(read_map(DATA / f"{MAZE}.map"), diagonal="only_if_no_obstacles")
-    fast_grid.find_many(_GRID, [queries[0][0]], [queries[0][1]])
+    dispatch.find_many(_GRID, [queries[0][0]], [queries[0][1]])
     chunks = [queries[i :: processes * 4] for i in range(processes * 4)]
     with multiprocessing.get_context("fork").Pool(processes) as pool:
         pool.map(_chunk, chunks[:processes])
@@ -181,7 +181,7 @@ def report(repo: Path = REPO) -> list[str]:
     queries = _queries(1000)
     one, two = fork_find_many(1, queries), fork_find_many(2, queries)
     lines.append(
-        f"fast_grid.find_many over forked processes (1,000 queries, all lines of {MAZE}): "
+        f"dispatch.find_many over forked processes (1,000 queries, all lines of {MAZE}): "
         f"1 process {one:.3f} s, 2 processes {two:.3f} s, speed-up {one / two:.2f}x "
         f"({os.cpu_count()} cores, shared with other jobs)."
     )

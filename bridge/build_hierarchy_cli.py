@@ -4,7 +4,7 @@
 
 The bar goes to stderr while the hierarchy builds; then one summary line (size, clusters, build
 seconds, bytes) goes to stdout. ``MAP`` is a MovingAI ``.map`` or a grid graph file
-(:mod:`python_core.graph_file`).
+(:mod:`python_core.formats.graph_file`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from python_core.errors import AStarError
-from python_core.graph_file import load_graph
+from python_core.formats.graph_file import load_graph
 from python_core.grid import GridGraph
 from python_core.hpa import HierarchicalGrid
 

@@ -1,8 +1,9 @@
 """Wire errors: one exception class per protocol error code, in the manner of pygls ``exceptions.py``.
 
 Each class carries its wire ``code``; ``to_wire()`` gives the ``{"code", "message", "data"}`` map that
-travels in a response's error slot. python_core's own exceptions already carry a ``code`` and are
-converted by :func:`from_exception`.
+travels in a response's error slot. python_core's exceptions know nothing of the wire:
+:data:`CORE_CODES` is the one table from a core exception class to its wire code, and
+:func:`from_exception` applies it.
 
     from bridge.errors import UnknownGraphError, from_exception
     err = from_exception(KeyError("x"))
@@ -14,13 +15,14 @@ from __future__ import annotations
 import traceback
 from typing import Any, ClassVar
 
-from python_core.errors import AStarError
+from python_core import errors as core
 
 __all__ = [
+    "CORE_CODES",
     "BadRequestError",
     "BridgeError",
+    "GraphRejectedError",
     "InternalError",
-    "InvalidGraphError",
     "OutOfBoundsError",
     "TooLargeError",
     "TooManyRequestsError",
@@ -28,6 +30,7 @@ __all__ = [
     "UnknownGraphError",
     "UnknownMethodError",
     "UnsupportedError",
+    "core_code",
     "error_code",
     "from_exception",
     "from_wire",
@@ -70,8 +73,9 @@ class UnknownGraphError(BridgeError):
         super().__init__(f"no graph is loaded with id {graph_id!r}", {"graph": graph_id})
 
 
-class InvalidGraphError(BridgeError):
-    """The data of a load or update cannot make a valid graph; the old graph (if any) is untouched."""
+class GraphRejectedError(BridgeError):
+    """The server rejects a graph (code ``invalid_graph``): the data of a load or update cannot make a
+    valid graph, or a hierarchy is missing or cannot be built; the old graph (if any) is untouched."""
 
     code = "invalid_graph"
 
@@ -112,16 +116,41 @@ class InternalError(BridgeError):
     code = "internal"
 
 
+CORE_CODES: dict[type[core.AStarError], str] = {
+    core.AStarError: "astar_error",
+    core.InvalidGraphError: "invalid_graph",
+    core.GraphFileError: "invalid_graph",
+    core.InvalidQueryError: "bad_request",
+    core.OutOfBoundsError: "out_of_bounds",
+    core.BlockedEndpointError: "blocked_endpoint",
+    core.UnknownPointError: "unknown_point",
+}
+"""The wire code of each python_core exception class (a subclass takes its nearest listed base's)."""
+
+
+def core_code(exc: core.AStarError) -> str:
+    """The wire code of a python_core exception, by the nearest class of it in :data:`CORE_CODES`.
+
+    Example:
+        >>> core_code(core.OutOfBoundsError("x")), core_code(core.GraphFileError("x"))
+        ('out_of_bounds', 'invalid_graph')
+    """
+    for cls in type(exc).__mro__:
+        if cls in CORE_CODES:
+            return CORE_CODES[cls]
+    return CORE_CODES[core.AStarError]
+
+
 def from_exception(exc: BaseException) -> BridgeError:
     """Convert any exception into a wire error.
 
-    Bridge errors pass through; python_core errors keep their ``code`` and message; anything else
-    becomes ``internal`` with the traceback in ``data``.
+    Bridge errors pass through; python_core errors get the code :data:`CORE_CODES` gives their
+    class and keep their message; anything else becomes ``internal`` with the traceback in ``data``.
     """
     if isinstance(exc, BridgeError):
         return exc
-    if isinstance(exc, AStarError):
-        return from_wire({"code": exc.code, "message": str(exc), "data": {"type": type(exc).__name__}})
+    if isinstance(exc, core.AStarError):
+        return from_wire({"code": core_code(exc), "message": str(exc), "data": {"type": type(exc).__name__}})
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     return InternalError("internal server error", {"type": type(exc).__name__, "traceback": tb})
 
@@ -131,7 +160,7 @@ _BY_CODE: dict[str, type[BridgeError]] = {
     for cls in (
         BadRequestError,
         UnknownMethodError,
-        InvalidGraphError,
+        GraphRejectedError,
         OutOfBoundsError,
         TooLargeError,
         TooManyRequestsError,

@@ -21,7 +21,7 @@ from typing import Any
 from bridge.errors import (
     BadRequestError,
     BridgeError,
-    InvalidGraphError,
+    GraphRejectedError,
     TooLargeError,
     UnauthorizedError,
     UnsupportedError,
@@ -36,7 +36,7 @@ from bridge.registry import GraphEntry, Registry
 from bridge.updates import apply_update, parse_update
 from bridge.workers import WorkerPool
 from python_core.errors import AStarError
-from python_core.records import from_record
+from python_core.formats.records import from_record
 
 __all__ = ["Connection", "Handler", "Handlers"]
 
@@ -132,7 +132,7 @@ class Handlers:
         try:
             graph = from_record(kind, record)
         except AStarError as exc:
-            raise InvalidGraphError(f"graph.load_{kind}: {exc}", {"id": graph_id}) from exc
+            raise GraphRejectedError(f"graph.load_{kind}: {exc}", {"id": graph_id}) from exc
         if spec is not None:
             validate_hierarchy(graph, spec, f"graph.load_{kind}", graph_id)
         dim = 2 if kind == "grid" else int(record["dim"])

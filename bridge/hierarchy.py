@@ -18,11 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from bridge.errors import BadRequestError, InvalidGraphError
+from bridge.errors import BadRequestError, GraphRejectedError
 from bridge.params import Params
-from python_core import PathResult, QueryOptions, fast_grid
+from python_core import PathResult, QueryOptions
 from python_core.errors import AStarError
 from python_core.grid import GridGraph
+from python_core.grid.search import dispatch as fast_grid
 from python_core.hpa import HierarchicalGrid
 
 __all__ = [
@@ -131,7 +132,9 @@ def validate_hierarchy(grid: Any, spec: HierarchySpec, where: str, graph_id: str
     try:
         _construct(probe, spec)
     except AStarError as exc:
-        raise InvalidGraphError(f"{where}: hierarchy: {exc}", {"id": graph_id, "field": "hierarchy"}) from exc
+        raise GraphRejectedError(
+            f"{where}: hierarchy: {exc}", {"id": graph_id, "field": "hierarchy"}
+        ) from exc
 
 
 def build_hierarchy(

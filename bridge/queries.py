@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from bridge.errors import BadRequestError, InvalidGraphError, UnsupportedError
+from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError
 from bridge.hierarchy import check_query_flags, find_hierarchical
 from bridge.params import Params, is_vector, params_of
 from bridge.registry import GraphEntry, Registry
-from python_core import PathResult, QueryOptions, fast_grid
+from python_core import PathResult, QueryOptions
+from python_core.grid.search import dispatch as fast_grid
 
 __all__ = ["Endpoint", "Query", "encode_result", "parse_query", "parse_reachable", "run_query"]
 
@@ -171,7 +172,7 @@ def run_query(
     start = _resolve(graph, kind, world, query.start)
     goal = _resolve(graph, kind, world, query.goal)
     if (query.hierarchical or query.reachable) and hpa is None:
-        raise InvalidGraphError(f"graph {query.graph_id!r} has no built hierarchy on this worker")
+        raise GraphRejectedError(f"graph {query.graph_id!r} has no built hierarchy on this worker")
     if query.reachable:
         return {"reachable": bool(hpa.is_reachable(start, goal))}
     if query.hierarchical:

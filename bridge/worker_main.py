@@ -32,8 +32,8 @@ from bridge.hierarchy import HierarchySpec, ProgressThrottle, build_hierarchy
 from bridge.queries import Query, run_query
 from bridge.updates import apply_update
 from python_core.compiled import warm_up
+from python_core.formats.records import from_record
 from python_core.hpa.warm_up import warm_up_hierarchy
-from python_core.records import from_record
 
 __all__ = ["REFILL_SLICE", "Replica", "refill_idle", "warm_hierarchy", "worker_main"]
 

@@ -6,12 +6,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 import numpy as np
-import numpy.typing as npt
+
+from python_core._types import F64, I64
 
 __all__ = ["PathResult", "PathStatus", "QueryOptions"]
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 class PathStatus(str, Enum):
@@ -27,11 +25,11 @@ class PathStatus(str, Enum):
     """``max_expansions`` ran out first; the path is empty unless ``allow_partial`` was set."""
 
 
-def _empty_points() -> FloatArray:
+def _empty_points() -> F64:
     return np.zeros((0, 2), dtype=np.float64)
 
 
-def _empty_nodes() -> IntArray:
+def _empty_nodes() -> I64:
     return np.zeros(0, dtype=np.int64)
 
 
@@ -49,8 +47,8 @@ class PathResult:
     """
 
     status: PathStatus
-    points: FloatArray = field(default_factory=_empty_points)
-    nodes: IntArray = field(default_factory=_empty_nodes)
+    points: F64 = field(default_factory=_empty_points)
+    nodes: I64 = field(default_factory=_empty_nodes)
     cost: float = float("inf")
     expanded: int = 0
 

@@ -484,7 +484,7 @@ func request_paths(queries: Array[Dictionary]) -> PathRequest:
 
 
 ## Writes the stored load parameters of graph [param id] to [param path] as a graph file
-## python_core can read ([code]python_core.graph_file[/code]): msgpack
+## python_core can read ([code]python_core.formats.graph_file[/code]): msgpack
 ## [code]{"format": "astar-bridge-graph", "version": 1, "kind", "graph"}[/code], where
 ## [code]graph[/code] is the load map without [code]"id"[/code]. Updates are not included.
 ## [codeblock]

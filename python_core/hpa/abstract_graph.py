@@ -23,6 +23,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from python_core._types import F32, F64, I32, I64, U8, B
 from python_core.hpa.cluster_search import cluster_rows, cluster_table, uniform_flags
 from python_core.hpa.cluster_trees import tree_rows
 from python_core.hpa.connectivity import (
@@ -56,12 +57,6 @@ Outcome = Literal["kept", "repair", "replaced"]
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: called with increasing ``done``, last with ``done == total``."""
 
-U8 = npt.NDArray[np.uint8]
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
-B = npt.NDArray[np.bool_]
-F32 = npt.NDArray[np.float32]
-I32 = npt.NDArray[np.int32]
 _EMPTY_I = np.zeros(0, dtype=np.int64)
 
 

@@ -15,11 +15,11 @@ where its stamp is the query's, so a query costs what it touches, not ``O(N)``.
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
+from python_core._types import F64, I32, I64
 from python_core.compiled import jit
-from python_core.heuristics import HEURISTIC_CODES, grid_estimate
-from python_core.open_list import heap_decrease, heap_pop, heap_push
+from python_core.grid.search.heuristics import HEURISTIC_CODES, grid_estimate
+from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = [
     "ABSTRACT_BUDGET",
@@ -40,9 +40,6 @@ QID_LIMIT = (1 << 30) - 1
 """Query numbers stay below this, so that ``2 qid + 1`` fits the int32 stamps; a caller that
 reaches it zeroes its stamps and starts again at 1."""
 
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
-I32 = npt.NDArray[np.int32]
 
 _ZERO = HEURISTIC_CODES["zero"]
 

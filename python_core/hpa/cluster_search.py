@@ -22,10 +22,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import numpy.typing as npt
 
+from python_core._types import F64, I64, U8
 from python_core.compiled import jit
-from python_core.open_list import heap_decrease, heap_pop, heap_push
+from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = [
     "NO_PARENT",
@@ -42,9 +42,6 @@ __all__ = [
     "uniform_flags",
 ]
 
-U8 = npt.NDArray[np.uint8]
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
 
 NO_PARENT = 4
 """Direction code of a tree's root and of cells it cannot reach (the code of the move ``(0, 0)``)."""

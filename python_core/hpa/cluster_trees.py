@@ -25,16 +25,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import numpy.typing as npt
 
+from python_core._types import F64, I64, U8
 from python_core.compiled import jit
 from python_core.hpa.cluster_search import NO_PARENT
 
 __all__ = ["NO_PARENT", "tree_cost", "tree_rows", "tree_walk"]
-
-U8 = npt.NDArray[np.uint8]
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
 
 
 @jit

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from python_core._types import I16, I32, I64, U8
 from python_core.compiled import jit
 from python_core.hpa.cluster_search import cluster_rect, step_allowed
 
@@ -35,10 +36,6 @@ __all__ = [
     "sealed_cells",
 ]
 
-U8 = npt.NDArray[np.uint8]
-I16 = npt.NDArray[np.int16]
-I32 = npt.NDArray[np.int32]
-I64 = npt.NDArray[np.int64]
 
 LABEL_LIMIT = 30000
 """Local components a cluster may count before a patch labels it afresh instead (labels are int16)."""

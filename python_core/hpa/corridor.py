@@ -20,16 +20,13 @@ import heapq
 import math
 
 import numpy as np
-import numpy.typing as npt
 
+from python_core._types import F64, I64, U8
 from python_core.compiled import jit
 from python_core.hpa.cluster_search import step_allowed
 
 __all__ = ["corridor_astar"]
 
-U8 = npt.NDArray[np.uint8]
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
 
 _DX = np.array([1, -1, 0, 0, 1, -1, 1, -1], dtype=np.int64)
 _DY = np.array([0, 0, 1, -1, 1, 1, -1, -1], dtype=np.int64)

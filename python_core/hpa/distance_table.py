@@ -14,17 +14,12 @@ abstract A* would find it) in ``k_start * k_goal`` reads instead of hundreds of 
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
+from python_core._types import F32, F64, I32, I64
 from python_core.compiled import jit
-from python_core.open_list import heap_decrease, heap_pop, heap_push
+from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = ["all_pairs", "best_pair", "pair_chain", "pair_rows"]
-
-F64 = npt.NDArray[np.float64]
-F32 = npt.NDArray[np.float32]
-I64 = npt.NDArray[np.int64]
-I32 = npt.NDArray[np.int32]
 
 
 @jit

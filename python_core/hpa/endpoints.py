@@ -18,17 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from python_core._types import F64, I64, U8
 from python_core.compiled import jit
 from python_core.hpa.cluster_search import new_scratch, rect_search
 from python_core.hpa.smoothing import line_cost, line_fill
 
 __all__ = ["EndpointTree", "insert_endpoint", "line_cells", "stop_costs"]
-
-U8 = npt.NDArray[np.uint8]
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
 
 
 @jit

@@ -36,8 +36,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import numpy.typing as npt
 
+from python_core._types import F64, I64, U8
 from python_core.compiled import jit
 
 __all__ = [
@@ -58,10 +58,6 @@ ANTI_CORNER = 3
 
 Border = tuple[int, int, int]
 """``(kind, cx, cy)``."""
-
-U8 = npt.NDArray[np.uint8]
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
 
 
 @jit

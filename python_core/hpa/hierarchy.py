@@ -29,11 +29,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from python_core import fast_grid
+from python_core._types import F64, I64
 from python_core.errors import BlockedEndpointError, InvalidGraphError, InvalidQueryError
 from python_core.grid import DiagonalMode, GridGraph
-from python_core.grid_search import Cell, as_cell, as_cells, check_options, world_points
-from python_core.heuristics import HEURISTIC_CODES, resolve_heuristic
+from python_core.grid.cells import Cell, as_cell, as_cells, check_options, world_points
+from python_core.grid.search import dispatch as fast_grid
+from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.hpa.abstract_graph import AbstractGraph, Progress
 from python_core.hpa.abstract_search import (
     ABSTRACT_BUDGET,
@@ -60,8 +61,6 @@ from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["CHECK_SLACK", "LINE_BIAS", "HierarchicalGrid"]
 
-I64 = npt.NDArray[np.int64]
-F64 = npt.NDArray[np.float64]
 _DIAG = {DiagonalMode.NEVER: 0, DiagonalMode.ALWAYS: 1, DiagonalMode.AT_LEAST_ONE_WALKABLE: 2}
 _DEFAULTS = QueryOptions()
 CHECK_SLACK = 1.10

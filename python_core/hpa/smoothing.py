@@ -30,10 +30,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import numpy.typing as npt
 
+from python_core._types import F64, I64, U8
 from python_core.compiled import jit
-from python_core.grid_search import NOT_A_STEP, step_offset
+from python_core.grid.cells import NOT_A_STEP, step_offset
 from python_core.hpa.cluster_search import step_allowed
 
 __all__ = [
@@ -46,9 +46,6 @@ __all__ = [
     "smooth_passes",
 ]
 
-U8 = npt.NDArray[np.uint8]
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
 
 FAIL_LIMIT = 8
 """How far past a corner the path hugs :func:`smooth_passes` looks (``fail_limit``). On the

@@ -50,11 +50,11 @@ import time
 from typing import NamedTuple
 
 import numpy as np
-import numpy.typing as npt
 
+from python_core._types import F32, F64, I32, I64, B
 from python_core.compiled import jit
+from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
 from python_core.hpa.distance_table import pair_rows
-from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = [
     "EDGE_RTOL",
@@ -68,11 +68,6 @@ __all__ = [
     "repair_within",
 ]
 
-F64 = npt.NDArray[np.float64]
-F32 = npt.NDArray[np.float32]
-I64 = npt.NDArray[np.int64]
-I32 = npt.NDArray[np.int32]
-B = npt.NDArray[np.bool_]
 
 RTOL = 1e-6
 """Relative margin by which a new path must beat a node's old value to replace it."""

@@ -25,10 +25,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from python_core._types import F32, F64, I64, U8
 from python_core.compiled import jit, record
-from python_core.grid_search import world_points
+from python_core.grid.cells import world_points
 from python_core.hpa.abstract_search import (
     ABSTRACT_FOUND,
     ABSTRACT_NO_PATH,
@@ -44,11 +44,6 @@ from python_core.hpa.smoothing import smooth_passes
 from python_core.hpa.upper_level import upper_chain
 
 __all__ = ["TREE_STATIC_FIELDS", "TreeStatic", "tree_query", "tree_static"]
-
-U8 = npt.NDArray[np.uint8]
-F64 = npt.NDArray[np.float64]
-F32 = npt.NDArray[np.float32]
-I64 = npt.NDArray[np.int64]
 
 
 @jit

@@ -41,18 +41,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import numpy.typing as npt
 
+from python_core._types import F64, I32, I64, U8
 from python_core.compiled import jit
+from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
 from python_core.hpa.cluster_search import NO_PARENT, cluster_rect, cluster_rows, step_allowed
-from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = ["repair_clusters", "repair_trees"]
 
-U8 = npt.NDArray[np.uint8]
-I32 = npt.NDArray[np.int32]
-F64 = npt.NDArray[np.float64]
-I64 = npt.NDArray[np.int64]
 OldCosts = tuple[F64, I32, I64]
 
 # Move table as in cluster_search: the diagonals last, so 4-connected grids stop after four.

@@ -22,15 +22,15 @@ insertions (the same bound as level 1 with a table).
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
+from python_core._types import F32, F64, I32, I64
 from python_core.compiled import jit
+from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
 from python_core.hpa.abstract_graph import AbstractGraph, Progress
 from python_core.hpa.abstract_search import ABSTRACT_FOUND, ABSTRACT_NO_PATH, abstract_astar, node_chain
 from python_core.hpa.cluster_search import push_cells
 from python_core.hpa.distance_table import all_pairs, best_pair, pair_chain
 from python_core.hpa.table_repair import GraphArrays, repair_pairs
-from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = [
     "NO_SCRATCH",
@@ -44,10 +44,6 @@ __all__ = [
     "upper_chain",
 ]
 
-F64 = npt.NDArray[np.float64]
-F32 = npt.NDArray[np.float32]
-I64 = npt.NDArray[np.int64]
-I32 = npt.NDArray[np.int32]
 _EMPTY_I = np.zeros(0, dtype=np.int64)
 Packed = tuple[I64, I64, I64, I64, I64, I64, I64, I64, I64, F64, I64, I64, F64, I64, I32, F32, I32]
 """:attr:`UpperLevel.packed`: region and level-2 arrays, as :func:`upper_chain` reads them."""

@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from python_core import GridGraph, fast_grid
-from python_core.graph_file import read_graph_record
+from python_core import GridGraph
+from python_core.formats.graph_file import read_graph_record
+from python_core.grid.search import dispatch
 from tests.addon.conftest import sidecar_env
 from tests.godot_env import TEST_PROJECT
 from tests.tooling.gdscript_runner import assert_clean_run, run_gdscript_tests
@@ -41,7 +42,7 @@ def _case(rows: list[str], diagonal: str) -> dict[str, Any]:
         for gx in range(width - 1, 0, -4):
             if not walkable[gy, gx]:
                 continue
-            result = fast_grid.find_path(graph, (0, 0), (gx, gy))  # what the sidecar runs
+            result = dispatch.find_path(graph, (0, 0), (gx, gy))  # what the sidecar runs
             query: dict[str, Any] = {
                 "start": [0, 0],
                 "goal": [gx, gy],

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from python_core import GridGraph, NavMesh, PathStatus
-from python_core.graph_file import load_graph
+from python_core.formats.graph_file import load_graph
 from tests.godot_env import TEST_PROJECT, run_godot
 
 pytestmark = pytest.mark.godot

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from python_core import fast_grid
-from python_core.records import from_record
+from python_core.formats.records import from_record
+from python_core.grid.search import dispatch
 from tests.godot_env import run_godot
 
 pytestmark = pytest.mark.godot
@@ -89,7 +89,7 @@ def test_sidecar_answers_match_python_core(dump: dict[str, Any], name: str) -> N
     for query in case["queries"]:
         start = _endpoint(kind, graph, query["from"])
         goal = _endpoint(kind, graph, query["to"])
-        expected = fast_grid.find_path(graph, start, goal) if kind == "grid" else graph.find_path(start, goal)
+        expected = dispatch.find_path(graph, start, goal) if kind == "grid" else graph.find_path(start, goal)
         where = f"{name} {query['from']} -> {query['to']}"
         assert query["error"] == {}, where
         assert query["status"] == expected.status.value, where

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bridge.client import Client, ClosedError
-from bridge.errors import BadRequestError, BridgeError, InvalidGraphError, TooLargeError
+from bridge.errors import BadRequestError, BridgeError, GraphRejectedError, TooLargeError
 from bridge.sidecar import Sidecar
 from tests.bridge.conftest import SpawnSidecar, raw_connection, read_until_closed
 
@@ -353,7 +353,7 @@ def _i32(values: Any) -> bytes:
 def test_invalid_graphs_are_refused_and_replace_nothing(
     sidecar: Sidecar, witness: tuple[Client, dict[str, Any]], method: str, params: dict[str, Any]
 ) -> None:
-    with sidecar.connect() as client, pytest.raises(InvalidGraphError):
+    with sidecar.connect() as client, pytest.raises(GraphRejectedError):
         client.call(method, {"id": WITNESS, **params})  # would replace the witness if valid
     _assert_unharmed(sidecar, witness)
 

@@ -6,14 +6,21 @@ import numpy as np
 import pytest
 
 from bridge.client import Client, decode_points
-from bridge.errors import BadRequestError, BridgeError, InvalidGraphError, OutOfBoundsError, UnknownGraphError
+from bridge.errors import (
+    BadRequestError,
+    BridgeError,
+    GraphRejectedError,
+    OutOfBoundsError,
+    UnknownGraphError,
+)
 from bridge.protocol import METHODS, PROTOCOL_VERSION
 from bridge.sidecar import Sidecar
-from python_core import PathResult, QueryOptions, fast_grid
+from python_core import PathResult, QueryOptions
+from python_core.csr.waypoints import WaypointGraph
+from python_core.formats.records import from_record, to_record
 from python_core.grid import GridGraph
+from python_core.grid.search import dispatch
 from python_core.navmesh import NavMesh
-from python_core.records import from_record, to_record
-from python_core.waypoints import WaypointGraph
 
 MAZE = [
     "..........",
@@ -35,7 +42,7 @@ def _grid_path(
     grid: GridGraph, start: tuple[int, int], goal: tuple[int, int], options: QueryOptions | None = None
 ) -> PathResult:
     """What the sidecar runs for a grid (the compiled dispatch), checked against the reference cost."""
-    fast = fast_grid.find_path(grid, start, goal, options=options)
+    fast = dispatch.find_path(grid, start, goal, options=options)
     reference = grid.find_path(start, goal, options=options)
     assert fast.status is reference.status
     if fast.found:
@@ -173,7 +180,7 @@ def test_failed_update_and_failed_replace_leave_the_old_graph(client: Client) ->
     bad = np.array([[0, 0], [9, 9]], dtype="<i4").tobytes()  # second cell out of bounds
     with pytest.raises(OutOfBoundsError):
         client.update("e2e-keep", cells=bad, walkable=False)
-    with pytest.raises(InvalidGraphError):
+    with pytest.raises(GraphRejectedError):
         client.call(
             "graph.load_grid",
             {"id": "e2e-keep", "width": 3, "height": 2, "cells": b"\x01", "diagonal": "never"},

@@ -10,14 +10,15 @@ import numpy as np
 import pytest
 
 from bridge.client import Client
-from bridge.errors import BadRequestError, InvalidGraphError, UnsupportedError
+from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError
 from bridge.hierarchy import HierarchySpec, find_hierarchical
 from bridge.sidecar import Sidecar
 from bridge.worker_main import Replica, _apply, refill_idle, warm_hierarchy
-from python_core import QueryOptions, fast_grid
+from python_core import QueryOptions
+from python_core.formats.records import to_record
 from python_core.grid import GridGraph
+from python_core.grid.search import dispatch
 from python_core.hpa import HierarchicalGrid
-from python_core.records import to_record
 
 MAP = Path(__file__).resolve().parents[1] / "data" / "movingai" / "den312d.map"
 
@@ -104,7 +105,7 @@ def test_hierarchical_paths_are_valid_and_within_ten_percent(loaded: tuple[Clien
         assert client.reachable("hpa-den", start, goal) == exact.found
     start, goal = _pairs(grid, 1, seed=4)[0]
     plain = client.find("hpa-den", start, goal)  # the default stays the exact search
-    assert plain["expanded"] == fast_grid.find_path(grid, start, goal).expanded
+    assert plain["expanded"] == dispatch.find_path(grid, start, goal).expanded
 
 
 def test_exact_check_travels_over_the_wire(sidecar: Sidecar) -> None:
@@ -198,13 +199,13 @@ def test_a_blocked_hierarchical_path_falls_back_to_the_compiled_exact_search(
     milliseconds; unblocked paths never call it."""
     grid = GridGraph(np.ones((16, 16), dtype=bool), diagonal="never")
     hpa = HierarchicalGrid(grid, cluster_size=8).build()
-    real, calls = fast_grid.find_path, []
+    real, calls = dispatch.find_path, []
 
     def spy(*args: object, **kwargs: object) -> object:
         calls.append(args[1:3])
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(fast_grid, "find_path", spy)
+    monkeypatch.setattr(dispatch, "find_path", spy)
     start, goal, options = (0, 5), (15, 9), QueryOptions()
     free = find_hierarchical(hpa, start, goal, options, smooth=True, corridor=False)
     assert free.found
@@ -247,9 +248,9 @@ def test_build_hierarchy_on_demand_with_a_progress_callback(sidecar: Sidecar) ->
         ({"long_entrance": 0}, BadRequestError),
         ({"long_entrance": 2.5}, BadRequestError),
         ({"long_entrance": True}, BadRequestError),
-        ({"levels": 3}, InvalidGraphError),
+        ({"levels": 3}, GraphRejectedError),
         ({"levels": 2, "region_clusters": 1}, BadRequestError),
-        ({"cluster_size": 200}, InvalidGraphError),
+        ({"cluster_size": 200}, GraphRejectedError),
     ],
 )
 def test_invalid_hierarchy_options_leave_the_old_graph(

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 from scipy import ndimage
 
-from python_core import fast_grid
 from python_core.errors import BlockedEndpointError, InvalidGraphError, InvalidQueryError, OutOfBoundsError
+from python_core.formats.movingai import length_tolerance, read_scenarios
 from python_core.grid import DiagonalMode, GridGraph
+from python_core.grid.search import dispatch as fast_grid
 from python_core.hpa import HierarchicalGrid
 from python_core.hpa.abstract_search import QID_LIMIT, split_cell
 from python_core.hpa.entrances import VERTICAL, border_crossings
-from python_core.movingai import length_tolerance, read_scenarios
 from python_core.result import PathResult, PathStatus, QueryOptions
 from tests.python_snippet import run_snippet
 

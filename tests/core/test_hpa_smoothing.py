@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from python_core.grid_search import world_points
+from python_core.grid.cells import world_points
 from python_core.hpa.smoothing import (
     FAIL_LIMIT,
     line_cell,

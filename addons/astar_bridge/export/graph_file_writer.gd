@@ -1,5 +1,5 @@
-## Writes graph files in python_core's format ([code]python_core.graph_file[/code]), so a level
-## exported from Godot can be loaded and asserted on in pytest without the engine.
+## Writes graph files in python_core's format ([code]python_core.formats.graph_file[/code]), so a
+## level exported from Godot can be loaded and asserted on in pytest without the engine.
 ##
 ## A file is msgpack [code]{"format": "astar-bridge-graph", "version": 1, "kind", "graph"}[/code]
 ## where [code]kind[/code] is "grid", "waypoints" or "navmesh" and [code]graph[/code] is the

@@ -1,0 +1,10 @@
+"""Searches over grids: what :meth:`python_core.grid.GridGraph.find_path` runs, and its oracle.
+
+- :mod:`~python_core.grid.search.dispatch`: the fast exact search users get; picks per query
+- :mod:`~python_core.grid.search.astar`: the compiled A* over a padded grid
+- :mod:`~python_core.grid.search.jps`: compiled Jump Point Search (uniform weights, no corner cutting)
+- :mod:`~python_core.grid.search.open_list`: the compiled indexed binary heap the kernels share
+- :mod:`~python_core.grid.search.heuristics`: distance estimates and when each is admissible
+- :mod:`~python_core.grid.search.reference`: the plain-Python A*, the readable specification and
+  test oracle; call :func:`reference.find_path <python_core.grid.search.reference.find_path>` by name
+"""

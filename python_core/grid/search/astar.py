@@ -1,0 +1,207 @@
+"""Fast exact A* over a padded grid: compiled, with the semantics of the reference :func:`astar_grid`.
+
+Quick start (most callers use :meth:`python_core.grid.GridGraph.find_path`)::
+
+    from python_core.grid.search.astar import pad_cells
+    passable = pad_cells(walkable_uint8_2d)      # a blocked border: neighbours need no bounds test
+
+The grid is stored with a one-cell blocked border, ``(height + 2) x (width + 2)``, so every
+neighbour of a real cell is a valid index and the kernel never tests bounds. Per-query state lives
+in workspace arrays that are reused across queries: ``stamp[n] == tag`` marks a node seen (open)
+in this query and ``tag + 1`` closed, so nothing of size n is cleared between queries. The open
+list is the indexed heap of :mod:`python_core.grid.search.open_list` (decrease-key, ties to larger g).
+"""
+
+# Compiled kernels take their arguments positionally: numba.njit does not compile keywords.
+# ruff: noqa: PLR0917
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core._types import (
+    DIAG_ALWAYS,
+    DIAG_NEVER,
+    DIAG_ONLY_IF_NO_OBSTACLES,
+    SEARCH_BUDGET,
+    SEARCH_FOUND,
+    SEARCH_NO_PATH,
+)
+from python_core.compiled import jit
+from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
+
+__all__ = [
+    "astar_padded",
+    "estimate",
+    "pad_cells",
+    "path_from_parents",
+]
+
+
+def pad_cells(cells: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """Return a flat C-contiguous uint8 copy of a ``(h, w)`` 0/1 array with a 0 border around it.
+
+    Example:
+        >>> pad_cells(np.ones((1, 2), np.uint8)).reshape(3, 4).tolist()
+        [[0, 0, 0, 0], [0, 1, 1, 0], [0, 0, 0, 0]]
+    """
+    h, w = cells.shape
+    out = np.zeros((h + 2, w + 2), dtype=np.uint8)
+    out[1:-1, 1:-1] = cells != 0
+    return out.ravel()
+
+
+@jit
+def estimate(code: int, nx: int, ny: int, cell_w: float, cell_h: float, scale: float) -> float:
+    """The grid heuristic of :func:`heuristics.grid_estimate` (same codes, same values)."""
+    if code == 0:  # manhattan
+        return scale * (nx * cell_w + ny * cell_h)
+    if code == 1:  # rectangular octile
+        m = min(nx, ny)
+        return scale * (math.hypot(cell_w, cell_h) * m + cell_w * (nx - m) + cell_h * (ny - m))
+    if code == 2:
+        return scale * math.hypot(nx * cell_w, ny * cell_h)
+    if code == 3:
+        return scale * max(nx * cell_w, ny * cell_h)
+    return 0.0
+
+
+@jit
+def astar_padded(  # noqa: PLR0912 (one compiled hot loop reads best whole)
+    passable: npt.NDArray[np.uint8],
+    weights: npt.NDArray[np.float64],
+    uniform_weight: float,
+    stride: int,
+    start: int,
+    goal: int,
+    diagonal: int,
+    cell_w: float,
+    cell_h: float,
+    heuristic: int,
+    h_scale: float,
+    max_expansions: int,
+    closest_code: int,
+    g: npt.NDArray[np.float64],
+    parent: npt.NDArray[np.int32],
+    stamp: npt.NDArray[np.int32],
+    pos: npt.NDArray[np.int32],
+    heap_nodes: npt.NDArray[np.int32],
+    heap_keys: npt.NDArray[np.float64],
+    tag: int,
+) -> tuple[int, int, int]:
+    """A* between two padded node ids; the same contract as :func:`reference.astar_grid`.
+
+    Entering node ``n`` costs ``step_length * weight``, the weight being ``uniform_weight`` when it
+    is ``>= 0`` and ``weights[n]`` otherwise. ``passable`` (padded, border 0) says which nodes can be
+    entered. On return ``g``/``parent`` hold valid values for nodes with ``stamp`` in
+    ``(tag, tag + 1)``.
+
+    Args:
+        passable, weights, uniform_weight: the padded grid (see above).
+        stride: padded row length, ``width + 2``.
+        start, goal: padded node ids.
+        diagonal: diagonal rule code (``python_core._types.DIAG_*``).
+        cell_w, cell_h: cell size; straight steps cost these, diagonals their hypot.
+        heuristic, h_scale: ``HEURISTIC_CODES`` value and its multiplier (minimum weight).
+        max_expansions: expansion budget, ``-1`` for none.
+        closest_code: heuristic code ranking closed nodes for partial paths, ``-1`` for none.
+        g, parent, stamp, pos, heap_nodes, heap_keys: workspace, one slot per padded node.
+        tag: an even stamp value no earlier query used (``tag + 1`` marks closed nodes).
+
+    Returns:
+        ``(outcome, end, expanded)`` as ``astar_grid``: the goal when found, else the closed node
+        closest to the goal (ties: smaller g; the start when not tracked).
+    """
+    diag_len = math.hypot(cell_w, cell_h)
+    # Neighbour offsets and step lengths; diagonals last, so 4-connected grids stop after four.
+    offsets = (1, -1, stride, -stride, stride + 1, stride - 1, -stride + 1, -stride - 1)
+    lengths = (cell_w, cell_w, cell_h, cell_h, diag_len, diag_len, diag_len, diag_len)
+    n_moves = 4 if diagonal == DIAG_NEVER else 8
+    closed_tag = tag + 1
+    gx, gy = goal % stride, goal // stride
+    g[start] = 0.0
+    parent[start] = -1
+    stamp[start] = tag
+    h0 = estimate(heuristic, abs(gx - start % stride), abs(gy - start // stride), cell_w, cell_h, h_scale)
+    size = heap_push(heap_nodes, heap_keys, pos, g, 0, start, h0)
+    expanded = 0
+    best, best_h, best_g = start, math.inf, math.inf
+    while size > 0:
+        if expanded == max_expansions:
+            return SEARCH_BUDGET, best, expanded
+        node, size = heap_pop(heap_nodes, heap_keys, pos, g, size)
+        stamp[node] = closed_tag
+        expanded += 1
+        x, y = node % stride, node // stride
+        g_node = g[node]
+        if closest_code >= 0:
+            h_best = estimate(closest_code, abs(gx - x), abs(gy - y), cell_w, cell_h, 1.0)
+            if h_best < best_h or (h_best == best_h and g_node < best_g):
+                best, best_h, best_g = node, h_best, g_node
+        if node == goal:
+            return SEARCH_FOUND, goal, expanded
+        for k in range(n_moves):
+            nbr = node + offsets[k]
+            if passable[nbr] == 0 or stamp[nbr] == closed_tag:
+                continue
+            if k >= 4 and diagonal != DIAG_ALWAYS:
+                # The two orthogonal cells the diagonal squeezes between (Godot's rule).
+                side_x = passable[node + (1 if k in (4, 6) else -1)]
+                side_y = passable[node + (stride if k < 6 else -stride)]
+                if diagonal == DIAG_ONLY_IF_NO_OBSTACLES:
+                    if side_x == 0 or side_y == 0:
+                        continue
+                elif side_x == 0 and side_y == 0:
+                    continue
+            weight = uniform_weight if uniform_weight >= 0.0 else weights[nbr]
+            new_g = g_node + lengths[k] * weight
+            seen = stamp[nbr] == tag
+            if seen and new_g >= g[nbr]:
+                continue
+            g[nbr] = new_g
+            parent[nbr] = node
+            h = estimate(heuristic, abs(gx - nbr % stride), abs(gy - nbr // stride), cell_w, cell_h, h_scale)
+            if seen:
+                heap_decrease(heap_nodes, heap_keys, pos, g, nbr, new_g + h)
+            else:
+                stamp[nbr] = tag
+                size = heap_push(heap_nodes, heap_keys, pos, g, size, nbr, new_g + h)
+    return SEARCH_NO_PATH, best, expanded
+
+
+@jit
+def path_from_parents(parent: npt.NDArray[np.int32], end: int, stride: int) -> npt.NDArray[np.int64]:
+    """Unpadded node ids ``y * width + x`` from the root to padded node ``end``.
+
+    Consecutive entries of ``parent`` may be several cells apart along a straight or diagonal
+    line (jump point search); the cells in between are filled in.
+    """
+    width = stride - 2
+    count = 1
+    node = end
+    while parent[node] >= 0:
+        prev = parent[node]
+        count += max(abs(node % stride - prev % stride), abs(node // stride - prev // stride))
+        node = prev
+    out = np.empty(count, dtype=np.int64)
+    i = count - 1
+    node = end
+    while True:
+        x, y = node % stride, node // stride
+        out[i] = (y - 1) * width + (x - 1)
+        i -= 1
+        prev = parent[node]
+        if prev < 0:
+            break
+        px, py = prev % stride, prev // stride
+        steps = max(abs(x - px), abs(y - py))
+        sx = 1 if px > x else (-1 if px < x else 0)
+        sy = 1 if py > y else (-1 if py < y else 0)
+        for j in range(1, steps):
+            out[i] = (y + sy * j - 1) * width + (x + sx * j - 1)
+            i -= 1
+        node = prev
+    return out

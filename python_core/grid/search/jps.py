@@ -1,0 +1,316 @@
+"""Jump Point Search (Harabor & Grastien) on uniform-cost grids without corner cutting.
+
+Quick start (most callers use :meth:`python_core.grid.GridGraph.find_path`, which picks JPS itself)::
+
+    from python_core.grid.search.jps import jps_padded
+    outcome, expanded = jps_padded(passable, stride, start, goal, 1.0, 1.0, 1.0, -1, *workspace, tag)
+
+JPS returns the same optimal cost as A* on a grid where every cell costs the same, by expanding
+only "jump points": from each node it scans straight and diagonal lines and stops only where a
+cell has a *forced* neighbour (one an optimal path can reach only through that cell). The rules
+here are those for ``DiagonalMode.ONLY_IF_NO_OBSTACLES`` (no corner cutting, the Moving AI rule):
+
+- a diagonal step needs both orthogonal cells it squeezes between to be open;
+- moving straight along x into ``n``, the cell beside ``n`` (``n + side``) is forced when it is open
+  and the cell beside the previous one (``n - step + side``) is blocked; the straight move to it and
+  the diagonal beyond it become successors; likewise along y;
+- a diagonal move has no forced neighbours; its natural successors are the two straight moves and
+  the diagonal; a diagonal scan stops where either straight scan from it finds a jump point.
+
+The grid is padded with a blocked border (see :mod:`python_core.grid.search.astar`), so no scan tests
+bounds, and the per-query workspace is shared with the A* kernel. ``parent`` links jump points;
+:func:`astar.path_from_parents` fills in the cells between them.
+"""
+
+# Compiled kernels take their arguments positionally: numba.njit does not compile keywords.
+# ruff: noqa: PLR0917
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core._types import SEARCH_BUDGET, SEARCH_FOUND, SEARCH_NO_PATH
+from python_core.compiled import jit
+from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
+
+__all__ = ["jps_padded", "jump_diagonal", "jump_straight"]
+
+
+@jit
+def _octile(lengths: tuple[float, float, float], nx: int, ny: int) -> float:
+    """Octile estimate of ``nx`` columns and ``ny`` rows, in the step costs ``lengths``."""
+    m = min(nx, ny)
+    return lengths[2] * m + lengths[0] * (nx - m) + lengths[1] * (ny - m)
+
+
+@jit
+def jump_straight(passable: npt.NDArray[np.uint8], node: int, step: int, side: int, goal: int) -> int:
+    """Scan from ``node`` by ``step`` (``±1`` or ``±stride``); return the first jump point or -1.
+
+    ``side`` is the perpendicular offset (``stride`` for a scan along x, ``1`` along y).
+    """
+    while True:
+        node += step
+        if passable[node] == 0:
+            return -1
+        if node == goal:
+            return node
+        if (passable[node + side] != 0 and passable[node - step + side] == 0) or (
+            passable[node - side] != 0 and passable[node - step - side] == 0
+        ):
+            return node
+
+
+@jit
+def jump_diagonal(
+    passable: npt.NDArray[np.uint8], node: int, step_x: int, step_y: int, stride: int, goal: int
+) -> int:
+    """Scan diagonally by ``step_x + step_y`` (``±1``, ``±stride``); return a jump point or -1."""
+    while True:
+        if passable[node + step_x] == 0 or passable[node + step_y] == 0:
+            return -1  # no corner cutting: both cells beside the diagonal must be open
+        node += step_x + step_y
+        if passable[node] == 0:
+            return -1
+        if node == goal:
+            return node
+        if jump_straight(passable, node, step_x, stride, goal) >= 0:
+            return node
+        if jump_straight(passable, node, step_y, 1, goal) >= 0:
+            return node
+
+
+@jit
+def _relax(
+    passable: npt.NDArray[np.uint8],
+    stride: int,
+    node: int,
+    step_x: int,
+    step_y: int,
+    goal: int,
+    lengths: tuple[float, float, float],
+    g: npt.NDArray[np.float64],
+    parent: npt.NDArray[np.int32],
+    stamp: npt.NDArray[np.int32],
+    pos: npt.NDArray[np.int32],
+    heap_nodes: npt.NDArray[np.int32],
+    heap_keys: npt.NDArray[np.float64],
+    tag: int,
+    size: int,
+) -> int:
+    """Jump from ``node`` in one direction and offer the jump point to the open list; new size."""
+    if step_x != 0 and step_y != 0:
+        target = jump_diagonal(passable, node, step_x, step_y, stride, goal)
+        length = lengths[2]
+    elif step_x != 0:
+        target = jump_straight(passable, node, step_x, stride, goal)
+        length = lengths[0]
+    else:
+        target = jump_straight(passable, node, step_y, 1, goal)
+        length = lengths[1]
+    if target < 0 or stamp[target] == tag + 1:
+        return size
+    nx, ny = abs(target % stride - node % stride), abs(target // stride - node // stride)
+    new_g = g[node] + max(nx, ny) * length
+    seen = stamp[target] == tag
+    if seen and new_g >= g[target]:
+        return size
+    g[target] = new_g
+    parent[target] = node
+    f = new_g + _octile(lengths, abs(goal % stride - target % stride), abs(goal // stride - target // stride))
+    if seen:
+        heap_decrease(heap_nodes, heap_keys, pos, g, target, f)
+        return size
+    stamp[target] = tag
+    return heap_push(heap_nodes, heap_keys, pos, g, size, target, f)
+
+
+@jit
+def jps_padded(
+    passable: npt.NDArray[np.uint8],
+    stride: int,
+    start: int,
+    goal: int,
+    cell_w: float,
+    cell_h: float,
+    weight: float,
+    max_expansions: int,
+    g: npt.NDArray[np.float64],
+    parent: npt.NDArray[np.int32],
+    stamp: npt.NDArray[np.int32],
+    pos: npt.NDArray[np.int32],
+    heap_nodes: npt.NDArray[np.int32],
+    heap_keys: npt.NDArray[np.float64],
+    tag: int,
+) -> tuple[int, int]:
+    """JPS between two padded node ids of a grid whose every open cell has weight ``weight > 0``.
+
+    Args:
+        passable: padded 0/1 cells (border 0).
+        stride: padded row length.
+        start, goal: padded node ids; ``goal`` open and different from ``start``.
+        cell_w, cell_h: cell size.
+        weight: the common cell weight (every step costs ``length * weight``).
+        max_expansions: budget of expanded jump points, ``-1`` for none.
+        g, parent, stamp, pos, heap_nodes, heap_keys, tag: workspace as for ``astar_padded``.
+
+    Returns:
+        ``(outcome, expanded)``: ``SEARCH_FOUND`` (``g[goal]`` is the cost, ``parent`` links jump
+        points), ``SEARCH_NO_PATH`` or ``SEARCH_BUDGET``; expanded jump points.
+    """
+    lengths = (cell_w * weight, cell_h * weight, math.hypot(cell_w, cell_h) * weight)
+    g[start] = 0.0
+    parent[start] = -1
+    stamp[start] = tag
+    h0 = _octile(lengths, abs(goal % stride - start % stride), abs(goal // stride - start // stride))
+    size = heap_push(heap_nodes, heap_keys, pos, g, 0, start, h0)
+    expanded = 0
+    while size > 0:
+        if expanded == max_expansions:
+            return SEARCH_BUDGET, expanded
+        node, size = heap_pop(heap_nodes, heap_keys, pos, g, size)
+        stamp[node] = tag + 1
+        expanded += 1
+        if node == goal:
+            return SEARCH_FOUND, expanded
+        back = parent[node]
+        if back < 0:
+            for sx in (-1, 0, 1):
+                for sy in (-stride, 0, stride):
+                    if sx != 0 or sy != 0:
+                        size = _relax(
+                            passable,
+                            stride,
+                            node,
+                            sx,
+                            sy,
+                            goal,
+                            lengths,
+                            g,
+                            parent,
+                            stamp,
+                            pos,
+                            heap_nodes,
+                            heap_keys,
+                            tag,
+                            size,
+                        )
+            continue
+        dx = node % stride - back % stride
+        dy = node // stride - back // stride
+        sx = 1 if dx > 0 else (-1 if dx < 0 else 0)
+        sy = stride if dy > 0 else (-stride if dy < 0 else 0)
+        if sx != 0 and sy != 0:
+            size = _relax(
+                passable,
+                stride,
+                node,
+                sx,
+                0,
+                goal,
+                lengths,
+                g,
+                parent,
+                stamp,
+                pos,
+                heap_nodes,
+                heap_keys,
+                tag,
+                size,
+            )
+            size = _relax(
+                passable,
+                stride,
+                node,
+                0,
+                sy,
+                goal,
+                lengths,
+                g,
+                parent,
+                stamp,
+                pos,
+                heap_nodes,
+                heap_keys,
+                tag,
+                size,
+            )
+            size = _relax(
+                passable,
+                stride,
+                node,
+                sx,
+                sy,
+                goal,
+                lengths,
+                g,
+                parent,
+                stamp,
+                pos,
+                heap_nodes,
+                heap_keys,
+                tag,
+                size,
+            )
+            continue
+        step = sx + sy
+        side = stride if sx != 0 else 1
+        size = _relax(
+            passable,
+            stride,
+            node,
+            sx,
+            sy,
+            goal,
+            lengths,
+            g,
+            parent,
+            stamp,
+            pos,
+            heap_nodes,
+            heap_keys,
+            tag,
+            size,
+        )
+        for s in (side, -side):
+            if passable[node + s] != 0 and passable[node - step + s] == 0:
+                # A forced neighbour: straight to it, and diagonally past it.
+                ox, oy = (0, s) if sx != 0 else (s, 0)
+                size = _relax(
+                    passable,
+                    stride,
+                    node,
+                    ox,
+                    oy,
+                    goal,
+                    lengths,
+                    g,
+                    parent,
+                    stamp,
+                    pos,
+                    heap_nodes,
+                    heap_keys,
+                    tag,
+                    size,
+                )
+                size = _relax(
+                    passable,
+                    stride,
+                    node,
+                    sx + ox,
+                    sy + oy,
+                    goal,
+                    lengths,
+                    g,
+                    parent,
+                    stamp,
+                    pos,
+                    heap_nodes,
+                    heap_keys,
+                    tag,
+                    size,
+                )
+    return SEARCH_NO_PATH, expanded
