@@ -15,6 +15,7 @@ import traceback
 from typing import Any, ClassVar
 
 from python_core.errors import AStarError
+from python_core.navigation import UnsupportedOperationError
 
 __all__ = [
     "BadRequestError",
@@ -115,11 +116,14 @@ class InternalError(BridgeError):
 def from_exception(exc: BaseException) -> BridgeError:
     """Convert any exception into a wire error.
 
-    Bridge errors pass through; python_core errors keep their ``code`` and message; anything else
-    becomes ``internal`` with the traceback in ``data``.
+    Bridge errors pass through; python_core errors keep their ``code`` and message (an operation
+    the graph kind cannot do is ``unsupported``); anything else becomes ``internal`` with the
+    traceback in ``data``.
     """
     if isinstance(exc, BridgeError):
         return exc
+    if isinstance(exc, UnsupportedOperationError):
+        return UnsupportedError(str(exc), {"type": type(exc).__name__})
     if isinstance(exc, AStarError):
         return from_wire({"code": exc.code, "message": str(exc), "data": {"type": type(exc).__name__}})
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
