@@ -124,6 +124,7 @@ CORE_CODES: dict[type[core.AStarError], str] = {
     core.OutOfBoundsError: "out_of_bounds",
     core.BlockedEndpointError: "blocked_endpoint",
     core.UnknownPointError: "unknown_point",
+    core.UnsupportedOperationError: "unsupported",
 }
 """The wire code of each python_core exception class (a subclass takes its nearest listed base's)."""
 

@@ -11,7 +11,6 @@ which requests arrive is the order in which workers see them.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import hmac
 from collections.abc import Awaitable, Callable
@@ -29,14 +28,13 @@ from bridge.errors import (
     from_wire,
 )
 from bridge.hierarchy import HierarchyState, parse_hierarchy, validate_hierarchy
+from bridge.kinds import KINDS, GraphKind
 from bridge.params import Params, params_of
 from bridge.protocol import METHODS, PROTOCOL_VERSION, SERVER_NAME, Limits
 from bridge.queries import Query, parse_query, parse_reachable
 from bridge.registry import GraphEntry, Registry
-from bridge.updates import apply_update, parse_update
 from bridge.workers import WorkerPool
 from python_core.errors import AStarError
-from python_core.formats.records import from_record
 
 __all__ = ["Connection", "Handler", "Handlers"]
 
@@ -58,21 +56,6 @@ class Connection:
     notify: Callable[[str, dict[str, Any]], None] = _no_notify
 
 
-def _graph_size(kind: str, params: Params) -> int:
-    """Nodes a load would create, from byte lengths alone (before anything is built)."""
-
-    def length(key: str) -> int:
-        value = params.raw(key)
-        return len(value) if isinstance(value, bytes) else 0
-
-    dim = params.raw("dim") if params.raw("dim") in (2, 3) else 2
-    if kind == "grid":
-        return length("cells")
-    if kind == "waypoints":
-        return length("positions") // (4 * dim)
-    return max(length("vertices") // (4 * dim), length("sizes") // 4)
-
-
 class Handlers:
     """The protocol methods over one registry and one worker pool."""
 
@@ -83,9 +66,7 @@ class Handlers:
         self.token = token
         self.table: dict[str, Handler] = {
             "hello": self.hello,
-            "graph.load_grid": lambda c, p: self._load("grid", p, c),
-            "graph.load_waypoints": lambda c, p: self._load("waypoints", p, c),
-            "graph.load_navmesh": lambda c, p: self._load("navmesh", p, c),
+            **{f"graph.load_{kind.name}": self._loader(kind) for kind in KINDS.values()},
             "graph.build_hierarchy": self.build_hierarchy,
             "graph.update": self.update,
             "graph.drop": self.drop,
@@ -115,39 +96,38 @@ class Handlers:
         conn.authorized, conn.client = True, client
         return {"server": SERVER_NAME, "protocol": PROTOCOL_VERSION, "methods": list(METHODS)}
 
-    def _load(self, kind: str, raw: Any, conn: Connection) -> Outcome:
-        params = params_of(f"graph.load_{kind}", raw)
+    def _loader(self, kind: GraphKind) -> Handler:
+        return lambda conn, raw: self._load(kind, raw, conn)
+
+    def _load(self, kind: GraphKind, raw: Any, conn: Connection) -> Outcome:
+        where = f"graph.load_{kind.name}"
+        params = params_of(where, raw)
         graph_id = params.text("id")
         spec = None
-        if kind == "grid" and params.has("hierarchy"):
+        if kind.hierarchy and params.has("hierarchy"):
             spec = parse_hierarchy(params.sub("hierarchy"))
         self.registry.check_room(graph_id)
-        size = _graph_size(kind, params)
+        size = kind.size(params)
         if size > self.limits.max_graph_nodes:
             raise TooLargeError(
-                f"graph.load_{kind}: {size} nodes exceed the limit of {self.limits.max_graph_nodes}",
+                f"{where}: {size} nodes exceed the limit of {self.limits.max_graph_nodes}",
                 {"limit": self.limits.max_graph_nodes, "nodes": size},
             )
         record = {k: v for k, v in params.values.items() if k not in ("id", "hierarchy")}
         try:
-            graph = from_record(kind, record)
+            graph = kind.open(record)
         except AStarError as exc:
-            raise GraphRejectedError(f"graph.load_{kind}: {exc}", {"id": graph_id}) from exc
+            raise GraphRejectedError(f"{where}: {exc}", {"id": graph_id}) from exc
         if spec is not None:
-            validate_hierarchy(graph, spec, f"graph.load_{kind}", graph_id)
-        dim = 2 if kind == "grid" else int(record["dim"])
-        world = kind == "grid" and ("cell_size" in record or "origin" in record)
+            validate_hierarchy(graph, spec, where, graph_id)
         state = None if spec is None else HierarchyState(spec)
-        entry = GraphEntry(graph_id, kind, graph, dim, world, hierarchy=state)
-        self.registry.put(entry)
-        answer = {"id": graph_id, "nodes": _nodes(entry)}
+        self.registry.put(GraphEntry(graph_id, kind, graph, hierarchy=state))
+        answer = {"id": graph_id, "nodes": graph.node_count}
         if state is None:
-            held = self.pool.broadcast_acked(
-                lambda job: ("load", graph_id, kind, record, dim, world, None, job)
-            )
+            held = self.pool.broadcast_acked(lambda job: ("load", graph_id, kind.name, record, None, job))
             return _held(held, answer)
         build = self.pool.broadcast_build(
-            lambda job: ("load", graph_id, kind, record, dim, world, spec, job), _progress(conn, graph_id)
+            lambda job: ("load", graph_id, kind.name, record, spec, job), _progress(conn, graph_id)
         )
         return _built(build, state, answer)
 
@@ -155,9 +135,9 @@ class Handlers:
         """Build (or rebuild with new options) the hierarchy of a loaded grid, reporting progress."""
         params = params_of("graph.build_hierarchy", raw)
         entry = self.registry.get(params.text("id"))
-        if entry.kind != "grid":
+        if not entry.kind.hierarchy:
             raise UnsupportedError(
-                f"graph.build_hierarchy: a {entry.kind} graph has no hierarchy; only grids do",
+                f"graph.build_hierarchy: a {entry.kind.name} graph has no hierarchy; only grids do",
                 {"graph": entry.graph_id},
             )
         spec = parse_hierarchy(Params({k: v for k, v in params.values.items() if k != "id"}, params.where))
@@ -175,27 +155,15 @@ class Handlers:
         return _first(self.pool.submit([parse_reachable(raw, self.registry)]))
 
     def update(self, conn: Connection, raw: Any) -> Outcome:
-        """Apply an update (all or nothing), then broadcast it.
-
-        A grid changes in place inside ``GridGraph.atomic``, which undoes a half-applied update:
-        copying it first cost its whole size, 23-29 ms per update (a door, or a frame's agent
-        moves) on a 4096 x 4096 grid against 0.3-0.7 ms in place. Other graphs change on a copy
-        that is swapped in.
-        """
+        """Apply an update to the main process's graph (all or nothing), then broadcast it."""
         params = params_of("graph.update", raw)
         entry = self.registry.get(params.text("id"))
-        ops = parse_update(params, entry)
-        if entry.kind == "grid":
-            graph = entry.graph
-            with graph.atomic():
-                apply_update(graph, entry.kind, ops)
-        else:
-            graph = copy.deepcopy(entry.graph)
-            apply_update(graph, entry.kind, ops)
-        new = dataclasses.replace(entry, graph=graph, version=entry.version + 1)
+        batch = entry.kind.parse_update(params, entry.graph)
+        entry.graph.apply(batch)
+        new = dataclasses.replace(entry, version=entry.version + 1)
         self.registry.put(new)
-        if ops:
-            self.pool.broadcast(("update", entry.graph_id, ops))
+        if batch:
+            self.pool.broadcast(("update", entry.graph_id, batch))
         return {"id": entry.graph_id, "version": new.version}
 
     def drop(self, conn: Connection, raw: Any) -> Outcome:
@@ -293,33 +261,16 @@ async def _gather(pool: WorkerPool, slots: list[Query | dict[str, Any]]) -> dict
     return {"results": [next(answers) if isinstance(s, Query) else s for s in slots]}
 
 
-def _nodes(entry: GraphEntry) -> int:
-    graph = entry.graph
-    if entry.kind == "grid":
-        return int(graph.node_count)
-    if entry.kind == "waypoints":
-        return len(graph)
-    return int(graph.polygon_count)
-
-
 def _describe(entry: GraphEntry) -> dict[str, Any]:
+    graph = entry.graph
     info: dict[str, Any] = {
         "id": entry.graph_id,
-        "kind": entry.kind,
-        "dim": entry.dim,
-        "nodes": _nodes(entry),
+        "kind": entry.kind.name,
+        "dim": graph.dim,
+        "nodes": graph.node_count,
         "version": entry.version,
+        **graph.describe(),
     }
-    graph = entry.graph
-    if entry.kind == "grid":
-        info.update(
-            width=graph.width,
-            height=graph.height,
-            diagonal=graph.diagonal.value,
-            cell_size=list(graph.cell_size),
-            origin=list(graph.origin),
-            world=entry.world,
-            agents=len(graph.agents),
-            hierarchy=None if entry.hierarchy is None else entry.hierarchy.describe(),
-        )
+    if entry.kind.hierarchy:
+        info["hierarchy"] = None if entry.hierarchy is None else entry.hierarchy.describe()
     return info

@@ -1,7 +1,8 @@
-"""HPA* on the wire: hierarchy options, build progress, hierarchical queries and reachability.
+"""HPA* on the wire: the ``hierarchy`` options, what ``graph.info`` reports, build progress.
 
-The main process validates a :class:`HierarchySpec` against its own grid (constructing, never
-building, a ``HierarchicalGrid``); each worker builds its own hierarchy over its replica.
+The main process validates a :class:`HierarchySpec` against its own grid (the core checks the
+options without building); each worker builds its own hierarchy over its replica. How a
+hierarchy answers queries and takes updates is the core's (``python_core.navigation``).
 
     from bridge.hierarchy import HierarchySpec, ProgressThrottle
     spec = HierarchySpec(cluster_size=16)
@@ -16,24 +17,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from bridge.errors import BadRequestError, GraphRejectedError
 from bridge.params import Params
-from python_core import PathResult, QueryOptions
 from python_core.errors import AStarError
-from python_core.grid import GridGraph
-from python_core.grid.search import dispatch as fast_grid
-from python_core.hpa import HierarchicalGrid
+from python_core.navigation import HierarchyOptions, Navigator
 
 __all__ = [
     "HIERARCHY_KEYS",
     "HierarchySpec",
     "HierarchyState",
     "ProgressThrottle",
-    "build_hierarchy",
     "check_query_flags",
-    "find_hierarchical",
     "parse_hierarchy",
     "validate_hierarchy",
 ]
@@ -66,6 +60,14 @@ class HierarchySpec:
     exact_check: float = 4.0
     long_entrance: int = 6
     repair_ms: float = REPAIR_MS
+
+    def options(self) -> HierarchyOptions:
+        """The core's build options (its time box in seconds)."""
+        return HierarchyOptions(
+            cluster_size=self.cluster_size, levels=self.levels, region_clusters=self.region_clusters,
+            exact_check=self.exact_check, long_entrance=self.long_entrance,
+            repair_seconds=self.repair_ms / 1e3, smooth=self.smooth,
+        )  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -115,33 +117,14 @@ def parse_hierarchy(params: Params) -> HierarchySpec:
     )  # fmt: skip
 
 
-def _construct(grid: GridGraph, spec: HierarchySpec) -> HierarchicalGrid:
-    return HierarchicalGrid(
-        grid, cluster_size=spec.cluster_size, levels=spec.levels, region_clusters=spec.region_clusters,
-        exact_check=spec.exact_check, long_entrance=spec.long_entrance, repair_seconds=spec.repair_ms / 1e3,
-    )  # fmt: skip
-
-
-def validate_hierarchy(grid: Any, spec: HierarchySpec, where: str, graph_id: str) -> None:
-    """Raise ``invalid_graph`` when the core refuses ``spec`` for ``grid`` (nothing is built).
-
-    The core's checks depend on the options only, so they run against a one-cell grid of the same
-    diagonal rule: validating never costs the event loop a pass over a large grid.
-    """
-    probe = GridGraph(np.ones((1, 1), dtype=bool), diagonal=grid.diagonal)
+def validate_hierarchy(graph: Navigator[Any], spec: HierarchySpec, where: str, graph_id: str) -> None:
+    """Raise ``invalid_graph`` when the core refuses ``spec`` for ``graph`` (nothing is built)."""
     try:
-        _construct(probe, spec)
+        graph.check_hierarchy(spec.options())
     except AStarError as exc:
         raise GraphRejectedError(
             f"{where}: hierarchy: {exc}", {"id": graph_id, "field": "hierarchy"}
         ) from exc
-
-
-def build_hierarchy(
-    grid: GridGraph, spec: HierarchySpec, progress: Callable[[int, int], None] | None = None
-) -> HierarchicalGrid:
-    """Construct and build the hierarchy over ``grid`` (worker side)."""
-    return _construct(grid, spec).build(progress=progress)
 
 
 class ProgressThrottle:
@@ -165,31 +148,6 @@ class ProgressThrottle:
         if first or last or (step and now - self._last_time >= self.interval):
             self._last_done, self._last_time = done, now
             self.send(done, total)
-
-
-def _blocked_by_agents(grid: GridGraph, result: PathResult, options: QueryOptions) -> bool:
-    """True when another agent stands on a cell of the path (the hierarchy does not see agents)."""
-    if options.ignore_agents or len(result.nodes) < 2:
-        return False
-    return grid.agents_on(result.nodes[1:], besides=options.agent)
-
-
-def find_hierarchical(
-    hpa: HierarchicalGrid,
-    start: tuple[int, int],
-    goal: tuple[int, int],
-    options: QueryOptions,
-    *,
-    smooth: bool,
-    corridor: bool,
-) -> PathResult:
-    """HPA* path; when another agent blocks it, the grid's exact search (which respects agents):
-    the compiled one, as for exact queries (the pure-Python ``GridGraph.find_path`` took 15 ms
-    median on a 256 x 256 map of rooms, the compiled one 0.8 ms)."""
-    result = hpa.find_path(start, goal, options=options, smooth=smooth, corridor=corridor)
-    if _blocked_by_agents(hpa.grid, result, options):
-        return fast_grid.find_path(hpa.grid, start, goal, options=options)
-    return result
 
 
 def check_query_flags(hierarchical: bool, corridor: bool, state: HierarchyState | None, where: str) -> None:

@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError
-from bridge.hierarchy import check_query_flags, find_hierarchical
+from bridge.hierarchy import check_query_flags
 from bridge.params import Params, is_vector, params_of
-from bridge.registry import GraphEntry, Registry
+from bridge.registry import Registry
 from python_core import PathResult, QueryOptions
-from python_core.grid.search import dispatch as fast_grid
+from python_core.navigation import EndpointForm, Navigator
 
 __all__ = ["Endpoint", "Query", "encode_result", "parse_query", "parse_reachable", "run_query"]
 
@@ -68,18 +68,18 @@ def parse_options(options: Params, cap: int) -> QueryOptions:
     )
 
 
-def _endpoint(params: Params, key: str, entry: GraphEntry) -> Endpoint:
+def _endpoint(params: Params, key: str, form: EndpointForm) -> Endpoint:
     value = params.raw(key)
-    if entry.kind == "waypoints" and isinstance(value, int) and not isinstance(value, bool):
+    if form.ids and isinstance(value, int) and not isinstance(value, bool):
         return value
-    if entry.kind == "grid" and not entry.world:
+    if form.cells:
         if not is_vector(value, (2,)) or any(float(v) != int(v) for v in value):
             raise BadRequestError(
                 f"{params.where}: {key!r} must be a cell [x, y] of integers, got {value!r}",
                 {"field": key},
             )
         return (int(value[0]), int(value[1]))
-    return params.vector(key, (entry.dim,))
+    return params.vector(key, (form.size,))
 
 
 def parse_query(raw: Any, registry: Registry, cap: int, where: str = "path.find") -> Query:
@@ -101,8 +101,8 @@ def parse_query(raw: Any, registry: Registry, cap: int, where: str = "path.find"
     plain = Params({k: v for k, v in options.values.items() if k in PATH_OPTION_KEYS}, options.where)
     return Query(
         graph_id=entry.graph_id,
-        start=_endpoint(params, "start", entry),
-        goal=_endpoint(params, "goal", entry),
+        start=_endpoint(params, "start", entry.graph.endpoints),
+        goal=_endpoint(params, "goal", entry.graph.endpoints),
         options=parse_options(plain, cap),
         hierarchical=hierarchical,
         corridor=corridor,
@@ -128,8 +128,8 @@ def parse_reachable(raw: Any, registry: Registry) -> Query:
         )
     return Query(
         graph_id=entry.graph_id,
-        start=_endpoint(params, "start", entry),
-        goal=_endpoint(params, "goal", entry),
+        start=_endpoint(params, "start", entry.graph.endpoints),
+        goal=_endpoint(params, "goal", entry.graph.endpoints),
         options=QueryOptions(),
         reachable=True,
     )
@@ -147,39 +147,18 @@ def encode_result(result: PathResult, dim: int) -> dict[str, Any]:
     }
 
 
-def _resolve(graph: Any, kind: str, world: bool, point: Endpoint) -> Any:
-    """Turn a wire endpoint into what the graph's ``find_path`` takes."""
-    if kind == "waypoints":
-        if isinstance(point, int):
-            return point
-        return graph.get_closest_point(np.asarray(point, dtype=np.float64))
-    if kind == "grid":
-        if world:
-            return graph.world_to_cell(point)
-        assert not isinstance(point, int)
-        return (int(point[0]), int(point[1]))
-    return np.asarray(point, dtype=np.float64)
-
-
-def run_query(
-    graph: Any, kind: str, dim: int, world: bool, query: Query, *, hpa: Any = None, smooth: bool = True
-) -> dict[str, Any]:
-    """Run ``query`` on ``graph`` (or its hierarchy ``hpa``) and encode the outcome.
+def run_query(graph: Navigator[Any], query: Query) -> dict[str, Any]:
+    """Run ``query`` on a worker's replica and encode the outcome.
 
     python_core errors propagate; a hierarchical query on a replica without a built hierarchy is
     ``invalid_graph``.
     """
-    start = _resolve(graph, kind, world, query.start)
-    goal = _resolve(graph, kind, world, query.goal)
-    if (query.hierarchical or query.reachable) and hpa is None:
+    start, goal = graph.resolve(query.start), graph.resolve(query.goal)
+    if (query.hierarchical or query.reachable) and not graph.has_hierarchy:
         raise GraphRejectedError(f"graph {query.graph_id!r} has no built hierarchy on this worker")
     if query.reachable:
-        return {"reachable": bool(hpa.is_reachable(start, goal))}
-    if query.hierarchical:
-        result = find_hierarchical(hpa, start, goal, query.options, smooth=smooth, corridor=query.corridor)
-    elif kind == "grid":
-        # The compiled A* / JPS dispatch: same costs and errors as GridGraph.find_path, faster.
-        result = fast_grid.find_path(graph, start, goal, options=query.options)
-    else:
-        result = graph.find_path(start, goal, options=query.options)
-    return encode_result(result, dim)
+        return {"reachable": bool(graph.is_reachable(start, goal))}
+    result = graph.find_path(
+        start, goal, query.options, hierarchical=query.hierarchical, corridor=query.corridor
+    )
+    return encode_result(result, graph.dim)

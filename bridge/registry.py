@@ -15,6 +15,8 @@ from typing import Any
 
 from bridge.errors import TooLargeError, UnknownGraphError
 from bridge.hierarchy import HierarchyState
+from bridge.kinds import GraphKind
+from python_core.navigation import Navigator
 
 __all__ = ["GraphEntry", "Registry"]
 
@@ -25,19 +27,15 @@ class GraphEntry:
 
     Attributes:
         graph_id: the id the client chose.
-        kind: ``"grid"``, ``"waypoints"`` or ``"navmesh"``.
-        graph: the python_core graph object.
-        dim: 2 or 3, the size of a point in queries and results.
-        world: grids only: queries and points are in world units (loaded with cell_size/origin).
+        kind: its graph type as the wire knows it (load and update fields, ``graph.info``'s kind).
+        graph: the python_core navigator every request goes through.
         version: bumped on every update (1 when loaded).
-        hierarchy: grids only: the HPA* hierarchy the workers hold, or None.
+        hierarchy: the HPA* hierarchy the workers hold (its options and build report), or None.
     """
 
     graph_id: str
-    kind: str
-    graph: Any
-    dim: int
-    world: bool = False
+    kind: GraphKind
+    graph: Navigator[Any]
     version: int = 1
     hierarchy: HierarchyState | None = None
 

@@ -8,8 +8,8 @@ time-boxed update of a hierarchy left stale (``repair_ms``), so updates return f
 table is whole again before long without a query paying for it.
 
 Commands (tuples):
-    ``("load", graph_id, kind, record, dim, world, spec | None, job_id | None)``,
-    ``("hierarchy", graph_id, spec, job_id | None)``, ``("update", graph_id, ops)``,
+    ``("load", graph_id, kind, record, spec | None, job_id | None)``,
+    ``("hierarchy", graph_id, spec, job_id | None)``, ``("update", graph_id, batch)``,
     ``("drop", graph_id)``, ``("find", job_id, [Query, ...])``, ``("stop",)``.
 Replies: ``(job_id, [result map or {"status": "error", "error": {...}}, ...])``; a load or
 hierarchy command with a job id (``spec`` given) also sends ``("progress", job_id, done, total)``
@@ -23,19 +23,18 @@ from __future__ import annotations
 import functools
 import logging
 import signal
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
 from bridge.errors import UnknownGraphError, from_exception
-from bridge.hierarchy import HierarchySpec, ProgressThrottle, build_hierarchy
+from bridge.hierarchy import HierarchySpec, ProgressThrottle
+from bridge.kinds import KINDS
 from bridge.queries import Query, run_query
-from bridge.updates import apply_update
 from python_core.compiled import warm_up
-from python_core.formats.records import from_record
 from python_core.hpa.warm_up import warm_up_hierarchy
+from python_core.navigation import Navigator
 
-__all__ = ["REFILL_SLICE", "Replica", "refill_idle", "warm_hierarchy", "worker_main"]
+__all__ = ["REFILL_SLICE", "Replicas", "refill_idle", "warm_hierarchy", "worker_main"]
 
 log = logging.getLogger("bridge.worker")
 
@@ -44,39 +43,23 @@ REFILL_SLICE = 0.005
 waits at most about this long."""
 
 
-@dataclass(slots=True)
-class Replica:
-    """One graph as a worker holds it: the graph, its hierarchy (or None) and query defaults."""
-
-    kind: str
-    graph: Any
-    dim: int
-    world: bool
-    hpa: Any = None
-    smooth: bool = True
+Replicas = dict[str, Navigator[Any]]
+"""A worker's graphs by id (each with its hierarchy, once built)."""
 
 
-def _answer(replicas: dict[str, Replica], query: Query) -> dict[str, Any]:
-    replica = replicas.get(query.graph_id)
+def _answer(replicas: Replicas, query: Query) -> dict[str, Any]:
+    graph = replicas.get(query.graph_id)
     try:
-        if replica is None:
+        if graph is None:
             raise UnknownGraphError(query.graph_id)
-        return run_query(
-            replica.graph,
-            replica.kind,
-            replica.dim,
-            replica.world,
-            query,
-            hpa=replica.hpa,
-            smooth=replica.smooth,
-        )
+        return run_query(graph, query)
     except Exception as exc:  # each query answers for itself; the batch goes on
         return {"status": "error", "error": from_exception(exc).to_wire()}
 
 
-def _build(conn: Connection, replica: Replica, spec: HierarchySpec | None, job_id: int | None) -> None:
-    """Give ``replica`` the hierarchy ``spec`` (or none); the worker given ``job_id`` answers it."""
-    replica.hpa, replica.smooth = None, True
+def _build(conn: Connection, graph: Navigator[Any], spec: HierarchySpec | None, job_id: int | None) -> None:
+    """Give ``graph`` the hierarchy ``spec`` (none for a plain load); the worker given ``job_id``
+    answers it."""
     if spec is None:
         if job_id is not None:  # a plain load: the answer says this worker holds the graph
             conn.send((job_id, [{}]))
@@ -85,15 +68,14 @@ def _build(conn: Connection, replica: Replica, spec: HierarchySpec | None, job_i
         None if job_id is None else ProgressThrottle(lambda d, t: conn.send(("progress", job_id, d, t)))
     )
     try:
-        replica.hpa = build_hierarchy(replica.graph, spec, throttle)
-        replica.smooth = spec.smooth
+        report = graph.build_hierarchy(spec.options(), throttle)
     except Exception as exc:  # the main process validated; this is memory or a bug
         log.exception("worker could not build a hierarchy")
         if job_id is not None:
             conn.send((job_id, [{"status": "error", "error": from_exception(exc).to_wire()}]))
         return
     if job_id is not None:
-        conn.send((job_id, [{"bytes": int(replica.hpa.nbytes), "build_seconds": replica.hpa.build_seconds}]))
+        conn.send((job_id, [{"bytes": report.nbytes, "build_seconds": report.seconds}]))
     warm_hierarchy()
 
 
@@ -105,33 +87,28 @@ def warm_hierarchy() -> None:
     log.info("hierarchy kernels ready in %.2f s", warm_up_hierarchy())
 
 
-def _apply(conn: Connection, replicas: dict[str, Replica], command: tuple[Any, ...]) -> None:
+def _apply(conn: Connection, replicas: Replicas, command: tuple[Any, ...]) -> None:
     op = command[0]
     if op == "load":
-        _, graph_id, kind, record, dim, world, spec, job_id = command
-        replicas[graph_id] = replica = Replica(kind, from_record(kind, record), dim, world)
-        _build(conn, replica, spec, job_id)
+        _, graph_id, kind, record, spec, job_id = command
+        replicas[graph_id] = graph = KINDS[kind].open(record)
+        _build(conn, graph, spec, job_id)
     elif op == "hierarchy":
         _, graph_id, spec, job_id = command
         _build(conn, replicas[graph_id], spec, job_id)
     elif op == "update":
-        _, graph_id, ops = command
-        replica = replicas[graph_id]
-        apply_update(replica.graph, replica.kind, ops, replica.hpa)
+        _, graph_id, batch = command
+        replicas[graph_id].apply(batch)
     elif op == "drop":
         replicas.pop(command[1], None)
     else:
         raise ValueError(f"unknown worker command {op!r}")
 
 
-def refill_idle(replicas: dict[str, Replica], seconds: float = REFILL_SLICE) -> bool:
+def refill_idle(replicas: Replicas, seconds: float = REFILL_SLICE) -> bool:
     """Refill stale table rows of one hierarchy for ``seconds`` (one chunk at least); False when
     no hierarchy has any (then the worker blocks on its pipe until the next command)."""
-    for replica in replicas.values():
-        if replica.hpa is not None and replica.hpa.pending_rows:
-            replica.hpa.refill_table(seconds)
-            return True
-    return False
+    return any(graph.repair_pending(seconds) for graph in replicas.values())
 
 
 def worker_main(conn: Connection, log_level: int = logging.WARNING) -> None:
@@ -142,7 +119,7 @@ def worker_main(conn: Connection, log_level: int = logging.WARNING) -> None:
     # Compile (or load from numba's disk cache) every kernel before the first command, so no
     # query pays for it; commands sent meanwhile wait in the pipe.
     log.info("kernels ready in %.2f s", warm_up())
-    replicas: dict[str, Replica] = {}
+    replicas: Replicas = {}
     while True:
         if not conn.poll(0) and refill_idle(replicas):
             continue  # nothing waiting: a slice of a table that a time-boxed update left

@@ -12,7 +12,7 @@ Invariants that make the pool correct:
   it sends ``("progress", job_id, done, total)`` while building and answers the job when done.
 
     pool = WorkerPool(2); await pool.start()
-    pool.broadcast(("load", "g", "grid", record, 2, False))
+    pool.broadcast(("load", "g", "grid", record, None, None))
     results = await pool.submit_many(queries)
 """
 

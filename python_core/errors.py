@@ -15,6 +15,7 @@ __all__ = [
     "InvalidQueryError",
     "OutOfBoundsError",
     "UnknownPointError",
+    "UnsupportedOperationError",
 ]
 
 
@@ -48,3 +49,8 @@ class UnknownPointError(AStarError, KeyError):
 
 class GraphFileError(AStarError, ValueError):
     """A graph file is unreadable, of an unknown version, or describes an invalid graph."""
+
+
+class UnsupportedOperationError(AStarError, TypeError):
+    """The graph kind cannot do that at all (a hierarchy over a waypoint graph, changing a navmesh);
+    unlike bad arguments, no other input would make it work."""

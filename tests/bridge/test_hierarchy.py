@@ -11,14 +11,15 @@ import pytest
 
 from bridge.client import Client
 from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError
-from bridge.hierarchy import HierarchySpec, find_hierarchical
+from bridge.hierarchy import HierarchySpec
 from bridge.sidecar import Sidecar
-from bridge.worker_main import Replica, _apply, refill_idle, warm_hierarchy
+from bridge.worker_main import Replicas, _apply, refill_idle, warm_hierarchy
 from python_core import QueryOptions
 from python_core.formats.records import to_record
 from python_core.grid import GridGraph
 from python_core.grid.search import dispatch
 from python_core.hpa import HierarchicalGrid
+from python_core.navigation import GridNavigator
 
 MAP = Path(__file__).resolve().parents[1] / "data" / "movingai" / "den312d.map"
 
@@ -191,33 +192,6 @@ def test_agents_on_a_hierarchical_path_fall_back_to_the_exact_search(sidecar: Si
         assert local.find_path((0, 0), (0, 2), options=QueryOptions()).status.value == "no_path"
 
 
-def test_a_blocked_hierarchical_path_falls_back_to_the_compiled_exact_search(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The fallback runs the compiled search that exact queries run (a spy passes the calls on to
-    it), not the pure-Python one, which made a blocked query on a 257 x 257 demo map cost tens of
-    milliseconds; unblocked paths never call it."""
-    grid = GridGraph(np.ones((16, 16), dtype=bool), diagonal="never")
-    hpa = HierarchicalGrid(grid, cluster_size=8).build()
-    real, calls = dispatch.find_path, []
-
-    def spy(*args: object, **kwargs: object) -> object:
-        calls.append(args[1:3])
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(dispatch, "find_path", spy)
-    start, goal, options = (0, 5), (15, 9), QueryOptions()
-    free = find_hierarchical(hpa, start, goal, options, smooth=True, corridor=False)
-    assert free.found
-    assert not calls
-    middle = int(free.nodes[len(free.nodes) // 2])
-    grid.place_agent(3, (middle % 16, middle // 16))
-    blocked = find_hierarchical(hpa, start, goal, options, smooth=True, corridor=False)
-    assert calls == [(start, goal)]
-    assert middle not in blocked.nodes.tolist()
-    assert blocked.nodes.tolist() == real(grid, start, goal, options=options).nodes.tolist()
-
-
 def test_build_hierarchy_on_demand_with_a_progress_callback(sidecar: Sidecar) -> None:
     grid = _grid()
     with sidecar.connect() as client:
@@ -309,7 +283,7 @@ def test_an_idle_worker_refills_what_a_time_boxed_update_left() -> None:
     hpa.set_walkable(cells, ~grid.walkable[cells[:, 1], cells[:, 0]])
     pending = hpa.pending_rows
     assert pending > 8  # more than one slice's chunk
-    replicas = {"g": Replica("grid", grid, 2, False, hpa)}
+    replicas: Replicas = {"g": GridNavigator(grid, hierarchy=hpa)}
     slices = 0
     while refill_idle(replicas, 1e-9):  # a tiny slice: one chunk of rows each
         slices += 1
@@ -326,15 +300,13 @@ def test_a_worker_loads_the_hpa_kernels_once_after_its_first_hierarchy() -> None
     grid = _grid()
     kind, record = to_record(grid)
     ours, theirs = Pipe()
-    replicas: dict[str, Replica] = {}
+    replicas: Replicas = {}
     warm_hierarchy.cache_clear()
-    _apply(theirs, replicas, ("load", "plain", kind, record, 2, False, None, 1))
+    _apply(theirs, replicas, ("load", "plain", kind, record, None, 1))
     assert ours.recv() == (1, [{}])
     assert warm_hierarchy.cache_info().currsize == 0
     for job in (2, 3):
-        _apply(
-            theirs, replicas, ("load", f"g{job}", kind, record, 2, False, HierarchySpec(cluster_size=16), job)
-        )
+        _apply(theirs, replicas, ("load", f"g{job}", kind, record, HierarchySpec(cluster_size=16), job))
         messages = []
         while ours.poll(0):
             messages.append(ours.recv())

@@ -1,0 +1,97 @@
+"""The wire's graph kinds in one table: what ``bridge/PROTOCOL.md`` says per graph type.
+
+A ``graph.load_<kind>`` request names its kind; from then on the bridge holds a python_core
+:class:`Navigator` and asks it, never which kind it is. What stays kind-specific is the wire
+itself: the fields of a load and of ``graph.update``, a load's size told from its byte lengths
+before anything is built, and whether a load takes (and ``graph.info`` reports) a ``hierarchy``.
+
+    from bridge.kinds import KINDS
+    grid = KINDS["grid"].open({"width": 2, "height": 1, "cells": b"\\x01\\x01", "diagonal": "never"})
+    assert KINDS["grid"].hierarchy and grid.node_count == 2 and not KINDS["navmesh"].hierarchy
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bridge.errors import UnsupportedError
+from bridge.params import Params
+from bridge.updates import UPDATE_KEYS, grid_updates, waypoint_updates
+from python_core.formats.records import from_record
+from python_core.navigation import GridNavigator, Navigator, NavMeshNavigator, Update, WaypointNavigator
+
+__all__ = ["KINDS", "GraphKind"]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphKind:
+    """One graph type as the wire knows it.
+
+    Attributes:
+        name: the ``<kind>`` of ``graph.load_<kind>`` and the ``kind`` of ``graph.info``.
+        open: a load's record (its fields but ``id`` and ``hierarchy``) -> a navigator; raises
+            python_core's ``InvalidGraphError`` on bad data.
+        size: the nodes a load would create, from its byte lengths alone.
+        updates: ``graph.update`` fields -> a batch, given the graph's node count; None when this
+            kind cannot be updated.
+        hierarchy: loads take a ``hierarchy`` option, ``graph.build_hierarchy`` applies and
+            ``graph.info`` reports one.
+    """
+
+    name: str
+    open: Callable[[Mapping[str, Any]], Navigator[Any]]
+    size: Callable[[Params], int]
+    updates: Callable[[Params, int], list[Update]] | None = None
+    hierarchy: bool = False
+
+    def parse_update(self, params: Params, graph: Navigator[Any]) -> list[Update]:
+        """Validate a ``graph.update`` map for a graph of this kind.
+
+        Raises:
+            BadRequestError: fields of the wrong type or size, or of another graph type.
+            UnsupportedError: this kind cannot be updated (navmesh).
+        """
+        params.only(*UPDATE_KEYS)
+        if self.updates is None:
+            raise UnsupportedError(f"graph.update: a {self.name} graph cannot be updated; load it again")
+        return self.updates(params, graph.node_count)
+
+
+def _length(params: Params, key: str) -> int:
+    value = params.raw(key)
+    return len(value) if isinstance(value, bytes) else 0
+
+
+def _point_bytes(params: Params) -> int:
+    """Bytes of one point: float32 coordinates of the load's ``dim`` (2 when it is not valid)."""
+    dim = params.raw("dim") if params.raw("dim") in (2, 3) else 2
+    return 4 * int(dim)
+
+
+def _open_grid(record: Mapping[str, Any]) -> Navigator[Any]:
+    world = "cell_size" in record or "origin" in record  # loaded in world units
+    return GridNavigator(from_record("grid", record), world=world)
+
+
+GRID = GraphKind(
+    "grid",
+    _open_grid,
+    lambda params: _length(params, "cells"),
+    grid_updates,
+    hierarchy=True,
+)
+WAYPOINTS = GraphKind(
+    "waypoints",
+    lambda record: WaypointNavigator(from_record("waypoints", record)),
+    lambda params: _length(params, "positions") // _point_bytes(params),
+    waypoint_updates,
+)
+NAVMESH = GraphKind(
+    "navmesh",
+    lambda record: NavMeshNavigator(from_record("navmesh", record)),
+    lambda params: max(_length(params, "vertices") // _point_bytes(params), _length(params, "sizes") // 4),
+)
+KINDS: dict[str, GraphKind] = {kind.name: kind for kind in (GRID, WAYPOINTS, NAVMESH)}
+"""By name, in the order of the protocol's ``graph.load_*`` methods."""

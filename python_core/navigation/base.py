@@ -1,0 +1,50 @@
+"""What graph kinds without a hierarchy share: every hierarchy request is refused the same way.
+
+from python_core.navigation.base import NoHierarchy
+assert NoHierarchy().has_hierarchy is False and NoHierarchy().repair_pending(1.0) is False
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from python_core.errors import UnsupportedOperationError
+from python_core.hpa import Progress
+from python_core.navigation.interface import BuildReport, HierarchyOptions
+
+__all__ = ["NoHierarchy"]
+
+
+class NoHierarchy:
+    """The hierarchy half of :class:`Navigator` for a graph kind that has none (only grids do)."""
+
+    kind_name = "graph"
+    """How refusals name the graph kind ("a waypoint graph has no hierarchy")."""
+
+    @property
+    def has_hierarchy(self) -> bool:
+        """Always False."""
+        return False
+
+    def _refuse(self) -> UnsupportedOperationError:
+        return UnsupportedOperationError(f"a {self.kind_name} has no hierarchy; only grids do")
+
+    def is_reachable(self, start: Any, goal: Any) -> bool:
+        """Refused: reachability comes from a hierarchy."""
+        raise self._refuse()
+
+    def check_hierarchy(self, options: HierarchyOptions) -> None:
+        """Refused."""
+        raise self._refuse()
+
+    def build_hierarchy(self, options: HierarchyOptions, progress: Progress | None = None) -> BuildReport:
+        """Refused."""
+        raise self._refuse()
+
+    def repair_pending(self, seconds: float) -> bool:
+        """Nothing is ever deferred."""
+        return False
+
+    def describe(self) -> dict[str, Any]:
+        """No facts beyond the size and dimension."""
+        return {}

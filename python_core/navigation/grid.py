@@ -1,0 +1,296 @@
+"""A grid behind the :class:`Navigator` interface, with its optional HPA* hierarchy.
+
+Two rules of a grid and its hierarchy live here, the one place every caller goes through:
+walls and weights change through the hierarchy (so it stays valid) while agents change only the
+grid, which the hierarchy never sees; and a hierarchical path that another agent stands on gives
+way to the compiled exact search's path, which respects agents.
+
+    import numpy as np
+    from python_core import GridGraph
+    from python_core.navigation import GridNavigator, HierarchyOptions, PlaceAgent
+    nav = GridNavigator(GridGraph(np.ones((16, 16), dtype=bool), diagonal="never"))
+    nav.build_hierarchy(HierarchyOptions(cluster_size=8)); nav.apply([PlaceAgent(1, (3, 0))])
+    assert nav.find_path((0, 0), (15, 0), hierarchical=True).found
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from python_core.errors import InvalidGraphError, InvalidQueryError, UnsupportedOperationError
+from python_core.grid import GridGraph
+from python_core.grid.search import dispatch as fast_grid
+from python_core.hpa import HierarchicalGrid, Progress
+from python_core.navigation.interface import (
+    BuildReport,
+    Endpoint,
+    EndpointForm,
+    HierarchyOptions,
+)
+from python_core.navigation.updates import (
+    IntArray,
+    MoveAgent,
+    PlaceAgent,
+    RemoveAgent,
+    SetWalkable,
+    SetWeights,
+    Update,
+)
+from python_core.result import PathResult, QueryOptions
+
+__all__ = ["GridNavigator"]
+
+Cell = tuple[int, int]
+_DEFAULTS = QueryOptions()
+
+
+class GridNavigator:
+    """A :class:`GridGraph` (and, once built, a :class:`HierarchicalGrid` over it) as a navigator.
+
+    Args:
+        grid: the grid; it changes in place when updates are applied.
+        world: endpoints are world positions (see :meth:`GridGraph.world_to_cell`), not cells.
+        hierarchy: a hierarchy already built over ``grid``, or None.
+        smooth: the default of hierarchical queries when ``hierarchy`` is given.
+
+    Raises:
+        InvalidGraphError: ``hierarchy`` is over another grid.
+
+    Example:
+        >>> nav = GridNavigator(GridGraph.from_strings(["..", ".."]), world=False)
+        >>> nav.resolve((1.0, 1)), nav.node_count, nav.endpoints.cells
+        ((1, 1), 4, True)
+    """
+
+    def __init__(
+        self,
+        grid: GridGraph,
+        *,
+        world: bool = False,
+        hierarchy: HierarchicalGrid | None = None,
+        smooth: bool = True,
+    ) -> None:
+        if hierarchy is not None and hierarchy.grid is not grid:
+            raise InvalidGraphError("the hierarchy must be built over the navigator's own grid")
+        self._grid, self._world = grid, world
+        self._hierarchy, self._smooth = hierarchy, smooth
+        self._endpoints = EndpointForm(size=2, cells=not world)
+
+    @property
+    def grid(self) -> GridGraph:
+        """The grid."""
+        return self._grid
+
+    @property
+    def hierarchy(self) -> HierarchicalGrid | None:
+        """The hierarchy over the grid, or None."""
+        return self._hierarchy
+
+    @property
+    def dim(self) -> int:
+        """2: paths are cells or 2D positions."""
+        return 2
+
+    @property
+    def node_count(self) -> int:
+        """``width * height``."""
+        return self._grid.node_count
+
+    @property
+    def endpoints(self) -> EndpointForm:
+        """Integer cells, or (``world``) positions."""
+        return self._endpoints
+
+    @property
+    def has_hierarchy(self) -> bool:
+        """True once :meth:`build_hierarchy` succeeded (or a hierarchy was given)."""
+        return self._hierarchy is not None
+
+    # -- queries ----------------------------------------------------------------------------------
+
+    def resolve(self, endpoint: Endpoint) -> Cell:
+        """The cell of an endpoint: the cell itself, or (``world``) the one nearest the position.
+
+        Raises:
+            InvalidQueryError: not two coordinates, or a cell with fractional ones.
+            OutOfBoundsError: (``world``) the nearest cell lies outside the grid; cells given as
+                such are checked by the search, which names the start or goal.
+        """
+        if isinstance(endpoint, int) or len(endpoint) != 2:
+            raise InvalidQueryError(f"a grid endpoint is two coordinates, got {endpoint!r:.60}")
+        if self._world:
+            return self._grid.world_to_cell(endpoint)
+        try:
+            cell = (int(endpoint[0]), int(endpoint[1]))
+        except (TypeError, ValueError, OverflowError):
+            cell = None
+        if cell is None or cell != tuple(endpoint):
+            raise InvalidQueryError(f"a cell has integer coordinates, got {endpoint!r:.60}")
+        return cell
+
+    def find_path(
+        self,
+        start: Cell,
+        goal: Cell,
+        options: QueryOptions | None = None,
+        *,
+        hierarchical: bool = False,
+        corridor: bool = False,
+    ) -> PathResult:
+        """The compiled exact search's path, or (``hierarchical``) the hierarchy's.
+
+        The hierarchy does not see agents: when another agent than ``options.agent`` stands on its
+        path (and ``options.ignore_agents`` is off), the exact search answers instead, the compiled
+        one exact queries run, so a blocked query costs what an exact one does.
+
+        Raises:
+            InvalidQueryError, OutOfBoundsError, BlockedEndpointError, UnknownPointError: as
+                :func:`python_core.grid.search.dispatch.find_path`; also ``corridor`` without
+                ``hierarchical``.
+            InvalidGraphError: ``hierarchical`` without a built hierarchy.
+        """
+        opts = options if options is not None else _DEFAULTS
+        if not hierarchical:
+            if corridor:
+                raise InvalidQueryError("corridor applies to hierarchical queries only")
+            return fast_grid.find_path(self._grid, start, goal, options=opts)
+        hpa = self._built()
+        result = hpa.find_path(start, goal, options=opts, smooth=self._smooth, corridor=corridor)
+        if self._blocked_by_agents(result, opts):
+            return fast_grid.find_path(self._grid, start, goal, options=opts)
+        return result
+
+    def _blocked_by_agents(self, result: PathResult, options: QueryOptions) -> bool:
+        """True when another agent stands on a cell of the path past its start."""
+        if options.ignore_agents or len(result.nodes) < 2:
+            return False
+        return self._grid.agents_on(result.nodes[1:], besides=options.agent)
+
+    def is_reachable(self, start: Cell, goal: Cell) -> bool:
+        """Whether any path joins two cells, from the hierarchy's components (agents ignored).
+
+        Raises:
+            InvalidGraphError: no hierarchy is built.
+        """
+        return self._built().is_reachable(start, goal)
+
+    def _built(self) -> HierarchicalGrid:
+        if self._hierarchy is None:
+            raise InvalidGraphError("the grid has no hierarchy; call build_hierarchy first")
+        return self._hierarchy
+
+    # -- updates ----------------------------------------------------------------------------------
+
+    def apply(self, updates: Sequence[Update]) -> None:
+        """Apply walls, weights and agents in order, all or nothing.
+
+        Walls and weights go through the hierarchy when there is one, so only the clusters they
+        touch are rebuilt; agents go to the grid alone. The grid changes in place inside
+        :meth:`GridGraph.atomic`, which keeps only the old values of the cells changed (a copy to
+        fall back on would cost the whole grid on every update); when a change fails after walls
+        or weights reached the hierarchy, the hierarchy is repaired over the restored cells.
+
+        Raises:
+            InvalidQueryError, OutOfBoundsError, InvalidGraphError, UnknownPointError: as the
+                grid's setters (nothing stays changed).
+            UnsupportedOperationError: a change grids do not take (disabled waypoints).
+        """
+        applied: list[SetWalkable | SetWeights] = []
+        try:
+            with self._grid.atomic():
+                for update in updates:
+                    self._apply_one(update)
+                    if isinstance(update, SetWalkable | SetWeights):
+                        applied.append(update)
+        except BaseException:
+            if self._hierarchy is not None:
+                self._resync(self._hierarchy, applied)
+            raise
+
+    def _apply_one(self, update: Update) -> None:
+        cells = self._grid if self._hierarchy is None else self._hierarchy  # walls and weights
+        if isinstance(update, SetWalkable):
+            if len(update.cells):
+                cells.set_walkable(update.cells, update.walkable)
+        elif isinstance(update, SetWeights):
+            cells.set_weights(self._weight_cells(update), update.weights)
+        elif isinstance(update, PlaceAgent):
+            self._grid.place_agent(update.agent, update.cell)
+        elif isinstance(update, MoveAgent):
+            self._grid.move_agent(update.agent, update.cell)
+        elif isinstance(update, RemoveAgent):
+            self._grid.remove_agent(update.agent)
+        else:
+            raise UnsupportedOperationError(f"a grid does not take {type(update).__name__} changes")
+
+    def _weight_cells(self, update: SetWeights) -> IntArray:
+        if update.cells is not None:
+            return update.cells
+        width = self._grid.width
+        ys, xs = np.divmod(np.arange(self._grid.node_count, dtype=np.int64), width)
+        return np.stack([xs, ys], axis=1)
+
+    def _resync(self, hpa: HierarchicalGrid, applied: list[SetWalkable | SetWeights]) -> None:
+        """After the grid undid a failed batch: tell the hierarchy the cells it saw change."""
+        walkable, weights = self._grid.walkable, self._grid.weights
+        for update in applied:
+            if isinstance(update, SetWalkable):
+                xs, ys = update.cells[:, 0], update.cells[:, 1]
+                if len(xs):
+                    hpa.set_walkable(update.cells, walkable[ys, xs])
+            else:
+                cells = self._weight_cells(update)
+                hpa.set_weights(cells, weights[cells[:, 1], cells[:, 0]])
+
+    # -- the hierarchy ----------------------------------------------------------------------------
+
+    def check_hierarchy(self, options: HierarchyOptions) -> None:
+        """Raise ``InvalidGraphError`` when the hierarchy refuses ``options`` for this grid.
+
+        Its checks depend on the options and the diagonal rule only, so they run against a
+        one-cell grid of the same rule: checking never costs a pass over a large grid.
+        """
+        _construct(GridGraph(np.ones((1, 1), dtype=bool), diagonal=self._grid.diagonal), options)
+
+    def build_hierarchy(self, options: HierarchyOptions, progress: Progress | None = None) -> BuildReport:
+        """Build a new hierarchy (the old one goes first, so a failed build leaves none).
+
+        Raises:
+            InvalidGraphError: options the hierarchy refuses.
+        """
+        self._hierarchy, self._smooth = None, True
+        hpa = _construct(self._grid, options).build(progress=progress)
+        self._hierarchy, self._smooth = hpa, options.smooth
+        return BuildReport(int(hpa.nbytes), float(hpa.build_seconds))
+
+    def repair_pending(self, seconds: float) -> bool:
+        """Refill for about ``seconds`` the all-pairs table rows a time-boxed update left stale."""
+        hpa = self._hierarchy
+        if hpa is None or not hpa.pending_rows:
+            return False
+        hpa.refill_table(seconds)
+        return True
+
+    def describe(self) -> dict[str, Any]:
+        """Size, diagonal rule, world frame and agent count."""
+        grid = self._grid
+        return {
+            "width": grid.width,
+            "height": grid.height,
+            "diagonal": grid.diagonal.value,
+            "cell_size": list(grid.cell_size),
+            "origin": list(grid.origin),
+            "world": self._world,
+            "agents": len(grid.agents),
+        }
+
+
+def _construct(grid: GridGraph, options: HierarchyOptions) -> HierarchicalGrid:
+    return HierarchicalGrid(
+        grid, cluster_size=options.cluster_size, levels=options.levels,
+        region_clusters=options.region_clusters, exact_check=options.exact_check,
+        long_entrance=options.long_entrance, repair_seconds=options.repair_seconds,
+    )  # fmt: skip
