@@ -24,7 +24,7 @@ query, update), ``warm_up`` (every kernel loaded once, before a game waits on on
 
 from __future__ import annotations
 
-from python_core.hpa.abstract_graph import Progress
+from python_core.hpa.build.abstract_graph import Progress
 from python_core.hpa.hierarchy import HierarchicalGrid
 
 __all__ = ["HierarchicalGrid", "Progress"]

@@ -34,21 +34,9 @@ from python_core.errors import BlockedEndpointError, InvalidGraphError, InvalidQ
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.grid_search import Cell, as_cell, as_cells, check_options, world_points
 from python_core.heuristics import HEURISTIC_CODES, resolve_heuristic
-from python_core.hpa.abstract_graph import AbstractGraph, Progress
-from python_core.hpa.abstract_search import (
-    ABSTRACT_BUDGET,
-    ABSTRACT_FOUND,
-    ABSTRACT_NO_PATH,
-    QID_LIMIT,
-    abstract_astar,
-    node_chain,
-)
-from python_core.hpa.cluster_search import refine_chain
-from python_core.hpa.corridor import corridor_astar
-from python_core.hpa.endpoints import EndpointTree, insert_endpoint
-from python_core.hpa.smoothing import path_cost, smooth_passes
-from python_core.hpa.tree_query import tree_query, tree_static
-from python_core.hpa.upper_level import (
+from python_core.hpa.build.abstract_graph import AbstractGraph, Progress
+from python_core.hpa.build.cluster_search import refine_chain
+from python_core.hpa.build.upper_level import (
     NO_SCRATCH,
     NO_UPPER,
     UpperLevel,
@@ -56,6 +44,18 @@ from python_core.hpa.upper_level import (
     link_costs,
     upper_chain,
 )
+from python_core.hpa.query.abstract_search import (
+    ABSTRACT_BUDGET,
+    ABSTRACT_FOUND,
+    ABSTRACT_NO_PATH,
+    QID_LIMIT,
+    abstract_astar,
+    node_chain,
+)
+from python_core.hpa.query.corridor import corridor_astar
+from python_core.hpa.query.endpoints import EndpointTree, insert_endpoint
+from python_core.hpa.query.smoothing import path_cost, smooth_passes
+from python_core.hpa.query.tree_query import tree_query, tree_static
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["CHECK_SLACK", "LINE_BIAS", "HierarchicalGrid"]
@@ -97,7 +97,7 @@ class HierarchicalGrid:
         cluster_size: cluster side in cells (``>= 4``); 16-64 suit most maps.
         levels: abstraction levels, 1 or 2. Level 2 groups ``region_clusters`` x
             ``region_clusters`` clusters into regions over the level-1 graph
-            (:mod:`~python_core.hpa.upper_level`); a query whose ends lie in different regions
+            (:mod:`~python_core.hpa.build.upper_level`); a query whose ends lie in different regions
             then searches (or, within ``table_budget``, looks up) the much smaller level-2 graph.
             It pays on the largest maps (4096 x 4096), where the level-1 search dominates.
         region_clusters: level-1 clusters per region side (level 2 only).
@@ -114,13 +114,13 @@ class HierarchicalGrid:
             ~0.2% mean cost increase there).
         line_bias: how much the abstract search's heuristic adds per unit of a node's distance
             from the straight line between start and goal (world units, at the cheapest weight;
-            :func:`~python_core.hpa.abstract_search.abstract_astar`). Open ground leaves a wide
+            :func:`~python_core.hpa.query.abstract_search.abstract_astar`). Open ground leaves a wide
             band of near-equal paths that the search would otherwise expand whole; the bound on
             the abstract path becomes ``abstract_weight + line_bias`` times its optimum. ``0``
             turns it off. Unused where a table answers (no abstract search).
         tree_budget: bytes that cached cluster trees may take (one byte per cell per transition;
             a 512 x 512 map needs 1-10 MB). When they fit, a query runs as one compiled call with
-            no search for its ends or its refinement (:mod:`~python_core.hpa.tree_query`);
+            no search for its ends or its refinement (:mod:`~python_core.hpa.query.tree_query`);
             ``0`` never keeps them.
         table_budget: bytes an all-pairs table over the top level's nodes may take (8 per pair of
             transitions: 5 MB for 800). With a table, a query looks up its best transition pair

@@ -3,7 +3,7 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.smoothing import shortcut_costs
+    from python_core.hpa.query.smoothing import shortcut_costs
     walk, w = np.ones(9, np.uint8), np.ones(9)
     path = np.array([0, 1, 2, 5, 8])                      # around the edge of an empty 3 x 3 grid
     smoothed, before, after = shortcut_costs(path, walk, w, 3, 3, 1.0, 1.0, 32, 8)
@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from python_core.compiled import jit
 from python_core.grid_search import NOT_A_STEP, step_offset
-from python_core.hpa.cluster_search import step_allowed
+from python_core.hpa.build.cluster_search import step_allowed
 
 __all__ = [
     "FAIL_LIMIT",

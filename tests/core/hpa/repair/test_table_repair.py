@@ -1,4 +1,4 @@
-"""HPA* all-pairs table repair (python_core.hpa.table_repair): after walls, openings, weight changes
+"""HPA* all-pairs table repair (python_core.hpa.repair.table_repair): after walls, openings, weight changes
 and transitions appearing or vanishing, the repaired table equals a fresh ``all_pairs`` and its
 predecessors spell paths of that cost; ``pair_rows`` rewrites only the rows it is given."""
 
@@ -11,9 +11,9 @@ import numpy.typing as npt
 import pytest
 
 from python_core.grid import DiagonalMode, GridGraph
-from python_core.hpa.abstract_graph import AbstractGraph
-from python_core.hpa.distance_table import all_pairs, pair_rows
-from python_core.hpa.table_repair import (
+from python_core.hpa.build.abstract_graph import AbstractGraph
+from python_core.hpa.build.distance_table import all_pairs, pair_rows
+from python_core.hpa.repair.table_repair import (
     FRESH_SHARE,
     REPAIR_CHUNK,
     GraphArrays,

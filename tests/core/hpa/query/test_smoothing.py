@@ -1,4 +1,4 @@
-"""HPA* path smoothing (python_core.hpa.smoothing): the same cells as a plain reference greedy (gallop,
+"""HPA* path smoothing (python_core.hpa.query.smoothing): the same cells as a plain reference greedy (gallop,
 bisect, corner scan, each probe through line_cost), legal steps under every diagonal rule, never dearer."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from python_core.grid_search import world_points
-from python_core.hpa.smoothing import (
+from python_core.hpa.query.smoothing import (
     FAIL_LIMIT,
     line_cell,
     line_cost,

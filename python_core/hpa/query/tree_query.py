@@ -1,6 +1,6 @@
 """One HPA* query in one compiled call, over a hierarchy that keeps its cluster trees.
 
-Quick start (the arrays come from :class:`python_core.hpa.abstract_graph.AbstractGraph`; see
+Quick start (the arrays come from :class:`python_core.hpa.build.abstract_graph.AbstractGraph`; see
 :meth:`python_core.hpa.HierarchicalGrid.find_path`, which calls this when the trees are kept)::
 
     static = tree_static(grid arrays..., graph arrays..., tree arrays..., scratch..., window, ...)
@@ -29,19 +29,25 @@ import numpy.typing as npt
 
 from python_core.compiled import jit, record
 from python_core.grid_search import world_points
-from python_core.hpa.abstract_search import (
+from python_core.hpa.build.cluster_search import (
+    cluster_rect,
+    new_scratch,
+    parent_walk,
+    push_cells,
+    rect_search,
+)
+from python_core.hpa.build.cluster_trees import tree_walk
+from python_core.hpa.build.connectivity import component_of
+from python_core.hpa.build.distance_table import best_pair, pair_chain
+from python_core.hpa.build.upper_level import upper_chain
+from python_core.hpa.query.abstract_search import (
     ABSTRACT_FOUND,
     ABSTRACT_NO_PATH,
     abstract_astar,
     estimate,
     node_chain,
 )
-from python_core.hpa.cluster_search import cluster_rect, new_scratch, parent_walk, push_cells, rect_search
-from python_core.hpa.cluster_trees import tree_walk
-from python_core.hpa.connectivity import component_of
-from python_core.hpa.distance_table import best_pair, pair_chain
-from python_core.hpa.smoothing import smooth_passes
-from python_core.hpa.upper_level import upper_chain
+from python_core.hpa.query.smoothing import smooth_passes
 
 __all__ = ["TREE_STATIC_FIELDS", "TreeStatic", "tree_query", "tree_static"]
 
@@ -359,15 +365,15 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     The per-query values come first (the ends, the heuristic code, the expansion budget or -1,
     the smoothing passes, the query id of the scratch stamps); ``static`` is a :data:`TreeStatic`
     (:func:`tree_static`), kept by the caller until the hierarchy changes. It holds the arguments
-    of :func:`~python_core.hpa.abstract_search.abstract_astar` plus the grid (``height``,
+    of :func:`~python_core.hpa.query.abstract_search.abstract_astar` plus the grid (``height``,
     ``csize``, ``diag``), the tree pool (``pool``, ``tree_off``, ``uniform`` per cluster), the
     all-pairs table (``pair_dist``, ``pair_pred``; empty when not kept: then the abstract A*
     runs; ``pair_stale`` flags its rows a time-boxed repair left, and a start cluster with such a
     row runs the abstract A* too), the components (``labels``, ``comp_off``, ``comp_id``: ends
     in different ones answer ``no_path`` at once), the smoothing window and ``one_weight``
-    (:func:`~python_core.hpa.smoothing.shortcut_costs`), whether the graph is ``exact``
+    (:func:`~python_core.hpa.query.smoothing.shortcut_costs`), whether the graph is ``exact``
     (``AbstractGraph.exact``: then a table's path is optimal and is not smoothed), level 2
-    (``packed``, empty arrays without it, and its ``scratch2``; :mod:`~python_core.hpa.upper_level`:
+    (``packed``, empty arrays without it, and its ``scratch2``; :mod:`~python_core.hpa.build.upper_level`:
     it finds the chain of transitions when the ends lie in different regions), and the grid's
     origin (``ox``, ``oy``) for the world points, and the abstract search's ``line_bias``.
 

@@ -1,6 +1,6 @@
 """Keep a cluster's cached trees through a local change: repair them instead of rerunning them.
 
-Quick start (``dirs`` and ``table`` come from :func:`~python_core.hpa.cluster_search.cluster_table`)::
+Quick start (``dirs`` and ``table`` come from :func:`~python_core.hpa.build.cluster_search.cluster_table`)::
 
     stale = np.zeros(k, np.uint8)
     repair_trees(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans, dirs, table, changed, 0, stale)
@@ -44,7 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.cluster_search import NO_PARENT, cluster_rect, cluster_rows, step_allowed
+from python_core.hpa.build.cluster_search import NO_PARENT, cluster_rect, cluster_rows, step_allowed
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = ["repair_clusters", "repair_trees"]
@@ -103,7 +103,7 @@ def _old_cost(  # noqa: PLR0917
     tree: U8, lw: int, width: int, x0: int, y0: int, cell: int, weights: F64, cw: float, ch: float,
     now: int, old: OldCosts,
 ) -> float:  # fmt: skip
-    """:func:`~python_core.hpa.cluster_trees.tree_cost` of a local cell in the tree ``now`` walks
+    """:func:`~python_core.hpa.build.cluster_trees.tree_cost` of a local cell in the tree ``now`` walks
     before the change, memoised for every cell of the walk: neighbouring cells share nearly all
     their path, which a walk per cell would go up again (``old``: costs, the tree each is valid
     for, and a stack of local cells)."""
@@ -404,7 +404,7 @@ def repair_trees(  # noqa: PLR0917 (compiled kernel: positional)
 
     Example:
         >>> import numpy as np
-        >>> from python_core.hpa.cluster_search import cluster_table
+        >>> from python_core.hpa.build.cluster_search import cluster_table
         >>> walk, w, trans = np.ones(8, np.uint8), np.ones(8), np.array([0, 7])
         >>> dirs = np.zeros((2, 8), np.uint8)
         >>> table = cluster_table(walk, w, 8, 0, 0, 8, 1, 0, 1.0, 1.0, trans, dirs)

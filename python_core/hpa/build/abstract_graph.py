@@ -3,7 +3,7 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.abstract_graph import AbstractGraph
+    from python_core.hpa.build.abstract_graph import AbstractGraph
     graph = AbstractGraph(np.ones(64 * 64, np.uint8), np.ones(64 * 64), 64, 64, csize=16, diag=3)
     graph.build()
     assert graph.node_count > 0 and graph.cluster_count == 16
@@ -23,9 +23,9 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from python_core.hpa.cluster_search import cluster_rows, cluster_table, uniform_flags
-from python_core.hpa.cluster_trees import tree_rows
-from python_core.hpa.connectivity import (
+from python_core.hpa.build.cluster_search import cluster_rows, cluster_table, uniform_flags
+from python_core.hpa.build.cluster_trees import tree_rows
+from python_core.hpa.build.connectivity import (
     component_ids,
     component_of,
     label_clusters,
@@ -33,8 +33,8 @@ from python_core.hpa.connectivity import (
     seal_labels,
     sealed_cells,
 )
-from python_core.hpa.distance_table import all_pairs
-from python_core.hpa.entrances import (
+from python_core.hpa.build.distance_table import all_pairs
+from python_core.hpa.build.entrances import (
     ANTI_CORNER,
     CORNER,
     HORIZONTAL,
@@ -44,9 +44,9 @@ from python_core.hpa.entrances import (
     border_exact,
     borders_of,
 )
-from python_core.hpa.pieces import Pieces
-from python_core.hpa.table_repair import GraphArrays, refill_rows, repair_within
-from python_core.hpa.tree_repair import repair_clusters, repair_trees
+from python_core.hpa.build.pieces import Pieces
+from python_core.hpa.repair.table_repair import GraphArrays, refill_rows, repair_within
+from python_core.hpa.repair.tree_repair import repair_clusters, repair_trees
 
 __all__ = ["AbstractGraph", "Progress"]
 
@@ -77,11 +77,11 @@ class AbstractGraph:
         diag: diagonal rule code (0 never, 1 always, 2 at least one, 3 no obstacles).
         cell: ``(w, h)`` cell size.
         long_len: entrances longer than this get two transitions instead of one.
-        tree_budget: bytes the cached cluster trees (:mod:`~python_core.hpa.cluster_trees`, one
+        tree_budget: bytes the cached cluster trees (:mod:`~python_core.hpa.build.cluster_trees`, one
             byte per cell per transition) may take; :meth:`build` keeps them only when they fit
             (``0``: never, so queries search inside the end clusters instead).
         table_budget: bytes an all-pairs table over the transitions may take (8 per node pair;
-            :mod:`~python_core.hpa.distance_table`); kept only with the trees and when it fits.
+            :mod:`~python_core.hpa.build.distance_table`); kept only with the trees and when it fits.
 
     Example:
         >>> g = AbstractGraph(np.ones(16, np.uint8), np.ones(16), 4, 4, csize=2, diag=0)
@@ -140,7 +140,7 @@ class AbstractGraph:
     @property
     def exact(self) -> bool:
         """Whether every move between clusters is a transition pair (every entrance one pair
-        long, no diagonal crossing beside them; :func:`~python_core.hpa.entrances.border_exact`).
+        long, no diagonal crossing beside them; :func:`~python_core.hpa.build.entrances.border_exact`).
         Then the abstract graph holds every path: its optimum is the grid's, and refining the
         abstract optimum gives an optimal path that no smoothing can shorten."""
         return not self.inexact and self.diag in (0, 3)
@@ -248,7 +248,7 @@ class AbstractGraph:
         Its table and trees depend only on its own cells and its transitions. Unchanged
         transitions and no changed cell: nothing to do (only a crossing changed). Without trees:
         price the whole cluster again. With trees: keep the trees of the transitions that stay,
-        repair them (:mod:`~python_core.hpa.tree_repair`), and rerun only the trees the repair
+        repair them (:mod:`~python_core.hpa.repair.tree_repair`), and rerun only the trees the repair
         gives up on and those of new transitions. ``borders_changed=False`` says none of its
         borders' transition pairs changed, so its transitions did not either. Its weight flag
         is the caller's (:meth:`apply_changes` sets those of all changed clusters at once).
@@ -295,7 +295,7 @@ class AbstractGraph:
 
     def _repair_in_place(self, clusters: I64, cells: I64, owner: I64, weights_changed: bool) -> None:
         """Repair the trees and tables of clusters that keep their transitions, in one compiled
-        call (:func:`~python_core.hpa.tree_repair.repair_clusters`), in the flat arrays.
+        call (:func:`~python_core.hpa.repair.tree_repair.repair_clusters`), in the flat arrays.
 
         Args:
             clusters: the clusters, ascending; each owns at least one of ``cells``.
@@ -407,8 +407,8 @@ class AbstractGraph:
     def _label(self, cells: I64, owner: I64, sealed: npt.NDArray[np.bool_]) -> bool:
         """New labels after ``cells`` changed: patched where a cluster has one changed cell
         that neither splits nor merges a component
-        (:func:`~python_core.hpa.connectivity.patch_labels`), sealed cells numbered apart
-        (:func:`~python_core.hpa.connectivity.seal_labels`), every other touched cluster labelled
+        (:func:`~python_core.hpa.build.connectivity.patch_labels`), sealed cells numbered apart
+        (:func:`~python_core.hpa.build.connectivity.seal_labels`), every other touched cluster labelled
         afresh.
 
         Returns:
@@ -450,7 +450,7 @@ class AbstractGraph:
 
         Args:
             before: a copy of the flat arrays from before a local change; the all-pairs table
-                (when kept) is then repaired (:mod:`~python_core.hpa.table_repair`), not rebuilt.
+                (when kept) is then repaired (:mod:`~python_core.hpa.repair.table_repair`), not rebuilt.
             table_seconds: the repair's time budget (see :meth:`apply_changes`).
         """
         for pieces in (self.trans, self.tables, self.dirs):  # replaced pieces into the flat arrays

@@ -3,7 +3,7 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.corridor import corridor_astar
+    from python_core.hpa.query.corridor import corridor_astar
     walk, w = np.ones(64, np.uint8), np.ones(64)
     allowed = np.array([0, 1, 2, 3], np.int64)                # every cluster of an 8 x 8 grid, size 4
     assert corridor_astar(walk, w, 8, 8, 4, allowed, 3, 1.0, 1.0, 0, 63, 1.0).tolist()[-1] == 63
@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.cluster_search import step_allowed
+from python_core.hpa.build.cluster_search import step_allowed
 
 __all__ = ["corridor_astar"]
 

@@ -1,6 +1,6 @@
 """Level 2 of HPA*: regions of ``group x group`` level-1 clusters, over the level-1 abstract graph.
 
-Quick start (``graph`` is a built :class:`~python_core.hpa.abstract_graph.AbstractGraph`)::
+Quick start (``graph`` is a built :class:`~python_core.hpa.build.abstract_graph.AbstractGraph`)::
 
     upper = UpperLevel(graph, group=16, table_budget=64 << 20).build()
     upper.update(graph, dirty_clusters)        # after graph.apply_changes(...)
@@ -25,11 +25,11 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.abstract_graph import AbstractGraph, Progress
-from python_core.hpa.abstract_search import ABSTRACT_FOUND, ABSTRACT_NO_PATH, abstract_astar, node_chain
-from python_core.hpa.cluster_search import push_cells
-from python_core.hpa.distance_table import all_pairs, best_pair, pair_chain
-from python_core.hpa.table_repair import GraphArrays, repair_pairs
+from python_core.hpa.build.abstract_graph import AbstractGraph, Progress
+from python_core.hpa.query.abstract_search import ABSTRACT_FOUND, ABSTRACT_NO_PATH, abstract_astar, node_chain
+from python_core.hpa.build.cluster_search import push_cells
+from python_core.hpa.build.distance_table import all_pairs, best_pair, pair_chain
+from python_core.hpa.repair.table_repair import GraphArrays, repair_pairs
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = [
@@ -132,7 +132,7 @@ def region_search(  # noqa: PLR0917, PLR0912 (compiled kernel: positional, one h
     """Dijkstra over the level-1 graph restricted to one region, from several seeded nodes.
 
     Args:
-        cl_first: level-1 arrays (see :func:`~python_core.hpa.abstract_search.abstract_astar`).
+        cl_first: level-1 arrays (see :func:`~python_core.hpa.query.abstract_search.abstract_astar`).
         cl_doff: level-1 table offsets.
         dist_flat: level-1 tables.
         node_cluster: level-1 cluster per node.
@@ -348,7 +348,7 @@ def upper_chain(  # noqa: PLR0917 (compiled kernel: positional, one query's leve
     """The level-1 chain of a query whose ends lie in different regions, found at level 2.
 
     Args:
-        node_cell: level-1 arrays, as for :func:`~python_core.hpa.abstract_search.abstract_astar`.
+        node_cell: level-1 arrays, as for :func:`~python_core.hpa.query.abstract_search.abstract_astar`.
         cl_first: level-1 cluster node ranges.
         cl_doff: level-1 table offsets.
         dist_flat: level-1 tables.
@@ -370,10 +370,10 @@ def upper_chain(  # noqa: PLR0917 (compiled kernel: positional, one query's leve
         goal_cluster: the goal's level-1 cluster.
         goal_costs: per transition of that cluster, its cost to the goal.
         goal: the goal cell (for the heuristic).
-        qid: this query's number, as for :func:`~python_core.hpa.abstract_search.abstract_astar`
+        qid: this query's number, as for :func:`~python_core.hpa.query.abstract_search.abstract_astar`
             (the level-2 stamps are ``2 qid`` and ``2 qid + 1``).
         scratch: :meth:`UpperLevel.new_scratch`.
-        line_bias: as for :func:`~python_core.hpa.abstract_search.abstract_astar`, at level 2.
+        line_bias: as for :func:`~python_core.hpa.query.abstract_search.abstract_astar`, at level 2.
         start_cell: the query's start cell.
 
     Returns:
@@ -427,7 +427,7 @@ def clear_stamps(scratch: Scratch) -> None:
 
 
 class UpperLevel:
-    """Level 2 over a level-1 :class:`~python_core.hpa.abstract_graph.AbstractGraph`.
+    """Level 2 over a level-1 :class:`~python_core.hpa.build.abstract_graph.AbstractGraph`.
 
     Args:
         graph: the level-1 graph (its cluster grid sets the regions).

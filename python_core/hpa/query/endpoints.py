@@ -3,7 +3,7 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.endpoints import insert_endpoint
+    from python_core.hpa.query.endpoints import insert_endpoint
     walk, w = np.ones(16, np.uint8), np.ones(16)
     tree = insert_endpoint(walk, w, 4, 0, 0, 4, 4, 3, 1.0, 1.0, 0, 0, 1.0, np.array([3, 15]))
     assert tree.costs.tolist() == [3.0, 3 * 2**0.5]     # both straight lines: no search at all
@@ -21,8 +21,8 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.cluster_search import new_scratch, rect_search
-from python_core.hpa.smoothing import line_cost, line_fill
+from python_core.hpa.build.cluster_search import new_scratch, rect_search
+from python_core.hpa.query.smoothing import line_cost, line_fill
 
 __all__ = ["EndpointTree", "insert_endpoint", "line_cells", "stop_costs"]
 

@@ -10,7 +10,7 @@ import pytest
 from python_core.errors import InvalidGraphError
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa import HierarchicalGrid
-from tests.core.test_hpa import assert_same_unsmoothed_costs, random_grid, random_pairs
+from tests.core.hpa.test_hierarchy import assert_same_unsmoothed_costs, random_grid, random_pairs
 
 MODES = list(DiagonalMode)
 BUDGETS = [(0, 0), (64 << 20, 0), (64 << 20, 64 << 20)]  # (trees, level-2 table)

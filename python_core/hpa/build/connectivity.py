@@ -3,7 +3,7 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.connectivity import label_clusters
+    from python_core.hpa.build.connectivity import label_clusters
     labels = np.full(4, -1, np.int16)
     counts = label_clusters(np.array([1, 0, 0, 1], np.uint8), 4, 1, 4, 3, labels, np.array([0]))
     assert labels.tolist() == [0, -1, -1, 1] and counts.tolist() == [2]
@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.cluster_search import cluster_rect, step_allowed
+from python_core.hpa.build.cluster_search import cluster_rect, step_allowed
 
 __all__ = [
     "LABEL_LIMIT",

@@ -1,6 +1,6 @@
 """All-pairs shortest paths over a small abstract graph: a query without an abstract search.
 
-Quick start (the arrays come from :class:`python_core.hpa.abstract_graph.AbstractGraph`)::
+Quick start (the arrays come from :class:`python_core.hpa.build.abstract_graph.AbstractGraph`)::
 
     dist, pred = all_pairs(cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost)
     # dist[i, j]: cost from transition i to j over the abstract graph; pred[i, j]: j's predecessor
@@ -77,7 +77,7 @@ def pair_rows(  # noqa: PLR0917 (compiled kernel: positional)
     """One Dijkstra per node of ``sources``, written over those rows of ``dist`` and ``pred``.
 
     The rows are fully overwritten (``inf`` / ``-1`` where unreachable); every other row is left
-    alone, so a table can be repaired row by row (:mod:`~python_core.hpa.table_repair`).
+    alone, so a table can be repaired row by row (:mod:`~python_core.hpa.repair.table_repair`).
 
     Args:
         cl_first: ``(C + 1,)`` first node id of every cluster (nodes are grouped by cluster).

@@ -3,7 +3,7 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.cluster_search import rect_search, new_scratch
+    from python_core.hpa.build.cluster_search import rect_search, new_scratch
     walk, w = np.ones(16, np.uint8), np.ones(16)
     dist, parent, closed = new_scratch(16)
     no_stops = np.zeros(0, np.int64)
@@ -322,7 +322,7 @@ def cluster_rows(  # noqa: PLR0917
     ``(k, lw * lh)`` each settles the whole cluster and ``dirs[i]`` receives transition i's
     shortest-path tree: per local cell the move that entered it, code ``(dy + 1) * 3 + (dx + 1)``,
     :data:`NO_PARENT` for the root and unreachable cells (read by
-    :mod:`python_core.hpa.cluster_trees`).
+    :mod:`python_core.hpa.build.cluster_trees`).
 
     Example:
         >>> walk, w, ends = np.ones(4, np.uint8), np.ones(4), np.array([0, 3])
