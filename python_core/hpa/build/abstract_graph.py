@@ -18,21 +18,12 @@ compiled search reads: nodes grouped by cluster (``cl_first``), the tables back 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from python_core.hpa.build.cluster_search import cluster_rows, cluster_table, uniform_flags
-from python_core.hpa.build.cluster_trees import tree_rows
-from python_core.hpa.build.connectivity import (
-    component_ids,
-    component_of,
-    label_clusters,
-    patch_labels,
-    seal_labels,
-    sealed_cells,
-)
+from python_core.hpa.build.cluster_search import cluster_table, uniform_flags
+from python_core.hpa.build.components import component_ids, component_of, label_clusters
 from python_core.hpa.build.distance_table import all_pairs
 from python_core.hpa.build.entrances import (
     ANTI_CORNER,
@@ -44,14 +35,12 @@ from python_core.hpa.build.entrances import (
     border_exact,
     borders_of,
 )
+from python_core.hpa.build.graph_arrays import GraphArrays
 from python_core.hpa.build.pieces import Pieces
-from python_core.hpa.repair.table_repair import GraphArrays, refill_rows, repair_within
-from python_core.hpa.repair.tree_repair import repair_clusters, repair_trees
+from python_core.hpa.repair.local_updates import apply_changes
+from python_core.hpa.repair.table_repair import refill_rows, repair_within
 
 __all__ = ["AbstractGraph", "Progress"]
-
-Outcome = Literal["kept", "repair", "replaced"]
-"""What :meth:`AbstractGraph._update_cluster` did with a cluster."""
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: called with increasing ``done``, last with ``done == total``."""
@@ -166,7 +155,7 @@ class AbstractGraph:
         self.rebuild_borders(keys)
         total = self.cluster_count
         for c in range(total):
-            self.trans[c] = self._transitions(c)
+            self.trans[c] = self.transitions_of(c)
         self.has_trees = 0 < self.tree_bytes_needed() <= self.tree_budget
         self.dirs = Pieces(total, 2, np.uint8)  # a rebuild without trees keeps none of the old ones
         self.comp_count = label_clusters(
@@ -174,7 +163,7 @@ class AbstractGraph:
         )
         batch = max(1, total // 100)
         for c in range(total):
-            self._price_cluster(c)
+            self.price_cluster(c)
             if progress is not None and ((c + 1) % batch == 0 or c + 1 == total):
                 progress(c + 1, total)
         if self.has_trees:  # whether a start's costs read off a cluster's trees are exact: one weight
@@ -215,7 +204,7 @@ class AbstractGraph:
         )
         return first[1] * self.ncx + first[0], second[1] * self.ncx + second[0]
 
-    def _transitions(self, cluster: int) -> I64:
+    def transitions_of(self, cluster: int) -> I64:
         """The sorted transition cells of a cluster, collected from its borders."""
         cx, cy = cluster % self.ncx, cluster // self.ncx
         parts = [self.borders[key][0][:, side] for key, side in borders_of(cx, cy) if key in self.borders]
@@ -229,7 +218,7 @@ class AbstractGraph:
             total += self.trans[c].shape[0] * lw * lh
         return total
 
-    def _price_cluster(self, cluster: int) -> None:
+    def price_cluster(self, cluster: int) -> None:
         """The cost table of a cluster's current transitions, and its trees when they are kept."""
         trans = self.trans[cluster]
         x0, y0, lw, lh = self.rect(cluster)
@@ -239,77 +228,6 @@ class AbstractGraph:
         )
         if self.has_trees:
             self.dirs[cluster] = dirs
-
-    def _update_cluster(
-        self, cluster: int, cells: I64, weights_changed: bool, borders_changed: bool = True
-    ) -> Outcome:
-        """Bring one touched cluster up to date after its own ``cells`` (maybe none) changed.
-
-        Its table and trees depend only on its own cells and its transitions. Unchanged
-        transitions and no changed cell: nothing to do (only a crossing changed). Without trees:
-        price the whole cluster again. With trees: keep the trees of the transitions that stay,
-        repair them (:mod:`~python_core.hpa.repair.tree_repair`), and rerun only the trees the repair
-        gives up on and those of new transitions. ``borders_changed=False`` says none of its
-        borders' transition pairs changed, so its transitions did not either. Its weight flag
-        is the caller's (:meth:`apply_changes` sets those of all changed clusters at once).
-
-        Returns:
-            ``"replaced"`` when the cluster's pieces were replaced (other transitions, or priced
-            afresh); ``"repair"`` when it keeps its transitions and trees, which the caller
-            repairs in place with those of the other such clusters (:meth:`_repair_in_place`);
-            ``"kept"`` when nothing changed or the flat arrays were updated in place.
-        """
-        trans = self._transitions(cluster) if borders_changed else self.trans[cluster]
-        same = not borders_changed or np.array_equal(trans, self.trans[cluster])
-        if same and not cells.shape[0]:
-            return "kept"
-        if not self.has_trees:
-            in_place = self.tables[cluster]
-            self.trans[cluster] = trans
-            self._price_cluster(cluster)
-            if same:  # same transitions: the new table goes into the flat array's piece
-                in_place[...] = self.tables.discard(cluster)
-                self.trans.discard(cluster)
-            return "kept" if same else "replaced"
-        if same:
-            return "repair"
-        x0, y0, lw, lh = self.rect(cluster)
-        geometry = (self.walk, self.weights, self.width, x0, y0, lw, lh, self.diag, self.cw, self.ch)
-        old = self.trans[cluster]
-        at = np.minimum(np.searchsorted(old, trans), max(old.shape[0] - 1, 0))
-        kept = np.flatnonzero(old[at] == trans) if old.shape[0] else at[:0]
-        trees = np.zeros((trans.shape[0], lw * lh), dtype=np.uint8)
-        sub = self.dirs[cluster][at[kept]]  # a copy: the kept trees, repaired apart
-        stale = np.zeros(kept.shape[0], dtype=np.uint8)
-        scratch = np.zeros((kept.shape[0], kept.shape[0]))  # their rows are walked below
-        repair_trees(*geometry, trans[kept], sub, scratch, cells, int(weights_changed), stale)
-        trees[kept] = sub
-        table = np.zeros((trans.shape[0], trans.shape[0]))
-        rerun = np.ones(trans.shape[0], dtype=bool)
-        rerun[kept[stale == 0]] = False
-        tree_rows(trees, trans, np.flatnonzero(~rerun), x0, y0, lw, self.width, self.weights, self.cw,
-                  self.ch, table)  # fmt: skip
-        cluster_rows(*geometry, trans, np.flatnonzero(rerun), table, trees)
-        self.trans[cluster], self.tables[cluster], self.dirs[cluster] = trans, table, trees
-        return "replaced"
-
-    def _repair_in_place(self, clusters: I64, cells: I64, owner: I64, weights_changed: bool) -> None:
-        """Repair the trees and tables of clusters that keep their transitions, in one compiled
-        call (:func:`~python_core.hpa.repair.tree_repair.repair_clusters`), in the flat arrays.
-
-        Args:
-            clusters: the clusters, ascending; each owns at least one of ``cells``.
-            cells: changed cells, ``owner`` their clusters, both ordered by ``owner``.
-            weights_changed: whether weights (not only walls) may have changed.
-        """
-        mine = np.isin(owner, clusters)
-        cells, owner = cells[mine], owner[mine]
-        cell_off = np.append(np.searchsorted(owner, clusters), owner.shape[0])
-        repair_clusters(
-            self.walk, self.weights, self.width, self.height, self.csize, self.diag, self.cw, self.ch,
-            clusters, cells, cell_off, self.trans.flat, self.trans.off, self.dirs.flat, self.dirs.off,
-            self.tables.flat, self.tables.off, int(weights_changed),
-        )  # fmt: skip
 
     def relabel(self, clusters: I64) -> None:
         """Recompute the local component labels of some clusters (after their cells changed)."""
@@ -325,112 +243,12 @@ class AbstractGraph:
         table_seconds: float | None = None,
         one_weight: bool = False,
     ) -> set[int]:
-        """Rebuild what changed cells touch: their clusters' labels and tables, nearby borders.
-
-        A move that a changed cell enters, leaves or squeezes past lies inside the cell's 3 x 3
-        block, so only borders between clusters of that block can change; a cluster is updated
-        when one of its cells changed or one of its borders' transition pairs did
-        (:meth:`_update_cluster`: often only a few of its trees, or nothing).
-
-        A *sealed* cell (its eight neighbours are walls or off the grid) is skipped but for its
-        cluster's labels: no move enters, leaves or squeezes past it, whether it is open or not,
-        so no border, tree or table depends on it (random toggles on a cave map are mostly such
-        cells of solid rock).
-
-        Args:
-            nodes: flat ids of the cells whose walls or weights changed.
-            weights_changed: whether weights (not only walls) may have changed.
-            table_seconds: time the all-pairs table's repair may take; rows it does not reach
-                are flagged in ``pair_stale`` (:meth:`refill`). None: every row, now.
-            one_weight: the caller knows that every open cell of the grid has the same weight
-                after the change: every weight flag is then 1, with no scan of the clusters.
+        """Rebuild what changed cells touch (:func:`~python_core.hpa.repair.local_updates.apply_changes`).
 
         Returns:
             The clusters whose transitions, tables or crossings may have changed.
         """
-        cells = np.unique(nodes)
-        sealed = sealed_cells(self.walk, self.width, self.height, cells)
-        own: set[int] = set()
-        keys: set[Border] = set()
-        inner = range(1, self.csize - 1)
-        for node in cells[~sealed].tolist():
-            x, y = node % self.width, node // self.width
-            own.add(self.cluster_of(node))
-            if x % self.csize in inner and y % self.csize in inner:
-                continue  # its 3 x 3 block lies inside its cluster: no border to look at
-            near = {
-                self.cluster_of(ny * self.width + nx)
-                for nx in (x - 1, x, x + 1)
-                for ny in (y - 1, y, y + 1)
-                if 0 <= nx < self.width and 0 <= ny < self.height
-            }
-            for c in near:
-                keys.update(
-                    k for k, _ in borders_of(c % self.ncx, c // self.ncx) if set(self.sides(k)) <= near
-                )
-        owner = (cells // self.width // self.csize) * self.ncx + cells % self.width // self.csize
-        same_components = self._label(cells, owner, sealed)
-        before = GraphArrays.of(self) if self.pair_dist.size else None  # copies: tables change in place
-        crossings = self.rebuild_borders(sorted(keys))
-        dirty = own | crossings
-        if self.has_trees and owner.shape[0]:  # the changed clusters' weight flags, in one pass
-            changed = np.unique(owner)
-            self.uniform[changed] = (
-                1
-                if one_weight
-                else uniform_flags(self.walk, self.weights, self.width, self.height, self.csize, changed)
-            )
-        cells, owner = cells[~sealed], owner[~sealed]
-        order = np.argsort(owner, kind="stable")  # each cluster's cells one run, still ascending
-        cells, owner = cells[order], owner[order]
-        clusters = np.array(sorted(dirty), dtype=np.int64)
-        starts = np.searchsorted(owner, clusters)
-        ends = np.searchsorted(owner, clusters, side="right")
-        outcomes = [
-            self._update_cluster(c, cells[lo:hi], weights_changed, c in crossings)
-            for c, lo, hi in zip(clusters.tolist(), starts.tolist(), ends.tolist(), strict=True)
-        ]
-        repair = clusters[[o == "repair" for o in outcomes]]
-        if repair.shape[0]:
-            self._repair_in_place(repair, cells, owner, weights_changed)
-        self.nodes_kept = "replaced" not in outcomes and not crossings
-        if "replaced" in outcomes:  # some cluster has other transitions: node ids move, concatenate afresh
-            self.assemble(before, table_seconds)
-        else:  # tables and trees changed in place (views into the flat arrays)
-            if crossings:
-                self._assemble_crossings()
-            # same nodes, crossings and local components: the global ids stand (a door on a
-            # 4096 x 4096 map would otherwise redo a union-find over its 274k nodes)
-            self._derive(before, table_seconds, components=bool(crossings) or not same_components)
-        return dirty
-
-    def _label(self, cells: I64, owner: I64, sealed: npt.NDArray[np.bool_]) -> bool:
-        """New labels after ``cells`` changed: patched where a cluster has one changed cell
-        that neither splits nor merges a component
-        (:func:`~python_core.hpa.build.connectivity.patch_labels`), sealed cells numbered apart
-        (:func:`~python_core.hpa.build.connectivity.seal_labels`), every other touched cluster labelled
-        afresh.
-
-        Returns:
-            True when every cluster kept its local components: patches only, and no count
-            changed (so every cell but the changed ones keeps its label).
-        """
-        comp_count = self.comp_count.copy()
-        active, at = cells[~sealed], owner[~sealed]
-        clusters, counts = np.unique(at, return_counts=True)
-        single = np.isin(at, clusters[counts == 1])
-        patched = patch_labels(
-            self.walk, self.width, self.height, self.csize, self.diag, self.labels, self.comp_count,
-            active[single],
-        )  # fmt: skip
-        fresh = np.setdiff1d(clusters, at[single][patched != 0])
-        self.relabel(fresh)
-        alone = sealed & ~np.isin(owner, fresh)
-        if alone.any():  # a sealed cell's cluster gets a label for it (or loses it)
-            grown = seal_labels(self.walk, self.labels, self.comp_count, cells[alone], owner[alone])
-            if grown.shape[0]:  # label counts that would outgrow the int16 labels
-                self.relabel(np.unique(grown))
-        return not fresh.shape[0] and np.array_equal(comp_count, self.comp_count)
+        return apply_changes(self, nodes, weights_changed, table_seconds, one_weight)
 
     def refill(self, seconds: float | None = None) -> int:
         """Compute stale rows of the all-pairs table afresh, for up to ``seconds`` (None: all).
@@ -459,10 +277,10 @@ class AbstractGraph:
         self.node_cluster = np.repeat(np.arange(self.cluster_count, dtype=np.int64), self.trans.rows)
         self.dist_flat, self.cl_doff = self.tables.flat, self.tables.off[:-1]
         self._assemble_trees()
-        self._assemble_crossings()
-        self._derive(before, table_seconds)
+        self.assemble_crossings()
+        self.derive(before, table_seconds)
 
-    def _derive(
+    def derive(
         self, before: GraphArrays | None, table_seconds: float | None = None, *, components: bool = True
     ) -> None:
         """What follows from the flat arrays: the components (unless ``components`` is False:
@@ -481,7 +299,7 @@ class AbstractGraph:
         if before is not None and old_dist.shape[0] == before.node_count:  # repair the old table
             now = GraphArrays.of(self, copy=False)
             # in place: nothing else keeps the old table, and copying it cost more than the repair
-            # of a one-cell change (2 x 32 MB, ~30 ms on a 2848-node table)
+            # of a one-cell change (two copies of a table tens of megabytes large)
             got = repair_within(before, now, old_dist, old_pred, old_stale, table_seconds, overwrite=True)
             self.pair_dist, self.pair_pred, self.pair_stale = got.dist, got.pred, got.stale
             return
@@ -495,7 +313,7 @@ class AbstractGraph:
         """One pool of tree bytes; cluster c's trees start at ``tree_off[c]``, one per transition."""
         self.tree_pool, self.tree_off = self.dirs.flat, self.dirs.off
 
-    def _assemble_crossings(self) -> None:
+    def assemble_crossings(self) -> None:
         pieces = list(self.borders.values())
         n = self.node_count
         if not pieces or not n:

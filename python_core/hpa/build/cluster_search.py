@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
+from python_core.hpa.steps import MOVE_DX, MOVE_DY, move_count, step_into, step_length
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = [
@@ -36,9 +37,6 @@ __all__ = [
     "parent_walk",
     "push_cells",
     "rect_search",
-    "refine_chain",
-    "step_allowed",
-    "straight_line",
     "uniform_flags",
 ]
 
@@ -48,10 +46,6 @@ I64 = npt.NDArray[np.int64]
 
 NO_PARENT = 4
 """Direction code of a tree's root and of cells it cannot reach (the code of the move ``(0, 0)``)."""
-
-# Move table: (dx, dy); the diagonals come last so the 4-connected rule just stops after four.
-_DX = np.array([1, -1, 0, 0, 1, -1, 1, -1], dtype=np.int64)
-_DY = np.array([0, 0, 1, -1, 1, 1, -1, -1], dtype=np.int64)
 
 
 @jit
@@ -91,29 +85,6 @@ def new_scratch(size: int) -> tuple[F64, I64, U8]:
         [(3,), (3,), (3,)]
     """
     return np.full(size, np.inf), np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.uint8)
-
-
-@jit
-def step_allowed(walk: U8, width: int, x: int, y: int, dx: int, dy: int, diag: int) -> bool:  # noqa: PLR0917
-    """Whether the diagonal rule lets a step (dx, dy) leave (x, y) (the target is checked apart).
-
-    ``diag``: 0 never, 1 always, 2 at least one side walkable, 3 both sides walkable.
-
-    Example:
-        >>> step_allowed(np.array([1, 0, 0, 1], np.uint8), 2, 0, 0, 1, 1, 3)
-        False
-    """
-    if dx == 0 or dy == 0:
-        return True
-    if diag == 0:
-        return False
-    if diag == 1:
-        return True
-    side_x: bool = walk[y * width + x + dx] != 0
-    side_y: bool = walk[(y + dy) * width + x] != 0
-    if diag == 3:
-        return side_x and side_y
-    return side_x or side_y
 
 
 @jit
@@ -173,7 +144,7 @@ def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
         y0: rectangle top row.
         lw: rectangle width.
         lh: rectangle height.
-        diag: diagonal rule code (see :func:`step_allowed`).
+        diag: diagonal rule code (see :func:`~python_core.hpa.steps.step_allowed`).
         cw: cell width (cost of an x step at weight 1).
         ch: cell height.
         source: global start cell (never entered, so it need not be walkable).
@@ -196,7 +167,7 @@ def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
         3
     """
     dl = math.hypot(cw, ch)
-    n_moves = 4 if diag == 0 else 8
+    n_moves = move_count(diag)
     tx, ty = (target % width, target // width) if target >= 0 else (0, 0)
     sl = (source // width - y0) * lw + (source % width - x0)
     size = lw * lh
@@ -219,16 +190,12 @@ def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
             break
         g = dist[cur]
         for k in range(n_moves):
-            dx, dy = _DX[k], _DY[k]
-            nlx, nly = lx + dx, ly + dy
-            if nlx < 0 or nly < 0 or nlx >= lw or nly >= lh:
+            nxt = step_into(walk, width, x0, y0, lw, lh, lx, ly, k, diag)
+            if nxt < 0 or closed[nxt] == 1:
                 continue
-            nxt = nly * lw + nlx
+            dx, dy = MOVE_DX[k], MOVE_DY[k]
             node = (y + dy) * width + x + dx
-            if closed[nxt] == 1 or walk[node] == 0 or not step_allowed(walk, width, x, y, dx, dy, diag):
-                continue
-            length = dl if k >= 4 else (cw if k < 2 else ch)
-            ng = g + length * (weights[y * width + x] if reverse else weights[node])
+            ng = g + step_length(k, cw, ch, dl) * (weights[y * width + x] if reverse else weights[node])
             if ng < dist[nxt]:
                 fresh = dist[nxt] == np.inf
                 dist[nxt] = ng
@@ -392,107 +359,3 @@ def cluster_table(  # noqa: PLR0917
     out = np.full((k, k), np.inf)
     cluster_rows(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans, np.arange(k), out, dirs)
     return out
-
-
-@jit
-def straight_line(  # noqa: PLR0917
-    walk: U8,
-    weights: F64,
-    width: int,
-    diag: int,
-    cw: float,
-    ch: float,
-    a: int,
-    b: int,
-    budget: float,
-    out: I64,
-) -> bool:
-    """Write the straight grid line from ``a`` to ``b`` (``b`` included, ``a`` not) into ``out``.
-
-    Returns:
-        True when every step is legal and the line costs at most ``budget`` (plus rounding).
-
-    Example:
-        >>> straight_line(np.ones(4, np.uint8), np.ones(4), 4, 0, 1.0, 1.0, 0, 3, 3.0, np.zeros(4, np.int64))
-        True
-    """
-    ax, ay, bx, by = a % width, a // width, b % width, b // width
-    dx, dy = bx - ax, by - ay
-    steps = max(abs(dx), abs(dy))
-    dl = math.hypot(cw, ch)
-    cost = 0.0
-    px, py = ax, ay
-    for k in range(1, steps + 1):
-        # round(k * |d| / steps), halves up: each step moves at most one column and one row
-        x = ax + (1 if dx >= 0 else -1) * ((2 * k * abs(dx) + steps) // (2 * steps))
-        y = ay + (1 if dy >= 0 else -1) * ((2 * k * abs(dy) + steps) // (2 * steps))
-        cur = y * width + x
-        if walk[cur] == 0 or not step_allowed(walk, width, px, py, x - px, y - py, diag):
-            return False
-        cost += (dl if x != px and y != py else (cw if x != px else ch)) * weights[cur]
-        out[k - 1] = cur
-        px, py = x, y
-    return cost <= budget + 1e-9 * (1.0 + budget)
-
-
-@jit
-def refine_chain(  # noqa: PLR0917
-    walk: U8,
-    weights: F64,
-    width: int,
-    height: int,
-    csize: int,
-    diag: int,
-    cw: float,
-    ch: float,
-    h_scale: float,
-    chain: I64,
-    link_costs: F64,
-) -> I64:
-    """Concrete cells of a chain of transition cells: A* inside the shared cluster per link.
-
-    Two consecutive cells in the same cluster are joined by the straight grid line when that line
-    is legal and costs ``link_costs[i]`` (the exact table cost: then it is an optimal path), else
-    by an exact A* confined to the cluster; cells in different clusters are one step apart (an
-    entrance crossing) and are joined directly.
-
-    Returns:
-        The cells from ``chain[0]`` to ``chain[-1]``, both included.
-
-    Example:
-        >>> refine_chain(np.ones(4, np.uint8), np.ones(4), 4, 1, 4, 0, 1.0, 1.0, 1.0, np.array([0, 3]),
-        ...              np.array([3.0]))
-        array([0, 1, 2, 3])
-    """
-    out = np.empty(max(16, 4 * chain.shape[0]), dtype=np.int64)
-    out[0] = chain[0]
-    n = 1
-    size = csize * csize
-    dist = np.empty(size)
-    parent = np.empty(size, dtype=np.int64)
-    closed = np.empty(size, dtype=np.uint8)
-    seg = np.empty(size, dtype=np.int64)
-    for i in range(chain.shape[0] - 1):
-        a, b = chain[i], chain[i + 1]
-        ax, ay, bx, by = a % width, a // width, b % width, b // width
-        if ax // csize != bx // csize or ay // csize != by // csize:
-            m = 1  # a crossing: b is a neighbour of a
-            seg[0] = b
-        elif straight_line(walk, weights, width, diag, cw, ch, a, b, link_costs[i], seg):
-            m = max(abs(bx - ax), abs(by - ay))
-        else:
-            x0, y0 = (ax // csize) * csize, (ay // csize) * csize
-            lw, lh = min(csize, width - x0), min(csize, height - y0)
-            dist[:] = np.inf
-            parent[:] = -1
-            closed[:] = 0
-            rect_search(
-                walk, weights, width, x0, y0, lw, lh, diag, cw, ch, a, b, 0, h_scale, dist, parent, closed,
-                seg[:0],
-            )  # fmt: skip
-            m = parent_walk(parent, x0, y0, lw, width, b, seg) - 1  # b ... a, then a dropped
-            out, n = push_cells(out, n, seg, m, True)
-            continue
-        out, n = push_cells(out, n, seg, m, False)
-    result: I64 = out[:n].copy()
-    return result

@@ -14,18 +14,14 @@ A *border* is named ``(kind, cx, cy)``: ``VERTICAL`` between clusters (cx, cy) |
 maximal run of walkable cell pairs facing each other across the border; a run of up to
 ``long_len`` pairs gets one transition pair, a longer one two, at its ends. The one pair is the
 run's lightest (the smallest sum of its two cells' weights), the middlemost of those: its middle on
-a one-weight map; on weighted ground a path then crosses where crossing is cheap (384 x 384, 10%
-walls, 150 random queries: mean cost 1.0625 -> 1.0490 with weights 1-3 per cell and 16-cell
-clusters, 1.0338 -> 1.0285 with 32; 1.0283 -> 1.0262 and 1.0167 -> 1.0162 on mud patches).
+a one-weight map; on weighted ground a path then crosses where crossing is cheap, which lowers
+the mean cost of weighted maps' paths.
 
 A longer run whose cells differ in weight is cut into the fewest pieces of at most ``long_len``
 pairs, each with its lightest pair as a transition, instead of two transitions at its ends, which
-may be heavy cells that every path then pays for. ``bench/hpa_weighted.py`` (384 x 384, 10% walls,
-150 queries, ``exact_check`` on), mean / worst cost with transitions at the ends -> by pieces:
-weights 1-3 1.0497 / 1.153 -> 1.0230 / 1.058 (16-cell clusters), 1.0252 / 1.083 -> 1.0113 / 1.036
-(32); mud 1.0269 / 1.118 -> 1.0145 / 1.069, 1.0138 / 1.100 -> 1.0073 / 1.036, for 3-8% more nodes
-at the same query time within this machine's noise. One-weight runs keep their two end
-transitions. Every legal
+may be heavy cells that every path then pays for: on ``bench/hpa_weighted.py``'s maps pieces
+about halve the mean and worst excess cost, for a few more nodes at the same query time.
+One-weight runs keep their two end transitions. Every legal
 diagonal crossing then starts or ends next to a run cell of the same cluster column/row, except a
 *squeeze* (both side cells blocked, legal only with ``DiagonalMode.ALWAYS``): each squeeze is an
 entrance of its own, so the abstract graph keeps every connection the grid has.

@@ -16,9 +16,8 @@ not one per cluster), and no per-cluster view is kept, so nothing has to be re-p
 
 The flat array is the head of a buffer with some room to spare (:data:`SPARE`), and a splice that
 fits works in that buffer instead of a new array: a fresh array of a few hundred kilobytes is
-fresh pages, and faulting them in took most of a splice (32room's trees, 0.8 MB: 0.5 ms in a
-100-cell update, against 0.06 ms for the copy). So the old flat array's contents change in place,
-and a view of it taken before a splice is stale after it.
+fresh pages, and faulting them in took most of a splice (several times the copy itself). So the
+old flat array's contents change in place, and a view of it taken before a splice is stale after it.
 """
 
 from __future__ import annotations

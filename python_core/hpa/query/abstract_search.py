@@ -126,11 +126,11 @@ def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positio
         budget: expansion budget, ``-1`` for none.
         g: scratch, length ``N + 1``: cost so far.
         parent: scratch, int32: predecessor (``-1`` the start, ``-2`` a direct path); half the
-            bytes of int64, and the abstract search on open4096 ~15% faster (scratch A/B).
+            bytes of int64, and a faster abstract search on the largest maps.
         stamps: scratch, int32: ``2 qid`` where ``g``/``parent`` are this query's (open), ``2 qid +
             1`` where the node is also closed. One array instead of a seen and a closed one: a
-            relaxation reads one stamp, and on open4096 the abstract search took ~30% less time
-            (the node arrays there are far bigger than the caches; scratch A/B).
+            relaxation reads one stamp, which counts on the largest maps (the node arrays there
+            are far bigger than the caches).
         qid: this query's number, larger than every earlier one's and below :data:`QID_LIMIT`.
         heap_nodes: scratch of the indexed open list (length ``N + 1``, int32).
         heap_keys: its f values.

@@ -23,16 +23,13 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.build.cluster_search import step_allowed
+from python_core.hpa.steps import MOVE_DX, MOVE_DY, move_count, step_into, step_length
 
 __all__ = ["corridor_astar"]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
-
-_DX = np.array([1, -1, 0, 0, 1, -1, 1, -1], dtype=np.int64)
-_DY = np.array([0, 0, 1, -1, 1, 1, -1, -1], dtype=np.int64)
 
 
 @jit
@@ -93,7 +90,7 @@ def corridor_astar(  # noqa: PLR0917 (compiled kernel: positional, one hot loop)
     parent = np.full(size, -1, dtype=np.int64)
     closed = np.zeros(size, dtype=np.uint8)
     dl = math.hypot(cw, ch)
-    n_moves = 4 if diag == 0 else 8
+    n_moves = move_count(diag)
     gx, gy = goal % width, goal // width
     sl = _slot(slots, csize, ncx, width, start)
     dist[sl] = 0.0
@@ -111,19 +108,12 @@ def corridor_astar(  # noqa: PLR0917 (compiled kernel: positional, one hot loop)
             break
         x, y, g = cur % width, cur // width, dist[cl]
         for k in range(n_moves):
-            nx, ny = x + _DX[k], y + _DY[k]
-            if nx < 0 or ny < 0 or nx >= width or ny >= height:
+            nxt = step_into(walk, width, 0, 0, width, height, x, y, k, diag)  # the grid is the rectangle
+            nl = -1 if nxt < 0 else _slot(slots, csize, ncx, width, nxt)
+            if nl < 0 or closed[nl]:
                 continue
-            nxt = ny * width + nx
-            nl = _slot(slots, csize, ncx, width, nxt)
-            if (
-                nl < 0
-                or closed[nl]
-                or walk[nxt] == 0
-                or not step_allowed(walk, width, x, y, _DX[k], _DY[k], diag)
-            ):
-                continue
-            ng = g + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[nxt]
+            nx, ny = x + MOVE_DX[k], y + MOVE_DY[k]
+            ng = g + step_length(k, cw, ch, dl) * weights[nxt]
             if ng < dist[nl]:
                 dist[nl], parent[nl] = ng, cl
                 ax, ay = abs(gx - nx), abs(gy - ny)

@@ -52,16 +52,16 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from python_core.compiled import jit
 from python_core.hpa.build.distance_table import pair_rows
-from python_core.open_list import heap_decrease, heap_pop, heap_push
+from python_core.hpa.build.graph_arrays import GraphArrays
+from python_core.hpa.repair.table_changes import EDGE_RTOL, edge_changes, match_nodes
+from python_core.hpa.repair.table_kernels import RTOL, reindex_rows, repair_rows
 
 __all__ = [
     "EDGE_RTOL",
     "FRESH_SHARE",
     "REPAIR_CHUNK",
     "RTOL",
-    "GraphArrays",
     "Repaired",
     "refill_rows",
     "repair_pairs",
@@ -74,76 +74,10 @@ I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 B = npt.NDArray[np.bool_]
 
-RTOL = 1e-6
-"""Relative margin by which a new path must beat a node's old value to replace it."""
-
-EDGE_RTOL = 1e-9
-"""Relative slack under which a new edge cost does not count as dearer than the old one."""
-
 FRESH_SHARE = 0.5
 """Share of the nodes above which a row is computed afresh (one Dijkstra) instead of repaired: its X
 (module docstring) is then most of the graph, and searching X with the repair's bookkeeping
-cost more than the plain search (brc202d, 100 random cells: 124 ms for the rows against 57 ms
-to compute them all afresh, in one scratch profile)."""
-
-_BROKEN = -2
-"""``pred`` mark (while repairing) of a node whose old predecessor was removed."""
-
-
-class GraphArrays(NamedTuple):
-    """The flat arrays of one abstract graph (as :meth:`AbstractGraph.assemble` builds them).
-
-    ``graph[1:]`` are the arguments of :func:`~python_core.hpa.build.distance_table.all_pairs`.
-
-    Example:
-        >>> g = GraphArrays(np.array([3]), np.array([0, 1]), np.array([0]), np.zeros(1), np.array([0]),
-        ...                 np.array([0, 0]), np.zeros(0, np.int64), np.zeros(0))
-        >>> g.node_count, len(g[1:])
-        (1, 7)
-    """
-
-    node_cell: I64
-    cl_first: I64
-    cl_doff: I64
-    dist_flat: F64
-    node_cluster: I64
-    inter_off: I64
-    inter_dst: I64
-    inter_cost: F64
-
-    @classmethod
-    def of(cls, source: object, *, copy: bool = True) -> GraphArrays:
-        """Read the eight arrays from any object having them as attributes (an ``AbstractGraph``).
-
-        Args:
-            source: the object.
-            copy: copy the arrays (a later change may rewrite the source's arrays in place), or
-                keep references (when the source is no longer changed).
-
-        Returns:
-            The arrays, int64 / float64.
-        """
-        take = np.array if copy else np.asarray
-
-        def ints(name: str) -> I64:
-            return take(getattr(source, name), dtype=np.int64)
-
-        def floats(name: str) -> F64:
-            return take(getattr(source, name), dtype=np.float64)
-
-        return cls(
-            ints("node_cell"), ints("cl_first"), ints("cl_doff"), floats("dist_flat"),
-            ints("node_cluster"), ints("inter_off"), ints("inter_dst"), floats("inter_cost"),
-        )  # fmt: skip
-
-    @property
-    def node_count(self) -> int:
-        """Number of nodes."""
-        return int(self.node_cell.shape[0])
-
-    def same_as(self, other: GraphArrays) -> bool:
-        """Whether both graphs have equal arrays (the same nodes, tables and crossings)."""
-        return all(np.array_equal(a, b) for a, b in zip(self, other, strict=True))
+costs more than the plain search."""
 
 
 def repair_pairs(
@@ -261,9 +195,9 @@ def repair_within(  # noqa: PLR0917 (the arrays of one repair)
     if old.same_as(new):
         return Repaired(dist, pred, 0, was_stale.copy())
     n = new.node_count
-    new2old, old2new = _match_nodes(old.node_cell, new.node_cell)
+    new2old, old2new = match_nodes(old.node_cell, new.node_cell)
     broken = np.zeros(n, dtype=np.bool_)
-    refresh = np.zeros(n, dtype=np.bool_)  # rows _repair_rows leaves to a fresh Dijkstra
+    refresh = np.zeros(n, dtype=np.bool_)  # rows repair_rows leaves to a fresh Dijkstra
     moved = not (old.node_count == n and np.array_equal(old.node_cell, new.node_cell))
     if not moved:
         out_dist, out_pred = (dist, pred) if overwrite else (dist.copy(), pred.copy())
@@ -277,7 +211,7 @@ def repair_within(  # noqa: PLR0917 (the arrays of one repair)
     searched, done = 0, 0
     # out of time already: not even the changed edges are worth listing (the loop repairs nothing)
     if todo.shape[0] and (seconds is None or time.perf_counter() - began < seconds):
-        dearer_u, dearer_v, check_u, check_v, check_cost = _edge_changes(old, new, new2old, old2new)
+        dearer_u, dearer_v, check_u, check_v, check_cost = edge_changes(old, new, new2old, old2new)
         order = np.argsort(new.inter_dst, kind="stable")
         in_src = np.repeat(np.arange(n, dtype=np.int64), np.diff(new.inter_off))[order]
         in_off = np.concatenate(([0], np.cumsum(np.bincount(new.inter_dst, minlength=n)))).astype(np.int64)
@@ -289,8 +223,8 @@ def repair_within(  # noqa: PLR0917 (the arrays of one repair)
         chunk = todo[done : done + size] if seconds is not None else todo
         chunk_began = time.perf_counter()
         if moved:
-            _reindex_rows(dist, pred, new2old, old2new, broken, chunk, out_dist, out_pred)
-        searched += _repair_rows(
+            reindex_rows(dist, pred, new2old, old2new, broken, chunk, out_dist, out_pred)
+        searched += repair_rows(
             *new[1:], in_off, in_src, in_cost, out_dist, out_pred, chunk, broken, added, dearer_u,
             dearer_v, check_u, check_v, check_cost, fresh_share, refresh,
         )  # fmt: skip
@@ -345,368 +279,3 @@ def refill_rows(graph: GraphArrays, dist: F32, pred: I32, stale: B, seconds: flo
         stale[chunk] = False
         done += chunk.shape[0]
     return int(rows.shape[0] - done)
-
-
-def _match_nodes(old_cells: I64, new_cells: I64) -> tuple[I64, I64]:
-    """``(new2old, old2new)``: the other graph's id of the node on the same cell, or ``-1``."""
-    _, i_old, i_new = np.intersect1d(old_cells, new_cells, assume_unique=True, return_indices=True)
-    new2old = np.full(new_cells.shape[0], -1, dtype=np.int64)
-    old2new = np.full(old_cells.shape[0], -1, dtype=np.int64)
-    new2old[i_new] = i_old
-    old2new[i_old] = i_new
-    return new2old, old2new
-
-
-def _ranges(starts: I64, lengths: I64) -> I64:
-    """``concatenate([arange(s, s + n) for s, n in zip(starts, lengths)])``, vectorised."""
-    total = int(lengths.sum())
-    ends = np.cumsum(lengths)
-    return np.repeat(starts - (ends - lengths), lengths) + np.arange(total, dtype=np.int64)
-
-
-_Changes = tuple[I64, I64, I64, I64, F64]
-
-
-def _edge_changes(old: GraphArrays, new: GraphArrays, new2old: I64, old2new: I64) -> _Changes:
-    """Changed edges between kept nodes, in new ids: ``(dearer_u, dearer_v)`` (dearer or gone)
-    and ``(check_u, check_v, check_cost)`` (cheaper or new)."""
-    intra = _intra_changes(old, new, new2old)
-    cross = _crossing_changes(old, new, new2old, old2new)
-    u, v, cu, cv = (np.concatenate((intra[i], cross[i])).astype(np.int64) for i in range(4))
-    return u, v, cu, cv, np.concatenate((intra[4], cross[4])).astype(np.float64)
-
-
-def _intra_changes(old: GraphArrays, new: GraphArrays, new2old: I64) -> _Changes:
-    """Changed table entries between kept nodes (see :func:`_edge_changes`)."""
-    k_old, k_new = np.diff(old.cl_first), np.diff(new.cl_first)
-    changed = k_old != k_new
-    # Clusters with as many nodes as before: did a cell or a table entry change?
-    node_c = new.node_cluster
-    on = ~changed[node_c]
-    local = np.arange(new.node_count, dtype=np.int64) - new.cl_first[node_c]
-    moved = new.node_cell[on] != old.node_cell[old.cl_first[node_c[on]] + local[on]]
-    changed[node_c[on][moved]] = True
-    sizes = k_new * k_new
-    entry_c = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
-    on = ~changed[entry_c]
-    pos = np.arange(entry_c.shape[0], dtype=np.int64) - new.cl_doff[entry_c]
-    differ = new.dist_flat[on] != old.dist_flat[old.cl_doff[entry_c[on]] + pos[on]]
-    changed[entry_c[on][differ]] = True
-    # The entries of the changed clusters between kept nodes, matched with their old entries.
-    cc = np.flatnonzero(changed)
-    e = _ranges(new.cl_doff[cc], sizes[cc])
-    c = np.repeat(cc, sizes[cc])
-    k = k_new[c]
-    loc = e - new.cl_doff[c]
-    gu, gv = new.cl_first[c] + loc // k, new.cl_first[c] + loc % k
-    ou, ov = new2old[gu], new2old[gv]
-    kept = (gu != gv) & (ou >= 0) & (ov >= 0)
-    gu, gv, ou, ov, c, now = gu[kept], gv[kept], ou[kept], ov[kept], c[kept], new.dist_flat[e[kept]]
-    base = old.cl_first[c]
-    was = old.dist_flat[old.cl_doff[c] + (ou - base) * k_old[c] + ov - base]
-    dearer, cheaper = now > was * (1.0 + EDGE_RTOL), now < was
-    return gu[dearer], gv[dearer], gu[cheaper], gv[cheaper], now[cheaper]
-
-
-def _crossing_keys(graph: GraphArrays, span: int) -> tuple[I64, F64, I64, I64]:
-    """Crossings as unique ``cell_u * span + cell_v`` keys, with their cheapest cost and ends."""
-    src = np.repeat(np.arange(graph.node_count, dtype=np.int64), np.diff(graph.inter_off))
-    dst = graph.inter_dst
-    key = graph.node_cell[src] * span + graph.node_cell[dst]
-    order = np.lexsort((graph.inter_cost, key))
-    key = key[order]
-    first = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-    pick = order[first]
-    return key[first], graph.inter_cost[pick], src[pick], dst[pick]
-
-
-def _crossing_changes(old: GraphArrays, new: GraphArrays, new2old: I64, old2new: I64) -> _Changes:
-    """Changed crossings between kept nodes (see :func:`_edge_changes`)."""
-    span = max(int(old.node_cell.max(initial=-1)), int(new.node_cell.max(initial=-1))) + 1
-    key_o, cost_o, src_o, dst_o = _crossing_keys(old, span)
-    key_n, cost_n, src_n, dst_n = _crossing_keys(new, span)
-    _, io, in_ = np.intersect1d(key_o, key_n, assume_unique=True, return_indices=True)
-    gone = np.ones(key_o.shape[0], dtype=np.bool_)
-    gone[io] = False
-    gone_u, gone_v = old2new[src_o[gone]], old2new[dst_o[gone]]
-    kept = (gone_u >= 0) & (gone_v >= 0)
-    dearer = cost_n[in_] > cost_o[io] * (1.0 + EDGE_RTOL)
-    look = (new2old[src_n] >= 0) & (new2old[dst_n] >= 0)  # new crossings between kept nodes
-    look[in_] = cost_n[in_] < cost_o[io]
-    return (
-        np.concatenate((gone_u[kept], src_n[in_][dearer])),
-        np.concatenate((gone_v[kept], dst_n[in_][dearer])),
-        src_n[look],
-        dst_n[look],
-        cost_n[look],
-    )
-
-
-@jit
-def _reindex_rows(  # noqa: PLR0917 (compiled kernel: positional)
-    dist: F32, pred: I32, new2old: I64, old2new: I64, broken: B, rows: I64, out_dist: F32, out_pred: I32
-) -> None:
-    """Rows of the old table in new ids (kept nodes' rows only; added nodes' columns ``inf`` /
-    ``-1``); a predecessor that was removed becomes :data:`_BROKEN` and flags its row in
-    ``broken``."""
-    n = new2old.shape[0]
-    for r in range(rows.shape[0]):
-        s = rows[r]
-        os = new2old[s]
-        for t in range(n):
-            ot = new2old[t]
-            if ot < 0:
-                out_dist[s, t], out_pred[s, t] = np.inf, -1
-                continue
-            out_dist[s, t] = dist[os, ot]
-            p = pred[os, ot]
-            q = -1 if p < 0 else old2new[p]
-            if p >= 0 and q < 0:
-                broken[s] = True
-                q = _BROKEN
-            out_pred[s, t] = q
-
-
-@jit
-def _repair_rows(  # noqa: PLR0917 (compiled kernel: positional)
-    cl_first: I64,
-    cl_doff: I64,
-    dist_flat: F64,
-    node_cluster: I64,
-    inter_off: I64,
-    inter_dst: I64,
-    inter_cost: F64,
-    in_off: I64,
-    in_src: I64,
-    in_cost: F64,
-    dist: F32,
-    pred: I32,
-    rows: I64,
-    broken: B,
-    added: I64,
-    dearer_u: I64,
-    dearer_v: I64,
-    check_u: I64,
-    check_v: I64,
-    check_cost: F64,
-    fresh_share: float,
-    refresh: B,
-) -> int:
-    """Repair the given rows of the reindexed table in place (module docstring, steps 1 and 2).
-
-    ``in_off`` / ``in_src`` / ``in_cost``: the crossings as CSR by target node. A row whose X
-    holds more than ``fresh_share`` of the nodes is left as it is and flagged in ``refresh``: a
-    fresh Dijkstra costs less there. Returns the number of rows in which a node other than an
-    added one was searched again (flagged rows not counted).
-    """
-    n = node_cluster.shape[0]
-    g = np.empty(n)  # float64 values of the nodes the current row touched (tv == stamp)
-    tv = np.zeros(n, dtype=np.int64)
-    mark = np.zeros(n, dtype=np.int64)  # 2 * stamp + 1: in X, 2 * stamp: outside
-    state = np.zeros(n, dtype=np.int64)  # 2 * stamp: open, 2 * stamp + 1: settled
-    touched = np.empty(n, dtype=np.int64)  # X first, then the nodes the search lowered
-    walk = np.empty(n, dtype=np.int64)
-    heap_nodes = np.empty(n, dtype=np.int32)
-    heap_keys = np.empty(n)
-    heap_pos = np.empty(n, dtype=np.int32)
-    searched = 0
-    for r in range(rows.shape[0]):
-        s, stamp = rows[r], r + 1
-        nx, broke = _mark_region(pred, s, broken[s], added, dearer_u, dearer_v, mark, touched, walk, stamp)
-        if nx > fresh_share * n:
-            refresh[s] = True
-            continue
-        for i in range(nx):
-            x = touched[i]
-            tv[x], g[x], pred[s, x] = stamp, np.inf, -1
-        size, nt = np.int64(0), nx  # (not a literal: one compiled _lower)
-        for i in range(nx):  # step 1: X's values from in-edges leaving the rest of the graph
-            x = touched[i]
-            c = node_cluster[x]
-            base = cl_first[c]
-            k = cl_first[c + 1] - base
-            col = cl_doff[c] + x - base
-            for j in range(k + in_off[x + 1] - in_off[x]):
-                if j < k:
-                    y, cost = base + j, dist_flat[col + j * k]
-                else:
-                    y, cost = in_src[in_off[x] + j - k], in_cost[in_off[x] + j - k]
-                if cost < np.inf and mark[y] != 2 * stamp + 1 and dist[s, y] < np.inf:
-                    size, nt, _ = _lower(
-                        dist, pred, s, x, y, dist[s, y] + cost, g, tv, state, touched, nt, stamp,
-                        heap_nodes, heap_keys, heap_pos, size,
-                    )  # fmt: skip
-        fresh = False
-        for e in range(check_u.shape[0]):  # step 2: seeds, then the search
-            u, v = check_u[e], check_v[e]
-            if mark[u] == 2 * stamp + 1 or mark[v] == 2 * stamp + 1:
-                continue  # relaxed when u settles / among v's in-edges
-            du = g[u] if tv[u] == stamp else np.float64(dist[s, u])
-            size, nt, low = _lower(
-                dist, pred, s, v, u, du + check_cost[e], g, tv, state, touched, nt, stamp,
-                heap_nodes, heap_keys, heap_pos, size,
-            )  # fmt: skip
-            fresh |= low
-        nt, low = _settle(
-            cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost, dist, pred, s,
-            g, tv, state, touched, nt, stamp, heap_nodes, heap_keys, heap_pos, size,
-        )  # fmt: skip
-        fresh |= low
-        for i in range(nt):
-            dist[s, touched[i]] = g[touched[i]]
-        searched += broke or fresh
-    return searched
-
-
-@jit
-def _mark_region(  # noqa: PLR0917 (compiled kernel: positional)
-    pred: I32,
-    s: int,
-    broken: bool,
-    added: I64,
-    dearer_u: I64,
-    dearer_v: I64,
-    mark: I64,
-    region: I64,
-    walk: I64,
-    stamp: int,
-) -> tuple[int, bool]:
-    """X of row ``s`` into ``region`` (``mark == 2 * stamp + 1``): the added nodes, the heads of
-    dearer tree edges, the nodes whose predecessor was removed, and those nodes' subtrees.
-
-    Returns:
-        ``(size of X, whether the tree broke)``; without a break X is only the added nodes and
-        the other marks stay unset.
-    """
-    inside, outside = 2 * stamp + 1, 2 * stamp
-    nx = 0
-    for i in range(added.shape[0]):
-        mark[added[i]] = inside
-        region[nx] = added[i]
-        nx += 1
-    roots = nx
-    for e in range(dearer_u.shape[0]):
-        v = dearer_v[e]
-        if pred[s, v] == dearer_u[e] and mark[v] != inside:
-            mark[v] = inside
-            region[nx] = v
-            nx += 1
-    if broken:
-        for t in range(pred.shape[1]):
-            if pred[s, t] == _BROKEN:
-                mark[t] = inside
-                region[nx] = t
-                nx += 1
-    if nx == roots:
-        return nx, False
-    for t in range(pred.shape[1]):  # walk up each tree path to a node of known side
-        depth, v = 0, t
-        while mark[v] != inside and mark[v] != outside:
-            p = pred[s, v]
-            if p < 0:
-                mark[v] = outside
-                break
-            walk[depth] = v
-            depth += 1
-            v = p
-        side = mark[v]
-        for i in range(depth):
-            mark[walk[i]] = side
-            if side == inside:
-                region[nx] = walk[i]
-                nx += 1
-    return nx, True
-
-
-@jit
-def _settle(  # noqa: PLR0917 (compiled kernel: positional)
-    cl_first: I64,
-    cl_doff: I64,
-    dist_flat: F64,
-    node_cluster: I64,
-    inter_off: I64,
-    inter_dst: I64,
-    inter_cost: F64,
-    dist: F32,
-    pred: I32,
-    s: int,
-    g: F64,
-    tv: I64,
-    state: I64,
-    touched: I64,
-    nt: int,
-    stamp: int,
-    heap_nodes: I32,
-    heap_keys: F64,
-    heap_pos: I32,
-    size: int,
-) -> tuple[int, bool]:
-    """Dijkstra from the open nodes of row ``s``, lowering with :func:`_lower`.
-
-    Returns:
-        ``(touched count, whether an untouched node was lowered)``.
-    """
-    fresh = False
-    while size > 0:
-        top, size = heap_pop(heap_nodes, heap_keys, heap_pos, g, size)
-        u = np.int64(top)
-        state[u] = 2 * stamp + 1
-        c = node_cluster[u]
-        base = cl_first[c]
-        k = cl_first[c + 1] - base
-        row = cl_doff[c] + (u - base) * k
-        for j in range(k + inter_off[u + 1] - inter_off[u]):
-            if j < k:
-                v, cost = base + j, dist_flat[row + j]
-            else:
-                v, cost = inter_dst[inter_off[u] + j - k], inter_cost[inter_off[u] + j - k]
-            if cost < np.inf and state[v] != 2 * stamp + 1:
-                size, nt, low = _lower(
-                    dist, pred, s, v, u, g[u] + cost, g, tv, state, touched, nt, stamp,
-                    heap_nodes, heap_keys, heap_pos, size,
-                )  # fmt: skip
-                fresh |= low
-    return nt, fresh
-
-
-@jit
-def _lower(  # noqa: PLR0917 (compiled kernel: positional)
-    dist: F32,
-    pred: I32,
-    s: int,
-    v: int,
-    u: int,
-    value: float,
-    g: F64,
-    tv: I64,
-    state: I64,
-    touched: I64,
-    nt: int,
-    stamp: int,
-    heap_nodes: I32,
-    heap_keys: F64,
-    heap_pos: I32,
-    size: int,
-) -> tuple[int, int, bool]:
-    """Lower ``v`` to ``value`` through ``u`` when that beats its current value (its old table
-    value by more than :data:`RTOL`), and open it.
-
-    Returns:
-        ``(heap size, touched count, whether v was an untouched node lowered)``.
-    """
-    fresh = tv[v] != stamp
-    if fresh:
-        if not value < np.float64(dist[s, v]) * (1.0 - RTOL):
-            return size, nt, False
-        tv[v] = stamp
-        touched[nt] = v
-        nt += 1
-    elif not value < g[v]:
-        return size, nt, False
-    g[v], pred[s, v] = value, u
-    if state[v] == 2 * stamp:
-        heap_decrease(heap_nodes, heap_keys, heap_pos, g, v, value)
-    else:
-        state[v] = 2 * stamp
-        size = heap_push(heap_nodes, heap_keys, heap_pos, g, size, v, value)
-    return size, nt, fresh

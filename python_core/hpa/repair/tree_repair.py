@@ -9,7 +9,8 @@ Quick start (``dirs`` and ``table`` come from :func:`~python_core.hpa.build.clus
 
 Why looking near the changed cells is enough: a move's legality and cost depend only on its two
 cells and, for a diagonal, its two corners, so every move a change affects joins two cells of the
-3 x 3 block around a changed cell. Per tree (costs are read by walking up the tree):
+3 x 3 block around a changed cell. Per tree (costs are read by walking up the tree,
+:mod:`~python_core.hpa.repair.tree_costs`):
 
 1. Cells of those blocks whose move is now illegal (it entered from, or squeezed past, a new wall)
    look for another legal move of the same cost, cheapest first, from a neighbour that is settled.
@@ -28,7 +29,8 @@ cells and, for a diagonal, its two corners, so every move a change affects joins
    move out of a lowered cell, so at its end no move can shorten any cost. A cell never looked
    at is priced by walking its old tree path, the cost it keeps unless its path runs through a
    lowered cell, and then it is lowered in turn (the relaxation along that path lowers each child
-   by as much as its parent). Those walks memoise every cell they pass (:func:`_old_cost`), since
+   by as much as its parent). Those walks memoise every cell they pass
+   (:func:`~python_core.hpa.repair.tree_costs.old_tree_cost`), since
    the cells a repair prices lie side by side and share nearly all their paths.
 
 A tree whose raised or lowered cells exceed ``cells // RAISE_CAP`` is *stale* (rerun it), as is
@@ -44,7 +46,17 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.build.cluster_search import NO_PARENT, cluster_rect, cluster_rows, step_allowed
+from python_core.hpa.build.cluster_search import NO_PARENT, cluster_rect, cluster_rows
+from python_core.hpa.repair.tree_costs import OldCosts, best_entry, cell_cost, move_of, touches_change
+from python_core.hpa.steps import (
+    MOVE_DX,
+    MOVE_DY,
+    move_count,
+    step_allowed,
+    step_into,
+    step_length,
+    step_out_of,
+)
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = ["repair_clusters", "repair_trees"]
@@ -53,11 +65,6 @@ U8 = npt.NDArray[np.uint8]
 I32 = npt.NDArray[np.int32]
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
-OldCosts = tuple[F64, I32, I64]
-
-# Move table as in cluster_search: the diagonals last, so 4-connected grids stop after four.
-_DX = np.array([1, -1, 0, 0, 1, -1, 1, -1], dtype=np.int64)
-_DY = np.array([0, 0, 1, -1, 1, 1, -1, -1], dtype=np.int64)
 
 _REL = 1e-9
 """Relative slack of cost comparisons (tree walks and Dijkstra add the same steps in other orders)."""
@@ -69,92 +76,6 @@ whole cluster is then no dearer)."""
 
 # cell states during one tree's repair
 _SETTLED, _PENDING, _RAISED, _FINAL, _OPEN, _LOWERED = 0, 1, 2, 3, 4, 5
-
-
-@jit
-def _affected(mark: U8, lw: int, ux: int, uy: int, dx: int, dy: int) -> bool:  # noqa: PLR0917
-    """Whether the move from local (ux, uy) by (dx, dy) touches a changed cell (ends or corners)."""
-    if mark[uy * lw + ux] == 2 or mark[(uy + dy) * lw + ux + dx] == 2:
-        return True
-    return dx != 0 and dy != 0 and (mark[uy * lw + ux + dx] == 2 or mark[(uy + dy) * lw + ux] == 2)
-
-
-@jit
-def _cost(  # noqa: PLR0917
-    walk: U8, weights: F64, width: int, x0: int, y0: int, lw: int, cw: float, ch: float,
-    tree: U8, root: int, d: F64, stamp: I32, now: int, cell: int, old: OldCosts,
-) -> float:  # fmt: skip
-    """The tree cost of a local cell (memoised per tree; inf for walls and unreached cells)."""
-    if stamp[cell] != now:
-        stamp[cell] = now
-        if walk[(cell // lw + y0) * width + cell % lw + x0] == 0:
-            d[cell] = np.inf
-        elif cell == root:
-            d[cell] = 0.0
-        elif tree[cell] == NO_PARENT:
-            d[cell] = np.inf
-        else:
-            d[cell] = _old_cost(tree, lw, width, x0, y0, cell, weights, cw, ch, now, old)
-    return float(d[cell])
-
-
-@jit
-def _old_cost(  # noqa: PLR0917
-    tree: U8, lw: int, width: int, x0: int, y0: int, cell: int, weights: F64, cw: float, ch: float,
-    now: int, old: OldCosts,
-) -> float:  # fmt: skip
-    """:func:`~python_core.hpa.build.cluster_trees.tree_cost` of a local cell in the tree ``now`` walks
-    before the change, memoised for every cell of the walk: neighbouring cells share nearly all
-    their path, which a walk per cell would go up again (``old``: costs, the tree each is valid
-    for, and a stack of local cells)."""
-    costs, seen, stack = old
-    dl = math.hypot(cw, ch)
-    n, cur = 0, cell
-    while seen[cur] != now and tree[cur] != NO_PARENT:  # up to a memoised cell or the root
-        stack[n] = cur
-        n += 1
-        code = int(tree[cur])
-        cur -= (code // 3 - 1) * lw + code % 3 - 1
-    cost = costs[cur] if seen[cur] == now else 0.0
-    for i in range(n - 1, -1, -1):  # back down, each cell charged the weight of the cell it enters
-        c = stack[i]
-        code = int(tree[c])
-        dx, dy = code % 3 - 1, code // 3 - 1
-        step = dl if dx != 0 and dy != 0 else (cw if dx != 0 else ch)
-        cost += step * weights[(c // lw + y0) * width + c % lw + x0]
-        costs[c], seen[c] = cost, now
-    return cost
-
-
-@jit
-def _best_entry(  # noqa: PLR0917
-    walk: U8, weights: F64, width: int, x0: int, y0: int, lw: int, lh: int, diag: int, cw: float,
-    ch: float, mark: U8, d: F64, v: int,
-) -> tuple[float, int]:  # fmt: skip
-    """The cheapest legal move into local cell ``v`` from a block cell of finite cost: ``(cost,
-    move code)``, ``(inf, NO_PARENT)`` when there is none."""
-    dl = math.hypot(cw, ch)
-    vx, vy = v % lw, v // lw
-    gv = (vy + y0) * width + vx + x0
-    best, move = np.inf, NO_PARENT
-    for k in range(4 if diag == 0 else 8):
-        dx, dy = _DX[k], _DY[k]
-        ux, uy = vx - dx, vy - dy
-        if ux < 0 or uy < 0 or ux >= lw or uy >= lh or mark[uy * lw + ux] == 0:
-            continue
-        u = uy * lw + ux
-        if d[u] == np.inf or not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag):
-            continue
-        ng = d[u] + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gv]
-        if ng < best:
-            best, move = ng, (dy + 1) * 3 + dx + 1
-    return best, move
-
-
-@jit
-def _move_of(tree: U8, code: U8, listed: U8, cell: int) -> int:
-    """The move code a cell has now: its repaired one when listed, else the tree's."""
-    return int(code[cell]) if listed[cell] else int(tree[cell])
 
 
 @jit
@@ -182,7 +103,8 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
     Scratch (local cells): ``d[c]`` the cost of c, valid when ``stamp[c] == now``; ``code[c]`` its
     move, valid when ``listed[c]``; ``state[c]`` one of ``_SETTLED`` (all zero on entry),
     ``_PENDING``, ``_RAISED``, ``_FINAL``, ``_OPEN``, ``_LOWERED``; ``touched[:n]`` the listed cells;
-    ``before[raised[r]]`` the old cost of a raised cell; ``old`` the memo of :func:`_old_cost`.
+    ``before[raised[r]]`` the old cost of a raised cell; ``old`` the memo of
+    :func:`~python_core.hpa.repair.tree_costs.old_tree_cost`.
 
     Returns:
         ``(n, kept)``: the number of touched cells (every one listed, to write back and reset;
@@ -191,7 +113,7 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
     """
     size = lw * lh
     dl = math.hypot(cw, ch)
-    n_moves = 4 if diag == 0 else 8
+    n_moves = move_count(diag)
     nt, n_open, n_raised = 0, 0, 0
     for b in range(nb):  # 1. costs of the block cells, and the cells whose move broke
         v = block[b]
@@ -201,14 +123,14 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         touched[nt] = v
         nt += 1
         code[v] = NO_PARENT if walk[gv] == 0 else tree[v]
-        dv = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, v, old)
+        dv = cell_cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, v, old)
         if walk[gv] == 0 or v == root or tree[v] == NO_PARENT:
             continue
         if weights_changed and mark[v] == 2:
             return nt, False
         dx, dy = int(tree[v]) % 3 - 1, int(tree[v]) // 3 - 1
         ux, uy = vx - dx, vy - dy
-        if _affected(mark, lw, ux, uy, dx, dy) and (
+        if touches_change(mark, lw, ux, uy, dx, dy) and (
             walk[gv - dy * width - dx] == 0 or not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag)
         ):
             state[v] = _PENDING
@@ -219,19 +141,13 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         gv = (vy + y0) * width + vx + x0
         state[v] = _RAISED
         for k in range(n_moves):
-            dx, dy = _DX[k], _DY[k]
-            ux, uy = vx - dx, vy - dy
-            if ux < 0 or uy < 0 or ux >= lw or uy >= lh:
+            u = step_out_of(walk, width, x0, y0, lw, lh, vx, vy, k, diag)
+            step = step_length(k, cw, ch, dl) * weights[gv]
+            if u < 0 or state[u] != _SETTLED or step <= 0.0:
                 continue
-            u = uy * lw + ux
-            step = (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gv]
-            if state[u] != _SETTLED or step <= 0.0 or walk[gv - dy * width - dx] == 0:
-                continue
-            if not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag):
-                continue
-            du = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, u, old)
+            du = cell_cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, u, old)
             if abs(du + step - d[v]) <= _REL * (1.0 + d[v]):
-                code[v] = (dy + 1) * 3 + dx + 1
+                code[v] = (MOVE_DY[k] + 1) * 3 + MOVE_DX[k] + 1
                 state[v] = _SETTLED
                 break
         if state[v] == _SETTLED:
@@ -241,15 +157,18 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         if n_raised > size // RAISE_CAP:
             return nt, False
         for k in range(n_moves):  # the children of a raised cell must look again
-            wx, wy = vx + _DX[k], vy + _DY[k]
+            wx, wy = vx + MOVE_DX[k], vy + MOVE_DY[k]
             if wx < 0 or wy < 0 or wx >= lw or wy >= lh:
                 continue
             w = wy * lw + wx
-            if state[w] != _SETTLED or _move_of(tree, code, listed, w) != (_DY[k] + 1) * 3 + _DX[k] + 1:
+            if (
+                state[w] != _SETTLED
+                or move_of(tree, code, listed, w) != (MOVE_DY[k] + 1) * 3 + MOVE_DX[k] + 1
+            ):
                 continue
             if walk[(wy + y0) * width + wx + x0] == 0:
                 continue
-            dw = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, w, old)
+            dw = cell_cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, w, old)
             if not listed[w]:
                 listed[w] = 1
                 code[w] = tree[w]
@@ -265,18 +184,13 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         d[v] = np.inf
         code[v] = NO_PARENT
         for k in range(n_moves):
-            dx, dy = _DX[k], _DY[k]
-            ux, uy = vx - dx, vy - dy
-            if ux < 0 or uy < 0 or ux >= lw or uy >= lh or state[uy * lw + ux] != _SETTLED:
+            u = step_out_of(walk, width, x0, y0, lw, lh, vx, vy, k, diag)
+            if u < 0 or state[u] != _SETTLED:
                 continue
-            if walk[gv - dy * width - dx] == 0 or not step_allowed(
-                walk, width, ux + x0, uy + y0, dx, dy, diag
-            ):
-                continue
-            du = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, uy * lw + ux, old)
-            ng = du + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gv]
+            du = cell_cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, u, old)
+            ng = du + step_length(k, cw, ch, dl) * weights[gv]
             if ng < d[v]:
-                d[v], code[v] = ng, (dy + 1) * 3 + dx + 1
+                d[v], code[v] = ng, (MOVE_DY[k] + 1) * 3 + MOVE_DX[k] + 1
         if d[v] < np.inf:
             n_open = heap_push(heap_nodes, heap_keys, heap_pos, d, n_open, v, d[v])
     while n_open > 0:  # 2. ... then a Dijkstra among them
@@ -284,15 +198,12 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         state[u] = _FINAL
         ux, uy = u % lw, u // lw
         for k in range(n_moves):
-            dx, dy = _DX[k], _DY[k]
-            vx, vy = ux + dx, uy + dy
-            if vx < 0 or vy < 0 or vx >= lw or vy >= lh or state[vy * lw + vx] != _RAISED:
+            v = step_into(walk, width, x0, y0, lw, lh, ux, uy, k, diag)
+            if v < 0 or state[v] != _RAISED:
                 continue
-            v = vy * lw + vx
-            gv = (vy + y0) * width + vx + x0
-            if walk[gv] == 0 or not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag):
-                continue
-            ng = d[u] + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gv]
+            dx, dy = MOVE_DX[k], MOVE_DY[k]
+            gv = (uy + dy + y0) * width + ux + dx + x0
+            ng = d[u] + step_length(k, cw, ch, dl) * weights[gv]
             if ng < d[v]:
                 fresh = d[v] == np.inf
                 d[v], code[v] = ng, (dy + 1) * 3 + dx + 1
@@ -312,7 +223,7 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         v = block[b]
         if walk[(v // lw + y0) * width + v % lw + x0] == 0 or v == root:
             continue
-        ng, move = _best_entry(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, mark, d, v)
+        ng, move = best_entry(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, mark, d, v)
         if not ng + _REL * (1.0 + ng) < d[v]:
             continue
         d[v], code[v] = ng, move  # block cells are listed (step 1)
@@ -325,21 +236,16 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         state[u] = _LOWERED
         ux, uy = u % lw, u // lw
         for k in range(n_moves):
-            dx, dy = _DX[k], _DY[k]
-            wx, wy = ux + dx, uy + dy
-            if wx < 0 or wy < 0 or wx >= lw or wy >= lh:
+            w = step_into(walk, width, x0, y0, lw, lh, ux, uy, k, diag)
+            if w < 0 or state[w] == _LOWERED or w == root:
                 continue
-            w = wy * lw + wx
-            gw = (wy + y0) * width + wx + x0
-            if state[w] == _LOWERED or walk[gw] == 0 or w == root:
-                continue
-            if not step_allowed(walk, width, ux + x0, uy + y0, dx, dy, diag):
-                continue
-            ng = d[u] + (dl if k >= 4 else (cw if k < 2 else ch)) * weights[gw]
+            dx, dy = MOVE_DX[k], MOVE_DY[k]
+            gw = (uy + dy + y0) * width + ux + dx + x0
+            ng = d[u] + step_length(k, cw, ch, dl) * weights[gw]
             # an open cell's cost is its heap value (memoised); an unlisted cell's is its old
             # tree's: right, as a cell whose old path runs through a lowered cell is lowered in
             # turn by this same relaxation along that path
-            dw = _cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, w, old)
+            dw = cell_cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, w, old)
             if not ng + _REL * (1.0 + ng) < dw:
                 continue
             d[w], code[w] = ng, (dy + 1) * 3 + dx + 1

@@ -1,4 +1,4 @@
-"""HPA* component labels through local changes (python_core.hpa.build.connectivity.patch_labels and the
+"""HPA* component labels through local changes (python_core.hpa.repair.label_patches.patch_labels and the
 sealed-cell shortcut of AbstractGraph.apply_changes): after every change, reachability equals a
 flood fill of the changed grid, and the patched labels split each cluster exactly as labelling it
 afresh does."""
@@ -13,7 +13,8 @@ from scipy import ndimage
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa import HierarchicalGrid
 from python_core.hpa.build import abstract_graph
-from python_core.hpa.build.connectivity import label_clusters, patch_labels
+from python_core.hpa.build.components import label_clusters
+from python_core.hpa.repair.label_patches import patch_labels
 
 MODES = list(DiagonalMode)
 DIAG = {

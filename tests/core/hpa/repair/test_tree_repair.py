@@ -9,9 +9,10 @@ import pytest
 
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa import HierarchicalGrid
-from python_core.hpa.build.cluster_search import NO_PARENT, cluster_rows, cluster_table, step_allowed
+from python_core.hpa.build.cluster_search import NO_PARENT, cluster_rows, cluster_table
 from python_core.hpa.build.cluster_trees import tree_cost, tree_walk
 from python_core.hpa.repair.tree_repair import repair_trees
+from python_core.hpa.steps import step_allowed
 
 MODES = list(DiagonalMode)
 DIAG_CODES = [0, 1, 2, 3]  # never, always, at least one side walkable, both sides (step_allowed)
