@@ -10,12 +10,12 @@ Quick start::
 
 Sub-packages, each module one job:
 
-- ``build/``: ``entrances`` (borders -> transition pairs), ``cluster_search`` (exact searches
-  inside a cluster), ``cluster_trees`` (cached shortest-path trees per transition),
-  ``abstract_graph`` (per-cluster tables and the flat arrays), ``graph_arrays`` (those arrays as
-  one value), ``pieces`` (per-cluster pieces spliced into them), ``components`` (component
-  labels), ``distance_table`` (all-pairs table over a small abstract graph), ``upper_level``
-  (level 2: regions of clusters, ``levels=2``).
+- ``graph/`` (the abstract graph and how it is built): ``entrances`` (borders -> transition
+  pairs), ``cluster_search`` (exact searches inside a cluster), ``cluster_trees`` (cached
+  shortest-path trees per transition), ``abstract_graph`` (per-cluster tables and the flat
+  arrays), ``graph_arrays`` (those arrays as one value), ``pieces`` (per-cluster pieces spliced
+  into them), ``components`` (component labels), ``distance_table`` (all-pairs table over a small
+  abstract graph), ``upper_level`` (level 2: regions of clusters, ``levels=2``).
 - ``query/``: ``endpoints`` (a query's start / goal inserted into its cluster), ``abstract_search``
   (A* over the abstract graph), ``upper_search`` (a level-2 query), ``tree_query`` and
   ``tree_walks`` (a whole query in one compiled call over the trees), ``refine`` (transitions ->
@@ -32,7 +32,7 @@ Sub-packages, each module one job:
 
 from __future__ import annotations
 
-from python_core.hpa.build.abstract_graph import Progress
+from python_core.hpa.graph.abstract_graph import Progress
 from python_core.hpa.hierarchy import HierarchicalGrid
 
 __all__ = ["HierarchicalGrid", "Progress"]

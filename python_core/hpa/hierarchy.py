@@ -33,8 +33,8 @@ from python_core.errors import BlockedEndpointError, InvalidGraphError
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.grid_search import as_cell, check_options
 from python_core.heuristics import HEURISTIC_CODES, resolve_heuristic
-from python_core.hpa.build.abstract_graph import AbstractGraph, Progress
-from python_core.hpa.build.upper_level import NO_SCRATCH, NO_UPPER, UpperLevel
+from python_core.hpa.graph.abstract_graph import AbstractGraph, Progress
+from python_core.hpa.graph.upper_level import NO_SCRATCH, NO_UPPER, UpperLevel
 from python_core.hpa.query.searches import CHECK_SLACK, HierarchySearches
 from python_core.hpa.repair.changes import HierarchyChanges, time_budget
 from python_core.result import PathResult, PathStatus, QueryOptions
@@ -60,7 +60,7 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
         cluster_size: cluster side in cells (``>= 4``); 16-64 suit most maps.
         levels: abstraction levels, 1 or 2. Level 2 groups ``region_clusters`` x
             ``region_clusters`` clusters into regions over the level-1 graph
-            (:mod:`~python_core.hpa.build.upper_level`); a query whose ends lie in different regions
+            (:mod:`~python_core.hpa.graph.upper_level`); a query whose ends lie in different regions
             then searches (or, within ``table_budget``, looks up) the much smaller level-2 graph.
             It pays on the largest maps (4096 x 4096), where the level-1 search dominates.
         region_clusters: level-1 clusters per region side (level 2 only).

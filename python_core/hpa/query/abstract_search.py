@@ -1,6 +1,6 @@
 """A* over the abstract graph, with the start and goal inserted as virtual nodes.
 
-Quick start (the arrays come from :class:`python_core.hpa.build.abstract_graph.AbstractGraph`)::
+Quick start (the arrays come from :class:`python_core.hpa.graph.abstract_graph.AbstractGraph`)::
 
     outcome, expanded = abstract_astar(graph arrays..., start_nodes, start_costs, goal_cluster,
                                        goal_costs, direct_cost, goal_cell, budget, scratch..., qid)

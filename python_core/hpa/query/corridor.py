@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.steps import MOVE_DX, MOVE_DY, move_count, step_into, step_length
+from python_core.hpa.steps import MOVE_DX, MOVE_DY, legal_from, move_count, step_length, step_target
 
 __all__ = ["corridor_astar"]
 
@@ -108,9 +108,9 @@ def corridor_astar(  # noqa: PLR0917 (compiled kernel: positional, one hot loop)
             break
         x, y, g = cur % width, cur // width, dist[cl]
         for k in range(n_moves):
-            nxt = step_into(walk, width, 0, 0, width, height, x, y, k, diag)  # the grid is the rectangle
+            nxt = step_target(x, y, k, width, height)  # the grid as the rectangle: local ids are global
             nl = -1 if nxt < 0 else _slot(slots, csize, ncx, width, nxt)
-            if nl < 0 or closed[nl]:
+            if nl < 0 or closed[nl] or not legal_from(walk, width, x, y, k, diag):
                 continue
             nx, ny = x + MOVE_DX[k], y + MOVE_DY[k]
             ng = g + step_length(k, cw, ch, dl) * weights[nxt]

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.build.cluster_search import new_scratch, rect_search
+from python_core.hpa.graph.cluster_search import new_scratch, rect_search
 from python_core.hpa.query.smoothing import line_cost, line_fill
 
 __all__ = ["EndpointTree", "insert_endpoint", "line_cells", "stop_costs"]

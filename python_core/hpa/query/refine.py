@@ -10,7 +10,7 @@ Quick start::
 
 Two consecutive transitions in one cluster are joined by the straight grid line when it is legal
 and as cheap as the table says (then it is an optimal path), else by an exact A* confined to the
-cluster (:func:`~python_core.hpa.build.cluster_search.rect_search`).
+cluster (:func:`~python_core.hpa.graph.cluster_search.rect_search`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.build.cluster_search import parent_walk, push_cells, rect_search
+from python_core.hpa.graph.cluster_search import parent_walk, push_cells, rect_search
 from python_core.hpa.steps import step_allowed
 
 __all__ = ["refine_chain", "straight_line"]

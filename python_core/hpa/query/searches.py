@@ -25,8 +25,8 @@ import numpy.typing as npt
 from python_core import fast_grid
 from python_core.grid import GridGraph
 from python_core.grid_search import Cell, world_points
-from python_core.hpa.build.abstract_graph import AbstractGraph
-from python_core.hpa.build.upper_level import Packed, Scratch, UpperLevel
+from python_core.hpa.graph.abstract_graph import AbstractGraph
+from python_core.hpa.graph.upper_level import Packed, Scratch, UpperLevel
 from python_core.hpa.query.abstract_search import (
     ABSTRACT_BUDGET,
     ABSTRACT_FOUND,

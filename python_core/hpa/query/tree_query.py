@@ -1,6 +1,6 @@
 """One HPA* query in one compiled call, over a hierarchy that keeps its cluster trees.
 
-Quick start (the arrays come from :class:`python_core.hpa.build.abstract_graph.AbstractGraph`; see
+Quick start (the arrays come from :class:`python_core.hpa.graph.abstract_graph.AbstractGraph`; see
 :meth:`python_core.hpa.HierarchicalGrid.find_path`, which calls this when the trees are kept)::
 
     static = tree_static(grid arrays..., graph arrays..., tree arrays..., scratch..., window, ...)
@@ -29,15 +29,15 @@ import numpy.typing as npt
 
 from python_core.compiled import jit, record
 from python_core.grid_search import world_points
-from python_core.hpa.build.cluster_search import (
+from python_core.hpa.graph.cluster_search import (
     cluster_rect,
     new_scratch,
     parent_walk,
     push_cells,
     rect_search,
 )
-from python_core.hpa.build.components import component_of
-from python_core.hpa.build.distance_table import pair_chain
+from python_core.hpa.graph.components import component_of
+from python_core.hpa.graph.distance_table import pair_chain
 from python_core.hpa.query.abstract_search import (
     ABSTRACT_FOUND,
     ABSTRACT_NO_PATH,
@@ -147,7 +147,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     in different ones answer ``no_path`` at once), the smoothing window and ``one_weight``
     (:func:`~python_core.hpa.query.smoothing.shortcut_costs`), whether the graph is ``exact``
     (``AbstractGraph.exact``: then a table's path is optimal and is not smoothed), level 2
-    (``packed``, empty arrays without it, and its ``scratch2``; :mod:`~python_core.hpa.build.upper_level`:
+    (``packed``, empty arrays without it, and its ``scratch2``; :mod:`~python_core.hpa.graph.upper_level`:
     it finds the chain of transitions when the ends lie in different regions), and the grid's
     origin (``ox``, ``oy``) for the world points, and the abstract search's ``line_bias``.
 

@@ -7,7 +7,7 @@ Quick start (inside :func:`~python_core.hpa.query.tree_query.tree_query`; ``tree
     n = walk_chain(...)                  # every abstract edge inside a cluster: one walk, no search
 
 A cluster's tree of a transition holds, per cell, the move that entered it on a shortest path from
-that transition (:mod:`~python_core.hpa.build.cluster_trees`): walking up it from any cell of the
+that transition (:mod:`~python_core.hpa.graph.cluster_trees`): walking up it from any cell of the
 cluster gives that cell's path and cost without a search, which is what lets a whole query run
 in one compiled call.
 """
@@ -18,15 +18,15 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.build.cluster_search import (
+from python_core.hpa.graph.cluster_search import (
     cluster_rect,
     new_scratch,
     parent_walk,
     push_cells,
     rect_search,
 )
-from python_core.hpa.build.cluster_trees import tree_walk
-from python_core.hpa.build.distance_table import best_pair
+from python_core.hpa.graph.cluster_trees import tree_walk
+from python_core.hpa.graph.distance_table import best_pair
 from python_core.hpa.query.abstract_search import estimate
 
 __all__ = [

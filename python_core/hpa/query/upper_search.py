@@ -6,7 +6,7 @@ Quick start (the arrays come from the level-1 graph and :attr:`UpperLevel.packed
     costs = link_costs(cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost, chain)
 
 Each end is inserted by one Dijkstra over its region of the level-1 graph
-(:func:`~python_core.hpa.build.upper_level.region_search`); level 2 is then searched (or its
+(:func:`~python_core.hpa.graph.upper_level.region_search`); level 2 is then searched (or its
 all-pairs table read), and each level-2 edge expanded into the level-1 path its region recorded,
 so level 1 refines a chain of level-1 nodes into cells as for any query.
 """
@@ -17,9 +17,9 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.build.cluster_search import push_cells
-from python_core.hpa.build.distance_table import best_pair, pair_chain
-from python_core.hpa.build.upper_level import Packed, Scratch, crossing_cost, region_search
+from python_core.hpa.graph.cluster_search import push_cells
+from python_core.hpa.graph.distance_table import best_pair, pair_chain
+from python_core.hpa.graph.upper_level import Packed, Scratch, crossing_cost, region_search
 from python_core.hpa.query.abstract_search import ABSTRACT_FOUND, ABSTRACT_NO_PATH, abstract_astar, node_chain
 
 __all__ = ["clear_stamps", "link_costs", "upper_chain"]

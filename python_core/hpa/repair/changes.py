@@ -23,8 +23,8 @@ import numpy.typing as npt
 from python_core.errors import InvalidGraphError, InvalidQueryError
 from python_core.grid import GridGraph
 from python_core.grid_search import as_cells
-from python_core.hpa.build.abstract_graph import AbstractGraph
-from python_core.hpa.build.upper_level import Packed, Scratch, UpperLevel
+from python_core.hpa.graph.abstract_graph import AbstractGraph
+from python_core.hpa.graph.upper_level import Packed, Scratch, UpperLevel
 
 __all__ = ["HierarchyChanges", "time_budget"]
 

@@ -1,6 +1,6 @@
 """Component labels kept through a local change: patched in place where no component splits or merges.
 
-Quick start (``labels`` and ``comp_count`` as :func:`~python_core.hpa.build.components.label_clusters`
+Quick start (``labels`` and ``comp_count`` as :func:`~python_core.hpa.graph.components.label_clusters`
 left them, the cells already changed in ``walk``)::
 
     patched = patch_labels(walk, width, height, csize, diag, labels, comp_count, cells)
@@ -8,7 +8,7 @@ left them, the cells already changed in ``walk``)::
     grown = seal_labels(walk, labels, comp_count, cells[sealed], owner[sealed])
 
 A cluster whose change a patch cannot vouch for (or with more than one changed cell) is labelled
-afresh instead (:func:`~python_core.hpa.build.components.label_clusters`).
+afresh instead (:func:`~python_core.hpa.graph.components.label_clusters`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.build.components import LABEL_LIMIT, find_root
+from python_core.hpa.graph.components import LABEL_LIMIT, find_root
 from python_core.hpa.steps import MOVE_DX, MOVE_DY, step_allowed
 
 __all__ = ["patch_labels", "seal_labels", "sealed_cells"]

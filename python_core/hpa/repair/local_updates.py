@@ -1,6 +1,6 @@
 """A local change to the level-1 abstract graph: only the clusters and borders it touches redone.
 
-Quick start (``graph`` a built :class:`~python_core.hpa.build.abstract_graph.AbstractGraph`, its
+Quick start (``graph`` a built :class:`~python_core.hpa.graph.abstract_graph.AbstractGraph`, its
 grid's cells already changed)::
 
     dirty = apply_changes(graph, cells, weights_changed=False, table_seconds=None)
@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import numpy.typing as npt
 
-from python_core.hpa.build.cluster_search import cluster_rows, uniform_flags
-from python_core.hpa.build.cluster_trees import tree_rows
-from python_core.hpa.build.entrances import Border, borders_of
-from python_core.hpa.build.graph_arrays import GraphArrays
+from python_core.hpa.graph.cluster_search import cluster_rows, uniform_flags
+from python_core.hpa.graph.cluster_trees import tree_rows
+from python_core.hpa.graph.entrances import Border, borders_of
+from python_core.hpa.graph.graph_arrays import GraphArrays
 from python_core.hpa.repair.label_patches import patch_labels, seal_labels, sealed_cells
 from python_core.hpa.repair.tree_repair import repair_clusters, repair_trees
 
 if TYPE_CHECKING:
-    from python_core.hpa.build.abstract_graph import AbstractGraph
+    from python_core.hpa.graph.abstract_graph import AbstractGraph
 
 __all__ = ["Outcome", "apply_changes", "relabel_changes", "repair_in_place", "update_cluster"]
 
@@ -202,8 +202,8 @@ def repair_in_place(
 def relabel_changes(graph: AbstractGraph, cells: I64, owner: I64, sealed: npt.NDArray[np.bool_]) -> bool:
     """New labels after ``cells`` changed: patched where a cluster has one changed cell
     that neither splits nor merges a component
-    (:func:`~python_core.hpa.build.connectivity.patch_labels`), sealed cells numbered apart
-    (:func:`~python_core.hpa.build.connectivity.seal_labels`), every other touched cluster labelled
+    (:func:`~python_core.hpa.graph.connectivity.patch_labels`), sealed cells numbered apart
+    (:func:`~python_core.hpa.graph.connectivity.seal_labels`), every other touched cluster labelled
     afresh.
 
     Returns:

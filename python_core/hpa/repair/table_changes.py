@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from python_core.hpa.build.graph_arrays import GraphArrays
+from python_core.hpa.graph.graph_arrays import GraphArrays
 
 __all__ = ["EDGE_RTOL", "Changes", "edge_changes", "match_nodes"]
 

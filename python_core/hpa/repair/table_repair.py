@@ -1,6 +1,6 @@
 """Repair an all-pairs table after a local change of the abstract graph, instead of rebuilding it.
 
-Quick start (``graph`` is an :class:`~python_core.hpa.build.abstract_graph.AbstractGraph` keeping its
+Quick start (``graph`` is an :class:`~python_core.hpa.graph.abstract_graph.AbstractGraph` keeping its
 table; snapshot it before the change, since a change rewrites some of its arrays in place)::
 
     before, dist, pred = GraphArrays.of(graph), graph.pair_dist, graph.pair_pred  # of(): copies
@@ -10,7 +10,7 @@ table; snapshot it before the change, since a change rewrites some of its arrays
 A few changed cells change the abstract graph locally: some clusters get new cost tables, some
 get a different node set (node ids of later clusters shift), a few crossings change. Nodes are
 matched by their cells and the old table is reindexed to the new ids; an added node's row is
-computed afresh (:func:`~python_core.hpa.build.distance_table.pair_rows`), every other row ``s`` is
+computed afresh (:func:`~python_core.hpa.graph.distance_table.pair_rows`), every other row ``s`` is
 repaired where the change touches it. Write ``d`` for its reindexed row and ``D`` for the new
 graph's distances from ``s``:
 
@@ -52,8 +52,8 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from python_core.hpa.build.distance_table import pair_rows
-from python_core.hpa.build.graph_arrays import GraphArrays
+from python_core.hpa.graph.distance_table import pair_rows
+from python_core.hpa.graph.graph_arrays import GraphArrays
 from python_core.hpa.repair.table_changes import EDGE_RTOL, edge_changes, match_nodes
 from python_core.hpa.repair.table_kernels import RTOL, reindex_rows, repair_rows
 
@@ -108,14 +108,14 @@ def repair_pairs(
 
     Returns:
         ``(dist, pred, rows)``: the new graph's arrays as
-        :func:`~python_core.hpa.build.distance_table.all_pairs` defines them (``pred`` may name another
+        :func:`~python_core.hpa.graph.distance_table.all_pairs` defines them (``pred`` may name another
         predecessor of equal cost), and the number of rows not kept as they were (added nodes'
         rows, computed afresh, plus rows repaired by a search; filling only the added nodes'
         columns does not count). When both graphs are equal the given arrays themselves come
         back with ``rows == 0``; otherwise new arrays (or the given ones with ``overwrite``).
 
     Example:
-        >>> from python_core.hpa.build.distance_table import all_pairs
+        >>> from python_core.hpa.graph.distance_table import all_pairs
         >>> # two one-node clusters joined both ways at cost 1; then 0 -> 1 costs 3
         >>> old = GraphArrays(np.array([0, 5]), np.array([0, 1, 2]), np.array([0, 1]), np.zeros(2),
         ...                   np.array([0, 1]), np.array([0, 1, 2]), np.array([1, 0]), np.ones(2))
@@ -179,7 +179,7 @@ def repair_within(  # noqa: PLR0917 (the arrays of one repair)
         A :class:`Repaired`; with ``seconds=None`` its ``stale`` is all False.
 
     Example:
-        >>> from python_core.hpa.build.distance_table import all_pairs
+        >>> from python_core.hpa.graph.distance_table import all_pairs
         >>> old = GraphArrays(np.array([0, 5]), np.array([0, 1, 2]), np.array([0, 1]), np.zeros(2),
         ...                   np.array([0, 1]), np.array([0, 1, 2]), np.array([1, 0]), np.ones(2))
         >>> dist, pred = all_pairs(*old[1:])
@@ -260,7 +260,7 @@ def refill_rows(graph: GraphArrays, dist: F32, pred: I32, stale: B, seconds: flo
         The rows still stale.
 
     Example:
-        >>> from python_core.hpa.build.distance_table import all_pairs
+        >>> from python_core.hpa.graph.distance_table import all_pairs
         >>> g = GraphArrays(np.array([0, 5]), np.array([0, 1, 2]), np.array([0, 1]), np.zeros(2),
         ...                 np.array([0, 1]), np.array([0, 1, 2]), np.array([1, 0]), np.ones(2))
         >>> dist, pred = np.zeros((2, 2), np.float32), np.zeros((2, 2), np.int32)

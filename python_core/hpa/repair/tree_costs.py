@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.build.cluster_search import NO_PARENT
-from python_core.hpa.steps import MOVE_DX, MOVE_DY, move_count, step_length, step_out_of
+from python_core.hpa.graph.cluster_search import NO_PARENT
+from python_core.hpa.steps import MOVE_DX, MOVE_DY, legal_into, move_count, step_length, step_source
 
 __all__ = ["OldCosts", "best_entry", "cell_cost", "move_of", "old_tree_cost", "touches_change"]
 
@@ -63,7 +63,7 @@ def old_tree_cost(  # noqa: PLR0917
     tree: U8, lw: int, width: int, x0: int, y0: int, cell: int, weights: F64, cw: float, ch: float,
     now: int, old: OldCosts,
 ) -> float:  # fmt: skip
-    """:func:`~python_core.hpa.build.cluster_trees.tree_cost` of a local cell in the tree ``now`` walks
+    """:func:`~python_core.hpa.graph.cluster_trees.tree_cost` of a local cell in the tree ``now`` walks
     before the change, memoised for every cell of the walk: neighbouring cells share nearly all
     their path, which a walk per cell would go up again (``old``: costs, the tree each is valid
     for, and a stack of local cells)."""
@@ -98,8 +98,8 @@ def best_entry(  # noqa: PLR0917
     gv = (vy + y0) * width + vx + x0
     best, move = np.inf, NO_PARENT
     for k in range(move_count(diag)):
-        u = step_out_of(walk, width, x0, y0, lw, lh, vx, vy, k, diag)  # a wall's d is inf too
-        if u < 0 or mark[u] == 0 or d[u] == np.inf:
+        u = step_source(vx, vy, k, lw, lh)
+        if u < 0 or mark[u] == 0 or d[u] == np.inf or not legal_into(walk, width, vx + x0, vy + y0, k, diag):
             continue
         ng = d[u] + step_length(k, cw, ch, dl) * weights[gv]
         if ng < best:

@@ -1,6 +1,6 @@
 """Keep a cluster's cached trees through a local change: repair them instead of rerunning them.
 
-Quick start (``dirs`` and ``table`` come from :func:`~python_core.hpa.build.cluster_search.cluster_table`)::
+Quick start (``dirs`` and ``table`` come from :func:`~python_core.hpa.graph.cluster_search.cluster_table`)::
 
     stale = np.zeros(k, np.uint8)
     repair_trees(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans, dirs, table, changed, 0, stale)
@@ -46,16 +46,18 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.build.cluster_search import NO_PARENT, cluster_rect, cluster_rows
+from python_core.hpa.graph.cluster_search import NO_PARENT, cluster_rect, cluster_rows
 from python_core.hpa.repair.tree_costs import OldCosts, best_entry, cell_cost, move_of, touches_change
 from python_core.hpa.steps import (
     MOVE_DX,
     MOVE_DY,
+    legal_from,
+    legal_into,
     move_count,
     step_allowed,
-    step_into,
     step_length,
-    step_out_of,
+    step_source,
+    step_target,
 )
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
@@ -141,9 +143,11 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         gv = (vy + y0) * width + vx + x0
         state[v] = _RAISED
         for k in range(n_moves):
-            u = step_out_of(walk, width, x0, y0, lw, lh, vx, vy, k, diag)
+            u = step_source(vx, vy, k, lw, lh)
             step = step_length(k, cw, ch, dl) * weights[gv]
             if u < 0 or state[u] != _SETTLED or step <= 0.0:
+                continue
+            if not legal_into(walk, width, vx + x0, vy + y0, k, diag):
                 continue
             du = cell_cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, u, old)
             if abs(du + step - d[v]) <= _REL * (1.0 + d[v]):
@@ -184,8 +188,8 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         d[v] = np.inf
         code[v] = NO_PARENT
         for k in range(n_moves):
-            u = step_out_of(walk, width, x0, y0, lw, lh, vx, vy, k, diag)
-            if u < 0 or state[u] != _SETTLED:
+            u = step_source(vx, vy, k, lw, lh)
+            if u < 0 or state[u] != _SETTLED or not legal_into(walk, width, vx + x0, vy + y0, k, diag):
                 continue
             du = cell_cost(walk, weights, width, x0, y0, lw, cw, ch, tree, root, d, stamp, now, u, old)
             ng = du + step_length(k, cw, ch, dl) * weights[gv]
@@ -198,8 +202,8 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         state[u] = _FINAL
         ux, uy = u % lw, u // lw
         for k in range(n_moves):
-            v = step_into(walk, width, x0, y0, lw, lh, ux, uy, k, diag)
-            if v < 0 or state[v] != _RAISED:
+            v = step_target(ux, uy, k, lw, lh)
+            if v < 0 or state[v] != _RAISED or not legal_from(walk, width, ux + x0, uy + y0, k, diag):
                 continue
             dx, dy = MOVE_DX[k], MOVE_DY[k]
             gv = (uy + dy + y0) * width + ux + dx + x0
@@ -236,8 +240,10 @@ def _repair_one(  # noqa: PLR0912, PLR0915, PLR0917 (one tree, one pass; compile
         state[u] = _LOWERED
         ux, uy = u % lw, u // lw
         for k in range(n_moves):
-            w = step_into(walk, width, x0, y0, lw, lh, ux, uy, k, diag)
+            w = step_target(ux, uy, k, lw, lh)
             if w < 0 or state[w] == _LOWERED or w == root:
+                continue
+            if not legal_from(walk, width, ux + x0, uy + y0, k, diag):
                 continue
             dx, dy = MOVE_DX[k], MOVE_DY[k]
             gw = (uy + dy + y0) * width + ux + dx + x0
@@ -310,7 +316,7 @@ def repair_trees(  # noqa: PLR0917 (compiled kernel: positional)
 
     Example:
         >>> import numpy as np
-        >>> from python_core.hpa.build.cluster_search import cluster_table
+        >>> from python_core.hpa.graph.cluster_search import cluster_table
         >>> walk, w, trans = np.ones(8, np.uint8), np.ones(8), np.array([0, 7])
         >>> dirs = np.zeros((2, 8), np.uint8)
         >>> table = cluster_table(walk, w, 8, 0, 0, 8, 1, 0, 1.0, 1.0, trans, dirs)

@@ -18,7 +18,7 @@ from python_core import fast_grid
 from python_core.errors import BlockedEndpointError, InvalidGraphError, InvalidQueryError, OutOfBoundsError
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa import HierarchicalGrid
-from python_core.hpa.build.entrances import VERTICAL, border_crossings
+from python_core.hpa.graph.entrances import VERTICAL, border_crossings
 from python_core.hpa.query.abstract_search import QID_LIMIT, split_cell
 from python_core.movingai import length_tolerance, read_scenarios
 from python_core.result import PathResult, PathStatus, QueryOptions

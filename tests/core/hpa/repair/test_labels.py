@@ -12,8 +12,8 @@ from scipy import ndimage
 
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa import HierarchicalGrid
-from python_core.hpa.build import abstract_graph
-from python_core.hpa.build.components import label_clusters
+from python_core.hpa.graph import abstract_graph
+from python_core.hpa.graph.components import label_clusters
 from python_core.hpa.repair.label_patches import patch_labels
 
 MODES = list(DiagonalMode)

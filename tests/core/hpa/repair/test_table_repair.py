@@ -11,9 +11,9 @@ import numpy.typing as npt
 import pytest
 
 from python_core.grid import DiagonalMode, GridGraph
-from python_core.hpa.build.abstract_graph import AbstractGraph
-from python_core.hpa.build.distance_table import all_pairs, pair_rows
-from python_core.hpa.build.graph_arrays import GraphArrays
+from python_core.hpa.graph.abstract_graph import AbstractGraph
+from python_core.hpa.graph.distance_table import all_pairs, pair_rows
+from python_core.hpa.graph.graph_arrays import GraphArrays
 from python_core.hpa.repair.table_repair import (
     FRESH_SHARE,
     REPAIR_CHUNK,

@@ -9,8 +9,8 @@ import pytest
 
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa import HierarchicalGrid
-from python_core.hpa.build.cluster_search import NO_PARENT, cluster_rows, cluster_table
-from python_core.hpa.build.cluster_trees import tree_cost, tree_walk
+from python_core.hpa.graph.cluster_search import NO_PARENT, cluster_rows, cluster_table
+from python_core.hpa.graph.cluster_trees import tree_cost, tree_walk
 from python_core.hpa.repair.tree_repair import repair_trees
 from python_core.hpa.steps import step_allowed
 

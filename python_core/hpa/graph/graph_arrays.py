@@ -2,14 +2,14 @@
 
 Quick start::
 
-    from python_core.hpa.build.graph_arrays import GraphArrays
+    from python_core.hpa.graph.graph_arrays import GraphArrays
     before = GraphArrays.of(graph)              # copies: a change rewrites some arrays in place
     now = GraphArrays.of(graph, copy=False)     # references, once the graph no longer changes
     changed = not before.same_as(now)
 
-``graph[1:]`` are the arguments of :func:`~python_core.hpa.build.distance_table.all_pairs`; the
-level-1 graph (:class:`~python_core.hpa.build.abstract_graph.AbstractGraph`) and level 2
-(:class:`~python_core.hpa.build.upper_level.UpperLevel`) both give theirs in this form.
+``graph[1:]`` are the arguments of :func:`~python_core.hpa.graph.distance_table.all_pairs`; the
+level-1 graph (:class:`~python_core.hpa.graph.abstract_graph.AbstractGraph`) and level 2
+(:class:`~python_core.hpa.graph.upper_level.UpperLevel`) both give theirs in this form.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ I64 = npt.NDArray[np.int64]
 class GraphArrays(NamedTuple):
     """The flat arrays of one abstract graph (as :meth:`AbstractGraph.assemble` builds them).
 
-    ``graph[1:]`` are the arguments of :func:`~python_core.hpa.build.distance_table.all_pairs`.
+    ``graph[1:]`` are the arguments of :func:`~python_core.hpa.graph.distance_table.all_pairs`.
 
     Example:
         >>> g = GraphArrays(np.array([3]), np.array([0, 1]), np.array([0]), np.zeros(1), np.array([0]),

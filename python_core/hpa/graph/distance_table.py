@@ -1,6 +1,6 @@
 """All-pairs shortest paths over a small abstract graph: a query without an abstract search.
 
-Quick start (the arrays come from :class:`python_core.hpa.build.abstract_graph.AbstractGraph`)::
+Quick start (the arrays come from :class:`python_core.hpa.graph.abstract_graph.AbstractGraph`)::
 
     dist, pred = all_pairs(cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost)
     # dist[i, j]: cost from transition i to j over the abstract graph; pred[i, j]: j's predecessor

@@ -3,7 +3,7 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.build.components import label_clusters
+    from python_core.hpa.graph.components import label_clusters
     labels = np.full(4, -1, np.int16)
     counts = label_clusters(np.array([1, 0, 0, 1], np.uint8), 4, 1, 4, 3, labels, np.array([0]))
     assert labels.tolist() == [0, -1, -1, 1] and counts.tolist() == [2]
@@ -24,8 +24,8 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.build.cluster_search import cluster_rect
-from python_core.hpa.steps import MOVE_DX, MOVE_DY, move_count, step_into
+from python_core.hpa.graph.cluster_search import cluster_rect
+from python_core.hpa.steps import MOVE_DX, MOVE_DY, legal_from, move_count, step_target
 
 __all__ = [
     "LABEL_LIMIT",
@@ -66,13 +66,16 @@ def _label_one(walk: U8, width: int, x0: int, y0: int, lw: int, lh: int, diag: i
                 cur = stack[top]
                 cx, cy = cur % width, cur // width
                 for k in range(n_moves):
-                    if step_into(walk, width, x0, y0, lw, lh, cx - x0, cy - y0, k, diag) < 0:
+                    if step_target(cx - x0, cy - y0, k, lw, lh) < 0:
                         continue
                     nxt = cur + MOVE_DY[k] * width + MOVE_DX[k]
-                    if labels[nxt] < 0:
-                        labels[nxt] = count
-                        stack[top] = nxt
-                        top += 1
+                    if labels[nxt] >= 0:  # most neighbours are labelled already: the cheap test first
+                        continue
+                    if not legal_from(walk, width, cx, cy, k, diag):
+                        continue
+                    labels[nxt] = count
+                    stack[top] = nxt
+                    top += 1
             count += 1
     return count
 

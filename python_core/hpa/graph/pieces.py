@@ -3,7 +3,7 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.build.pieces import Pieces
+    from python_core.hpa.graph.pieces import Pieces
     tables = Pieces(2, 2, np.float64)           # two clusters, 2-D pieces
     tables[0], tables[1] = np.zeros((1, 1)), np.ones((2, 2))
     tables.splice()                             # flat = [0, 1, 1, 1, 1], offsets [0, 1, 5]

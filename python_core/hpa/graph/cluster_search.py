@@ -3,7 +3,7 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.build.cluster_search import rect_search, new_scratch
+    from python_core.hpa.graph.cluster_search import rect_search, new_scratch
     walk, w = np.ones(16, np.uint8), np.ones(16)
     dist, parent, closed = new_scratch(16)
     no_stops = np.zeros(0, np.int64)
@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.steps import MOVE_DX, MOVE_DY, move_count, step_into, step_length
+from python_core.hpa.steps import MOVE_DX, MOVE_DY, legal_from, move_count, step_length, step_target
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
 __all__ = [
@@ -190,8 +190,8 @@ def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
             break
         g = dist[cur]
         for k in range(n_moves):
-            nxt = step_into(walk, width, x0, y0, lw, lh, lx, ly, k, diag)
-            if nxt < 0 or closed[nxt] == 1:
+            nxt = step_target(lx, ly, k, lw, lh)
+            if nxt < 0 or closed[nxt] == 1 or not legal_from(walk, width, x, y, k, diag):
                 continue
             dx, dy = MOVE_DX[k], MOVE_DY[k]
             node = (y + dy) * width + x + dx
@@ -289,7 +289,7 @@ def cluster_rows(  # noqa: PLR0917
     ``(k, lw * lh)`` each settles the whole cluster and ``dirs[i]`` receives transition i's
     shortest-path tree: per local cell the move that entered it, code ``(dy + 1) * 3 + (dx + 1)``,
     :data:`NO_PARENT` for the root and unreachable cells (read by
-    :mod:`python_core.hpa.build.cluster_trees`).
+    :mod:`python_core.hpa.graph.cluster_trees`).
 
     Example:
         >>> walk, w, ends = np.ones(4, np.uint8), np.ones(4), np.array([0, 3])

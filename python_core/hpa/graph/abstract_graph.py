@@ -3,7 +3,7 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.build.abstract_graph import AbstractGraph
+    from python_core.hpa.graph.abstract_graph import AbstractGraph
     graph = AbstractGraph(np.ones(64 * 64, np.uint8), np.ones(64 * 64), 64, 64, csize=16, diag=3)
     graph.build()
     assert graph.node_count > 0 and graph.cluster_count == 16
@@ -22,10 +22,10 @@ from collections.abc import Callable, Iterable
 import numpy as np
 import numpy.typing as npt
 
-from python_core.hpa.build.cluster_search import cluster_table, uniform_flags
-from python_core.hpa.build.components import component_ids, component_of, label_clusters
-from python_core.hpa.build.distance_table import all_pairs
-from python_core.hpa.build.entrances import (
+from python_core.hpa.graph.cluster_search import cluster_table, uniform_flags
+from python_core.hpa.graph.components import component_ids, component_of, label_clusters
+from python_core.hpa.graph.distance_table import all_pairs
+from python_core.hpa.graph.entrances import (
     ANTI_CORNER,
     CORNER,
     HORIZONTAL,
@@ -35,8 +35,8 @@ from python_core.hpa.build.entrances import (
     border_exact,
     borders_of,
 )
-from python_core.hpa.build.graph_arrays import GraphArrays
-from python_core.hpa.build.pieces import Pieces
+from python_core.hpa.graph.graph_arrays import GraphArrays
+from python_core.hpa.graph.pieces import Pieces
 from python_core.hpa.repair.local_updates import apply_changes
 from python_core.hpa.repair.table_repair import refill_rows, repair_within
 
@@ -66,11 +66,11 @@ class AbstractGraph:
         diag: diagonal rule code (0 never, 1 always, 2 at least one, 3 no obstacles).
         cell: ``(w, h)`` cell size.
         long_len: entrances longer than this get two transitions instead of one.
-        tree_budget: bytes the cached cluster trees (:mod:`~python_core.hpa.build.cluster_trees`, one
+        tree_budget: bytes the cached cluster trees (:mod:`~python_core.hpa.graph.cluster_trees`, one
             byte per cell per transition) may take; :meth:`build` keeps them only when they fit
             (``0``: never, so queries search inside the end clusters instead).
         table_budget: bytes an all-pairs table over the transitions may take (8 per node pair;
-            :mod:`~python_core.hpa.build.distance_table`); kept only with the trees and when it fits.
+            :mod:`~python_core.hpa.graph.distance_table`); kept only with the trees and when it fits.
 
     Example:
         >>> g = AbstractGraph(np.ones(16, np.uint8), np.ones(16), 4, 4, csize=2, diag=0)
@@ -129,7 +129,7 @@ class AbstractGraph:
     @property
     def exact(self) -> bool:
         """Whether every move between clusters is a transition pair (every entrance one pair
-        long, no diagonal crossing beside them; :func:`~python_core.hpa.build.entrances.border_exact`).
+        long, no diagonal crossing beside them; :func:`~python_core.hpa.graph.entrances.border_exact`).
         Then the abstract graph holds every path: its optimum is the grid's, and refining the
         abstract optimum gives an optimal path that no smoothing can shorten."""
         return not self.inexact and self.diag in (0, 3)

@@ -3,7 +3,7 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.build.entrances import VERTICAL, border_crossings
+    from python_core.hpa.graph.entrances import VERTICAL, border_crossings
     walk = np.ones(4 * 8, np.uint8)                       # 8 columns x 4 rows, clusters of 4
     cells, costs = border_crossings(walk, np.ones(32), 8, 4, 4, 3, 1.0, 1.0, VERTICAL, 0, 0, 6)
     assert cells.tolist() == [[9, 10]]                    # one short entrance: one mid transition

@@ -3,15 +3,15 @@
 Quick start::
 
     import numpy as np
-    from python_core.hpa.build.cluster_search import cluster_table
-    from python_core.hpa.build.cluster_trees import tree_walk
+    from python_core.hpa.graph.cluster_search import cluster_table
+    from python_core.hpa.graph.cluster_trees import tree_walk
     walk, w, dirs = np.ones(16, np.uint8), np.ones(16), np.zeros((2, 16), np.uint8)
     table = cluster_table(walk, w, 4, 0, 0, 4, 4, 3, 1.0, 1.0, np.array([0, 15]), dirs)
     cells = np.empty(16, np.int64)
     n, cost = tree_walk(dirs[0], 0, 0, 4, 4, 0, 15, w, 1.0, 1.0, cells)   # 15 -> ... -> 0
 
 A tree is the exact Dijkstra from one transition over its whole cluster, recorded by the search
-that prices the cluster's cost table (:func:`~python_core.hpa.build.cluster_search.cluster_table`) as
+that prices the cluster's cost table (:func:`~python_core.hpa.graph.cluster_search.cluster_table`) as
 the move that entered each cell: code ``(dy + 1) * 3 + (dx + 1)``, and :data:`NO_PARENT` for the
 root and for unreachable cells. With the trees, HPA* needs no search to insert a goal (its cost
 from every transition is a walk up each tree), to insert a start (the same walks priced in the
@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.build.cluster_search import NO_PARENT
+from python_core.hpa.graph.cluster_search import NO_PARENT
 
 __all__ = ["NO_PARENT", "tree_cost", "tree_rows", "tree_walk"]
 

@@ -6,8 +6,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from python_core.hpa.build import pieces as pieces_module
-from python_core.hpa.build.pieces import Pieces
+from python_core.hpa.graph import pieces as pieces_module
+from python_core.hpa.graph.pieces import Pieces
 
 
 def _random_piece(rng: np.random.Generator, ndim: int, dtype: type[np.generic]) -> npt.NDArray[np.generic]:

@@ -1,6 +1,6 @@
 """Level 2 of HPA*: regions of ``group x group`` level-1 clusters, over the level-1 abstract graph.
 
-Quick start (``graph`` is a built :class:`~python_core.hpa.build.abstract_graph.AbstractGraph`)::
+Quick start (``graph`` is a built :class:`~python_core.hpa.graph.abstract_graph.AbstractGraph`)::
 
     upper = UpperLevel(graph, group=16, table_budget=64 << 20).build()
     upper.update(graph, dirty_clusters)        # after graph.apply_changes(...)
@@ -25,9 +25,9 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.compiled import jit
-from python_core.hpa.build.abstract_graph import AbstractGraph, Progress
-from python_core.hpa.build.distance_table import all_pairs
-from python_core.hpa.build.graph_arrays import GraphArrays
+from python_core.hpa.graph.abstract_graph import AbstractGraph, Progress
+from python_core.hpa.graph.distance_table import all_pairs
+from python_core.hpa.graph.graph_arrays import GraphArrays
 from python_core.hpa.repair.table_repair import repair_pairs
 from python_core.open_list import heap_decrease, heap_pop, heap_push
 
@@ -245,7 +245,7 @@ def region_tables(  # noqa: PLR0917 (compiled kernel: positional)
 
 
 class UpperLevel:
-    """Level 2 over a level-1 :class:`~python_core.hpa.build.abstract_graph.AbstractGraph`.
+    """Level 2 over a level-1 :class:`~python_core.hpa.graph.abstract_graph.AbstractGraph`.
 
     Args:
         graph: the level-1 graph (its cluster grid sets the regions).
