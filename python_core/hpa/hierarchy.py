@@ -29,65 +29,27 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import F64, I64
-from python_core.errors import BlockedEndpointError, InvalidGraphError, InvalidQueryError
-from python_core.grid import DiagonalMode, GridGraph
-from python_core.grid.cells import Cell, as_cell, as_cells, check_options, world_points
-from python_core.grid.search import dispatch as fast_grid
+from python_core._types import DIAG_CODES
+from python_core.errors import BlockedEndpointError, InvalidGraphError
+from python_core.grid import GridGraph
+from python_core.grid.cells import as_cell, check_options
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
-from python_core.hpa.abstract_graph import AbstractGraph, Progress
-from python_core.hpa.abstract_search import (
-    ABSTRACT_BUDGET,
-    ABSTRACT_FOUND,
-    ABSTRACT_NO_PATH,
-    QID_LIMIT,
-    abstract_astar,
-    node_chain,
-)
-from python_core.hpa.cluster_search import refine_chain
-from python_core.hpa.corridor import corridor_astar
-from python_core.hpa.endpoints import EndpointTree, insert_endpoint
-from python_core.hpa.smoothing import path_cost, smooth_passes
-from python_core.hpa.tree_query import tree_query, tree_static
-from python_core.hpa.upper_level import (
-    NO_SCRATCH,
-    NO_UPPER,
-    UpperLevel,
-    clear_stamps,
-    link_costs,
-    upper_chain,
-)
+from python_core.hpa.graph.abstract_graph import AbstractGraph, Progress
+from python_core.hpa.graph.upper_level import NO_SCRATCH, NO_UPPER, UpperLevel
+from python_core.hpa.query.searches import CHECK_SLACK, HierarchySearches
+from python_core.hpa.repair.changes import HierarchyChanges, time_budget
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["CHECK_SLACK", "LINE_BIAS", "HierarchicalGrid"]
 
-_DIAG = {DiagonalMode.NEVER: 0, DiagonalMode.ALWAYS: 1, DiagonalMode.AT_LEAST_ONE_WALKABLE: 2}
 _DEFAULTS = QueryOptions()
-CHECK_SLACK = 1.10
-"""The worst cost ratio a short path may keep (``exact_check``): one costing more than this times
-its obstacle-free bound, a lower bound of the optimum, is checked; any other is within it already.
-1.10 against 1.05 re-runs 8.1% of Aurora's scenarios instead of 10.2% (4.0% / 5.0% on brc202d,
-0.7% / 4.7% on random512) for a worst case of 1.093 / 1.073 / 1.073 instead of 1.090 / 1.073 /
-1.042 over all of them."""
-
-
 LINE_BIAS = 0.05
-"""The default ``line_bias``. ``bench/hpa_speed.py --maps open4096 --no-godot --line-bias 0``
-against the default, one run each: median query 1.515 -> 0.771 ms (10.1x -> 15.9x our exact
-search), mean / worst cost 1.0089 / 1.0172 -> 1.0078 / 1.0181. Maps with an all-pairs table run no
-abstract search and are unaffected."""
+"""The default ``line_bias``: on open ground it halves the median query of the abstract search for
+a mean cost that does not grow (the band of near-equal paths is no longer expanded whole). Maps
+with an all-pairs table run no abstract search and are unaffected."""
 
 
-def _budget(value: object, name: str, error: type[Exception]) -> float | None:
-    """A time budget in seconds: None, or a finite number >= 0 (else ``error``)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
-        raise error(f"{name} must be None or a finite number >= 0, got {value!r}")
-    return float(value)
-
-
-class HierarchicalGrid:
+class HierarchicalGrid(HierarchySearches, HierarchyChanges):
     """HPA* (Botea, Mueller, Schaeffer 2004) over a grid: clusters, entrances, abstract search.
 
     Args:
@@ -96,7 +58,7 @@ class HierarchicalGrid:
         cluster_size: cluster side in cells (``>= 4``); 16-64 suit most maps.
         levels: abstraction levels, 1 or 2. Level 2 groups ``region_clusters`` x
             ``region_clusters`` clusters into regions over the level-1 graph
-            (:mod:`~python_core.hpa.upper_level`); a query whose ends lie in different regions
+            (:mod:`~python_core.hpa.graph.upper_level`); a query whose ends lie in different regions
             then searches (or, within ``table_budget``, looks up) the much smaller level-2 graph.
             It pays on the largest maps (4096 x 4096), where the level-1 search dominates.
         region_clusters: level-1 clusters per region side (level 2 only).
@@ -104,22 +66,21 @@ class HierarchicalGrid:
             one: the lightest pair of cells, the middle one on equal weights. A longer entrance
             whose cells differ in weight gets one (its lightest pair) per piece of at most this
             many pairs; on weighted ground a smaller value gives closer paths for more nodes.
-        smooth_window: how many path cells ahead the smoother looks from an anchor (128 against
-            96: Aurora mean cost 1.0068 against 1.0076 and 1-14% less smoothing time, brc202d
-            1.0025 against 1.0027 at the same speed; farther jumps leave fewer anchors).
+        smooth_window: how many path cells ahead the smoother looks from an anchor (farther jumps
+            leave fewer anchors: shorter paths, and no more smoothing time).
         abstract_weight: heuristic weight of the abstract search; ``1.0`` keeps it exact over the
             abstract graph, ``w > 1`` expands fewer nodes and bounds its cost by ``w`` times that
-            optimum (the default 1.02 expands ~8x fewer nodes on open 4096 x 4096 maps for a
-            ~0.2% mean cost increase there).
+            optimum (the default 1.02 expands several times fewer nodes on open 4096 x 4096 maps
+            for a fraction of a percent of mean cost there).
         line_bias: how much the abstract search's heuristic adds per unit of a node's distance
             from the straight line between start and goal (world units, at the cheapest weight;
-            :func:`~python_core.hpa.abstract_search.abstract_astar`). Open ground leaves a wide
+            :func:`~python_core.hpa.query.abstract_search.abstract_astar`). Open ground leaves a wide
             band of near-equal paths that the search would otherwise expand whole; the bound on
             the abstract path becomes ``abstract_weight + line_bias`` times its optimum. ``0``
             turns it off. Unused where a table answers (no abstract search).
         tree_budget: bytes that cached cluster trees may take (one byte per cell per transition;
             a 512 x 512 map needs 1-10 MB). When they fit, a query runs as one compiled call with
-            no search for its ends or its refinement (:mod:`~python_core.hpa.tree_query`);
+            no search for its ends or its refinement (:mod:`~python_core.hpa.query.tree_query`);
             ``0`` never keeps them.
         table_budget: bytes an all-pairs table over the top level's nodes may take (8 per pair of
             transitions: 5 MB for 800). With a table, a query looks up its best transition pair
@@ -129,11 +90,10 @@ class HierarchicalGrid:
         exact_check: paths up to this many cluster sides long (in cost, at the cheapest weight)
             that cost over :data:`CHECK_SLACK` (1.10) times the obstacle-free bound are checked
             against the grid's exact search, and the cheaper one is returned, so no such path is
-            over 10% longer than optimal. Entrance placement matters most on short paths: over
-            Moving AI's full scenario sets the worst cost ratio drops from 1.29 to 1.09 (Aurora,
-            64-cell clusters), 1.12 to 1.07 (brc202d) and 1.52 to 1.07 (random512), for 8.1%,
-            4.0% and 0.7% of queries re-run (``checked_queries`` counts them), each on a short
-            path; ``0`` never checks. Only smoothed queries are checked.
+            over 10% longer than optimal. Entrance placement matters most on short paths, so the
+            check removes the worst cost ratios of Moving AI's scenario sets for a few percent of
+            queries re-run (``checked_queries`` counts them), each on a short path; ``0`` never
+            checks. Only smoothed queries are checked.
         repair_seconds: how long a change (:meth:`set_walkable`, :meth:`set_weights`) may spend
             repairing level 1's all-pairs table. Rows it does not reach are left stale: a query
             starting in a cluster with a stale row runs the abstract search instead (correct and
@@ -194,7 +154,7 @@ class HierarchicalGrid:
         ):
             raise InvalidGraphError(f"exact_check must be a finite number >= 0, got {exact_check!r}")
         self._grid = grid
-        self._diag = _DIAG.get(grid.diagonal, 3)
+        self._diag = DIAG_CODES[grid.diagonal]
         # live flat views of the grid's own buffers (never written through)
         self._walk = np.asarray(grid.walkable).view(np.uint8).reshape(-1)
         self._weights = np.asarray(grid.weights).reshape(-1)
@@ -215,7 +175,7 @@ class HierarchicalGrid:
         if isinstance(line_bias, bool) or not isinstance(line_bias, int | float) or not 0 <= line_bias <= 1:
             raise InvalidGraphError(f"line_bias must be a number in [0, 1], got {line_bias!r}")
         self._line_bias = float(line_bias)
-        self._repair_seconds = _budget(repair_seconds, "repair_seconds", InvalidGraphError)
+        self._repair_seconds = time_budget(repair_seconds, "repair_seconds", InvalidGraphError)
         self._built = False
         self._version = -1
         self._qid = 0
@@ -249,7 +209,7 @@ class HierarchicalGrid:
     @property
     def nbytes(self) -> int:
         """Bytes held by the hierarchy's arrays (the grid itself not included)."""
-        scratch = [self._g, self._parent, self._stamps]
+        scratch: list[npt.NDArray[Any]] = [self._g, self._parent, self._stamps]
         scratch += [self._heap_nodes, self._heap_keys, self._heap_pos, *self._scratch2]
         upper = self._upper.nbytes() if self._upper is not None else 0
         return self._graph.nbytes() + upper + sum(a.nbytes for a in scratch)
@@ -294,7 +254,7 @@ class HierarchicalGrid:
 
     def _scratch(self) -> None:
         """Query scratch sized for the abstract graph (kept while its size is: the stamps stay valid)."""
-        self._tree_args: Any = None  # a TreeStatic; the arrays may have been replaced
+        self._tree_args = None  # a TreeStatic; the arrays may have been replaced
         # the longest path exact_check re-runs (the cheapest weight may have dropped)
         self._check_reach = self._check_cells * min(self._grid.cell_size) * self._min_weight
         self._table_optimal = False  # set with the next TreeStatic
@@ -317,114 +277,6 @@ class HierarchicalGrid:
             return 1.0, 0.0
         low, high = float(open_weights.min()), float(open_weights.max())
         return low, low if low == high and low > 0 else 0.0
-
-    # -- changes ----------------------------------------------------------------------------------
-
-    def set_walkable(self, cells: npt.ArrayLike, walkable: bool | npt.ArrayLike = True) -> float:
-        """Open or close cells in the grid and rebuild only the clusters and borders they touch.
-
-        Args:
-            cells: one ``(x, y)`` or an ``(n, 2)`` array of cells.
-            walkable: one bool for all, or one per cell.
-
-        Returns:
-            Seconds the local update took.
-
-        Raises:
-            InvalidQueryError: malformed cells or values (nothing changes).
-            OutOfBoundsError: a cell outside the grid (nothing changes).
-
-        Example:
-            >>> import numpy as np
-            >>> hpa = HierarchicalGrid(GridGraph(np.ones((1, 8), bool)), cluster_size=4).build()
-            >>> _ = hpa.set_walkable([(4, 0)], False); hpa.is_reachable((0, 0), (7, 0))
-            False
-        """
-        nodes = as_cells(cells, self._grid.width, self._grid.height)
-        self._grid.set_walkable(cells, walkable)
-        return self._update(nodes)
-
-    def set_weights(self, cells: npt.ArrayLike, weights: float | npt.ArrayLike) -> float:
-        """Change cell weights in the grid and update the touched clusters (see :meth:`set_walkable`).
-
-        Raises:
-            InvalidGraphError: a negative or non-finite weight (nothing changes).
-
-        Example:
-            >>> import numpy as np
-            >>> hpa = HierarchicalGrid(GridGraph(np.ones((1, 8))), cluster_size=4).build()
-            >>> _ = hpa.set_weights([(5, 0)], 3.0); hpa.find_path((0, 0), (7, 0)).cost
-            9.0
-        """
-        nodes = as_cells(cells, self._grid.width, self._grid.height)
-        self._grid.set_weights(cells, weights)
-        return self._update(nodes, weights_changed=True)
-
-    def _update(self, nodes: I64, *, weights_changed: bool = False) -> float:
-        if not self._built:
-            return 0.0
-        began = time.perf_counter()
-        # a lower bound is all the heuristic needs: cheaper open cells lower it, nothing raises it
-        changed = nodes[self._walk[nodes] != 0]
-        if changed.shape[0]:
-            self._min_weight = min(self._min_weight, float(self._weights[changed].min()))
-            if (self._weights[changed] != self._one_weight).any():  # until the next build()
-                self._one_weight = 0.0
-        dirty = self._graph.apply_changes(nodes, weights_changed, self._repair_seconds, self._one_weight != 0)
-        if self._upper is not None:
-            self._upper.update(self._graph, dirty)
-            self._packed, self._scratch2 = self._upper.packed, self._upper.new_scratch()
-        self._scratch()
-        self._version = self._grid.version
-        return time.perf_counter() - began
-
-    @property
-    def repair_seconds(self) -> float | None:
-        """The time a change may spend repairing the all-pairs table (see the class); settable,
-        e.g. to None before a batch of changes that should leave the table whole.
-
-        Raises:
-            InvalidGraphError: (on setting) not None or a finite number >= 0; the old value stays.
-        """
-        return self._repair_seconds
-
-    @repair_seconds.setter
-    def repair_seconds(self, value: float | None) -> None:
-        self._repair_seconds = _budget(value, "repair_seconds", InvalidGraphError)
-
-    @property
-    def pending_rows(self) -> int:
-        """Rows of level 1's all-pairs table that a time-boxed repair left stale (``repair_seconds``)."""
-        return int(self._graph.pair_stale.sum())
-
-    def refill_table(self, seconds: float | None = None) -> int:
-        """Compute the stale rows of the all-pairs table, for up to ``seconds`` (None: all of them).
-
-        A game (or the sidecar, between requests) calls this when it has time to spare; each
-        chunk of rows takes a few milliseconds at most, and any positive budget gets one done.
-
-        Returns:
-            The rows still stale.
-
-        Raises:
-            InvalidQueryError: ``seconds`` is not None or a finite number >= 0.
-
-        Example:
-            >>> import numpy as np
-            >>> hpa = HierarchicalGrid(GridGraph(np.ones((16, 16), bool)), cluster_size=4,
-            ...                        repair_seconds=0.0).build()
-            >>> _ = hpa.set_walkable([(5, 4)], False); hpa.pending_rows > 0
-            True
-            >>> hpa.refill_table(), hpa.pending_rows
-            (0, 0)
-        """
-        budget = _budget(seconds, "seconds", InvalidQueryError)
-        if not self._graph.pair_stale.any():
-            return 0
-        left = self._graph.refill(budget)
-        if not left:  # whole again: the next query may trust it as the optimum (exact graphs)
-            self._tree_args = None
-        return left
 
     # -- queries ----------------------------------------------------------------------------------
 
@@ -529,176 +381,6 @@ class HierarchicalGrid:
         if opts.allow_partial:
             return self._grid.find_path((sx, sy), (gx, gy), options=replace(opts, ignore_agents=True))
         return PathResult(PathStatus.NO_PATH)
-
-    def _checked(self, found: PathResult, start: Cell, goal: Cell, opts: QueryOptions) -> PathResult:
-        """``found``, or the grid's exact path when ``found`` is short and may be a detour.
-
-        Short: its cost is within ``exact_check`` cluster sides at the cheapest weight, so the
-        exact search stays inside that radius. May be a detour: it costs over ``CHECK_SLACK`` times
-        the obstacle-free cost at the cheapest weight (a lower bound); below that, the bound says
-        it is within that ratio of optimal already.
-        """
-        if found.status is not PathStatus.FOUND:
-            return found
-        if found.cost > self._check_reach:
-            return found
-        (cw, ch), weight = self._grid.cell_size, self._min_weight
-        nx, ny = abs(goal[0] - start[0]), abs(goal[1] - start[1])
-        if self._diag:  # diagonal steps for the shorter side, straight ones for the rest
-            both = min(nx, ny)
-            bound = both * math.hypot(cw, ch) + (nx - both) * cw + (ny - both) * ch
-        else:
-            bound = nx * cw + ny * ch
-        if found.cost <= CHECK_SLACK * bound * weight:
-            return found
-        self.checked_queries += 1
-        exact_opts = replace(opts, ignore_agents=True, allow_partial=False, max_expansions=None, agent=None)
-        exact = fast_grid.find_path(self._grid, start, goal, options=exact_opts)
-        return exact if exact.found and exact.cost < found.cost else found
-
-    def _next_query(self) -> None:
-        """A new query number for the scratch stamps; at :data:`QID_LIMIT` the stamps are
-        zeroed and numbering starts again (once per billion queries)."""
-        self._qid += 1
-        if self._qid >= QID_LIMIT:  # in place: the query record holds these arrays
-            self._stamps[:] = 0
-            clear_stamps(self._scratch2)  # level 2's (empty without it)
-            self._qid = 1
-
-    def _tree_search(self, s: int, g: int, hcode: int, budget: int | None, smooth: bool) -> PathResult | None:
-        """One :func:`tree_query` call; None when the ends are not connected."""
-        if self._tree_args is None:  # everything but the per-query values, kept until a change
-            # an exact graph's table path is the grid's optimum: nothing to check (unless some
-            # start runs the abstract search instead, while rows of the table are stale)
-            graph = self._graph
-            whole = graph.pair_dist.size > 0 and not graph.pair_stale.any()
-            self._table_optimal = graph.exact and whole and self._upper is None
-            ox, oy = self._grid.origin
-            self._tree_args = tree_static(
-                self._walk, self._weights, graph.width, graph.height, graph.csize, self._diag, graph.cw,
-                graph.ch, self._min_weight, self._abstract_weight, graph.node_cell, graph.cl_first,
-                graph.cl_doff, graph.dist_flat, graph.inter_off, graph.inter_dst, graph.inter_cost,
-                graph.node_cluster, graph.tree_pool, graph.tree_off, graph.uniform, graph.pair_dist,
-                graph.pair_pred, graph.pair_stale, graph.labels, graph.comp_off, graph.comp_id, self._g,
-                self._parent, self._stamps, self._heap_nodes, self._heap_keys, self._heap_pos,
-                self._window, self._one_weight, graph.exact, self._packed, self._scratch2, float(ox),
-                float(oy), self._line_bias,
-            )  # fmt: skip
-        self._next_query()
-        outcome, nodes, points, cost, expanded = tree_query(
-            s, g, hcode, -1 if budget is None else budget, 2 if smooth else 0, self._qid, self._tree_args
-        )
-        if outcome == ABSTRACT_FOUND:  # positional: a quarter less time than by keyword
-            return PathResult(PathStatus.FOUND, points, nodes, cost, expanded)
-        return None if outcome == ABSTRACT_NO_PATH else self._failed(outcome, expanded)
-
-    def _endpoint(self, cell: int, reverse: int, other: int) -> EndpointTree:
-        """Insert ``cell`` into its cluster: costs to its transitions, then to ``other`` when that
-        lies in the same cluster (``reverse``: costs towards the cell)."""
-        graph = self._graph
-        cluster = graph.cluster_of(cell)
-        x0, y0, lw, lh = graph.rect(cluster)
-        stops = graph.trans[cluster]
-        if graph.cluster_of(other) == cluster:
-            stops = np.append(stops, other)
-        return insert_endpoint(
-            self._walk, self._weights, graph.width, x0, y0, lw, lh, self._diag, graph.cw, graph.ch,
-            cell, reverse, self._min_weight, stops,
-        )  # fmt: skip
-
-    def _search(  # noqa: PLR0917
-        self, s: int, g: int, hcode: int, budget: int | None, smooth: bool, corridor: bool
-    ) -> PathResult:
-        graph = self._graph
-        head, tail = self._endpoint(s, 0, g), self._endpoint(g, 1, s)
-        first, last = graph.cluster_of(s), graph.cluster_of(g)
-        k = int(graph.cl_first[first + 1] - graph.cl_first[first])
-        direct = float(head.costs[k]) if first == last else np.inf  # the goal is the last stop
-        lo = int(graph.cl_first[first])
-        self._next_query()
-        upper = self._upper
-        if upper is not None and upper.region_of[first] != upper.region_of[last]:
-            outcome, chain, expanded = upper_chain(
-                graph.node_cell, graph.cl_first, graph.cl_doff, graph.dist_flat, graph.node_cluster,
-                graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
-                self._min_weight, self._abstract_weight, -1 if budget is None else budget, self._packed,
-                first, np.arange(lo, lo + k, dtype=np.int64), head.costs[:k], last, tail.costs, g, self._qid,
-                self._scratch2, self._line_bias, s,
-            )  # fmt: skip
-            if outcome != ABSTRACT_FOUND:
-                return self._failed(outcome, expanded)
-            costs = link_costs(
-                graph.cl_first, graph.cl_doff, graph.dist_flat, graph.node_cluster, graph.inter_off,
-                graph.inter_dst, graph.inter_cost, chain,
-            )  # fmt: skip
-            return self._finish(s, g, self._cells(chain, costs, head, tail), expanded, smooth, corridor)
-        outcome, expanded = abstract_astar(
-            graph.node_cell, graph.node_cluster, graph.cl_first, graph.cl_doff, graph.dist_flat,
-            graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
-            self._min_weight, np.arange(lo, lo + k, dtype=np.int64), head.costs[:k],
-            last, tail.costs, direct, g, -1 if budget is None else budget,
-            self._g, self._parent, self._stamps, self._qid, self._heap_nodes, self._heap_keys,
-            self._heap_pos, self._abstract_weight, self._line_bias, s,
-        )  # fmt: skip
-        if outcome != ABSTRACT_FOUND:
-            return self._failed(outcome, expanded)
-        return self._finish(s, g, self._refine(g, head, tail), expanded, smooth, corridor)
-
-    @staticmethod
-    def _failed(outcome: int, expanded: int) -> PathResult:
-        """The result of an abstract search that found nothing: out of budget, or no path (which
-        cannot happen when the components say reachable)."""
-        status = PathStatus.BUDGET_EXHAUSTED if outcome == ABSTRACT_BUDGET else PathStatus.NO_PATH
-        return PathResult(status, expanded=expanded)
-
-    def _finish(  # noqa: PLR0917
-        self, s: int, g: int, nodes: I64, expanded: int, smooth: bool, corridor: bool
-    ) -> PathResult:
-        """The refined cells, tightened by the corridor search and smoothed as asked."""
-        graph = self._graph
-        if corridor:
-            clusters = np.unique(
-                (nodes // graph.width // graph.csize) * graph.ncx + nodes % graph.width // graph.csize
-            )
-            exact = corridor_astar(
-                self._walk, self._weights, graph.width, graph.height, graph.csize, clusters, self._diag,
-                graph.cw, graph.ch, s, g, self._min_weight,
-            )  # fmt: skip
-            nodes = exact if exact.shape[0] else nodes
-        # a second pass straightens what the first exposed (when the first gained anything)
-        nodes, cost = smooth_passes(
-            nodes, self._walk, self._weights, graph.width, self._diag, graph.cw, graph.ch, self._window,
-            2 if smooth else 0, self._one_weight,
-        )  # fmt: skip
-        return self._result(PathStatus.FOUND, nodes, expanded, cost)
-
-    def _refine(self, g: int, head: EndpointTree, tail: EndpointTree) -> I64:
-        """Concrete cells: start -> first transition -> ... -> last transition -> goal."""
-        graph, width = self._graph, self._graph.width
-        if int(self._parent[graph.node_count]) == -2:
-            return head.path_to(g, width)
-        ids = node_chain(self._parent, graph.node_count)
-        return self._cells(ids, np.diff(self._g[ids]), head, tail)  # exact table or crossing costs
-
-    def _cells(self, ids: I64, costs: F64, head: EndpointTree, tail: EndpointTree) -> I64:
-        """Concrete cells along a chain of transitions whose link costs are ``costs``."""
-        graph, width = self._graph, self._graph.width
-        chain = graph.node_cell[ids]
-        middle = refine_chain(
-            self._walk, self._weights, width, graph.height, graph.csize, self._diag, graph.cw,
-            graph.ch, self._min_weight, chain, costs,
-        )  # fmt: skip
-        # the goal's tree is a reverse search: its parent pointers lead towards the goal
-        ending = tail.path_to(int(chain[-1]), width)[::-1]
-        return np.concatenate((head.path_to(int(chain[0]), width)[:-1], middle, ending[1:]))
-
-    def _result(self, status: PathStatus, nodes: I64, expanded: int, cost: float | None = None) -> PathResult:
-        grid = self._grid
-        w, (cw, ch), (ox, oy) = grid.width, grid.cell_size, grid.origin
-        if cost is None:
-            cost = float(path_cost(nodes, self._weights, w, cw, ch))
-        points = world_points(nodes, w, float(ox), float(oy), float(cw), float(ch))
-        return PathResult(status, points=points, nodes=nodes, cost=float(cost), expanded=expanded)
 
     def __repr__(self) -> str:
         graph = self._graph

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from python_core._types import I64
 from python_core.errors import InvalidGraphError, InvalidQueryError, UnsupportedOperationError
 from python_core.grid import GridGraph
 from python_core.grid.search import dispatch as fast_grid
@@ -31,7 +32,6 @@ from python_core.navigation.interface import (
     HierarchyOptions,
 )
 from python_core.navigation.updates import (
-    IntArray,
     MoveAgent,
     PlaceAgent,
     RemoveAgent,
@@ -226,7 +226,7 @@ class GridNavigator:
         else:
             raise UnsupportedOperationError(f"a grid does not take {type(update).__name__} changes")
 
-    def _weight_cells(self, update: SetWeights) -> IntArray:
+    def _weight_cells(self, update: SetWeights) -> I64:
         if update.cells is not None:
             return update.cells
         width = self._grid.width

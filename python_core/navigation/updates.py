@@ -13,14 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-import numpy.typing as npt
+from python_core._types import F64, I64, B
 
 __all__ = ["MoveAgent", "PlaceAgent", "RemoveAgent", "SetDisabled", "SetWalkable", "SetWeights", "Update"]
-
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
-FloatArray = npt.NDArray[np.float64]
 
 
 # eq=False: the fields are arrays, whose == gives an array, not a bool
@@ -28,16 +23,16 @@ FloatArray = npt.NDArray[np.float64]
 class SetWalkable:
     """Open (True) or close (False) grid cells: ``cells`` ``(k, 2)`` of ``(x, y)``, ``walkable`` ``(k,)``."""
 
-    cells: IntArray
-    walkable: BoolArray
+    cells: I64
+    walkable: B
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class SetWeights:
     """Set the weights of grid cells; ``cells`` None means every cell, row-major (``y * width + x``)."""
 
-    cells: IntArray | None
-    weights: FloatArray
+    cells: I64 | None
+    weights: F64
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +62,8 @@ class RemoveAgent:
 class SetDisabled:
     """Disable (True) or enable (False) waypoints by id: ``points`` ``(k,)``, ``disabled`` ``(k,)``."""
 
-    points: IntArray
-    disabled: BoolArray
+    points: I64
+    disabled: B
 
 
 Update = SetWalkable | SetWeights | PlaceAgent | MoveAgent | RemoveAgent | SetDisabled

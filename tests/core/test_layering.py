@@ -54,11 +54,11 @@ def test_the_check_fails_when_a_core_module_adds_a_forbidden_import(tmp_path: Pa
     assert violations(tmp_path) == []
     dispatch = tmp_path / "python_core" / "grid" / "search" / "dispatch.py"
     dispatch.write_text(dispatch.read_text(encoding="utf-8") + "\nimport bridge\n", encoding="utf-8")
-    table = tmp_path / "python_core" / "hpa" / "distance_table.py"
+    table = tmp_path / "python_core" / "hpa" / "graph" / "distance_table.py"
     table.write_text(table.read_text(encoding="utf-8") + "\nimport asyncio\n", encoding="utf-8")
     assert violations(tmp_path) == [
         "python_core.grid.search.dispatch imports bridge",
-        "python_core.hpa.distance_table imports asyncio",
+        "python_core.hpa.graph.distance_table imports asyncio",
     ]
 
 

@@ -1,0 +1,248 @@
+"""A* over the abstract graph, with the start and goal inserted as virtual nodes.
+
+Quick start (the arrays come from :class:`python_core.hpa.graph.abstract_graph.AbstractGraph`)::
+
+    outcome, expanded = abstract_astar(graph arrays..., start_nodes, start_costs, goal_cluster,
+                                       goal_costs, direct_cost, goal_cell, budget, scratch..., qid)
+
+The virtual start is never stored: its edges seed the open list (``parent = -1``). The virtual goal
+is node ``N`` (one past the last transition); the transitions of the goal's cluster get an edge to
+it priced by a reverse Dijkstra from the goal, and a path that stays inside one cluster enters it
+directly (``parent[N] = -2``). Scratch arrays are reused across queries: an entry is valid only
+where its stamp is the query's, so a query costs what it touches, not ``O(N)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from python_core._types import F64, I32, I64
+from python_core.compiled import jit
+from python_core.grid.search.heuristics import HEURISTIC_CODES, grid_estimate
+from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
+
+__all__ = [
+    "ABSTRACT_BUDGET",
+    "ABSTRACT_FOUND",
+    "ABSTRACT_NO_PATH",
+    "QID_LIMIT",
+    "abstract_astar",
+    "estimate",
+    "node_chain",
+    "split_cell",
+]
+
+ABSTRACT_FOUND = 0
+ABSTRACT_NO_PATH = 1
+ABSTRACT_BUDGET = 2
+
+QID_LIMIT = (1 << 30) - 1
+"""Query numbers stay below this, so that ``2 qid + 1`` fits the int32 stamps; a caller that
+reaches it zeroes its stamps and starts again at 1."""
+
+
+_ZERO = HEURISTIC_CODES["zero"]
+
+estimate = jit(grid_estimate)
+"""The grid heuristic of :mod:`python_core.grid.search.heuristics`, compiled for use inside the kernel."""
+
+
+@jit
+def split_cell(cell: int, width: int, inv_width: float) -> tuple[int, int]:
+    """``(cell % width, cell // width)`` of a cell ``>= 0`` by a float multiply (``inv_width =
+    1 / width``) and a one-row correction instead of an integer division: on open4096 the
+    heuristic's division per relaxed node was about a fifth of the abstract search (scratch).
+
+    Example:
+        >>> split_cell(4095 * 4096, 4096, 1 / 4096), split_cell(23, 7, 1 / 7)
+        ((0, 4095), (2, 3))
+    """
+    y = int(cell * inv_width)
+    if y * width > cell:  # the product rounded up past a row's first cell
+        y -= 1
+    elif (y + 1) * width <= cell:
+        y += 1
+    return cell - y * width, y
+
+
+@jit
+def abstract_astar(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, one hot loop)
+    node_cell: I64,
+    node_cluster: I64,
+    cl_first: I64,
+    cl_doff: I64,
+    dist_flat: F64,
+    inter_off: I64,
+    inter_dst: I64,
+    inter_cost: F64,
+    width: int,
+    cw: float,
+    ch: float,
+    hcode: int,
+    h_scale: float,
+    start_nodes: I64,
+    start_costs: F64,
+    goal_cluster: int,
+    goal_costs: F64,
+    direct_cost: float,
+    goal_cell: int,
+    budget: int,
+    g: F64,
+    parent: I32,
+    stamps: I32,
+    qid: int,
+    heap_nodes: I32,
+    heap_keys: F64,
+    heap_pos: I32,
+    weight: float,
+    line_bias: float,
+    start_cell: int,
+) -> tuple[int, int]:
+    """A* from the virtual start to the virtual goal ``N``.
+
+    Args:
+        node_cell: cell per transition node.
+        node_cluster: cluster per node.
+        cl_first: first node of each cluster (length clusters + 1).
+        cl_doff: offset of each cluster's ``(k, k)`` table in ``dist_flat``.
+        dist_flat: the tables, row-major, ``inf`` where unreachable inside the cluster.
+        inter_off: CSR offsets of the crossings.
+        inter_dst: crossing targets.
+        inter_cost: crossing costs.
+        width: grid columns.
+        cw: cell width.
+        ch: cell height.
+        hcode: heuristic code (``HEURISTIC_CODES``).
+        h_scale: heuristic multiplier (smallest weight).
+        start_nodes: nodes the start reaches inside its cluster.
+        start_costs: their costs.
+        goal_cluster: the goal's cluster.
+        goal_costs: per transition of the goal's cluster, its cost to the goal (``inf``: none).
+        direct_cost: cost of the best path from start to goal inside one cluster, or ``inf``.
+        goal_cell: the goal cell (for the heuristic).
+        budget: expansion budget, ``-1`` for none.
+        g: scratch, length ``N + 1``: cost so far.
+        parent: scratch, int32: predecessor (``-1`` the start, ``-2`` a direct path); half the
+            bytes of int64, and a faster abstract search on the largest maps.
+        stamps: scratch, int32: ``2 qid`` where ``g``/``parent`` are this query's (open), ``2 qid +
+            1`` where the node is also closed. One array instead of a seen and a closed one: a
+            relaxation reads one stamp, which counts on the largest maps (the node arrays there
+            are far bigger than the caches).
+        qid: this query's number, larger than every earlier one's and below :data:`QID_LIMIT`.
+        heap_nodes: scratch of the indexed open list (length ``N + 1``, int32).
+        heap_keys: its f values.
+        heap_pos: slot per open node (int32).
+        weight: heuristic weight (``1.0``: exact A*; more trades cost for fewer expansions).
+        line_bias: adds this times a node's distance from the straight line through
+            ``start_cell`` and the goal (world units, times ``h_scale``) to its heuristic. On open
+            ground the octile metric leaves a wide band of near-equal ``f`` around that line, and
+            every transition in it is expanded; the bias walks the band's middle. That distance
+            is at most the node's straight-line distance to the goal, so the heuristic stays
+            within ``weight + line_bias`` times the true cost, and so does the path found. The
+            ``zero`` heuristic gets no bias (its search stays Dijkstra's).
+        start_cell: the query's start cell (the line's other end).
+
+    Returns:
+        ``(outcome, expanded)`` with an ``ABSTRACT_*`` outcome.
+
+    Example:
+        >>> e = np.zeros(0, np.int64)
+        >>> abstract_astar(e, e, np.zeros(2, np.int64), e, np.zeros(0), np.zeros(1, np.int64), e,
+        ...                np.zeros(0), 1, 1.0, 1.0, 1, 1.0, e, np.zeros(0), 0, np.zeros(0), 2.0, 0, -1,
+        ...                np.zeros(1), np.zeros(1, np.int32), np.zeros(1, np.int32), 1,
+        ...                np.zeros(1, np.int32), np.zeros(1), np.zeros(1, np.int32), 1.0, 0.0, 0)
+        (0, 1)
+    """
+    goal = node_cell.shape[0]
+    opened, closed = 2 * qid, 2 * qid + 1
+    gx, gy = goal_cell % width, goal_cell // width
+    hw = weight * h_scale
+    inv_width = 1.0 / width
+    sx, sy = split_cell(start_cell, width, inv_width)
+    lx, ly = (sx - gx) * cw, (sy - gy) * ch  # the line's direction, world units
+    span = np.sqrt(lx * lx + ly * ly)
+    # times |cross product| = distance; none for the zero heuristic, which asks for Dijkstra
+    bias = line_bias * h_scale / span if span > 0.0 and hcode != _ZERO else 0.0
+    # One indexed heap entry per open node (decrease-key); open = stamped `opened` this query.
+    size = 0
+    for i in range(start_nodes.shape[0]):
+        v, c = start_nodes[i], start_costs[i]
+        if c < np.inf:
+            stamps[v], g[v], parent[v] = opened, c, -1
+            vx, vy = split_cell(node_cell[v], width, inv_width)
+            h = estimate(hcode, abs(vx - gx), abs(vy - gy), cw, ch, hw)
+            h += bias * abs((vx - gx) * cw * ly - (vy - gy) * ch * lx)
+            size = heap_push(heap_nodes, heap_keys, heap_pos, g, size, v, c + h)
+    if direct_cost < np.inf:
+        stamps[goal], g[goal], parent[goal] = opened, direct_cost, -2
+        size = heap_push(heap_nodes, heap_keys, heap_pos, g, size, goal, direct_cost)
+    expanded = 0
+    while size > 0:
+        if expanded == budget:
+            return ABSTRACT_BUDGET, expanded
+        u, size = heap_pop(heap_nodes, heap_keys, heap_pos, g, size)
+        stamps[u] = closed
+        expanded += 1
+        if u == goal:
+            return ABSTRACT_FOUND, expanded
+        gu = g[u]
+        c = node_cluster[u]
+        base = cl_first[c]
+        k = cl_first[c + 1] - base
+        row = cl_doff[c] + (u - base) * k
+        n_intra = k if c != goal_cluster else k + 1
+        n_inter = inter_off[u + 1] - inter_off[u]
+        # Reached inside its own cluster (from the start or a cluster mate w): w already offered
+        # every mate x g[w] + c(w, x) <= g[u] + c(u, x), the tables being shortest paths, and the
+        # goal likewise. Only a node entered by a crossing spreads through its cluster.
+        p = parent[u]
+        first = n_intra if p == -1 or (p >= 0 and node_cluster[p] == c) else 0
+        for j in range(first, n_intra + n_inter):
+            if j < k:
+                v, cost = base + j, dist_flat[row + j]
+            elif j == k and c == goal_cluster:
+                v, cost = goal, goal_costs[u - base]
+            else:
+                e = inter_off[u] + j - n_intra
+                v, cost = inter_dst[e], inter_cost[e]
+            if v == u or cost == np.inf:
+                continue
+            stamp = stamps[v]
+            if stamp == closed:
+                continue
+            ng = gu + cost
+            fresh = stamp != opened
+            if fresh or ng < g[v]:
+                h = 0.0
+                if v != goal:
+                    vx, vy = split_cell(node_cell[v], width, inv_width)
+                    h = estimate(hcode, abs(vx - gx), abs(vy - gy), cw, ch, hw)
+                    h += bias * abs((vx - gx) * cw * ly - (vy - gy) * ch * lx)
+                stamps[v], g[v], parent[v] = opened, ng, u
+                if fresh:
+                    size = heap_push(heap_nodes, heap_keys, heap_pos, g, size, v, ng + h)
+                else:
+                    heap_decrease(heap_nodes, heap_keys, heap_pos, g, v, ng + h)
+    return ABSTRACT_NO_PATH, expanded
+
+
+@jit
+def node_chain(parent: I32, goal: int) -> I64:
+    """The transition nodes of the found path, first to last, from the parents of the goal ``N``.
+
+    Example:
+        >>> node_chain(np.array([-1, 0, 1], np.int32), 2).tolist()
+        [0, 1]
+    """
+    n = 0
+    u = parent[goal]
+    while u >= 0:
+        n += 1
+        u = parent[u]
+    out = np.empty(n, dtype=np.int64)
+    u = parent[goal]
+    while u >= 0:
+        n -= 1
+        out[n] = u
+        u = parent[u]
+    return out

@@ -1,0 +1,257 @@
+"""The search half of :class:`~python_core.hpa.HierarchicalGrid`: from two checked cells to a path.
+
+Quick start (through the facade, which validates the cells and calls these)::
+
+    hpa = HierarchicalGrid(grid, cluster_size=16).build()
+    hpa.find_path((3, 3), (60, 70))      # -> _tree_search, or _search -> _refine -> _finish
+
+With cached trees a query is one compiled call (:mod:`~python_core.hpa.query.tree_query`).
+Without, its ends are inserted into their clusters (:mod:`~python_core.hpa.query.endpoints`),
+the abstract graph searched (level 2's first when the ends lie in different regions), the chain
+of transitions refined into cells (:mod:`~python_core.hpa.query.refine`), optionally tightened by
+a corridor search, then smoothed; a short smoothed path that may be a detour is checked against
+the grid's exact search (:data:`CHECK_SLACK`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core._types import F64, I32, I64
+from python_core.grid import GridGraph
+from python_core.grid.cells import Cell, world_points
+from python_core.grid.search import dispatch as fast_grid
+from python_core.hpa.graph.abstract_graph import AbstractGraph
+from python_core.hpa.graph.upper_level import Packed, Scratch, UpperLevel
+from python_core.hpa.query.abstract_search import (
+    ABSTRACT_BUDGET,
+    ABSTRACT_FOUND,
+    ABSTRACT_NO_PATH,
+    QID_LIMIT,
+    abstract_astar,
+    node_chain,
+)
+from python_core.hpa.query.corridor import corridor_astar
+from python_core.hpa.query.endpoints import EndpointTree, insert_endpoint
+from python_core.hpa.query.refine import refine_chain
+from python_core.hpa.query.smoothing import path_cost, smooth_passes
+from python_core.hpa.query.tree_query import tree_query, tree_static
+from python_core.hpa.query.upper_search import clear_stamps, link_costs, upper_chain
+from python_core.result import PathResult, PathStatus, QueryOptions
+
+__all__ = ["CHECK_SLACK", "HierarchySearches"]
+
+
+CHECK_SLACK = 1.10
+"""The worst cost ratio a short path may keep (``exact_check``): one costing more than this times
+its obstacle-free bound, a lower bound of the optimum, is checked; any other is within it already.
+A tighter slack re-runs more short queries for little gain in the worst case, a looser one lets
+worse detours through."""
+
+
+class HierarchySearches:
+    """The query methods of :class:`~python_core.hpa.HierarchicalGrid`, over the state it keeps.
+
+    The facade owns every attribute below (set in its constructor, :meth:`build` and its
+    changes); this class only reads them and the query scratch it writes.
+    """
+
+    _grid: GridGraph
+    _graph: AbstractGraph
+    _upper: UpperLevel | None
+    _walk: npt.NDArray[np.uint8]
+    _weights: F64
+    _diag: int
+    _window: int
+    _abstract_weight: float
+    _line_bias: float
+    _min_weight: float
+    _one_weight: float
+    _check_reach: float
+    _table_optimal: bool
+    _packed: Packed
+    _scratch2: Scratch
+    _tree_args: Any  # a TreeStatic, or None until the next tree query builds it
+    _g: F64
+    _parent: I32
+    _stamps: I32
+    _heap_nodes: I32
+    _heap_keys: F64
+    _heap_pos: I32
+    _qid: int
+    checked_queries: int
+
+    def _checked(self, found: PathResult, start: Cell, goal: Cell, opts: QueryOptions) -> PathResult:
+        """``found``, or the grid's exact path when ``found`` is short and may be a detour.
+
+        Short: its cost is within ``exact_check`` cluster sides at the cheapest weight, so the
+        exact search stays inside that radius. May be a detour: it costs over ``CHECK_SLACK`` times
+        the obstacle-free cost at the cheapest weight (a lower bound); below that, the bound says
+        it is within that ratio of optimal already.
+        """
+        if found.status is not PathStatus.FOUND:
+            return found
+        if found.cost > self._check_reach:
+            return found
+        (cw, ch), weight = self._grid.cell_size, self._min_weight
+        nx, ny = abs(goal[0] - start[0]), abs(goal[1] - start[1])
+        if self._diag:  # diagonal steps for the shorter side, straight ones for the rest
+            both = min(nx, ny)
+            bound = both * math.hypot(cw, ch) + (nx - both) * cw + (ny - both) * ch
+        else:
+            bound = nx * cw + ny * ch
+        if found.cost <= CHECK_SLACK * bound * weight:
+            return found
+        self.checked_queries += 1
+        exact_opts = replace(opts, ignore_agents=True, allow_partial=False, max_expansions=None, agent=None)
+        exact = fast_grid.find_path(self._grid, start, goal, options=exact_opts)
+        return exact if exact.found and exact.cost < found.cost else found
+
+    def _next_query(self) -> None:
+        """A new query number for the scratch stamps; at :data:`QID_LIMIT` the stamps are
+        zeroed and numbering starts again (once per billion queries)."""
+        self._qid += 1
+        if self._qid >= QID_LIMIT:  # in place: the query record holds these arrays
+            self._stamps[:] = 0
+            clear_stamps(self._scratch2)  # level 2's (empty without it)
+            self._qid = 1
+
+    def _tree_search(self, s: int, g: int, hcode: int, budget: int | None, smooth: bool) -> PathResult | None:
+        """One :func:`tree_query` call; None when the ends are not connected."""
+        if self._tree_args is None:  # everything but the per-query values, kept until a change
+            # an exact graph's table path is the grid's optimum: nothing to check (unless some
+            # start runs the abstract search instead, while rows of the table are stale)
+            graph = self._graph
+            whole = graph.pair_dist.size > 0 and not graph.pair_stale.any()
+            self._table_optimal = graph.exact and whole and self._upper is None
+            ox, oy = self._grid.origin
+            self._tree_args = tree_static(
+                self._walk, self._weights, graph.width, graph.height, graph.csize, self._diag, graph.cw,
+                graph.ch, self._min_weight, self._abstract_weight, graph.node_cell, graph.cl_first,
+                graph.cl_doff, graph.dist_flat, graph.inter_off, graph.inter_dst, graph.inter_cost,
+                graph.node_cluster, graph.tree_pool, graph.tree_off, graph.uniform, graph.pair_dist,
+                graph.pair_pred, graph.pair_stale, graph.labels, graph.comp_off, graph.comp_id, self._g,
+                self._parent, self._stamps, self._heap_nodes, self._heap_keys, self._heap_pos,
+                self._window, self._one_weight, graph.exact, self._packed, self._scratch2, float(ox),
+                float(oy), self._line_bias,
+            )  # fmt: skip
+        self._next_query()
+        outcome, nodes, points, cost, expanded = tree_query(
+            s, g, hcode, -1 if budget is None else budget, 2 if smooth else 0, self._qid, self._tree_args
+        )
+        if outcome == ABSTRACT_FOUND:  # positional: a quarter less time than by keyword
+            return PathResult(PathStatus.FOUND, points, nodes, cost, expanded)
+        return None if outcome == ABSTRACT_NO_PATH else self._failed(outcome, expanded)
+
+    def _endpoint(self, cell: int, reverse: int, other: int) -> EndpointTree:
+        """Insert ``cell`` into its cluster: costs to its transitions, then to ``other`` when that
+        lies in the same cluster (``reverse``: costs towards the cell)."""
+        graph = self._graph
+        cluster = graph.cluster_of(cell)
+        x0, y0, lw, lh = graph.rect(cluster)
+        stops = graph.trans[cluster]
+        if graph.cluster_of(other) == cluster:
+            stops = np.append(stops, other)
+        return insert_endpoint(
+            self._walk, self._weights, graph.width, x0, y0, lw, lh, self._diag, graph.cw, graph.ch,
+            cell, reverse, self._min_weight, stops,
+        )  # fmt: skip
+
+    def _search(  # noqa: PLR0917
+        self, s: int, g: int, hcode: int, budget: int | None, smooth: bool, corridor: bool
+    ) -> PathResult:
+        graph = self._graph
+        head, tail = self._endpoint(s, 0, g), self._endpoint(g, 1, s)
+        first, last = graph.cluster_of(s), graph.cluster_of(g)
+        k = int(graph.cl_first[first + 1] - graph.cl_first[first])
+        direct = float(head.costs[k]) if first == last else np.inf  # the goal is the last stop
+        lo = int(graph.cl_first[first])
+        self._next_query()
+        upper = self._upper
+        if upper is not None and upper.region_of[first] != upper.region_of[last]:
+            outcome, chain, expanded = upper_chain(
+                graph.node_cell, graph.cl_first, graph.cl_doff, graph.dist_flat, graph.node_cluster,
+                graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
+                self._min_weight, self._abstract_weight, -1 if budget is None else budget, self._packed,
+                first, np.arange(lo, lo + k, dtype=np.int64), head.costs[:k], last, tail.costs, g, self._qid,
+                self._scratch2, self._line_bias, s,
+            )  # fmt: skip
+            if outcome != ABSTRACT_FOUND:
+                return self._failed(outcome, expanded)
+            costs = link_costs(
+                graph.cl_first, graph.cl_doff, graph.dist_flat, graph.node_cluster, graph.inter_off,
+                graph.inter_dst, graph.inter_cost, chain,
+            )  # fmt: skip
+            return self._finish(s, g, self._cells(chain, costs, head, tail), expanded, smooth, corridor)
+        outcome, expanded = abstract_astar(
+            graph.node_cell, graph.node_cluster, graph.cl_first, graph.cl_doff, graph.dist_flat,
+            graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
+            self._min_weight, np.arange(lo, lo + k, dtype=np.int64), head.costs[:k],
+            last, tail.costs, direct, g, -1 if budget is None else budget,
+            self._g, self._parent, self._stamps, self._qid, self._heap_nodes, self._heap_keys,
+            self._heap_pos, self._abstract_weight, self._line_bias, s,
+        )  # fmt: skip
+        if outcome != ABSTRACT_FOUND:
+            return self._failed(outcome, expanded)
+        return self._finish(s, g, self._refine(g, head, tail), expanded, smooth, corridor)
+
+    @staticmethod
+    def _failed(outcome: int, expanded: int) -> PathResult:
+        """The result of an abstract search that found nothing: out of budget, or no path (which
+        cannot happen when the components say reachable)."""
+        status = PathStatus.BUDGET_EXHAUSTED if outcome == ABSTRACT_BUDGET else PathStatus.NO_PATH
+        return PathResult(status, expanded=expanded)
+
+    def _finish(  # noqa: PLR0917
+        self, s: int, g: int, nodes: I64, expanded: int, smooth: bool, corridor: bool
+    ) -> PathResult:
+        """The refined cells, tightened by the corridor search and smoothed as asked."""
+        graph = self._graph
+        if corridor:
+            clusters = np.unique(
+                (nodes // graph.width // graph.csize) * graph.ncx + nodes % graph.width // graph.csize
+            )
+            exact = corridor_astar(
+                self._walk, self._weights, graph.width, graph.height, graph.csize, clusters, self._diag,
+                graph.cw, graph.ch, s, g, self._min_weight,
+            )  # fmt: skip
+            nodes = exact if exact.shape[0] else nodes
+        # a second pass straightens what the first exposed (when the first gained anything)
+        nodes, cost = smooth_passes(
+            nodes, self._walk, self._weights, graph.width, self._diag, graph.cw, graph.ch, self._window,
+            2 if smooth else 0, self._one_weight,
+        )  # fmt: skip
+        return self._result(PathStatus.FOUND, nodes, expanded, cost)
+
+    def _refine(self, g: int, head: EndpointTree, tail: EndpointTree) -> I64:
+        """Concrete cells: start -> first transition -> ... -> last transition -> goal."""
+        graph, width = self._graph, self._graph.width
+        if int(self._parent[graph.node_count]) == -2:
+            return head.path_to(g, width)
+        ids = node_chain(self._parent, graph.node_count)
+        return self._cells(ids, np.diff(self._g[ids]), head, tail)  # exact table or crossing costs
+
+    def _cells(self, ids: I64, costs: F64, head: EndpointTree, tail: EndpointTree) -> I64:
+        """Concrete cells along a chain of transitions whose link costs are ``costs``."""
+        graph, width = self._graph, self._graph.width
+        chain = graph.node_cell[ids]
+        middle = refine_chain(
+            self._walk, self._weights, width, graph.height, graph.csize, self._diag, graph.cw,
+            graph.ch, self._min_weight, chain, costs,
+        )  # fmt: skip
+        # the goal's tree is a reverse search: its parent pointers lead towards the goal
+        ending = tail.path_to(int(chain[-1]), width)[::-1]
+        return np.concatenate((head.path_to(int(chain[0]), width)[:-1], middle, ending[1:]))
+
+    def _result(self, status: PathStatus, nodes: I64, expanded: int, cost: float | None = None) -> PathResult:
+        grid = self._grid
+        w, (cw, ch), (ox, oy) = grid.width, grid.cell_size, grid.origin
+        if cost is None:
+            cost = float(path_cost(nodes, self._weights, w, cw, ch))
+        points = world_points(nodes, w, float(ox), float(oy), float(cw), float(ch))
+        return PathResult(status, points=points, nodes=nodes, cost=float(cost), expanded=expanded)

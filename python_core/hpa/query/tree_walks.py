@@ -1,0 +1,278 @@
+"""The pieces of a tree query: walks up cached cluster trees, end costs, the concrete path.
+
+Quick start (inside :func:`~python_core.hpa.query.tree_query.tree_query`; ``trees``, ``dims`` and
+``pricing`` are its record's tree, size and weight fields)::
+
+    cells, cost = walk_tree(trees, dims, pricing, cluster, node, cell, buf, reverse)
+    n = walk_chain(...)                  # every abstract edge inside a cluster: one walk, no search
+
+A cluster's tree of a transition holds, per cell, the move that entered it on a shortest path from
+that transition (:mod:`~python_core.hpa.graph.cluster_trees`): walking up it from any cell of the
+cluster gives that cell's path and cost without a search, which is what lets a whole query run
+in one compiled call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from python_core._types import F32, F64, I64, U8
+from python_core.compiled import jit
+from python_core.hpa.graph.cluster_search import (
+    cluster_rect,
+    new_scratch,
+    parent_walk,
+    push_cells,
+    rect_search,
+)
+from python_core.hpa.graph.cluster_trees import tree_walk
+from python_core.hpa.graph.distance_table import best_pair
+from python_core.hpa.query.abstract_search import estimate
+
+__all__ = [
+    "close_start_costs",
+    "cluster_of_cell",
+    "concrete_path",
+    "cost_bounds",
+    "direct_path",
+    "fill_costs",
+    "lazy_best_pair",
+    "through_mate",
+    "tree_of",
+    "walk_chain",
+    "walk_tree",
+]
+
+
+@jit
+def cluster_of_cell(cell: int, width: int, csize: int, ncx: int) -> int:
+    """Cluster id of a flat cell (as :meth:`AbstractGraph.cluster_of`)."""
+    return (cell // width // csize) * ncx + cell % width // csize
+
+
+@jit
+def tree_of(pool: U8, tree_off: I64, cl_first: I64, cluster: int, node: int, size: int) -> U8:  # noqa: PLR0917
+    """The tree of transition ``node`` (of ``cluster``, ``size`` cells) in the pool."""
+    off = tree_off[cluster] + (node - cl_first[cluster]) * size
+    return pool[off : off + size]
+
+
+Trees = tuple[U8, I64, I64, I64]
+"""``(pool, tree_off, cl_first, node_cell)``: the tree pool and where each cluster's trees start."""
+Dims = tuple[int, int, int, int]
+"""``(ncx, csize, width, height)``: the cluster grid."""
+Pricing = tuple[F64, float, float, float]
+"""``(weights, cw, ch, one_weight)``: how steps are priced (:func:`tree_walk`)."""
+
+
+@jit
+def walk_tree(  # noqa: PLR0917 (compiled kernel: positional)
+    trees: Trees,
+    dims: Dims,
+    pricing: Pricing,
+    cluster: int,
+    node: int,
+    cell: int,
+    buf: I64,
+    reverse: bool = False,
+) -> tuple[int, float]:
+    """:func:`tree_walk` up the tree of transition ``node`` of ``cluster`` from ``cell``: the cells
+    into ``buf``, their count and the cost (of the walk's own direction with ``reverse``)."""
+    pool, tree_off, cl_first, node_cell = trees
+    ncx, csize, width, height = dims
+    weights, cw, ch, one_weight = pricing
+    x0, y0, lw, lh = cluster_rect(cluster, ncx, csize, width, height)
+    tree = tree_of(pool, tree_off, cl_first, cluster, node, lw * lh)
+    root = node_cell[node]
+    return tree_walk(tree, x0, y0, lw, width, root, cell, weights, cw, ch, buf, one_weight, reverse)
+
+
+@jit
+def fill_costs(  # noqa: PLR0917 (compiled kernel: positional)
+    trees: Trees,
+    dims: Dims,
+    pricing: Pricing,
+    cluster: int,
+    cell: int,
+    buf: I64,
+    costs: F64,
+    known: U8,
+    reverse: bool,
+) -> None:
+    """Replace the bounds among a cluster's end ``costs`` (``known == 0``) by tree costs (priced
+    from ``cell`` to each transition with ``reverse``: a start's)."""
+    lo = trees[2][cluster]
+    for at in range(costs.shape[0]):
+        if not known[at]:
+            costs[at] = walk_tree(trees, dims, pricing, cluster, lo + at, cell, buf, reverse)[1]
+            known[at] = 1
+
+
+@jit
+def cost_bounds(  # noqa: PLR0917 (compiled kernel: positional)
+    node_cell: I64, lo: int, hi: int, cell: int, width: int, diag: int, cw: float, ch: float, h_scale: float
+) -> F64:
+    """A lower bound of the cost between ``cell`` and each node in ``[lo, hi)``: the octile
+    distance (Manhattan without diagonals) times the smallest weight."""
+    code = 1 if diag != 0 else 0
+    cx, cy = cell % width, cell // width
+    bounds = np.empty(hi - lo)
+    for v in range(lo, hi):
+        nx, ny = abs(node_cell[v] % width - cx), abs(node_cell[v] // width - cy)
+        bounds[v - lo] = estimate(code, nx, ny, cw, ch, h_scale)
+    return bounds
+
+
+@jit
+def lazy_best_pair(  # noqa: PLR0917 (compiled kernel: positional)
+    pair_dist: F32,
+    trees: Trees,
+    dims: Dims,
+    pricing: Pricing,
+    ends: I64,
+    costs: tuple[F64, F64],
+    known: tuple[U8, U8],
+    direct: float,
+    buf: I64,
+) -> tuple[int, int]:
+    """:func:`best_pair` over end costs of which only some are known, the rest lower bounds.
+
+    ``ends`` is ``(start cell, start cluster, goal cell, goal cluster)``. The cheapest pair under
+    the bounds is exact once both its ends are known (every other pair costs at least its bound);
+    until then the unknown ends of the winner are read off their trees and the pick repeats. Most
+    transitions of a big cluster are never walked: a walk up a cold tree is what a query waits
+    for on a 64-cell cluster with dozens of transitions.
+    """
+    lo, glo = trees[2][ends[1]], trees[2][ends[3]]
+    while True:
+        i, j, _ = best_pair(pair_dist, lo, costs[0], glo, costs[1], direct)
+        if i < 0:
+            return i, j
+        done = True
+        for side, v in ((0, i), (1, j)):
+            at = v - (lo if side == 0 else glo)
+            if known[side][at]:
+                continue
+            done = False
+            known[side][at] = 1
+            cluster, cell = ends[2 * side + 1], ends[2 * side]
+            reverse = side == 0  # a start's walks are priced in its own direction
+            costs[side][at] = walk_tree(trees, dims, pricing, cluster, v, cell, buf, reverse)[1]
+        if done:
+            return i, j
+
+
+@jit
+def walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
+    trees: Trees,
+    dims: Dims,
+    pricing: Pricing,
+    node_cluster: I64,
+    chain: I64,
+    goal: int,
+    out: I64,
+    n: int,
+    buf: I64,
+) -> tuple[I64, int]:
+    """Append the cells after each chain node up to the next (the last one: up to ``goal``)."""
+    node_cell = trees[3]
+    ncx, csize, width, _ = dims
+    for i in range(chain.shape[0]):
+        a = chain[i]
+        b_cell = goal if i + 1 == chain.shape[0] else node_cell[chain[i + 1]]
+        c = node_cluster[a]
+        if cluster_of_cell(b_cell, width, csize, ncx) != c:  # a crossing: one step
+            buf[0] = b_cell
+            out, n = push_cells(out, n, buf, 1, False)
+            continue
+        m = walk_tree(trees, dims, pricing, c, a, b_cell, buf)[0]
+        out, n = push_cells(out, n, buf, m - 1, True)  # b ... a reversed, without a itself
+    return out, n
+
+
+@jit
+def direct_path(  # noqa: PLR0917 (compiled kernel: positional)
+    walk: U8,
+    weights: F64,
+    width: int,
+    height: int,
+    csize: int,
+    diag: int,
+    cw: float,
+    ch: float,
+    h_scale: float,
+    start: int,
+    goal: int,
+) -> tuple[float, I64]:
+    """Cost and parents (local cells) of the best path between two cells of one cluster that stays
+    inside it (A*; ``inf`` when there is none)."""
+    ncx = -(-width // csize)
+    x0, y0, lw, lh = cluster_rect(cluster_of_cell(start, width, csize, ncx), ncx, csize, width, height)
+    dist, parent, closed = new_scratch(lw * lh)
+    rect_search(
+        walk, weights, width, x0, y0, lw, lh, diag, cw, ch, start, goal, 0, h_scale, dist, parent, closed,
+        np.zeros(0, dtype=np.int64),
+    )  # fmt: skip
+    return dist[(goal // width - y0) * lw + goal % width - x0], parent
+
+
+@jit
+def close_start_costs(cl_doff: I64, dist_flat: F64, cluster: int, costs: F64, walked_back: bool) -> I64:
+    """With ``walked_back`` (the start's costs are walks priced backwards), lower each start
+    cost to the way through another transition of the start's cluster where that is cheaper (the
+    walk to it plus the cluster table's edge on), and return the transition each cost now goes
+    through (``-1``: its own walk; empty without ``walked_back``). Such walks are not always the
+    cheapest way to a transition, and the abstract A* does not spread from the start's
+    transitions through their cluster (it counts on costs that are). One step is enough: the
+    table's edges are the cluster's shortest paths."""
+    if not walked_back:
+        return np.zeros(0, dtype=np.int64)
+    k = costs.shape[0]
+    base = cl_doff[cluster]
+    walked = costs.copy()
+    via = np.full(k, -1, dtype=np.int64)
+    for b in range(k):
+        for a in range(k):
+            if a != b:
+                through = walked[a] + dist_flat[base + a * k + b]
+                if through < costs[b]:
+                    costs[b], via[b] = through, a
+    return via
+
+
+@jit
+def through_mate(chain: I64, via: I64, lo: int) -> I64:
+    """``chain``, led by the start transition its first node's cost went through, if any
+    (:func:`close_start_costs`)."""
+    if via.shape[0] and chain.shape[0] and via[chain[0] - lo] >= 0:
+        return np.concatenate((np.array([lo + via[chain[0] - lo]]), chain))
+    return chain
+
+
+@jit
+def concrete_path(  # noqa: PLR0917 (compiled kernel: positional)
+    trees: Trees,
+    dims: Dims,
+    pricing: Pricing,
+    node_cluster: I64,
+    chain: I64,
+    start: int,
+    goal: int,
+    by_trees: bool,
+    s_parent: I64,
+    buf: I64,
+) -> tuple[I64, int]:
+    """The cells from ``start`` along ``chain`` to ``goal``: up the start's tree (or its search's
+    parents when ``by_trees`` is false) to the first transition, then :func:`walk_chain`."""
+    ncx, csize, width, height = dims
+    sc = cluster_of_cell(start, width, csize, ncx)
+    first = chain[0]
+    out = np.empty(4 * csize, dtype=np.int64)
+    if by_trees:  # the walk up the tree from the start runs start -> transition already
+        m = walk_tree(trees, dims, pricing, sc, first, start, buf)[0]
+        out, n = push_cells(out, 0, buf, m, False)
+    else:
+        x0, y0, lw, _ = cluster_rect(sc, ncx, csize, width, height)
+        m = parent_walk(s_parent, x0, y0, lw, width, trees[3][first], buf)
+        out, n = push_cells(out, 0, buf, m, True)
+    return walk_chain(trees, dims, pricing, node_cluster, chain, goal, out, n, buf)
