@@ -3,10 +3,10 @@
 Four steps, each announced on the terminal:
 
 1. freeze ``bridge`` + ``python_core`` + their dependencies with PyInstaller into one folder
-   (``tools/bundle/sidecar.spec``; the full log goes to ``build/pyinstaller.log``);
+   (``tools/sidecar/sidecar.spec``; the full log goes to ``build/pyinstaller.log``);
 2. strip the debug symbols of the largest libraries (LLVM, Python);
 3. fill numba's disk cache inside the bundle by running the frozen program's own ``warm-up``
-   (every kernel compiled for a generic CPU of the platform, see tools/bundle/sidecar_entry.py);
+   (every kernel compiled for a generic CPU of the platform, see tools/sidecar/sidecar_entry.py);
 4. check it: copy the bundle to a temporary folder and run ``warm-up --expect-cached`` there with an
    empty environment (no PATH, no Python), which fails if any kernel would compile on a player's
    machine.
@@ -32,7 +32,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 NAME = "astar-bridge-sidecar"
-SOURCES = ("python_core", "bridge", "tools/bundle", "tools/bundle.py", "pyproject.toml")
+SOURCES = ("python_core", "bridge", "tools/sidecar", "tools/bundle.py", "pyproject.toml")
 PHASES = ("Analyzing", "Processing", "Building PYZ", "Building EXE", "Building COLLECT", "Build complete")
 STRIP = ("llvmlite/binding/libllvmlite", "libpython", "lib-dynload/")
 SIZE_GOAL_MB = 150
@@ -82,7 +82,7 @@ def run_streaming(command: list[str], log: Path, show: tuple[str, ...], env: dic
 
 def freeze(dist: Path, work: Path) -> Path:
     """Step 1: PyInstaller into ``dist``; returns the bundle folder."""
-    command = [sys.executable, "-m", "PyInstaller", str(REPO / "tools" / "bundle" / "sidecar.spec")]
+    command = [sys.executable, "-m", "PyInstaller", str(REPO / "tools" / "sidecar" / "sidecar.spec")]
     command += ["--noconfirm", "--log-level", "INFO", "--distpath", str(dist), "--workpath", str(work)]
     run_streaming(command, REPO / "build" / "pyinstaller.log", PHASES, dict(os.environ))
     return dist / NAME
