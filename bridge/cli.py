@@ -3,6 +3,7 @@
     astar-bridge serve                      # 127.0.0.1, a port the OS picks, a random token
     astar-bridge serve --port 7777 --token secret --workers 2
     astar-bridge build-hierarchy level.map --cluster-size 32   # HPA* build time/size, progress bar
+    astar-bridge warm-up                    # fill numba's kernel cache once, with progress
 
 Exactly one JSON line goes to stdout when the server is ready; logs go to stderr. The server stops
 on SIGTERM/SIGINT and when its stdin closes (the game that started it is gone), unless
@@ -22,7 +23,7 @@ import signal
 import sys
 import threading
 
-from bridge import build_hierarchy_cli
+from bridge import build_hierarchy_cli, warm_up_cli
 from bridge.protocol import Limits
 from bridge.server import Server, ServerConfig
 
@@ -50,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-pending", type=int, default=defaults.max_pending)
     serve.add_argument("--max-batch", type=int, default=defaults.max_batch)
     build_hierarchy_cli.add_parser(commands)
+    warm_up_cli.add_parser(commands)
     return parser
 
 
@@ -116,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "build-hierarchy":
         return build_hierarchy_cli.run(args)
+    if args.command == "warm-up":
+        return warm_up_cli.run(args)
     logging.basicConfig(
         level=getattr(logging, args.log_level),
         stream=sys.stderr,

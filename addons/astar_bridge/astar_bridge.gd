@@ -10,6 +10,17 @@
 ## through this node are uploaded again with their updates replayed, and [signal sidecar_lost]
 ## then [signal sidecar_ready] are emitted. The process it started is killed on exit.
 ## [br][br]
+## The program it launches, in order: the [code]ASTAR_BRIDGE_PYTHON[/code] environment variable;
+## the self-contained sidecar [code]astar-bridge-sidecar/astar-bridge-sidecar[/code] beside the
+## game's executable (or beside its main pack), put there by the export plugin
+## (docs/shipping.md); else [code]astar_bridge/sidecar/python_executable[/code] (the editor's
+## case). When it cannot be started at all, the reason is pushed once
+## ([method get_last_error] keeps it), [method get_phase] is [code]FAILED[/code], and every call
+## fails at once instead of waiting for the connect timeout: [method find_path] returns an empty
+## array, [method find_path_result] and the requests' results have status [code]"error"[/code]
+## with code [code]"not_connected"[/code], [method load_graph] and [method call_method] return a
+## failed [code]AStarBridgeResult[/code] of that code. [method start] tries again.
+## [br][br]
 ## Positions: [method find_path] takes and returns what the graph uses. On a grid loaded without
 ## [code]cell_size[/code]/[code]origin[/code], [param from]/[param to] are cells (whole numbers)
 ## and points are cell coordinates; with them, both are world positions. On waypoint graphs a
@@ -121,6 +132,9 @@ var _restarts: int = 0
 var _ready_since_ms: int = 0
 var _next_process_check_ms: int = 0
 var _flush_scheduled: bool = false
+# Ready at least once since start(): later losses restart, a failed first start gives up.
+var _was_ready: bool = false
+var _start_failed: bool = false
 # id -> {"method": String, "params": Dictionary, "updates": Array[Dictionary]}
 var _graphs: Dictionary = {}
 # [method, params, on_done] sent once ready (requests made while the sidecar starts).
@@ -195,6 +209,8 @@ func start() -> Error:
 	if _phase != Phase.IDLE and _phase != Phase.FAILED:
 		return OK
 	_restarts = 0
+	_was_ready = false
+	_start_failed = false
 	return _begin()
 
 
@@ -258,7 +274,7 @@ func load_graph(method: String, params: Dictionary) -> BridgeResult:
 	if result.is_ok():
 		_graphs[id] = {"method": method, "params": params.duplicate(), "updates": []}
 		graph_loaded.emit(id)
-	elif report_failures:
+	elif _reports():
 		push_error("AStarBridge: %s %s failed: %s" % [method, id, result.message])
 	return result
 
@@ -327,7 +343,7 @@ func update_graph(id: String, changes: Dictionary) -> BridgeResult:
 	if result.is_ok() and _graphs.has(id):
 		var updates: Array = _graphs[id]["updates"]
 		updates.append(params)
-	elif result.is_error() and report_failures:
+	elif result.is_error() and _reports():
 		push_error("AStarBridge: graph.update %s failed: %s" % [id, result.message])
 	return result
 
@@ -412,7 +428,7 @@ func find_path_result(
 		var params: Dictionary = _query(graph, from, to, options)
 		result = _path_result(_rpc.call_sync("path.find", params, request_timeout_ms), dim)
 	_stats.record(Time.get_ticks_usec() - started, str(result["status"]) == "error")
-	if result["status"] != "found" and result["status"] != "partial" and report_failures:
+	if result["status"] != "found" and result["status"] != "partial" and _reports():
 		var why: Dictionary = result["error"]
 		push_warning(
 			(
@@ -537,8 +553,10 @@ func _begin() -> Error:
 			return err
 		_phase = Phase.CONNECTING
 		return OK
-	var python: String = _python_path()
-	var args: PackedStringArray = PackedStringArray(["-m", "bridge", "serve", "--host", host])
+	var command: PackedStringArray = _sidecar_command()
+	var python: String = command[0]
+	var args: PackedStringArray = command.slice(1)
+	args.append_array(["serve", "--host", host])
 	if port != 0:
 		args.append_array(["--port", str(port)])
 	if not token.is_empty():
@@ -615,6 +633,7 @@ func _reupload() -> void:
 				push_error("AStarBridge: re-uploading %s failed: %s" % [id, result.message])
 	_phase = Phase.READY
 	_ready_since_ms = Time.get_ticks_msec()
+	_was_ready = true
 	_flush_queue()
 	sidecar_ready.emit()
 
@@ -658,6 +677,9 @@ func _lose(reason: String) -> void:
 
 
 func _fail_start(reason: String) -> void:
+	if autostart and not _was_ready:
+		_give_up(reason)
+		return
 	var first_attempt: bool = _restarts == 0
 	_phase = Phase.READY  # lets _lose run its full course from any starting phase
 	_ready_since_ms = Time.get_ticks_msec()
@@ -666,6 +688,33 @@ func _fail_start(reason: String) -> void:
 		push_error("AStarBridge: %s" % reason)
 	if _restarts >= RESTART_DELAYS_MS.size():
 		_fail_queue("not_connected", reason)
+
+
+# The sidecar this node launches could not be started: say why once, fail everything at once
+# from now on (no restarts, no waiting) until start() is called again.
+func _give_up(reason: String) -> void:
+	_phase = Phase.FAILED
+	_start_failed = true
+	_last_error = reason
+	_rpc.close(reason)
+	_sidecar.stop()
+	if report_failures:
+		push_error(
+			(
+				(
+					"AStarBridge: cannot start the sidecar (%s): %s. Calls fail at once (code"
+					+ " not_connected) until start() is called again; see docs/shipping.md."
+				)
+				% [" ".join(_sidecar_command()), reason]
+			)
+		)
+	_fail_queue("not_connected", reason)
+	sidecar_lost.emit(reason)
+
+
+# Per-call failure reports, except after a failed start (its reason was pushed once already).
+func _reports() -> bool:
+	return report_failures and not _start_failed
 
 
 # Waits (polling, sleeping 100 us between polls) until ready, up to connect_timeout_ms.
@@ -884,10 +933,19 @@ func _check_project_scanned() -> void:
 	)
 
 
-func _python_path() -> String:
+# The program and its first arguments: [python, "-m", "bridge"] or [bundled sidecar].
+func _sidecar_command() -> PackedStringArray:
 	var python: String = OS.get_environment(ENV_PYTHON)
 	if python.is_empty():
+		var bundled: String = SidecarProcess.bundled_program()
+		if not bundled.is_empty():
+			return PackedStringArray([bundled])
 		python = python_executable
+	return PackedStringArray([_resolved(python), "-m", "bridge"])
+
+
+# A relative path with a slash is taken from the project folder.
+static func _resolved(python: String) -> String:
 	if python.contains("/") and python.is_relative_path():
 		python = ProjectSettings.globalize_path("res://").path_join(python).simplify_path()
 	return python

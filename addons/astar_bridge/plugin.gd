@@ -1,6 +1,8 @@
 ## The editor plugin of A* Bridge: enabling it registers the [code]AStarBridge[/code] autoload and
 ## the [code]astar_bridge/...[/code] project settings (with defaults and property hints);
-## disabling it removes the autoload (the settings stay, as the user may have edited them).
+## disabling it removes the autoload (the settings stay, as the user may have edited them). While
+## enabled, an export plugin puts the self-contained sidecar beside exported games
+## (export/sidecar_export_plugin.gd).
 @tool
 extends EditorPlugin
 
@@ -9,6 +11,7 @@ const AUTOLOAD_PATH := "res://addons/astar_bridge/astar_bridge.gd"
 const EXPORT_MENU := "A* Bridge: Export Scene Graphs to res://graphs"
 const EXPORT_FOLDER := "res://graphs"
 const SceneGraphExporter = preload("res://addons/astar_bridge/export/scene_graph_exporter.gd")
+const SidecarExportPlugin = preload("res://addons/astar_bridge/export/sidecar_export_plugin.gd")
 
 ## [name, default, type, hint, hint_string] of every project setting the autoload reads.
 const SETTINGS: Array[Array] = [
@@ -23,13 +26,20 @@ const SETTINGS: Array[Array] = [
 	["astar_bridge/timeouts/load_ms", 30000, TYPE_INT, PROPERTY_HINT_RANGE, "1,600000,suffix:ms"],
 ]
 
+var _sidecar_export: EditorExportPlugin = null
+
 
 func _enter_tree() -> void:
 	add_tool_menu_item(EXPORT_MENU, _export_edited_scene)
+	_sidecar_export = SidecarExportPlugin.new()
+	add_export_plugin(_sidecar_export)
 
 
 func _exit_tree() -> void:
 	remove_tool_menu_item(EXPORT_MENU)
+	if _sidecar_export != null:
+		remove_export_plugin(_sidecar_export)
+		_sidecar_export = null
 
 
 func _enable_plugin() -> void:

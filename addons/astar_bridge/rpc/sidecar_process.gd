@@ -20,6 +20,8 @@ extends RefCounted
 const STDERR_LINES := 20
 ## Longest announcement line accepted, in bytes.
 const MAX_LINE := 4096
+## The self-contained sidecar's folder and program, beside an exported game (docs/shipping.md).
+const BUNDLED_PROGRAM := "astar-bridge-sidecar/astar-bridge-sidecar"
 
 ## Process id, or -1 before [method launch] / after [method stop].
 var pid: int = -1
@@ -90,6 +92,47 @@ func poll() -> Dictionary:
 	elif not is_running():
 		error = "the sidecar exited before announcing itself: %s" % " | ".join(stderr_tail)
 	return announcement
+
+
+## The self-contained sidecar beside the game's executable, or beside the main pack of a
+## [code]--main-pack[/code] run, as an absolute path; "" when there is none.
+static func bundled_program() -> String:
+	var program: String = BUNDLED_PROGRAM + (".exe" if OS.get_name() == "Windows" else "")
+	var folders: PackedStringArray = PackedStringArray([OS.get_executable_path().get_base_dir()])
+	var pack: String = _main_pack_argument()
+	if not pack.is_empty():
+		folders.append(pack.get_base_dir())
+	for folder: String in folders:
+		var candidate: String = folder.path_join(program)
+		if candidate.is_relative_path():
+			var here: DirAccess = DirAccess.open(".")
+			if here != null:
+				candidate = here.get_current_dir().path_join(candidate)
+		if FileAccess.file_exists(candidate):
+			return candidate.simplify_path()
+	return ""
+
+
+# The path given to --main-pack, or "". Godot keeps engine arguments out of get_cmdline_args(),
+# so on Linux they are read from /proc/self/cmdline.
+static func _main_pack_argument() -> String:
+	var args: PackedStringArray = OS.get_cmdline_args()
+	if not "--main-pack" in args and FileAccess.file_exists("/proc/self/cmdline"):
+		var file: FileAccess = FileAccess.open("/proc/self/cmdline", FileAccess.READ)
+		var bytes: PackedByteArray = PackedByteArray()
+		while file != null and not file.eof_reached():  # /proc files report no length
+			var chunk: PackedByteArray = file.get_buffer(4096)
+			if chunk.is_empty():
+				break
+			bytes.append_array(chunk)
+		args = PackedStringArray()
+		var start: int = 0
+		for i: int in bytes.size():
+			if bytes[i] == 0:  # the arguments end with a NUL each
+				args.append(bytes.slice(start, i).get_string_from_utf8())
+				start = i + 1
+	var at: int = args.find("--main-pack")
+	return args[at + 1] if at >= 0 and at + 1 < args.size() else ""
 
 
 ## Kills the process (if still running) and closes its pipes.

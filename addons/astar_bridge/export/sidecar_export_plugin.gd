@@ -1,0 +1,116 @@
+## Puts the self-contained sidecar (built by [code]tools/bundle.sh[/code], see docs/shipping.md)
+## beside an exported game, so that players need no Python: on export it copies
+## [code]<sidecar folder>/<platform>/astar-bridge-sidecar/[/code] into the export's folder, where
+## the autoload looks first. The sidecar folder is the export option
+## [code]astar_bridge/sidecar_folder[/code] of each preset (relative to the project folder;
+## default [code]build/sidecar[/code]). Without a bundle for the export's platform it warns (the
+## game would then need Python on the player's machine) and exports the game anyway.
+@tool
+extends EditorExportPlugin
+
+const OPTION := "astar_bridge/sidecar_folder"
+const DEFAULT_FOLDER := "build/sidecar"
+## The bundle's folder name, beside the exported executable or pack.
+const BUNDLE := "astar-bridge-sidecar"
+const OSES: Array[String] = ["linux", "windows", "macos"]
+const ARCHES: Array[String] = ["x86_64", "arm64", "x86_32", "arm32", "rv64"]
+
+
+func _get_name() -> String:
+	return "AStarBridgeSidecar"
+
+
+func _get_export_options(_platform: EditorExportPlatform) -> Array[Dictionary]:
+	return [
+		{
+			"option": {"name": OPTION, "type": TYPE_STRING, "hint": PROPERTY_HINT_GLOBAL_DIR},
+			"default_value": DEFAULT_FOLDER,
+		}
+	]
+
+
+func _export_begin(features: PackedStringArray, _is_debug: bool, path: String, _flags: int) -> void:
+	var tag: String = platform_tag(features)
+	var folder: Variant = get_option(OPTION)
+	var source: String = bundle_source(str(folder) if folder != null else DEFAULT_FOLDER, tag)
+	var target: String = path.get_base_dir().path_join(BUNDLE)
+	if tag.is_empty() or not DirAccess.dir_exists_absolute(source):
+		push_warning(
+			(
+				(
+					"A* Bridge: no sidecar bundle for %s at %s, so the exported game will need Python"
+					+ " and the project's packages on the player's machine. Build it on a %s machine"
+					+ " with tools/bundle.sh (docs/shipping.md), or set the preset's export option %s."
+				)
+				% [tag if not tag.is_empty() else "this platform", source, tag, OPTION]
+			)
+		)
+		return
+	var err: Error = copy_folder(source, target)
+	if err != OK:
+		push_error(
+			(
+				"A* Bridge: copying the sidecar %s to %s failed: %s"
+				% [source, target, error_string(err)]
+			)
+		)
+		return
+	print("A* Bridge: sidecar for %s copied to %s" % [tag, target])
+
+
+## [code]linux-x86_64[/code], [code]windows-x86_64[/code], [code]macos-arm64[/code]... from an
+## export's features ("" when they name no known OS).
+static func platform_tag(features: PackedStringArray) -> String:
+	var os_name: String = ""
+	for name: String in OSES:
+		if name in features:
+			os_name = name
+	if os_name.is_empty():
+		return ""
+	for arch: String in ARCHES:
+		if arch in features:
+			return "%s-%s" % [os_name, arch]
+	return "%s-x86_64" % os_name
+
+
+## The bundle folder for [param tag] under [param folder] (relative to the project folder, or
+## absolute, or [code]res://[/code]).
+static func bundle_source(folder: String, tag: String) -> String:
+	var base: String = folder
+	if base.begins_with("res://") or base.is_relative_path():
+		var project: String = ProjectSettings.globalize_path("res://")
+		base = project.path_join(base.trim_prefix("res://"))
+	return base.path_join(tag).path_join(BUNDLE).simplify_path()
+
+
+## Copies [param from] into [param to] recursively, keeping each file's Unix permissions (the
+## program must stay executable) and symbolic links as links; a previous copy at [param to] is
+## replaced file by file.
+static func copy_folder(from: String, to: String) -> Error:
+	var err: Error = DirAccess.make_dir_recursive_absolute(to)
+	if err != OK:
+		return err
+	var dir: DirAccess = DirAccess.open(from)
+	if dir == null:
+		return DirAccess.get_open_error()
+	var into: DirAccess = DirAccess.open(to)
+	if into == null:
+		return DirAccess.get_open_error()
+	dir.include_hidden = true
+	for file: String in dir.get_files():
+		var source: String = from.path_join(file)
+		var target: String = to.path_join(file)
+		if dir.is_link(file):  # PyInstaller links some libraries to their wheel's copy
+			if into.file_exists(file) or into.is_link(file):
+				into.remove(file)
+			err = into.create_link(dir.read_link(file), target)
+		else:
+			var mode: int = FileAccess.get_unix_permissions(source)
+			err = DirAccess.copy_absolute(source, target, mode if mode > 0 else -1)
+		if err != OK:
+			return err
+	for sub: String in dir.get_directories():
+		err = copy_folder(from.path_join(sub), to.path_join(sub))
+		if err != OK:
+			return err
+	return OK

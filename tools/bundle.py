@@ -1,0 +1,189 @@
+"""Build the self-contained sidecar for this platform: ``bash tools/bundle.sh [--force] [--out DIR]``.
+
+Four steps, each announced on the terminal:
+
+1. freeze ``bridge`` + ``python_core`` + their dependencies with PyInstaller into one folder
+   (``tools/sidecar/sidecar.spec``; the full log goes to ``build/pyinstaller.log``);
+2. strip the debug symbols of the largest libraries (LLVM, Python);
+3. fill numba's disk cache inside the bundle by running the frozen program's own ``warm-up``
+   (every kernel compiled for a generic CPU of the platform, see tools/sidecar/sidecar_entry.py);
+4. check it: copy the bundle to a temporary folder and run ``warm-up --expect-cached`` there with an
+   empty environment (no PATH, no Python), which fails if any kernel would compile on a player's
+   machine.
+
+The result is ``<out>/<platform>/astar-bridge-sidecar/`` (default out: ``build/sidecar``), with
+``bundle.json`` saying what it was built from; a second run with unchanged sources reuses it.
+The last line printed is the bundle's size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+NAME = "astar-bridge-sidecar"
+SOURCES = ("python_core", "bridge", "tools/sidecar", "tools/bundle.py", "pyproject.toml")
+PHASES = ("Analyzing", "Processing", "Building PYZ", "Building EXE", "Building COLLECT", "Build complete")
+STRIP = ("llvmlite/binding/libllvmlite", "libpython", "lib-dynload/")
+SIZE_GOAL_MB = 150
+
+
+def platform_tag() -> str:
+    """``linux-x86_64``, ``windows-x86_64``, ``macos-arm64``...: the folder name per platform."""
+    system = {"darwin": "macos", "win32": "windows"}.get(sys.platform, sys.platform)
+    machine = platform.machine().lower()
+    machine = {"amd64": "x86_64", "x64": "x86_64", "aarch64": "arm64"}.get(machine, machine)
+    return f"{system.removesuffix('2')}-{machine}"
+
+
+def sources_hash() -> str:
+    """A hash of every file the bundle is built from, and of the Python that freezes it."""
+    digest = hashlib.sha256(sys.version.encode())
+    for source in SOURCES:
+        path = REPO / source
+        files = sorted(path.rglob("*")) if path.is_dir() else [path]
+        for file in files:
+            if file.is_file() and "__pycache__" not in file.parts:
+                digest.update(str(file.relative_to(REPO)).encode())
+                digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def step(number: int, text: str) -> None:
+    print(f"[bundle {number}/4] {text}", flush=True)
+
+
+def run_streaming(command: list[str], log: Path, show: tuple[str, ...], env: dict[str, str]) -> None:
+    """Run ``command``, its output to ``log``; echo the lines that contain one of ``show``."""
+    began = time.monotonic()
+    with log.open("w") as sink:
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        )
+        assert process.stdout is not None
+        for line in process.stdout:
+            sink.write(line)
+            if any(marker in line for marker in show):
+                print(f"    {time.monotonic() - began:6.1f} s  {line.strip()[-100:]}", flush=True)
+        status = process.wait()
+    if status != 0:
+        sys.exit(f"[bundle] error: {command[0]} exited {status}; see {log}")
+
+
+def freeze(dist: Path, work: Path) -> Path:
+    """Step 1: PyInstaller into ``dist``; returns the bundle folder."""
+    command = [sys.executable, "-m", "PyInstaller", str(REPO / "tools" / "sidecar" / "sidecar.spec")]
+    command += ["--noconfirm", "--log-level", "INFO", "--distpath", str(dist), "--workpath", str(work)]
+    run_streaming(command, REPO / "build" / "pyinstaller.log", PHASES, dict(os.environ))
+    return dist / NAME
+
+
+def strip(bundle: Path) -> None:
+    """Step 2: drop the debug symbols of the big libraries (not the wheels' vendored ones in
+    ``*.libs``, which stripping breaks)."""
+    tool = shutil.which("strip")
+    if tool is None or sys.platform == "win32":
+        print("    no strip tool here: skipped")
+        return
+    before = folder_bytes(bundle)
+    for file in bundle.rglob("*.so*"):
+        if any(part in file.as_posix() for part in STRIP) and file.is_file():
+            subprocess.run([tool, "--strip-unneeded", str(file)], check=True)
+    print(f"    {(before - folder_bytes(bundle)) / 1e6:.0f} MB of symbols removed")
+
+
+def program(bundle: Path) -> Path:
+    return bundle / (NAME + (".exe" if sys.platform == "win32" else ""))
+
+
+def warm_up(bundle: Path) -> None:
+    """Step 3: the frozen program compiles every kernel into the bundle's own cache."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("NUMBA_")}
+    show = ("compiling kernel", "warm-up", "Error", "error")
+    run_streaming([str(program(bundle)), "warm-up"], REPO / "build" / "bundle-warm-up.log", show, env)
+
+
+def check_moved(bundle: Path) -> None:
+    """Step 4: a copy elsewhere, an empty environment: every kernel must load from the cache."""
+    with tempfile.TemporaryDirectory(prefix="sidecar-check-") as scratch:
+        moved = Path(scratch) / "moved" / NAME
+        shutil.copytree(bundle, moved, symlinks=True)
+        env = {"SYSTEMROOT": os.environ["SYSTEMROOT"]} if "SYSTEMROOT" in os.environ else {}
+        began = time.monotonic()
+        out = subprocess.run(
+            [str(program(moved)), "warm-up", "--expect-cached"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=scratch,
+            check=False,
+        )
+        if out.returncode != 0 or " 0 compiled" not in out.stdout:
+            sys.exit(f"[bundle] error: the moved copy compiled kernels:\n{out.stdout}{out.stderr}")
+        print(f"    moved copy, empty environment: {out.stdout.strip()} ({time.monotonic() - began:.1f} s)")
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def build(target: Path) -> None:
+    """Steps 1-4 into a scratch folder, then the finished bundle replaces ``target``."""
+    scratch = target.parent / f".{target.name}.building"
+    shutil.rmtree(scratch, ignore_errors=True)
+    step(1, "freezing bridge + python_core + numpy/numba/llvmlite/msgpack with PyInstaller")
+    bundle = freeze(scratch / "dist", REPO / "build" / "pyinstaller")
+    step(2, "stripping debug symbols")
+    strip(bundle)
+    step(3, "compiling every kernel into the bundle's numba cache (generic CPU; minutes)")
+    warm_up(bundle)
+    step(4, "checking a moved copy in an empty environment loads every kernel from the cache")
+    check_moved(bundle)
+    (bundle / "bundle.json").write_text(
+        json.dumps({"sources": sources_hash(), "platform": platform_tag(), "python": sys.version})
+    )
+    shutil.rmtree(target, ignore_errors=True)
+    bundle.rename(target)
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def is_current(target: Path) -> bool:
+    try:
+        return bool(json.loads((target / "bundle.json").read_text())["sources"] == sources_hash())
+    except (OSError, ValueError, KeyError):
+        return False
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=REPO / "build" / "sidecar", help="output folder")
+    parser.add_argument("--force", action="store_true", help="rebuild even when up to date")
+    args = parser.parse_args()
+    out: Path = args.out.resolve()
+    target = out / platform_tag() / NAME
+    began = time.monotonic()
+    if not args.force and is_current(target):
+        print(f"[bundle] up to date (sources unchanged): {target}")
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (out / ".gdignore").touch()  # Godot never scans it when it sits inside a project
+        build(target)
+        print(f"[bundle] built in {time.monotonic() - began:.0f} s")
+    megabytes = folder_bytes(target) / 1e6
+    verdict = "within" if megabytes < SIZE_GOAL_MB else "over"
+    print(f"[bundle] {target}: {megabytes:.0f} MB ({verdict} the {SIZE_GOAL_MB} MB goal)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
