@@ -81,6 +81,11 @@ func _parse_args(args: PackedStringArray) -> void:
 func _wait_for_sidecar() -> void:
 	if _bridge.is_ready():
 		_next_level()
+	elif _bridge.get_phase() == Bridge.Phase.FAILED:
+		# The sidecar could not be started at all: no point waiting out the timeout.
+		printerr("run_demo: the sidecar could not start: %s" % _bridge.get_last_error())
+		_phase = "done"
+		quit(2)
 	elif Time.get_ticks_msec() - _started_ms > READY_TIMEOUT_MS:
 		printerr("run_demo: the sidecar did not get ready: %s" % _bridge.get_last_error())
 		_phase = "done"

@@ -6,7 +6,7 @@ Quick start::
     from python_core.hpa import HierarchicalGrid
     grid = GridGraph.from_movingai("tests/data/movingai/lak303d.map")
     hpa = HierarchicalGrid(grid, cluster_size=16).build()
-    print(hpa.find_path((26, 12), (150, 160)).cost, hpa.is_reachable((26, 12), (150, 160)))
+    print(hpa.find_path((40, 40), (150, 160)).cost, hpa.is_reachable((40, 40), (150, 160)))
 
 Sub-packages, each module one job:
 

@@ -6,7 +6,7 @@ Quick start::
     from python_core.hpa import HierarchicalGrid
     grid = GridGraph.from_movingai("tests/data/movingai/den312d.map")
     hpa = HierarchicalGrid(grid, cluster_size=16).build(progress=lambda done, total: None)
-    path = hpa.find_path((3, 3), (60, 70))          # PathResult, like grid.find_path
+    path = hpa.find_path((60, 12), (63, 76))        # PathResult, like grid.find_path
     hpa.set_walkable([(10, 10)], False)             # the grid and the touched clusters change
 
 Semantics follow the grid's (cells ``(x, y)``, nodes ``y * width + x``, step cost = step length x
