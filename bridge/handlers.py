@@ -27,7 +27,7 @@ from bridge.errors import (
     from_exception,
     from_wire,
 )
-from bridge.hierarchy import HierarchyState, parse_hierarchy, validate_hierarchy
+from bridge.hierarchy_params import HierarchyState, parse_hierarchy, validate_hierarchy
 from bridge.kinds import KINDS, GraphKind
 from bridge.params import Params, params_of
 from bridge.protocol import METHODS, PROTOCOL_VERSION, SERVER_NAME, Limits

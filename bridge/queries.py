@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError
-from bridge.hierarchy import check_query_flags
+from bridge.hierarchy_params import check_query_flags
 from bridge.params import Params, is_vector, params_of
 from bridge.registry import Registry
 from python_core import PathResult, QueryOptions

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge.errors import TooLargeError, UnknownGraphError
-from bridge.hierarchy import HierarchyState
+from bridge.hierarchy_params import HierarchyState
 from bridge.kinds import GraphKind
 from python_core.navigation import Navigator
 

@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from bridge.errors import UnknownGraphError, from_exception
-from bridge.hierarchy import HierarchySpec, ProgressThrottle
+from bridge.hierarchy_params import HierarchySpec, ProgressThrottle
 from bridge.kinds import KINDS
 from bridge.queries import Query, run_query
 from python_core.compiled import warm_up

@@ -11,7 +11,7 @@ import pytest
 
 from bridge.client import Client
 from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError
-from bridge.hierarchy import HierarchySpec
+from bridge.hierarchy_params import HierarchySpec
 from bridge.sidecar import Sidecar
 from bridge.worker_main import Replicas, _apply, refill_idle, warm_hierarchy
 from python_core import QueryOptions

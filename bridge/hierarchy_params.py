@@ -4,7 +4,7 @@ The main process validates a :class:`HierarchySpec` against its own grid (the co
 options without building); each worker builds its own hierarchy over its replica. How a
 hierarchy answers queries and takes updates is the core's (``python_core.navigation``).
 
-    from bridge.hierarchy import HierarchySpec, ProgressThrottle
+    from bridge.hierarchy_params import HierarchySpec, ProgressThrottle
     spec = HierarchySpec(cluster_size=16)
     sent = []; throttle = ProgressThrottle(lambda d, t: sent.append((d, t))); throttle(4, 4)
     assert spec.levels == 1 and sent == [(4, 4)]
