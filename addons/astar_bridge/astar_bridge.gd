@@ -127,6 +127,7 @@ var _stats: BridgeStats = BridgeStats.new()
 var _phase_deadline_ms: int = 0
 var _session_token: String = ""
 var _last_error: String = ""
+var _sidecar_port: int = 0
 var _restart_at_ms: int = 0
 var _restarts: int = 0
 var _ready_since_ms: int = 0
@@ -171,6 +172,8 @@ func _process(_delta: float) -> void:
 		if not _queued.is_empty() and is_ready():
 			_flush_queue()
 	var now: int = Time.get_ticks_msec()
+	if _sidecar.pid > 0:
+		_sidecar.drain_stderr()
 	if _sidecar.pid > 0 and now >= _next_process_check_ms:
 		_next_process_check_ms = now + PROCESS_CHECK_MS
 		if not _sidecar.is_running() and _phase != Phase.WAITING_RESTART:
@@ -241,6 +244,12 @@ func get_last_error() -> String:
 ## Process id of the sidecar this node started, or -1.
 func get_sidecar_pid() -> int:
 	return _sidecar.pid
+
+
+## The port of the sidecar this node talks to (the one it started, or [member port]), or 0
+## before it is known: for tools that connect beside the game.
+func get_sidecar_port() -> int:
+	return _sidecar_port
 
 
 ## The ids of the graphs this node loaded (and re-uploads after a restart).
@@ -547,6 +556,7 @@ func _begin() -> Error:
 	_phase_deadline_ms = Time.get_ticks_msec() + connect_timeout_ms
 	if not autostart:
 		_session_token = token
+		_sidecar_port = port
 		var err: Error = _rpc.connect_to(host, port)
 		if err != OK:
 			_fail_start("cannot connect to %s:%d (%s)" % [host, port, error_string(err)])
@@ -581,7 +591,8 @@ func _advance() -> void:
 			elif not announcement.is_empty():
 				_session_token = str(announcement.get("token", token))
 				var bound: String = str(announcement.get("host", host))
-				var err: Error = _rpc.connect_to(bound, _int_of(announcement["port"], 0))
+				_sidecar_port = _int_of(announcement["port"], 0)
+				var err: Error = _rpc.connect_to(bound, _sidecar_port)
 				if err != OK:
 					_fail_start("cannot connect to the sidecar (%s)" % error_string(err))
 				else:

@@ -8,6 +8,8 @@ const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
 const MsgpackDecoder = preload("res://addons/astar_bridge/msgpack/msgpack_decoder.gd")
 const WIDTH := 12
 const HEIGHT := 9
+# Connect/close cycles whose INFO log lines (about 140 bytes each) overfill a 64 KiB pipe.
+const CHATTY_CYCLES := 800
 
 var _bridge: AStarBridgeNode = null
 
@@ -188,6 +190,41 @@ func test_killed_sidecar_fails_pending_restarts_and_reuploads() -> void:
 	var path: PackedVector2Array = _bridge.find_path("level", Vector2(0, 0), Vector2(6, 0))
 	assert_true(path.size() > 0, "re-uploaded, with its update replayed")
 	assert_eq(_bridge.get_stats()["restarts"], 1)
+
+
+func test_a_chatty_sidecar_never_blocks_on_its_own_log() -> void:
+	# At INFO the sidecar logs every connection to stderr; unless this node reads the pipe for
+	# the life of the process, it fills and the sidecar blocks on its next log line for good.
+	_bridge.stop()
+	_bridge.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "INFO"])
+	_bridge.start()
+	_load_level()
+	var port: int = _bridge.get_sidecar_port()
+	assert_true(port > 0, "the sidecar's port is known")
+	# A blocked sidecar stops accepting once its listen backlog is full: stop at the first
+	# connection that is never accepted instead of waiting out every later one.
+	var refused_at: int = -1
+	for cycle: int in CHATTY_CYCLES:
+		var peer: StreamPeerTCP = StreamPeerTCP.new()
+		peer.connect_to_host("127.0.0.1", port)
+		var deadline: int = Time.get_ticks_msec() + 2000
+		while (
+			peer.get_status() == StreamPeerTCP.STATUS_CONNECTING
+			and Time.get_ticks_msec() < deadline
+		):
+			peer.poll()
+		var accepted: bool = peer.get_status() == StreamPeerTCP.STATUS_CONNECTED
+		peer.disconnect_from_host()
+		if not accepted:
+			refused_at = cycle
+			break
+		if cycle % 50 == 0:
+			await _tree().process_frame
+	assert_eq(refused_at, -1, "every connection was accepted")
+	for frame: int in 30:
+		await _tree().process_frame
+	var result: Dictionary = _bridge.find_path_result("level", Vector2i(0, 0), Vector2i(11, 8))
+	assert_eq(result["status"], "found", "answered after %d connections" % CHATTY_CYCLES)
 
 
 func test_export_graph_writes_a_graph_file() -> void:

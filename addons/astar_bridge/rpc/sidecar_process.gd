@@ -18,6 +18,9 @@ extends RefCounted
 
 ## Lines of stderr kept in [member stderr_tail].
 const STDERR_LINES := 20
+## Bytes of one stderr read, and most reads per [method drain_stderr] call.
+const STDERR_CHUNK := 65536
+const STDERR_READS := 16
 ## Longest announcement line accepted, in bytes.
 const MAX_LINE := 4096
 ## The self-contained sidecar's folder and program, beside an exported game (docs/shipping.md).
@@ -76,14 +79,14 @@ func is_running() -> bool:
 ## empty, and [member error] set when the process died or the line is not an announcement).
 func poll() -> Dictionary:
 	if _stdio == null or not announcement.is_empty():
-		_drain_stderr()
+		drain_stderr()
 		return announcement
 	if _blocking:
 		_line = _stdio.get_line().to_utf8_buffer()
 		_line.append(10)
 	else:
 		_line.append_array(_stdio.get_buffer(MAX_LINE))
-	_drain_stderr()
+	drain_stderr()
 	var newline: int = _line.find(10)
 	if newline >= 0:
 		_parse(_line.slice(0, newline).get_string_from_utf8())
@@ -164,15 +167,27 @@ func _parse(line: String) -> void:
 	announcement = event
 
 
-func _drain_stderr() -> void:
+## Reads what the sidecar wrote to stderr (keeping the last [constant STDERR_LINES] lines in
+## [member stderr_tail]). Call it for the life of the process: a pipe nobody reads fills after a
+## few hundred log lines and the sidecar then blocks on its next write, answering nothing.
+## Does nothing on Godot 4.3, whose pipes block.
+func drain_stderr() -> void:
+	for _read: int in STDERR_READS:
+		if not _read_stderr_chunk():
+			return
+
+
+# One non-blocking read; true when it filled the whole chunk (more may be waiting).
+func _read_stderr_chunk() -> bool:
 	if _stderr == null or _blocking:
-		return
-	var bytes: PackedByteArray = _stderr.get_buffer(65536)
+		return false
+	var bytes: PackedByteArray = _stderr.get_buffer(STDERR_CHUNK)
 	if bytes.is_empty():
-		return
+		return false
 	var lines: PackedStringArray = (_stderr_partial + bytes.get_string_from_utf8()).split("\n")
 	_stderr_partial = lines[lines.size() - 1]
 	for i: int in lines.size() - 1:
 		stderr_tail.append(lines[i])
 	if stderr_tail.size() > STDERR_LINES:
 		stderr_tail = stderr_tail.slice(stderr_tail.size() - STDERR_LINES)
+	return bytes.size() == STDERR_CHUNK
