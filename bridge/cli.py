@@ -38,7 +38,12 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve msgpack-RPC on TCP")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=0, help="port (default: the OS picks one)")
-    serve.add_argument("--token", default=None, help="hello token (default: random)")
+    serve.add_argument("--token", default=None, help="hello token (default: random; visible in ps)")
+    serve.add_argument(
+        "--token-stdin",
+        action="store_true",
+        help="read the hello token from the first line of stdin (keeps it out of the process list)",
+    )
     serve.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="search processes")
     serve.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     serve.add_argument("--no-stdin-watch", action="store_true", help="keep running when stdin closes")
@@ -62,6 +67,15 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _read_token_line() -> str:
+    """The first line of stdin, for ``--token-stdin``: a secret on the command line is readable by
+    every local user (``ps``), stdin only by the parent that writes it."""
+    line = sys.stdin.buffer.readline().decode("utf-8", errors="replace").strip()
+    if not line:
+        raise SystemExit("astar-bridge serve: --token-stdin read an empty first line")
+    return line
 
 
 def _config(args: argparse.Namespace) -> ServerConfig:
@@ -128,5 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.allow_remote and not _is_loopback(args.host):
         log.error("refusing to bind %s: not a loopback address (pass --allow-remote)", args.host)
         return 2
+    if args.token_stdin:
+        if args.token is not None:
+            log.error("--token and --token-stdin exclude each other")
+            return 2
+        args.token = _read_token_line()
     asyncio.run(_serve(args))
     return 0

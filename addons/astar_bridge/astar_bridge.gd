@@ -101,7 +101,8 @@ var python_executable: String = "python3"
 var host: String = "127.0.0.1"
 ## Port to connect to (autostart: 0 lets the sidecar pick).
 var port: int = 0
-## Token for [code]hello[/code] (autostart: passed to the sidecar; "" lets it pick one).
+## Token for [code]hello[/code] (autostart: written to the sidecar's stdin, never put on its
+## command line where every local user can read it; "" lets the sidecar pick one).
 var token: String = ""
 ## Extra command-line arguments for [code]bridge serve[/code], e.g.
 ## [code]["--workers", "1"][/code].
@@ -570,12 +571,16 @@ func _begin() -> Error:
 	if port != 0:
 		args.append_array(["--port", str(port)])
 	if not token.is_empty():
-		args.append_array(["--token", token])
+		# On stdin, not the command line: `ps` shows every process's arguments to every user.
+		args.append("--token-stdin")
 	args.append_array(extra_arguments)
 	var launched: Error = _sidecar.launch(python, args)
 	if launched != OK:
 		_fail_start(_sidecar.error)
 		return launched
+	if not token.is_empty() and _sidecar.write_line(token) != OK:
+		_fail_start("cannot write the token to the sidecar's stdin")
+		return ERR_CANT_CREATE
 	_next_process_check_ms = Time.get_ticks_msec() + PROCESS_CHECK_MS
 	_phase = Phase.LAUNCHING
 	return OK

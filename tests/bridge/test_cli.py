@@ -72,6 +72,48 @@ def test_port_and_token_flags_are_used(spawn_sidecar: SpawnSidecar) -> None:
         assert client.call("graph.list") == {"graphs": []}
 
 
+def test_token_stdin_takes_the_token_from_stdin_and_keeps_it_off_the_command_line() -> None:
+    secret = "not-in-ps-7f3a"
+    process = subprocess.Popen(
+        [*SERVE, "--token-stdin"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    try:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        process.stdin.write(f"{secret}\n".encode())
+        process.stdin.flush()
+        event = json.loads(process.stdout.readline())
+        assert event["token"] == secret
+        cmdline = Path(f"/proc/{process.pid}/cmdline").read_bytes()
+        assert b"--token-stdin" in cmdline
+        assert secret.encode() not in cmdline
+        ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+        assert secret not in ps
+        process.stdin.close()  # the token line does not stop the stdin watch; closing still does
+        assert process.wait(20) == 0
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.parametrize(
+    ("extra", "stdin", "message"),
+    [
+        ([], b"\n", b"empty first line"),
+        (["--token", "x"], b"y\n", b"exclude each other"),
+    ],
+)
+def test_token_stdin_refuses_an_empty_line_or_a_second_token(
+    extra: list[str], stdin: bytes, message: bytes
+) -> None:
+    result = subprocess.run(
+        [*SERVE, "--token-stdin", *extra], input=stdin, capture_output=True, timeout=60, check=False
+    )
+    assert result.returncode != 0
+    assert result.stdout == b""
+    assert message in result.stderr
+
+
 def test_console_script_serves_too() -> None:
     script = Path(sys.executable).with_name("astar-bridge")
     if not script.exists():

@@ -227,6 +227,27 @@ func test_a_chatty_sidecar_never_blocks_on_its_own_log() -> void:
 	assert_eq(result["status"], "found", "answered after %d connections" % CHATTY_CYCLES)
 
 
+func test_a_custom_token_reaches_the_sidecar_on_stdin_not_its_command_line() -> void:
+	_bridge.stop()
+	_bridge.token = "custom-token-5e1d"
+	_bridge.start()
+	_load_level()
+	# /proc files report a length of 0: read them by chunk, not as a whole file.
+	var proc: FileAccess = FileAccess.open(
+		"/proc/%d/cmdline" % _bridge.get_sidecar_pid(), FileAccess.READ
+	)
+	assert_true(proc != null, "the sidecar's /proc entry opens")
+	if proc == null:
+		return
+	var cmdline: PackedByteArray = proc.get_buffer(65536)
+	var arguments: String = cmdline.get_string_from_utf8()  # the first argument (NUL-separated)
+	assert_true(cmdline.size() > 0, "the sidecar's command line is readable")
+	assert_false(
+		cmdline.hex_encode().contains("custom-token-5e1d".to_utf8_buffer().hex_encode()),
+		"no token among the arguments: %s" % arguments
+	)
+
+
 func test_export_graph_writes_a_graph_file() -> void:
 	_load_level()
 	var path: String = OS.get_cache_dir().path_join("astar_bridge_export_test.graph")

@@ -70,6 +70,17 @@ func launch(executable: String, arguments: PackedStringArray) -> Error:
 	return OK
 
 
+## Writes [param text] and a newline to the sidecar's stdin (a secret for
+## [code]--token-stdin[/code]: never on the command line, where every local user can read it).
+## Returns OK, or ERR_UNCONFIGURED before [method launch].
+func write_line(text: String) -> Error:
+	if _stdio == null:
+		return ERR_UNCONFIGURED
+	_stdio.store_buffer((text + "\n").to_utf8_buffer())
+	_stdio.flush()
+	return OK
+
+
 ## True while the process started by [method launch] runs.
 func is_running() -> bool:
 	return pid > 0 and OS.is_process_running(pid)
