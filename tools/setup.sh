@@ -17,14 +17,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install -q -e ".[dev,bench]" >&2
   echo "$want" > "$stamp"
 fi
-# Fill numba's disk cache once (a cold compile takes seconds), so a sidecar's workers start warm.
-.venv/bin/python - >&2 <<'PY'
-from python_core.compiled import warm_up
-from python_core.hpa.warm_up import warm_up_hierarchy
-
-print(f"[setup] search kernels ready in {warm_up():.1f} s")
-print(f"[setup] HPA* kernels ready in {warm_up_hierarchy():.1f} s")
-PY
+# Fill numba's disk cache once (a cold compile takes a minute), so a sidecar's workers start warm:
+# the same command a user runs after pip install, with a line per kernel it has to compile.
+.venv/bin/python -m bridge warm-up >&2
 # Without Godot the Python tests still run locally (Godot tests skip); with CI=true that is a failure.
 if godot="$(.venv/bin/python tools/provision_godot.py)"; then
   echo "$godot" > .venv/.godot-path
