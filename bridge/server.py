@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 
 from bridge.handlers import Connection, Handlers
 from bridge.protocol import PROTOCOL_VERSION, Limits
-from bridge.registry import Registry
+from bridge.serving import LocalServing
 from bridge.session import ProtocolViolationError, Session
 from bridge.stream import READ_CHUNK, MessageStream, StreamError
-from bridge.workers import WorkerPool
 
 __all__ = ["Server", "ServerConfig"]
 
@@ -37,9 +36,9 @@ class ServerConfig:
         host: address to bind (loopback unless the CLI was told ``--allow-remote``).
         port: 0 lets the OS choose.
         token: the secret ``hello`` must present.
-        workers: worker processes for the searches.
+        workers: search threads (the kernels release the GIL: one per core is the natural count).
         limits: message, graph, budget and pending limits.
-        log_level: for the worker processes.
+        log_level: the logging level the CLI set (kept for callers that read it).
     """
 
     host: str = "127.0.0.1"
@@ -51,13 +50,12 @@ class ServerConfig:
 
 
 class Server:
-    """Owns the registry, the worker pool and the listening socket."""
+    """Owns the serving layer (graphs, search threads) and the listening socket."""
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self.registry = Registry(max_graphs=config.limits.max_graphs)
-        self.pool = WorkerPool(config.workers, log_level=config.log_level)
-        self.handlers = Handlers(self.registry, self.pool, config.limits, token=config.token)
+        self.serving = LocalServing(config.limits, threads=config.workers)
+        self.handlers = Handlers(self.serving, config.limits, token=config.token)
         self._stopped = asyncio.Event()
         self._connections: set[asyncio.Task[None]] = set()
 
@@ -66,8 +64,9 @@ class Server:
         self._stopped.set()
 
     async def run(self, announce: Callable[[dict[str, object]], None]) -> None:
-        """Start the workers, listen, announce ``{"event": "listening", ...}``, serve until stopped."""
-        await self.pool.start()
+        """Start the search threads, listen, announce ``{"event": "listening", ...}``, serve until
+        stopped."""
+        await self.serving.start()
         server = await asyncio.start_server(
             self._on_connect, self.config.host, self.config.port, limit=READ_CHUNK
         )
@@ -88,7 +87,7 @@ class Server:
             for task in list(self._connections):
                 task.cancel()
             await asyncio.gather(*self._connections, return_exceptions=True)
-            await self.pool.close()
+            await self.serving.close()
             log.info("stopped")
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -112,6 +111,7 @@ class Server:
         finally:
             self._connections.discard(task)
             session.cancel()
+            self.serving.forget(session.connection)
             writer.close()
             log.info("%s closed", peer)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from multiprocessing import Pipe
 from pathlib import Path
 
 import numpy as np
@@ -11,15 +10,12 @@ import pytest
 
 from bridge.client import Client
 from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError
-from bridge.hierarchy_params import HierarchySpec
 from bridge.sidecar import Sidecar
-from bridge.worker_main import Replicas, _apply, refill_idle, warm_hierarchy
 from python_core import QueryOptions
 from python_core.formats.records import to_record
 from python_core.grid import GridGraph
 from python_core.grid.search import dispatch
 from python_core.hpa import HierarchicalGrid
-from python_core.navigation import GridNavigator
 
 MAP = Path(__file__).resolve().parents[1] / "data" / "movingai" / "den312d.map"
 
@@ -271,46 +267,3 @@ def test_repair_ms_travels_and_updates_keep_wire_paths_valid(sidecar: Sidecar) -
         )
         grid.set_walkable(cells, flipped)
         _assert_near_exact(client, "hpa-r0", grid, _pairs(grid, 30, seed=6))
-
-
-def test_an_idle_worker_refills_what_a_time_boxed_update_left() -> None:
-    """The worker's idle step (run whenever no command waits) refills stale rows one slice at a
-    time until the table equals a fresh build's, then reports nothing left to do."""
-    grid = _grid()
-    hpa = HierarchicalGrid(grid, cluster_size=16, repair_seconds=0).build()
-    rng = np.random.default_rng(13)
-    cells = np.stack((rng.integers(0, grid.width, 40), rng.integers(0, grid.height, 40)), axis=1)
-    hpa.set_walkable(cells, ~grid.walkable[cells[:, 1], cells[:, 0]])
-    pending = hpa.pending_rows
-    assert pending > 8  # more than one slice's chunk
-    replicas: Replicas = {"g": GridNavigator(grid, hierarchy=hpa)}
-    slices = 0
-    while refill_idle(replicas, 1e-9):  # a tiny slice: one chunk of rows each
-        slices += 1
-    assert slices >= 2
-    assert hpa.pending_rows == 0
-    fresh = HierarchicalGrid(grid, cluster_size=16).build()
-    np.testing.assert_allclose(hpa.graph.pair_dist, fresh.graph.pair_dist, rtol=1e-6)
-    assert not refill_idle(replicas)
-
-
-def test_a_worker_loads_the_hpa_kernels_once_after_its_first_hierarchy() -> None:
-    """A load with a hierarchy answers first, then runs the HPA* warm-up; later loads do not run
-    it again, and a load without a hierarchy never does."""
-    grid = _grid()
-    kind, record = to_record(grid)
-    ours, theirs = Pipe()
-    replicas: Replicas = {}
-    warm_hierarchy.cache_clear()
-    _apply(theirs, replicas, ("load", "plain", kind, record, None, 1))
-    assert ours.recv() == (1, [{}])
-    assert warm_hierarchy.cache_info().currsize == 0
-    for job in (2, 3):
-        _apply(theirs, replicas, ("load", f"g{job}", kind, record, HierarchySpec(cluster_size=16), job))
-        messages = []
-        while ours.poll(0):
-            messages.append(ours.recv())
-        assert messages[-1][0] == job  # the answer (after its progress notes)
-        assert "build_seconds" in messages[-1][1][0]
-        assert warm_hierarchy.cache_info().currsize == 1
-    assert warm_hierarchy.cache_info().misses == 1  # run once, by the first hierarchy

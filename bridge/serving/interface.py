@@ -1,0 +1,87 @@
+"""The seam between the method table and whatever runs the graphs.
+
+:class:`bridge.handlers.Handlers` turns wire requests into calls of a :class:`Serving`; this
+process's implementation is :class:`bridge.serving.local.LocalServing` (graphs in memory, searches
+on a thread pool). Everything crossing the seam is plain data (ids, records, parameter maps), so a
+distributed implementation (several servers sharing graphs) can be added beside it without touching
+the protocol.
+
+    serving: Serving = LocalServing(limits, threads=2)
+    await serving.start()
+    answer = serving.find(client, {"graph": "g", "start": [0, 0], "goal": [3, 2]})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bridge.hierarchy_params import HierarchySpec
+from bridge.kinds import GraphKind
+from bridge.params import Params
+
+__all__ = ["LoadRequest", "Outcome", "Progress", "Serving"]
+
+Outcome = dict[str, Any] | Awaitable[dict[str, Any]]
+"""A result map now, or an awaitable of one (the request waits its turn or runs off the loop)."""
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)`` of a hierarchy build, called on the event loop."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoadRequest:
+    """A validated ``graph.load_*``: the graph's id, kind, record (its fields but ``id`` and
+    ``hierarchy``) and the hierarchy to build with it, if any."""
+
+    graph_id: str
+    kind: GraphKind
+    record: dict[str, Any]
+    hierarchy: HierarchySpec | None = None
+
+
+class Serving(Protocol):
+    """Graphs by id, their changes in arrival order, and the queries over them.
+
+    Every method is called on the event loop and must not block it. Requests on one graph id take
+    effect in the order the methods were called: a query called after an update sees it.
+    ``client`` names the connection (for fair shares and :meth:`forget`).
+    """
+
+    async def start(self) -> None:
+        """Get ready to serve (threads, compiled kernels)."""
+
+    async def close(self) -> None:
+        """Stop: queued work is dropped, running work finishes."""
+
+    def load(self, request: LoadRequest, progress: Progress | None) -> Outcome:
+        """Build a graph (and its hierarchy) and put it under its id, replacing the old one only
+        once the new one is whole: a failed load leaves the old graph as it was."""
+
+    def build_hierarchy(self, graph_id: str, spec: HierarchySpec, progress: Progress | None) -> Outcome:
+        """Give a loaded grid a new hierarchy."""
+
+    def update(self, graph_id: str, fields: Params) -> Outcome:
+        """Apply a ``graph.update`` (all or nothing); answers ``{"id", "version"}``."""
+
+    def drop(self, graph_id: str) -> Outcome:
+        """Unload a graph."""
+
+    def info(self, graph_id: str) -> Outcome:
+        """``graph.info`` of one graph."""
+
+    def graphs(self) -> list[dict[str, Any]]:
+        """``graph.info`` of every graph, in load order."""
+
+    def find(self, client: Hashable, raw: Any) -> Outcome:
+        """One ``path.find`` parameter map, validated when its turn comes."""
+
+    def find_many(self, client: Hashable, items: list[Any]) -> Outcome:
+        """Many queries; each answers for itself (``{"results": [...]}``)."""
+
+    def reachable(self, client: Hashable, raw: Any) -> Outcome:
+        """One ``path.reachable`` parameter map."""
+
+    def forget(self, client: Hashable) -> None:
+        """The client went away: drop its queued work."""

@@ -1,0 +1,509 @@
+"""This process's :class:`~bridge.serving.interface.Serving`: graphs in memory, searches on threads.
+
+One copy of every graph, shared by the event loop and the search threads (the kernels release the
+GIL; python_core's read paths are safe on several threads at once). Order and isolation come from
+one :class:`~bridge.serving.graph_lock.GraphLock` per graph id: queries read, loads, updates, drops
+and table refills write, granted in arrival order.
+
+- A query whose graph is free runs at once on the event loop with a small expansion budget
+  (:data:`INLINE_EXPANSIONS`): most game paths end there, with no thread hop and no task. One that
+  needs more is run again, with its own budget, on the :class:`FairScheduler`'s threads.
+- Batches are cut into chunks on the scheduler, clients taking turns; a client that leaves has its
+  queued chunks dropped.
+- Loads build the new graph (and its hierarchy) off the loop and only then replace the old one;
+  big updates and builds run off the loop too. Writes finish even when their client leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import logging
+import os
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any
+
+from bridge.errors import (
+    BadRequestError,
+    BridgeError,
+    GraphRejectedError,
+    TooLargeError,
+    UnknownGraphError,
+    UnsupportedError,
+    from_exception,
+    from_wire,
+)
+from bridge.hierarchy_params import HierarchySpec, HierarchyState, ProgressThrottle, validate_hierarchy
+from bridge.params import Params
+from bridge.protocol import Limits
+from bridge.queries import Query, parse_query, parse_reachable, run_query
+from bridge.registry import GraphEntry, Registry
+from bridge.serving.graph_lock import GraphLock, GraphLocks
+from bridge.serving.interface import LoadRequest, Outcome, Progress
+from bridge.serving.scheduler import FairScheduler
+from python_core.compiled import warm_up
+from python_core.errors import AStarError
+from python_core.hpa.warm_up import warm_up_hierarchy
+
+__all__ = ["CHUNK_QUERIES", "INLINE_EXPANSIONS", "INLINE_UPDATE_NODES", "LocalServing"]
+
+log = logging.getLogger("bridge.serving")
+
+INLINE_EXPANSIONS = 4096
+"""Expansions a query may take on the event loop before it is handed to a search thread (run again
+there with its own budget). A few hundred microseconds at most, so no client waits long for another's
+query, while a game's typical path never pays the thread hop."""
+
+CHUNK_QUERIES = 32
+"""Queries per scheduler job of a ``path.find_many``: small enough that another client's query waits
+little for a free thread, large enough that the hop per chunk is negligible."""
+
+INLINE_UPDATE_NODES = 1 << 16
+"""Graphs up to this many nodes are updated on the event loop; larger ones on a thread."""
+
+REFILL_SLICE = 0.005
+"""Seconds of all-pairs table refilling per turn (a query arriving meanwhile waits at most this)."""
+REFILL_PAUSE = 0.002
+"""Seconds between two looks at whether a graph with stale table rows is idle."""
+
+
+class LocalServing:
+    """Graphs and searches in this process.
+
+    Args:
+        limits: the server's limits (expansion cap, batch size, graphs, nodes).
+        threads: search threads (the CPU count by default).
+    """
+
+    def __init__(self, limits: Limits, threads: int | None = None) -> None:
+        self.limits = limits
+        self.threads = max(1, threads if threads is not None else os.cpu_count() or 1)
+        self.registry = Registry(max_graphs=limits.max_graphs)
+        self.locks = GraphLocks()
+        self._scheduler: FairScheduler | None = None
+        self._warm: asyncio.Future[float] | None = None
+        self._refills: dict[str, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+
+    # -- life cycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the search threads and load the compiled kernels in the background (queries and
+        loads wait for them once; the sidecar announces itself at once)."""
+        loop = asyncio.get_running_loop()
+        self._scheduler = FairScheduler(self.threads, loop)
+        self._warm = loop.run_in_executor(None, warm_up)
+        self._warm.add_done_callback(_log_warm)
+
+    async def close(self) -> None:
+        """Drop queued searches, stop the refills, let running work finish."""
+        for task in [*self._refills.values(), *self._background]:
+            task.cancel()
+        if self._scheduler is not None:
+            await asyncio.to_thread(self._scheduler.close)
+
+    @property
+    def scheduler(self) -> FairScheduler:
+        if self._scheduler is None:
+            raise RuntimeError("LocalServing.start() was not awaited")
+        return self._scheduler
+
+    def _kernels_ready(self) -> bool:
+        return self._warm is not None and self._warm.done()
+
+    async def _wait_kernels(self) -> None:
+        if self._warm is not None and not self._warm.done():
+            await asyncio.shield(self._warm)
+
+    # -- catalog ------------------------------------------------------------------------------
+
+    def info(self, graph_id: str) -> Outcome:
+        """``graph.info`` of one graph (``unknown_graph`` when absent), after the writes asked
+        before it (a load sent just before is described, not refused)."""
+        lock = self.locks.get(graph_id)
+        if lock.try_read():
+            try:
+                return _describe(self.registry.get(graph_id))
+            finally:
+                self._release_read(graph_id, lock)
+        return self._described_later(graph_id, lock, lock.reserve_read())
+
+    async def _described_later(self, graph_id: str, lock: GraphLock, turn: asyncio.Future[None]) -> dict[str, Any]:
+        await lock.wait(turn, write=False)
+        try:
+            return _describe(self.registry.get(graph_id))
+        finally:
+            self._release_read(graph_id, lock)
+
+    def graphs(self) -> list[dict[str, Any]]:
+        """``graph.info`` of every graph, in load order (writes under way are not waited for)."""
+        return [_describe(self.registry.get(i)) for i in self.registry.ids()]
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def load(self, request: LoadRequest, progress: Progress | None) -> Outcome:
+        """Build off the loop, validate, build the hierarchy, then replace the old graph."""
+        self.registry.check_room(request.graph_id)
+        return self._write(request.graph_id, lambda: self._load(request, progress))
+
+    def build_hierarchy(self, graph_id: str, spec: HierarchySpec, progress: Progress | None) -> Outcome:
+        """Rebuild a grid's hierarchy (off the loop) once the queries before it are answered."""
+        return self._write(graph_id, lambda: self._rebuild(graph_id, spec, progress))
+
+    def update(self, graph_id: str, fields: Params) -> Outcome:
+        """Apply an update: at once on a small free graph, else when its turn comes."""
+        lock = self.locks.get(graph_id)
+        entry = self.registry.find(graph_id)
+        if entry is not None and entry.graph.node_count <= INLINE_UPDATE_NODES and lock.try_write():
+            try:
+                return self._apply(entry, fields)
+            finally:
+                lock.release_write()
+        return self._write(graph_id, lambda: self._update(graph_id, fields))
+
+    def drop(self, graph_id: str) -> Outcome:
+        """Unload once the requests before the drop are answered."""
+        return self._write(graph_id, lambda: self._drop(graph_id))
+
+    def _write(self, graph_id: str, work: Callable[[], Awaitable[dict[str, Any]]]) -> Outcome:
+        """Reserve the graph alone now (arrival order), run ``work`` when it is ours. The write
+        runs to its end even when its client leaves (shielded): what was sent is applied."""
+        lock = self.locks.get(graph_id)
+        turn = lock.reserve_write()
+
+        async def run() -> dict[str, Any]:
+            await lock.wait(turn, write=True)
+            try:
+                return await work()
+            finally:
+                lock.release_write()
+                self.locks.forget_idle(graph_id)
+
+        task = asyncio.ensure_future(run())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return asyncio.shield(task)
+
+    async def _load(self, request: LoadRequest, progress: Progress | None) -> dict[str, Any]:
+        await self._wait_kernels()
+        self.registry.check_room(request.graph_id)  # other ids may have come meanwhile
+        loop = asyncio.get_running_loop()
+        report = _threadsafe(loop, progress)
+        entry = await loop.run_in_executor(None, _build_entry, request, report)
+        self.registry.put(entry)
+        answer: dict[str, Any] = {"id": entry.graph_id, "nodes": entry.graph.node_count}
+        if entry.hierarchy is not None:
+            answer["hierarchy"] = entry.hierarchy.describe()
+        return answer
+
+    async def _rebuild(self, graph_id: str, spec: HierarchySpec, progress: Progress | None) -> dict[str, Any]:
+        entry = self.registry.get(graph_id)
+        if not entry.kind.hierarchy:
+            raise UnsupportedError(
+                f"graph.build_hierarchy: a {entry.kind.name} graph has no hierarchy; only grids do",
+                {"graph": graph_id},
+            )
+        validate_hierarchy(entry.graph, spec, "graph.build_hierarchy", graph_id)
+        await self._wait_kernels()
+        loop = asyncio.get_running_loop()
+        state = HierarchyState(spec)
+        self.registry.put(dataclasses.replace(entry, hierarchy=state))
+        await loop.run_in_executor(None, _build_hierarchy, entry, state, _threadsafe(loop, progress))
+        return {"id": graph_id, "hierarchy": state.describe()}
+
+    async def _update(self, graph_id: str, fields: Params) -> dict[str, Any]:
+        entry = self.registry.get(graph_id)
+        if entry.graph.node_count <= INLINE_UPDATE_NODES:
+            return self._apply(entry, fields)
+        batch = entry.kind.parse_update(fields, entry.graph)
+        await asyncio.get_running_loop().run_in_executor(None, entry.graph.apply, batch)
+        return self._updated(entry)
+
+    def _apply(self, entry: GraphEntry, fields: Params) -> dict[str, Any]:
+        entry.graph.apply(entry.kind.parse_update(fields, entry.graph))
+        return self._updated(entry)
+
+    def _updated(self, entry: GraphEntry) -> dict[str, Any]:
+        new = dataclasses.replace(entry, version=entry.version + 1)
+        self.registry.put(new)
+        if new.hierarchy is not None:
+            self._start_refill(new.graph_id)
+        return {"id": new.graph_id, "version": new.version}
+
+    async def _drop(self, graph_id: str) -> dict[str, Any]:
+        entry = self.registry.drop(graph_id)
+        return {"id": entry.graph_id}
+
+    # -- table refills (time-boxed hierarchy updates) -----------------------------------------
+
+    def _start_refill(self, graph_id: str) -> None:
+        if graph_id not in self._refills:
+            task = asyncio.ensure_future(self._refill(graph_id))
+            self._refills[graph_id] = task
+            task.add_done_callback(lambda _: self._refills.pop(graph_id, None))
+
+    async def _refill(self, graph_id: str) -> None:
+        """Refill, a slice at a time while nobody else wants the graph, the all-pairs table rows
+        that a time-boxed update left stale; stops when none are left or the graph is gone."""
+        loop = asyncio.get_running_loop()
+        while True:
+            lock = self.locks.get(graph_id)
+            if not lock.try_write():
+                await asyncio.sleep(REFILL_PAUSE)
+                continue
+            try:
+                entry = self.registry.find(graph_id)
+                if entry is None:
+                    return
+                more = await loop.run_in_executor(None, entry.graph.repair_pending, REFILL_SLICE)
+            finally:
+                lock.release_write()
+                self.locks.forget_idle(graph_id)
+            if not more:
+                return
+            await asyncio.sleep(0)
+
+    # -- queries ------------------------------------------------------------------------------
+
+    def find(self, client: Hashable, raw: Any) -> Outcome:
+        """One query: inline when its graph is free and it is small, else on a search thread."""
+        return self._query(client, raw, lambda: parse_query(raw, self.registry, self.limits.max_expansions))
+
+    def reachable(self, client: Hashable, raw: Any) -> Outcome:
+        """Reachability from the hierarchy's components (no search: always inline)."""
+        return self._query(client, raw, lambda: parse_reachable(raw, self.registry))
+
+    def _query(self, client: Hashable, raw: Any, parse: Callable[[], Query]) -> Outcome:
+        graph_id = raw.get("graph") if isinstance(raw, dict) else None
+        if not isinstance(graph_id, str):
+            parse()  # raises the request's error
+            raise BadRequestError("a query names its graph with a 'graph' string")
+        lock = self.locks.get(graph_id)
+        if not (self._kernels_ready() and lock.try_read()):
+            return self._queued_query(client, graph_id, lock, lock.reserve_read(), parse)
+        try:
+            query = parse()
+            result = self._run_inline(query)
+        except BaseException:
+            self._release_read(graph_id, lock)
+            raise
+        if result is not None:
+            self._release_read(graph_id, lock)
+            return _answer(result)
+        return self._pooled_one(client, query, lambda: self._release_read(graph_id, lock))
+
+    async def _queued_query(
+        self,
+        client: Hashable,
+        graph_id: str,
+        lock: GraphLock,
+        turn: asyncio.Future[None],
+        parse: Callable[[], Query],
+    ) -> dict[str, Any]:
+        await lock.wait(turn, write=False)
+        try:
+            await self._wait_kernels()
+            query = parse()
+            result = self._run_inline(query)
+        except BaseException:
+            self._release_read(graph_id, lock)
+            raise
+        if result is not None:
+            self._release_read(graph_id, lock)
+            return _answer(result)
+        return await self._pooled_one(client, query, lambda: self._release_read(graph_id, lock))
+
+    def _run_inline(self, query: Query) -> dict[str, Any] | None:
+        """The query's answer within :data:`INLINE_EXPANSIONS`, or None when it needs more."""
+        graph = self.registry.get(query.graph_id).graph
+        if query.reachable:
+            return run_query(graph, query)
+        budget = query.options.max_expansions
+        if budget is not None and budget <= INLINE_EXPANSIONS:
+            return run_query(graph, query)
+        small = dataclasses.replace(
+            query, options=dataclasses.replace(query.options, max_expansions=INLINE_EXPANSIONS)
+        )
+        result = run_query(graph, small)
+        return None if result.get("status") == "budget_exhausted" else result
+
+    async def _pooled_one(
+        self, client: Hashable, query: Query, release: Callable[[], None]
+    ) -> dict[str, Any]:
+        graph = self.registry.get(query.graph_id).graph
+        future = self.scheduler.submit(client, lambda: _run_one(graph, query), on_done=release)
+        return _answer(await future)
+
+    def find_many(self, client: Hashable, items: list[Any]) -> Outcome:
+        """Reserve a read share of every graph the batch names (now, in arrival order), then
+        validate each query and run them in chunks on the search threads."""
+        if len(items) > self.limits.max_batch:
+            raise TooLargeError(
+                f"path.find_many: {len(items)} queries exceed the limit of {self.limits.max_batch}",
+                {"limit": self.limits.max_batch},
+            )
+        named: set[str] = set()
+        for item in items:
+            graph_id = item.get("graph") if isinstance(item, dict) else None
+            if isinstance(graph_id, str):
+                named.add(graph_id)
+        held = sorted(g for g in named if self.registry.find(g) is not None or self.locks.busy(g))
+        reservations = [(g, lock, lock.reserve_read()) for g, lock in ((g, self.locks.get(g)) for g in held)]
+        return self._batch(client, items, reservations)
+
+    async def _batch(
+        self,
+        client: Hashable,
+        items: list[Any],
+        reservations: list[tuple[str, GraphLock, asyncio.Future[None]]],
+    ) -> dict[str, Any]:
+        granted: list[tuple[str, GraphLock]] = []
+        try:
+            for graph_id, lock, turn in reservations:
+                await lock.wait(turn, write=False)
+                granted.append((graph_id, lock))
+            await self._wait_kernels()
+        except BaseException:
+            for graph_id, lock in granted:
+                self._release_read(graph_id, lock)
+            for _, lock, turn in reservations[len(granted) :]:
+                lock.give_up(turn, write=False)
+            raise
+        slots: list[Query | dict[str, Any]] = []
+        for i, item in enumerate(items):
+            try:
+                slots.append(parse_query(item, self.registry, self.limits.max_expansions, f"queries[{i}]"))
+            except BridgeError as exc:
+                slots.append({"status": "error", "error": exc.to_wire()})
+        queries = [s for s in slots if isinstance(s, Query)]
+        chunks = [queries[i : i + CHUNK_QUERIES] for i in range(0, len(queries), CHUNK_QUERIES)]
+        left = [len(chunks)]
+
+        def chunk_done() -> None:
+            left[0] -= 1
+            if left[0] == 0:
+                for graph_id, lock in granted:
+                    self._release_read(graph_id, lock)
+
+        if not chunks:
+            for graph_id, lock in granted:
+                self._release_read(graph_id, lock)
+            return {"results": slots}
+        graphs = {g: self.registry.get(g).graph for g, _ in granted}
+
+        def run_chunk(chunk: list[Query]) -> list[dict[str, Any]]:
+            return [_run_one(graphs.get(q.graph_id), q) for q in chunk]
+
+        futures = [
+            self.scheduler.submit(client, functools.partial(run_chunk, chunk), chunk_done) for chunk in chunks
+        ]
+        answers = iter([result for part in await asyncio.gather(*futures) for result in part])
+        return {"results": [next(answers) if isinstance(s, Query) else s for s in slots]}
+
+    def _release_read(self, graph_id: str, lock: GraphLock) -> None:
+        lock.release_read()
+        self.locks.forget_idle(graph_id)
+
+    def forget(self, client: Hashable) -> None:
+        """Drop the queued chunks and queries of a client that went away."""
+        if self._scheduler is not None:
+            dropped = self._scheduler.forget(client)
+            if dropped:
+                log.info("dropped %d queued jobs of a client that left", dropped)
+
+
+def _run_one(graph: Any, query: Query) -> dict[str, Any]:
+    """One query on a search thread; its error becomes its entry (a batch goes on)."""
+    try:
+        if graph is None:
+            raise UnknownGraphError(query.graph_id)
+        return run_query(graph, query)
+    except Exception as exc:
+        return {"status": "error", "error": from_exception(exc).to_wire()}
+
+
+def _answer(result: dict[str, Any]) -> dict[str, Any]:
+    """A single query's entry as a response: its error is the response's error."""
+    if result.get("status") == "error":
+        raise from_wire(result["error"])
+    return result
+
+
+def _threadsafe(loop: asyncio.AbstractEventLoop, progress: Progress | None) -> ProgressThrottle | None:
+    """A throttled progress report callable from a build thread, delivered on the loop."""
+    if progress is None:
+        return None
+
+    def send(done: int, total: int) -> None:
+        loop.call_soon_threadsafe(progress, done, total)
+
+    return ProgressThrottle(send)
+
+
+def _build_entry(request: LoadRequest, progress: ProgressThrottle | None) -> GraphEntry:
+    """A new graph entry, whole (navigator, then hierarchy), or an exception; nothing shared is
+    touched, so a failure leaves the old graph under that id as it was."""
+    where = f"graph.load_{request.kind.name}"
+    try:
+        graph = request.kind.open(request.record)
+    except AStarError as exc:
+        raise GraphRejectedError(f"{where}: {exc}", {"id": request.graph_id}) from exc
+    entry = GraphEntry(request.graph_id, request.kind, graph)
+    spec = request.hierarchy
+    if spec is None:
+        return entry
+    validate_hierarchy(graph, spec, where, request.graph_id)
+    state = HierarchyState(spec)
+    _build_hierarchy(entry, state, progress)
+    return dataclasses.replace(entry, hierarchy=state)
+
+
+def _build_hierarchy(entry: GraphEntry, state: HierarchyState, progress: ProgressThrottle | None) -> None:
+    """Build ``state``'s hierarchy on ``entry``'s graph; a failure is the request's error, named."""
+    try:
+        report = entry.graph.build_hierarchy(state.spec.options(), progress)
+    except Exception as exc:  # validation passed: a limit of the build itself (overflow, memory)
+        log.warning("the hierarchy of %r could not be built", entry.graph_id, exc_info=exc)
+        raise GraphRejectedError(
+            f"cannot build the hierarchy of {entry.graph_id!r}: {type(exc).__name__}: {str(exc)[:200]}",
+            {"id": entry.graph_id},
+        ) from exc
+    state.built, state.nbytes, state.build_seconds = True, int(report.nbytes), float(report.seconds)
+    _warm_hierarchy_once()
+
+
+_HIERARCHY_WARM: list[bool] = []
+
+
+def _warm_hierarchy_once() -> None:
+    """Load the HPA* query and update kernels after the first hierarchy (graphs without one never
+    pay for them)."""
+    if not _HIERARCHY_WARM:
+        _HIERARCHY_WARM.append(True)
+        log.info("hierarchy kernels ready in %.2f s", warm_up_hierarchy())
+
+
+def _log_warm(future: asyncio.Future[float]) -> None:
+    if future.cancelled():
+        return
+    error = future.exception()
+    if error is not None:
+        log.error("the compiled kernels could not be loaded: %s", error)
+    else:
+        log.info("kernels ready in %.2f s", future.result())
+
+
+def _describe(entry: GraphEntry) -> dict[str, Any]:
+    graph = entry.graph
+    info: dict[str, Any] = {
+        "id": entry.graph_id,
+        "kind": entry.kind.name,
+        "dim": graph.dim,
+        "nodes": graph.node_count,
+        "version": entry.version,
+        **graph.describe(),
+    }
+    if entry.kind.hierarchy:
+        info["hierarchy"] = None if entry.hierarchy is None else entry.hierarchy.describe()
+    return info
