@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import threading
 from collections.abc import Callable, Coroutine
@@ -137,7 +138,7 @@ def test_clients_take_turns_on_the_threads() -> None:
 
         first = scheduler.submit("big", hold)  # holds the only thread
         await asyncio.to_thread(started.wait)
-        big = [scheduler.submit("big", lambda i=i: ran.append(f"big{i}")) for i in range(20)]
+        big = [scheduler.submit("big", functools.partial(ran.append, f"big{i}")) for i in range(20)]
         small = scheduler.submit("small", lambda: ran.append("small"))
         gate.set()
         await asyncio.gather(first, small, *big)
@@ -166,7 +167,7 @@ def test_a_forgotten_client_s_queued_jobs_never_run_and_are_reported_done() -> N
 
         running = scheduler.submit("x", hold, count)
         await asyncio.to_thread(started.wait)  # the thread has taken it: it is running, not queued
-        queued = [scheduler.submit("x", lambda i=i: ran.append(i), count) for i in range(10)]
+        queued = [scheduler.submit("x", functools.partial(ran.append, i), count) for i in range(10)]
         dropped = scheduler.forget("x")
         gate.set()
         await running
