@@ -11,6 +11,7 @@ in a worker process against its replica of the graph.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ import numpy as np
 
 from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError
 from bridge.hierarchy_params import check_query_flags
-from bridge.params import Params, is_vector, params_of
+from bridge.params import Params, is_vector
 from bridge.registry import Registry
 from python_core import PathResult, QueryOptions
 from python_core.navigation import EndpointForm, Navigator
@@ -70,6 +71,10 @@ def parse_options(options: Params, cap: int) -> QueryOptions:
 
 def _endpoint(params: Params, key: str, form: EndpointForm) -> Endpoint:
     value = params.raw(key)
+    if form.cells and type(value) is list and len(value) == 2:
+        x, y = value
+        if type(x) is int and type(y) is int:  # the common case, checked without the general rules
+            return (x, y)
     if form.ids and isinstance(value, int) and not isinstance(value, bool):
         return value
     if form.cells:
@@ -94,6 +99,11 @@ def parse_query(raw: Any, registry: Registry, cap: int, where: str = "path.find"
     params = Params(raw, where)
     params.only("graph", "start", "goal", "options")
     entry = registry.get(params.text("graph"))
+    form = entry.graph.endpoints
+    start, goal = _endpoint(params, "start", form), _endpoint(params, "goal", form)
+    given = raw.get("options")
+    if given is None or (type(given) is dict and not given):  # the defaults, with the server's cap
+        return Query(entry.graph_id, start, goal, _default_options(cap))
     options = params.sub("options")
     options.only(*OPTION_KEYS)
     hierarchical, corridor = options.flag("hierarchical"), options.flag("corridor")
@@ -101,23 +111,31 @@ def parse_query(raw: Any, registry: Registry, cap: int, where: str = "path.find"
     plain = Params({k: v for k, v in options.values.items() if k in PATH_OPTION_KEYS}, options.where)
     return Query(
         graph_id=entry.graph_id,
-        start=_endpoint(params, "start", entry.graph.endpoints),
-        goal=_endpoint(params, "goal", entry.graph.endpoints),
+        start=start,
+        goal=goal,
         options=parse_options(plain, cap),
         hierarchical=hierarchical,
         corridor=corridor,
     )
 
 
+@functools.lru_cache(maxsize=8)
+def _default_options(cap: int) -> QueryOptions:
+    """The options of a query that gives none (frozen, so one object serves every such query)."""
+    return QueryOptions(max_expansions=cap)
+
+
 def parse_reachable(raw: Any, registry: Registry) -> Query:
-    """Validate a ``path.reachable`` map: a grid with a hierarchy, two endpoints.
+    """Validate a ``path.reachable`` parameter map: a grid with a hierarchy, two endpoints.
 
     Raises:
         BadRequestError: a field is missing or of the wrong type or size.
         UnknownGraphError: no graph under ``graph``.
         UnsupportedError: the graph has no hierarchy (build one with ``graph.build_hierarchy``).
     """
-    params = params_of("path.reachable", raw)
+    if not isinstance(raw, dict):
+        raise BadRequestError(f"path.reachable: params must be a map, got {type(raw).__name__}")
+    params = Params(raw, "path.reachable")
     params.only("graph", "start", "goal")
     entry = registry.get(params.text("graph"))
     if entry.hierarchy is None:

@@ -129,7 +129,9 @@ class LocalServing:
                 self._release_read(graph_id, lock)
         return self._described_later(graph_id, lock, lock.reserve_read())
 
-    async def _described_later(self, graph_id: str, lock: GraphLock, turn: asyncio.Future[None]) -> dict[str, Any]:
+    async def _described_later(
+        self, graph_id: str, lock: GraphLock, turn: asyncio.Future[None]
+    ) -> dict[str, Any]:
         await lock.wait(turn, write=False)
         try:
             return _describe(self.registry.get(graph_id))

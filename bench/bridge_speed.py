@@ -1,0 +1,334 @@
+"""What a path costs through the sidecar's socket, beside its floor and Godot's own A*: one run.
+
+    .venv/bin/python bench/bridge_speed.py            # every section (several minutes)
+    .venv/bin/python bench/bridge_speed.py --quick    # fewer queries and maps
+
+A command, not a test. Every figure is a median per query from a Python msgpack-RPC client on
+loopback (bridge.Client, one connection, one request at a time) unless it says otherwise:
+
+1. Floor: a raw asyncio + msgpack echo server (its own process, answering a same-shaped response)
+   against ``path.find`` of a 1-step path on an 8x8 grid and a short path on a 64x64 rooms grid; then
+   where one request's time goes, each stage timed in this process on the same request (client
+   encode, server decode, validation, search, result encode, client decode) and the socket + event
+   loop as the rest.
+2. Exact search through the socket against Godot's AStarGrid2D in process (best of jumping off and
+   on, same queries, from bench/grid_peers.py) on the benchmark maps of 256x256 and more and a
+   generated random 256x256 map with 25% blocked cells; cost mismatches against the optimal lengths.
+3. HPA* (``hierarchical``) through the socket against exact search through the socket, 512+ maps.
+4. ``path.find_many`` of 1,000 queries on a 512x512 map with 1 and 2 search threads; 32 concurrent
+   clients of single ``path.find`` on it: errors, throughput, p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench import grid_peers  # noqa: E402
+from bench.grid_speed import DATA, load, mismatches  # noqa: E402
+from bridge.client import Client  # noqa: E402
+from bridge.errors import BridgeError  # noqa: E402
+from bridge.handlers import Connection  # noqa: E402
+from bridge.kinds import KINDS  # noqa: E402
+from bridge.queries import parse_query, run_query  # noqa: E402
+from bridge.registry import GraphEntry, Registry  # noqa: E402
+from bridge.sidecar import Sidecar, start_sidecar  # noqa: E402
+from bridge.stream import MessageStream, pack  # noqa: E402
+from python_core.formats.records import to_record  # noqa: E402
+from python_core.grid import GridGraph  # noqa: E402
+
+BIG_MAPS = ("32room_000", "Aurora", "brc202d", "den520d", "maze-400-4", "random512-10-0")
+HPA_MAPS = ("32room_000", "Aurora", "brc202d", "random512-10-0")
+
+ECHO_SERVER = textwrap.dedent(
+    """
+    import asyncio, msgpack, sys
+    async def serve(reader, writer):
+        unpacker = msgpack.Unpacker(raw=False)
+        while data := await reader.read(65536):
+            unpacker.feed(data)
+            for m in unpacker:
+                writer.write(msgpack.packb([1, m[1], None, m[3][0]], use_bin_type=True))
+        writer.close()
+    async def main():
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        print(server.sockets[0].getsockname()[1], flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    asyncio.run(main())
+    """
+)
+
+
+def _median_us(samples: list[float]) -> float:
+    return statistics.median(samples) * 1e6
+
+
+def _timed(client: Client, method: str, params: dict[str, Any], count: int) -> list[float]:
+    samples = []
+    for _ in range(count):
+        t0 = time.perf_counter()
+        client.call(method, params)
+        samples.append(time.perf_counter() - t0)
+    return samples
+
+
+def _rooms(size: int = 64, room: int = 8) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """Rooms of ``room`` cells with a door in the middle of each wall: a small game level."""
+    walkable = np.ones((size, size), dtype=bool)
+    walkable[::room, :] = walkable[:, ::room] = False
+    walkable[room // 2 :: room, :] = walkable[:, room // 2 :: room] = True
+    walkable[0, :] = walkable[:, 0] = True
+    return walkable
+
+
+def _random_map(size: int = 256, blocked: float = 0.25, seed: int = 5) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    return np.random.default_rng(seed).random((size, size)) >= blocked
+
+
+# -- 1. floor and breakdown --------------------------------------------------------------------
+
+
+def floor_section(sidecar: Sidecar, calls: int) -> None:
+    print("== 1. one request against the loopback floor")
+    echo = subprocess.Popen(
+        [sys.executable, "-c", ECHO_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert echo.stdout is not None
+    port = int(echo.stdout.readline())
+    tiny = Client.query("tiny", (0, 0), (1, 0))
+    short = Client.query("rooms", (3, 3), (20, 13))
+    with sidecar.connect() as client, Client.connect("127.0.0.1", port) as raw:
+        client.load_grid("tiny", np.ones((8, 8), dtype=bool), diagonal="only_if_no_obstacles")
+        client.load_grid("rooms", _rooms(), diagonal="only_if_no_obstacles")
+        rows = []
+        for _ in range(3):  # interleaved rounds: the machine is shared
+            for name, target, params in (
+                ("echo", raw, tiny),
+                ("tiny", client, tiny),
+                ("rooms", client, short),
+            ):
+                _timed(target, "path.find", params, 100)
+                rows.append((name, _median_us(_timed(target, "path.find", params, calls))))
+    echo.stdin.close()  # type: ignore[union-attr]
+    echo.wait(10)
+    best = {name: min(us for n, us in rows if n == name) for name in ("echo", "tiny", "rooms")}
+    print(f"  raw asyncio+msgpack echo round trip:      {best['echo']:7.0f} us (the floor)")
+    print(
+        f"  path.find, 1-step path on 8x8:             {best['tiny']:7.0f} us  = {best['tiny'] / best['echo']:.2f}x the floor"
+    )
+    print(
+        f"  path.find, 26-step path on 64x64 rooms:    {best['rooms']:7.0f} us  = {best['rooms'] / best['echo']:.2f}x the floor"
+    )
+    breakdown(best["rooms"])
+
+
+def breakdown(round_trip_us: float, reps: int = 2000) -> None:
+    """Each stage of the 64x64 request, timed here on the same request and graph."""
+    grid = GridGraph(_rooms(), diagonal="only_if_no_obstacles")
+    kind, record = to_record(grid)
+    registry = Registry(max_graphs=4)
+    registry.put(GraphEntry("rooms", KINDS[kind], KINDS[kind].open(dict(record))))
+    params = Client.query("rooms", (3, 3), (20, 13))
+    request = [0, 1, "path.find", [params]]
+
+    def stage(fn: Any) -> float:
+        fn()
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        return (time.perf_counter() - t0) / reps * 1e6
+
+    wire = pack(request)
+    stream = MessageStream(max_message_bytes=1 << 20)
+    query = parse_query(params, registry, 10**7)
+    navigator = registry.get("rooms").graph
+    result = run_query(navigator, query)
+    answer = pack([1, 1, None, result])
+    _ = Connection("bench")
+    stages = {
+        "client encode (msgpack.packb)": stage(lambda: msgpack.packb(request, use_bin_type=True)),
+        "server decode (MessageStream.feed)": stage(lambda: stream.feed(wire)),
+        "validate (parse_query)": stage(lambda: parse_query(params, registry, 10**7)),
+        "search + result map (run_query)": stage(lambda: run_query(navigator, query)),
+        "server encode (pack)": stage(lambda: pack([1, 1, None, result])),
+        "client decode (msgpack.unpackb)": stage(lambda: msgpack.unpackb(answer, raw=False)),
+    }
+    for name, us in stages.items():
+        print(f"    {name:<38} {us:7.1f} us")
+    rest = round_trip_us - sum(stages.values())
+    print(f"    {'socket, event loop, session (the rest)':<38} {rest:7.1f} us")
+
+
+# -- 2 and 3. searches through the socket ------------------------------------------------------
+
+
+def _through_socket(
+    client: Client, graph: str, queries: list[Any], **options: Any
+) -> tuple[list[float], list[float]]:
+    costs, secs = [], []
+    params = [Client.query(graph, s, g, **options) for s, g in queries]
+    client.call("path.find", params[0])
+    for p in params:
+        t0 = time.perf_counter()
+        try:
+            result = client.call("path.find", p)
+        except BridgeError:
+            result = {"status": "error", "cost": math.nan}
+        secs.append(time.perf_counter() - t0)
+        costs.append(float(result["cost"]) if result["status"] == "found" else math.nan)
+    return costs, secs
+
+
+def exact_section(sidecar: Sidecar, godot: Path, maps: tuple[str, ...], count: int) -> None:
+    print("== 2. exact search through the socket against Godot's AStarGrid2D in process (median ms)")
+    print(f"  {'map':<16} {'size':>9} {'ours':>8} {'godot':>8} {'ratio':>6} {'mismatch':>8}")
+    cases: list[tuple[str, Any, list[Any], list[float]]] = []
+    mask = _random_map()
+    grid = GridGraph(mask, diagonal="only_if_no_obstacles")
+    pairs = [
+        (s, g)
+        for s, g in zip(np.argwhere(mask)[::97][:, ::-1], np.argwhere(mask)[::-89][:, ::-1], strict=False)
+        if grid.find_path(tuple(s), tuple(g)).found
+    ][:count]
+    queries = [((int(s[0]), int(s[1])), (int(g[0]), int(g[1]))) for s, g in pairs]
+    lengths = [grid.find_path(s, g).cost for s, g in queries]
+    cases.append(("random256-25", mask, queries, lengths))
+    for name in maps:
+        m, q, lengths = load(name, count, 1)
+        cases.append((name, m, q, lengths))
+    with sidecar.connect(timeout=600) as client:
+        for name, mask, queries, lengths in cases:
+            client.load_grid(name, mask, diagonal="only_if_no_obstacles")
+            costs, secs = _through_socket(client, name, queries)
+            ours = statistics.median(secs) * 1e3
+            (_, off), (_, on) = grid_peers.run_godot(godot, mask, queries)
+            theirs = min(statistics.median(off), statistics.median(on)) * 1e3
+            h, w = mask.shape
+            print(
+                f"  {name:<16} {f'{w}x{h}':>9} {ours:8.3f} {theirs:8.3f} {ours / theirs:6.2f} "
+                f"{mismatches(costs, lengths):8d}",
+                flush=True,
+            )
+            client.drop(name)
+
+
+def hpa_section(sidecar: Sidecar, maps: tuple[str, ...], count: int) -> None:
+    print("== 3. HPA* through the socket against exact search through the socket (median ms)")
+    with sidecar.connect(timeout=600) as client:
+        for name in maps:
+            mask, queries, lengths = load(name, count, 2)
+            client.load_grid(name, mask, diagonal="only_if_no_obstacles", hierarchy={"cluster_size": 32})
+            _, exact = _through_socket(client, name, queries)
+            costs, hpa = _through_socket(client, name, queries, hierarchical=True)
+            ratio = [c / length for c, length in zip(costs, lengths, strict=True) if not math.isnan(c)]
+            e, h = statistics.median(exact) * 1e3, statistics.median(hpa) * 1e3
+            print(
+                f"  {name:<16} exact {e:7.3f}  HPA* {h:7.3f}  exact/HPA* {e / h:5.1f}x  "
+                f"cost/optimal mean {statistics.mean(ratio):.4f}",
+                flush=True,
+            )
+            client.drop(name)
+
+
+# -- 4. parallel batches and many clients ------------------------------------------------------
+
+
+def _map_512() -> np.ndarray[Any, np.dtype[np.bool_]]:
+    walkable = np.random.default_rng(7).random((512, 512)) > 0.25
+    walkable[0, :] = walkable[:, 0] = True
+    return walkable
+
+
+def _queries(mask: np.ndarray[Any, Any], count: int, seed: int) -> list[dict[str, Any]]:
+    cells = np.argwhere(mask)[:, ::-1]
+    picks = cells[np.random.default_rng(seed).integers(0, len(cells), (count, 2))]
+    return [Client.query("m512", tuple(map(int, a)), tuple(map(int, b))) for a, b in picks]
+
+
+def parallel_section(count: int, clients: int, per_client: int) -> None:
+    print("== 4. parallel work on a 512x512 map (25% blocked)")
+    mask = _map_512()
+    queries = _queries(mask, count, 3)
+    rates = {}
+    for threads in (1, 2):
+        with start_sidecar(
+            "--workers", str(threads), "--log-level", "WARNING", stderr=subprocess.DEVNULL
+        ) as car:
+            with car.connect(timeout=600) as client:
+                client.load_grid("m512", mask, diagonal="only_if_no_obstacles")
+                client.find_many(queries[:8])
+                t0 = time.perf_counter()
+                results = client.find_many(queries)
+                rates[threads] = len(results) / (time.perf_counter() - t0)
+                errors = sum(r["status"] == "error" for r in results)
+            print(
+                f"  path.find_many x {count}, {threads} search thread(s): {rates[threads]:8.0f} queries/s, errors {errors}"
+            )
+            if threads == 2:
+                many_clients(car, mask, clients, per_client)
+    print(f"  find_many speed-up, 2 threads / 1: {rates[2] / rates[1]:.2f}x")
+
+
+def many_clients(sidecar: Sidecar, mask: np.ndarray[Any, Any], clients: int, per_client: int) -> None:
+    def work(seed: int) -> tuple[int, list[float]]:
+        errors, secs = 0, []
+        with sidecar.connect(timeout=600) as client:
+            for query in _queries(mask, per_client, 100 + seed):
+                t0 = time.perf_counter()
+                try:
+                    client.call("path.find", query)
+                except (BridgeError, OSError):
+                    errors += 1
+                secs.append(time.perf_counter() - t0)
+        return errors, secs
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        outcomes = list(pool.map(work, range(clients)))
+    elapsed = time.perf_counter() - t0
+    errors = sum(e for e, _ in outcomes)
+    secs = [s for _, ss in outcomes for s in ss]
+    print(
+        f"  {clients} clients x {per_client} path.find: {len(secs) / elapsed:8.0f} queries/s, "
+        f"p50 {np.percentile(secs, 50) * 1e3:.2f} ms, p99 {np.percentile(secs, 99) * 1e3:.2f} ms, errors {errors}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="fewer queries and maps")
+    parser.add_argument("--godot", type=Path, default=REPO / ".godot" / "godot")
+    parser.add_argument("--sections", default="1234", help="which sections to run (default 1234)")
+    args = parser.parse_args()
+    calls, count = (300, 40) if args.quick else (1000, 100)
+    maps = BIG_MAPS[:3] if args.quick else BIG_MAPS
+    print(f"machine load (1 min): {Path('/proc/loadavg').read_text().split()[0]}, data {DATA}")
+    with start_sidecar("--workers", "2", "--log-level", "WARNING", stderr=subprocess.DEVNULL) as sidecar:
+        if "1" in args.sections:
+            floor_section(sidecar, calls)
+        if "2" in args.sections:
+            exact_section(sidecar, args.godot, maps, count)
+        if "3" in args.sections:
+            hpa_section(sidecar, HPA_MAPS[:2] if args.quick else HPA_MAPS, count)
+    if "4" in args.sections:
+        parallel_section(1000, 32, 100 if args.quick else 1000)
+
+
+if __name__ == "__main__":
+    main()
