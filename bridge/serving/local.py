@@ -45,6 +45,7 @@ from bridge.serving.scheduler import FairScheduler
 from python_core.compiled import warm_up
 from python_core.errors import AStarError
 from python_core.hpa.warm_up import warm_up_hierarchy
+from python_core.navigation import Navigator
 
 __all__ = ["CHUNK_QUERIES", "INLINE_EXPANSIONS", "INLINE_UPDATE_NODES", "LocalServing"]
 
@@ -372,14 +373,14 @@ class LocalServing:
             for _, lock, turn in reservations[len(granted) :]:
                 lock.give_up(turn, write=False)
             raise
-        slots: list[Query | dict[str, Any]] = []
-        for i, item in enumerate(items):
-            try:
-                slots.append(parse_query(item, self.registry, self.limits.max_expansions, f"queries[{i}]"))
-            except BridgeError as exc:
-                slots.append({"status": "error", "error": exc.to_wire()})
-        queries = [s for s in slots if isinstance(s, Query)]
-        chunks = [queries[i : i + CHUNK_QUERIES] for i in range(0, len(queries), CHUNK_QUERIES)]
+        if not items:
+            for graph_id, lock in granted:
+                self._release_read(graph_id, lock)
+            return {"results": []}
+        # Each chunk is validated and run on a search thread: a batch of 100,000 queries does not
+        # hold the event loop for its parsing either. The registry only changes under a write,
+        # which waits for these read shares.
+        chunks = [range(i, min(i + CHUNK_QUERIES, len(items))) for i in range(0, len(items), CHUNK_QUERIES)]
         left = [len(chunks)]
 
         def chunk_done() -> None:
@@ -388,20 +389,26 @@ class LocalServing:
                 for graph_id, lock in granted:
                     self._release_read(graph_id, lock)
 
-        if not chunks:
-            for graph_id, lock in granted:
-                self._release_read(graph_id, lock)
-            return {"results": slots}
-        graphs = {g: self.registry.get(g).graph for g, _ in granted}
+        cap, registry = self.limits.max_expansions, self.registry
+        shared = {graph_id for graph_id, _ in granted}  # graphs loaded later are not ours to read
 
-        def run_chunk(chunk: list[Query]) -> list[dict[str, Any]]:
-            return [_run_one(graphs.get(q.graph_id), q) for q in chunk]
+        def run_chunk(indices: range) -> list[dict[str, Any]]:
+            answers = []
+            for i in indices:
+                try:
+                    query = parse_query(items[i], registry, cap, f"queries[{i}]")
+                    if query.graph_id not in shared:
+                        raise UnknownGraphError(query.graph_id)
+                except BridgeError as exc:
+                    answers.append({"status": "error", "error": exc.to_wire()})
+                    continue
+                answers.append(_run_one(registry.get(query.graph_id).graph, query))
+            return answers
 
         futures = [
             self.scheduler.submit(client, functools.partial(run_chunk, chunk), chunk_done) for chunk in chunks
         ]
-        answers = iter([result for part in await asyncio.gather(*futures) for result in part])
-        return {"results": [next(answers) if isinstance(s, Query) else s for s in slots]}
+        return {"results": [result for part in await asyncio.gather(*futures) for result in part]}
 
     def _release_read(self, graph_id: str, lock: GraphLock) -> None:
         lock.release_read()
@@ -415,11 +422,9 @@ class LocalServing:
                 log.info("dropped %d queued jobs of a client that left", dropped)
 
 
-def _run_one(graph: Any, query: Query) -> dict[str, Any]:
+def _run_one(graph: Navigator[Any], query: Query) -> dict[str, Any]:
     """One query on a search thread; its error becomes its entry (a batch goes on)."""
     try:
-        if graph is None:
-            raise UnknownGraphError(query.graph_id)
         return run_query(graph, query)
     except Exception as exc:
         return {"status": "error", "error": from_exception(exc).to_wire()}
