@@ -11,13 +11,12 @@ kernels compiled when the bundle was built are found again on a player's machine
   the cache by paths relative to the bundle, so a moved or copied bundle still finds it;
 * ``NUMBA_CACHE_DIR`` is ignored (a player's own setting would hide the shipped cache).
 
-``multiprocessing.freeze_support()`` lets the search workers (spawned processes) start from the
-frozen program.
+The sidecar runs its searches on threads of its own process, so nothing is spawned from the frozen
+program.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 
@@ -27,7 +26,7 @@ used only when the bundle's folder is not writable)."""
 
 
 def prepare_environment() -> None:
-    """Set numba's CPU and cache configuration (inherited by the worker processes)."""
+    """Set numba's CPU and cache configuration."""
     os.environ.pop("NUMBA_CACHE_DIR", None)
     os.environ["NUMBA_CPU_NAME"] = "generic"
     os.environ.pop("NUMBA_CPU_FEATURES", None)
@@ -45,5 +44,4 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     prepare_environment()
-    multiprocessing.freeze_support()
     sys.exit(main(sys.argv[1:]))
