@@ -34,6 +34,9 @@ const NOTIFICATION := 2
 const MAX_MSGID := 0xffffffff
 const READ_CHUNK := 65536
 
+## [method Time.get_ticks_msec] when the server last sent anything (or the connection opened).
+var last_received_ms: int = 0
+
 var _tcp: StreamPeerTCP = StreamPeerTCP.new()
 var _state: State = State.CLOSED
 var _encoder: MsgpackEncoder = MsgpackEncoder.new()
@@ -104,21 +107,23 @@ func request(
 	return msgid
 
 
-## Sends a request and polls (sleeping 100 microseconds between polls) until its response,
-## a disconnect or [param timeout_ms]; returns the response map.
+## Sends a request and waits for its response, a disconnect or [param timeout_ms]; returns the
+## response map. It never sleeps: it polls the socket in a tight loop until the answer is there
+## (a sleep between polls costs more than the round trip itself on loopback). Answers of
+## asynchronous requests that arrive meanwhile are dispatched as usual.
 func call_sync(method: String, params: Dictionary, timeout_ms: int) -> Dictionary:
 	var msgid: int = _send_request(method, params, Callable(), timeout_ms, false)
 	if msgid < 0:
 		return _last_send_failure
 	var deadline: int = Time.get_ticks_usec() + timeout_ms * 1000
 	while not _done.has(msgid):
-		poll()
-		if _done.has(msgid):
+		if _state != State.OPEN:
 			break
-		if Time.get_ticks_usec() >= deadline:
+		if poll() == 0 and Time.get_ticks_usec() >= deadline:
 			_forget(msgid)
 			return error_response("timeout", "%s: no answer within %d ms" % [method, timeout_ms])
-		OS.delay_usec(100)
+	if not _done.has(msgid):
+		return error_response("disconnected", "%s: the connection closed" % method)
 	var response: Dictionary = _done[msgid]
 	_done.erase(msgid)
 	return response
@@ -154,6 +159,7 @@ func poll() -> int:
 		if status == StreamPeerTCP.STATUS_CONNECTED:
 			_state = State.OPEN
 			_tcp.set_no_delay(true)
+			last_received_ms = Time.get_ticks_msec()
 		elif status != StreamPeerTCP.STATUS_CONNECTING:
 			close("cannot connect")
 		return 0
@@ -167,6 +173,7 @@ func poll() -> int:
 		var data: PackedByteArray = got[1]
 		if got[0] != OK or data.is_empty():
 			break
+		last_received_ms = Time.get_ticks_msec()
 		_decoder.feed(data)
 		for message: Variant in _decoder.take_messages():
 			_dispatch(message)
@@ -213,7 +220,7 @@ func _send_request(
 		return -1
 	_next_msgid = 0 if _next_msgid >= MAX_MSGID else _next_msgid + 1
 	var msgid: int = _next_msgid
-	var bytes: PackedByteArray = _encoder.encode([REQUEST, msgid, method, [params]])
+	var bytes: PackedByteArray = _encoder.encode_request(msgid, method, params)
 	if not _encoder.error.is_empty():
 		_last_send_failure = error_response("encode_failed", "%s: %s" % [method, _encoder.error])
 		return -1
