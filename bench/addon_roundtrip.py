@@ -122,7 +122,7 @@ def _maps(sync: int, agents: int) -> list[dict[str, Any]]:
     return maps
 
 
-def run(sync: int, agents: int, workers: int) -> dict[str, Any]:
+def run(sync: int, agents: int, workers: int, *, io_thread: bool = True) -> dict[str, Any]:
     """One Godot run against a fresh sidecar and echo server; the script's report as a dict."""
     sidecar = subprocess.Popen(
         [sys.executable, "-m", "bridge", "serve", "--workers", str(workers), "--log-level", "ERROR"],
@@ -148,6 +148,7 @@ def run(sync: int, agents: int, workers: int) -> dict[str, Any]:
             "BENCH_SIDECAR_TOKEN": str(announcement["token"]),
             "BENCH_ECHO_PORT": str(echo.port),
             "BENCH_ECHO_TOKEN": "echo",
+            "BENCH_IO_THREAD": "1" if io_thread else "0",
         }
         args = [godot, "--headless", "--path", str(PROJECT), "--script", str(SCRIPT), "--", spec.name]
         result = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900, check=False)
@@ -221,9 +222,13 @@ def main() -> int:
     parser.add_argument("--sync", type=int, default=400, help="synchronous find_path calls per map")
     parser.add_argument("--agents", type=int, default=300, help="request_path sent in one frame")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="sidecar workers")
+    parser.add_argument(
+        "--no-io-thread", action="store_true", help="the addon's socket work on the main thread (A/B)"
+    )
     args = parser.parse_args()
-    report = run(args.sync, args.agents, args.workers)
-    print(f"sidecar workers {args.workers}; per-query figures from one Godot run")
+    report = run(args.sync, args.agents, args.workers, io_thread=not args.no_io_thread)
+    where = "the main thread" if args.no_io_thread else "the connection's thread"
+    print(f"sidecar workers {args.workers}; async socket work on {where}; figures from one Godot run")
     for m in report["maps"]:
         _print_map(m)
     _print_frame(report["frame"])

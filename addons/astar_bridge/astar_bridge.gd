@@ -140,6 +140,9 @@ var heartbeat_ms: int = 2000
 ## waits is taken as stuck (process alive, connection open): [signal sidecar_unresponsive], then
 ## it is killed and restarted with its graphs (0: never).
 var unresponsive_timeout_ms: int = 5000
+## Asynchronous requests are encoded, sent, read and decoded on a thread of the connection's
+## own, so the main thread only dispatches finished results (set before [method start]).
+var io_thread: bool = true
 ## Restart / reconnect after a loss.
 var auto_restart: bool = true
 ## Report failed calls with push_error / push_warning (turn off where failures are expected).
@@ -167,7 +170,8 @@ var _start_failed: bool = false
 var _store: GraphStore = GraphStore.new()
 # [method, params] still to send while re-uploading after a restart, one per frame.
 var _replay: Array[Array] = []
-# [method, params, on_done] sent once ready (requests made while the sidecar starts).
+# [method, params, on_done, queued at in ms, transform] sent once ready (requests made while
+# the sidecar starts).
 var _queued: Array[Array] = []
 # [PathRequest, result] completed on the next frame (failures known at request time).
 var _finish_later: Array[Array] = []
@@ -500,12 +504,14 @@ func find_path_result(
 ## Asks for a path without waiting: the returned request emits [signal
 ## AStarBridgePathRequest.completed] with [code]{"status", "points", "ids", "cost", "expanded",
 ## "error"}[/code] from a later frame (status [code]"error"[/code] when the request failed,
-## timed out or the sidecar died; never never). Many NPCs may request in the same frame: their
-## requests leave in one write at the end of the frame; the socket is read at each point of the
-## frame this node sees (physics, process, and right after that write), and each answer
-## completes its request in the frame it arrived in (from the frame's deferred calls). Requests
-## past [member max_in_flight] wait and leave as soon as answers make room. Requests made while
-## the sidecar starts wait for it.
+## timed out or the sidecar died; never never). Many NPCs may request in the same frame. With
+## [member io_thread] (the default) the connection's thread encodes and writes the requests,
+## reads and decodes the answers into result maps; the main thread only hands them out, at each
+## point of the frame this node sees (physics, process, end of frame), so each answer completes
+## its request in the frame it arrived in (from the frame's deferred calls). Without it the
+## frame's requests leave in one write at the end of the frame and the main thread decodes.
+## Requests past [member max_in_flight] wait and leave as soon as answers make room. Requests
+## made while the sidecar starts wait for it.
 ## [codeblock]
 ## var request := AStarBridge.request_path("level", Vector2(0, 0), Vector2(9, 9))
 ## var result: Dictionary = await request.completed
@@ -519,13 +525,12 @@ func request_path(
 	var request: PathRequest = PathRequest.new()
 	var dim: int = _dim_of(graph, from)
 	var params: Dictionary = _query(graph, from, to, options)
-	var on_done: Callable = func(response: Dictionary) -> void:
-		var outcome: Dictionary = PathResults.path_result(response, dim)
+	var on_done: Callable = func(outcome: Dictionary) -> void:
 		_stats.record(Time.get_ticks_usec() - request.sent_usec, _failed(outcome))
 		# Deferred: still in this frame, but outside this node's own calls, so a handler may
 		# free this node.
 		request.finish.call_deferred(outcome)
-	_send_async(request, "path.find", params, on_done, dim)
+	_send_async(request, "path.find", params, on_done, _path_transform(dim))
 	_main_thread_usec += Time.get_ticks_usec() - started
 	return request
 
@@ -554,13 +559,12 @@ func request_paths(queries: Array[Dictionary]) -> PathRequest:
 		var to: Variant = query.get("to", query.get("goal"))
 		dims.append(_dim_of(graph, from))
 		wire.append(_query(graph, from, to, query.get("options", {})))
-	var on_done: Callable = func(response: Dictionary) -> void:
-		var outcome: Dictionary = PathResults.batch_result(response, dims)
+	var on_done: Callable = func(outcome: Dictionary) -> void:
 		var latency: int = Time.get_ticks_usec() - request.sent_usec
 		for item: Dictionary in outcome["results"]:
 			_stats.record(latency, _failed(item))
 		request.finish.call_deferred(outcome)
-	_send_async(request, "path.find_many", {"queries": wire}, on_done, -1, dims)
+	_send_async(request, "path.find_many", {"queries": wire}, on_done, _batch_transform(dims))
 	return request
 
 
@@ -630,6 +634,7 @@ func _begin() -> Error:
 	if not autostart:
 		_session_token = token
 		_sidecar_port = port
+		_rpc.threaded = io_thread
 		var err: Error = _rpc.connect_to(host, port)
 		if err != OK:
 			_fail_start("cannot connect to %s:%d (%s)" % [host, port, error_string(err)])
@@ -669,6 +674,7 @@ func _advance() -> void:
 				_session_token = str(announcement.get("token", token))
 				var bound: String = str(announcement.get("host", host))
 				_sidecar_port = _int_of(announcement["port"], 0)
+				_rpc.threaded = io_thread
 				var err: Error = _rpc.connect_to(bound, _sidecar_port)
 				if err != OK:
 					_fail_start("cannot connect to the sidecar (%s)" % error_string(err))
@@ -823,31 +829,32 @@ func _wait_ready() -> bool:
 	return is_ready()
 
 
+# [param transform] turns the response map into the request's result (on the connection's
+# thread when [member io_thread]); [param on_done] gets that result on the main thread.
 func _send_async(
-	request: PathRequest,
-	method: String,
-	params: Dictionary,
-	on_done: Callable,
-	dim: int,
-	dims: PackedInt32Array = PackedInt32Array()
+	request: PathRequest, method: String, params: Dictionary, on_done: Callable, transform: Callable
 ) -> void:
 	request.sent_usec = Time.get_ticks_usec()
 	if _phase == Phase.IDLE and autostart:
 		start()
 	if is_ready() and _queued.is_empty() and _rpc.get_pending_count() < max_in_flight:
-		_rpc.request(method, params, on_done, request_timeout_ms, true)
+		_rpc.request(method, params, on_done, request_timeout_ms, true, transform)
 		_schedule_flush()
 	elif _phase == Phase.IDLE or _phase == Phase.FAILED:
 		var why: String = "the sidecar is not running: %s" % _last_error
 		var failed: Dictionary = RpcClient.error_response("not_connected", why)
-		var outcome: Dictionary = (
-			PathResults.path_result(failed, dim)
-			if dims.is_empty()
-			else PathResults.batch_result(failed, dims)
-		)
-		_finish_later.append([request, outcome])
+		_finish_later.append([request, transform.call(failed)])
 	else:
-		_queued.append([method, params, on_done, Time.get_ticks_msec()])
+		_queued.append([method, params, on_done, Time.get_ticks_msec(), transform])
+
+
+# Transforms made in static functions: lambdas without self, safe to call on another thread.
+static func _path_transform(dim: int) -> Callable:
+	return func(response: Dictionary) -> Dictionary: return PathResults.path_result(response, dim)
+
+
+static func _batch_transform(dims: PackedInt32Array) -> Callable:
+	return func(response: Dictionary) -> Dictionary: return PathResults.batch_result(response, dims)
 
 
 func _schedule_flush() -> void:
@@ -891,7 +898,8 @@ func _flush_queue(now: bool = false) -> void:
 		var method: String = item[0]
 		var params: Dictionary = item[1]
 		var on_done: Callable = item[2]
-		_rpc.request(method, params, on_done, request_timeout_ms, true)
+		var transform: Callable = item[4]
+		_rpc.request(method, params, on_done, request_timeout_ms, true, transform)
 	if now:
 		_rpc.flush()
 	else:
@@ -903,7 +911,8 @@ func _fail_queue(code: String, message: String) -> void:
 	_queued = []
 	for item: Array in queued:
 		var on_done: Callable = item[2]
-		on_done.call(RpcClient.error_response(code, message))
+		var transform: Callable = item[4]
+		on_done.call(transform.call(RpcClient.error_response(code, message)))
 
 
 func _expire_queue() -> void:

@@ -50,6 +50,7 @@ func _make_bridge(which: String) -> AStarBridgeNode:
 	bridge.connect_timeout_ms = 30000
 	bridge.request_timeout_ms = 30000
 	bridge.heartbeat_ms = 0
+	bridge.io_thread = OS.get_environment("BENCH_IO_THREAD") != "0"
 	root.add_child(bridge)
 	bridge.start()
 	return bridge

@@ -118,6 +118,59 @@ func test_300_requests_of_one_frame_complete_within_3_frames() -> void:
 		assert_eq(request.result.get("status"), "found")
 
 
+func test_sync_calls_between_asynchronous_ones_on_the_io_thread() -> void:
+	# The connection's thread reads the asynchronous answers; a synchronous call takes the
+	# socket from it meanwhile, and every answer still reaches its own caller.
+	_load_rooms()
+	var oracle: AStarGrid2D = _oracle()
+	var ends: Array[Vector2i] = _queries(200)
+	var requests: Array[AStarBridgePathRequest] = []
+	for i: int in 100:
+		requests.append(
+			_bridge.request_path("rooms", Vector2(ends[2 * i]), Vector2(ends[2 * i + 1]))
+		)
+		if i % 10 == 0:
+			var j: int = 100 + i
+			var path: PackedVector2Array = _bridge.find_path(
+				"rooms", Vector2(ends[2 * j]), Vector2(ends[2 * j + 1])
+			)
+			var expected: PackedVector2Array = oracle.get_point_path(ends[2 * j], ends[2 * j + 1])
+			assert_almost(_length(path), _length(expected), 1e-3, "sync %d" % j)
+	var frames: int = 0
+	while _pending(requests) > 0 and frames < 600:
+		await _tree().process_frame
+		frames += 1
+	for i: int in requests.size():
+		var points: PackedVector2Array = requests[i].result.get("points", PackedVector2Array())
+		var expected: PackedVector2Array = oracle.get_point_path(ends[2 * i], ends[2 * i + 1])
+		assert_almost(_length(points), _length(expected), 1e-3, "async %d" % i)
+
+
+func test_asynchronous_results_are_the_same_without_the_io_thread() -> void:
+	var ends: Array[Vector2i] = _queries(60)
+	var results: Array[Array] = []
+	for threaded: bool in [true, false]:
+		_bridge.stop()
+		_bridge.io_thread = threaded
+		_bridge.start()
+		_load_rooms()
+		var requests: Array[AStarBridgePathRequest] = []
+		for i: int in 60:
+			requests.append(
+				_bridge.request_path("rooms", Vector2(ends[2 * i]), Vector2(ends[2 * i + 1]))
+			)
+		var frames: int = 0
+		while _pending(requests) > 0 and frames < 600:
+			await _tree().process_frame
+			frames += 1
+		var outcomes: Array = []
+		for request: AStarBridgePathRequest in requests:
+			outcomes.append(request.result)
+		results.append(outcomes)
+	assert_eq(results[0].size(), 60)
+	assert_eq(results[0], results[1], "the same result maps either way")
+
+
 func _pending(requests: Array[AStarBridgePathRequest]) -> int:
 	var count: int = 0
 	for request: AStarBridgePathRequest in requests:
