@@ -7,8 +7,12 @@
 ## [code]hello[/code]; otherwise it connects to [code]astar_bridge/sidecar/host:port[/code]. When
 ## the connection drops or the process dies, pending requests fail with status
 ## [code]"error"[/code] at once, the sidecar is restarted (or reconnected), the graphs loaded
-## through this node are uploaded again with their updates replayed, and [signal sidecar_lost]
-## then [signal sidecar_ready] are emitted. The process it started is killed on exit.
+## through this node are uploaded again in their current state (the load and one merged update
+## each, one call a frame), and [signal sidecar_lost] then [signal sidecar_ready] are emitted.
+## A sidecar that stops answering while its process runs and its connection stays open is
+## noticed by a heartbeat ([member heartbeat_ms], [member unresponsive_timeout_ms]), reported
+## once ([signal sidecar_unresponsive]) and restarted the same way. The process it started is
+## killed on exit.
 ## [br][br]
 ## The program it launches, in order: the [code]ASTAR_BRIDGE_PYTHON[/code] environment variable;
 ## the self-contained sidecar [code]astar-bridge-sidecar/astar-bridge-sidecar[/code] beside the
@@ -964,20 +968,7 @@ func _check_project_scanned() -> void:
 
 # The program and its first arguments: [python, "-m", "bridge"] or [bundled sidecar].
 func _sidecar_command() -> PackedStringArray:
-	var python: String = OS.get_environment(ENV_PYTHON)
-	if python.is_empty():
-		var bundled: String = SidecarProcess.bundled_program()
-		if not bundled.is_empty():
-			return PackedStringArray([bundled])
-		python = python_executable
-	return PackedStringArray([_resolved(python), "-m", "bridge"])
-
-
-# A relative path with a slash is taken from the project folder.
-static func _resolved(python: String) -> String:
-	if python.contains("/") and python.is_relative_path():
-		python = ProjectSettings.globalize_path("res://").path_join(python).simplify_path()
-	return python
+	return SidecarProcess.command(OS.get_environment(ENV_PYTHON), python_executable)
 
 
 static func _setting(key: String) -> Variant:

@@ -53,16 +53,23 @@ func updated(id: String, params: Dictionary) -> bool:
 	var width: int = _width(state)
 	var cells: Variant = params.get("cells")
 	if cells is PackedByteArray and width > 0:
-		_fold_cells(state["cells"], cells, params.get("walkable", true), width)
+		var cell_bytes: PackedByteArray = cells
+		var kept_cells: Dictionary = state["cells"]
+		_fold_cells(kept_cells, cell_bytes, params.get("walkable", true), width)
 	var weights: Variant = params.get("weights")
 	if weights is PackedByteArray:
-		_fold_weights(state, weights, params.get("weight_cells"), width)
+		var weight_bytes: PackedByteArray = weights
+		_fold_weights(state, weight_bytes, params.get("weight_cells"), width)
 	var agents: Variant = params.get("agents")
 	if agents is Array:
-		_fold_agents(state["agents"], agents)
+		var ops: Array = agents
+		var kept_agents: Dictionary = state["agents"]
+		_fold_agents(kept_agents, ops)
 	var points: Variant = params.get("points")
 	if points is PackedByteArray:
-		_fold_points(state["points"], points, params.get("disabled", true))
+		var point_bytes: PackedByteArray = points
+		var kept_points: Dictionary = state["points"]
+		_fold_points(kept_points, point_bytes, params.get("disabled", true))
 	var other: Dictionary = {}
 	for key: Variant in params:
 		if not str(key) in FOLDED_KEYS:
@@ -125,17 +132,12 @@ func state_size(id: String) -> int:
 	if not _graphs.has(id):
 		return 0
 	var state: Dictionary = _graphs[id]
-	var sizes: Array[int] = [
-		(state["cells"] as Dictionary).size(),
-		(state["cell_weights"] as Dictionary).size(),
-		(state["agents"] as Dictionary).size(),
-		(state["points"] as Dictionary).size(),
-		(state["other"] as Array).size(),
-	]
 	var total: int = 0
-	for size: int in sizes:
-		total += size
-	return total
+	for key: String in ["cells", "cell_weights", "agents", "points"]:
+		var kept: Dictionary = state[key]
+		total += kept.size()
+	var other: Array = state["other"]
+	return total + other.size()
 
 
 func _merged_update(id: String, state: Dictionary) -> Dictionary:
@@ -150,9 +152,11 @@ func _merged_update(id: String, state: Dictionary) -> Dictionary:
 		merged["walkable"] = flags
 	var cell_weights: Dictionary = state["cell_weights"]
 	if state["weights"] is PackedByteArray:
-		var full: PackedByteArray = (state["weights"] as PackedByteArray).duplicate()
+		var last_full: PackedByteArray = state["weights"]
+		var full: PackedByteArray = last_full.duplicate()
 		for index: int in cell_weights:
-			full.encode_float(index * 4, cell_weights[index])
+			var weight: float = cell_weights[index]
+			full.encode_float(index * 4, weight)
 		merged["weights"] = full
 	elif not cell_weights.is_empty():
 		merged["weight_cells"] = _cell_bytes(cell_weights.keys(), width)
@@ -220,11 +224,11 @@ static func _fold_agents(kept: Dictionary, ops: Array) -> void:
 
 
 static func _fold_points(kept: Dictionary, points: PackedByteArray, disabled: Variant) -> void:
-	var ids: PackedInt64Array = points.to_int64_array()
+	var point_ids: PackedInt64Array = points.to_int64_array()
 	var flags: PackedByteArray = disabled if disabled is PackedByteArray else PackedByteArray()
 	var all_disabled: bool = disabled if disabled is bool else true
-	for i: int in ids.size():
-		kept[ids[i]] = flags[i] != 0 if i < flags.size() else all_disabled
+	for i: int in point_ids.size():
+		kept[point_ids[i]] = flags[i] != 0 if i < flags.size() else all_disabled
 
 
 static func _cell_bytes(indices: Array, width: int) -> PackedByteArray:

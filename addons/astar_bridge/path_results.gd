@@ -47,16 +47,17 @@ static func error_result(code: String, message: String, dim: int) -> Dictionary:
 
 ## A path.find response map ([code]{"error", "result"}[/code]) -> the result map of the API.
 static func path_result(response: Dictionary, dim: int) -> Dictionary:
-	var wire: Variant = response.get("result")
-	if response.get("error") == null and wire is Dictionary:
+	var value: Variant = response.get("result")
+	if response.get("error") == null and value is Dictionary:
+		var wire: Dictionary = value
 		return decode_path(wire, dim)  # the usual case, without a BridgeResult in between
 	var result: BridgeResult = BridgeResult.from_response(response)
 	if result.is_error():
 		return error_result(result.code, result.message, dim)
 	if not result.value is Dictionary:
 		return error_result("bad_response", "path.find answered %s" % str(result.value), dim)
-	var value: Dictionary = result.value
-	return decode_path(value, dim)
+	var map: Dictionary = result.value
+	return decode_path(map, dim)
 
 
 ## One path.find result on the wire -> the result map of the API.

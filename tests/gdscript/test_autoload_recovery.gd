@@ -117,7 +117,8 @@ func _probe(walls: Dictionary) -> Array:
 	var answers: Array = []
 	for x: int in WIDTH:
 		var result: Dictionary = _bridge.find_path_result("a", Vector2i(0, 0), Vector2i(x, 31))
-		answers.append([result["status"], snappedf(float(result["cost"]), 1e-3)])
+		var cost: float = result["cost"]
+		answers.append([result["status"], snappedf(cost, 1e-3)])
 	var blocked: int = 0
 	for cell: Vector2i in walls:
 		if not walls[cell]:

@@ -143,8 +143,8 @@ func _write_int(value: int) -> void:
 func _write_string(text: String) -> void:
 	var cached: Variant = _str_cache.get(text)
 	if cached != null:
-		var encoded: PackedByteArray = cached
-		_out.put_data(encoded)
+		var known: PackedByteArray = cached
+		_out.put_data(known)
 		return
 	var utf8: PackedByteArray = text.to_utf8_buffer()
 	if utf8.size() > MAX_CACHED_STR:

@@ -337,7 +337,9 @@ func _poll_reader() -> int:
 	var items: Array[Array] = _reader.take()
 	for item: Array in items:
 		if item[2]:
-			_deliver_transformed(item[0][1], item[1])
+			var message: Array = item[0]
+			var msgid: int = message[1]
+			_deliver_transformed(msgid, item[1])
 		else:
 			_dispatch(item[0])
 	var why: String = _reader.failure() if _reader != null else ""

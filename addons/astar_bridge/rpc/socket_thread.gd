@@ -19,8 +19,11 @@ const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encode
 const MsgpackDecoder = preload("res://addons/astar_bridge/msgpack/msgpack_decoder.gd")
 
 const READ_CHUNK := 65536
-## Pause of an idle turn, in microseconds: the thread's, never the game's.
+## Pause of an idle turn, in microseconds, while answers are awaited: the thread's, never the
+## game's.
 const IDLE_USEC := 200
+## Pause of an idle turn when no request it sent waits for an answer.
+const QUIET_USEC := 1000
 const REQUEST := 0
 const RESPONSE := 1
 
@@ -111,7 +114,7 @@ func _run() -> void:
 		if not why.is_empty():
 			return
 		if messages.is_empty() and writing.is_empty():
-			OS.delay_usec(IDLE_USEC)
+			OS.delay_usec(IDLE_USEC if not _transforms.is_empty() else QUIET_USEC)
 
 
 func _take_sendq() -> Array[Array]:
@@ -126,7 +129,9 @@ func _encode(writing: Array[Array]) -> PackedByteArray:
 	var bytes: PackedByteArray = PackedByteArray()
 	for item: Array in writing:
 		var msgid: int = item[0]
-		var encoded: PackedByteArray = _encoder.encode_request(msgid, item[1], item[2])
+		var method: String = item[1]
+		var params: Dictionary = item[2]
+		var encoded: PackedByteArray = _encoder.encode_request(msgid, method, params)
 		if not _encoder.error.is_empty():
 			var error: Dictionary = {"code": "encode_failed", "message": _encoder.error, "data": {}}
 			var failed: Array = [RESPONSE, msgid, error, null]
