@@ -146,6 +146,35 @@ func test_sync_calls_between_asynchronous_ones_on_the_io_thread() -> void:
 		assert_almost(_length(points), _length(expected), 1e-3, "async %d" % i)
 
 
+func test_requests_reach_the_sidecar_in_the_order_they_were_made() -> void:
+	# An asynchronous request made before a synchronous update is answered on the graph before
+	# that update, although the connection's thread writes it: the update's call writes what the
+	# thread has not written yet first. Each request here is made while the only door is open,
+	# then the door is closed and opened again.
+	var cells: PackedByteArray = PackedByteArray()
+	cells.resize(12 * 9)
+	cells.fill(1)
+	for y: int in 8:
+		cells[y * 12 + 5] = 0  # a wall down column 5, its door at (5, 8)
+	assert_true(_bridge.load_grid("door", 12, 9, cells).is_ok())
+	var door: PackedByteArray = PackedInt32Array([5, 8]).to_byte_array()
+	var requests: Array[AStarBridgePathRequest] = []
+	for i: int in 60:
+		requests.append(_bridge.request_path("door", Vector2(0, 0), Vector2(11, 0)))
+		_bridge.update_graph("door", {"cells": door, "walkable": false})
+		_bridge.update_graph("door", {"cells": door, "walkable": true})
+	var frames: int = 0
+	while _pending(requests) > 0 and frames < 600:
+		await _tree().process_frame
+		frames += 1
+	var statuses: Dictionary = {}
+	for request: AStarBridgePathRequest in requests:
+		var status: String = str(request.result.get("status", "pending"))
+		var count: int = statuses.get(status, 0)
+		statuses[status] = count + 1
+	assert_eq(statuses, {"found": 60}, "every path was asked while the door was open")
+
+
 func test_asynchronous_results_are_the_same_without_the_io_thread() -> void:
 	var ends: Array[Vector2i] = _queries(60)
 	var results: Array[Array] = []

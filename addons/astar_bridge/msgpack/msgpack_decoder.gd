@@ -161,8 +161,8 @@ func _read(depth: int) -> Variant:
 		pass
 	elif code >= 0xe0:
 		value = code - 0x100
-	elif code == 0xc4:
-		var size: int = _read_length(1)
+	elif code == 0xc4 or code == 0xc5:
+		var size: int = _read_length(1 if code == 0xc4 else 2)
 		value = _INCOMPLETE if size < 0 else _read_bin(size)
 	elif code == 0xcb or code == 0xca:
 		value = _read_float(8 if code == 0xcb else 4)

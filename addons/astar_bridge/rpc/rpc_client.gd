@@ -154,6 +154,7 @@ func call_sync(method: String, params: Dictionary, timeout_ms: int) -> Dictionar
 	_io.lock()  # the connection's thread waits meanwhile: this call reads the socket itself
 	_in_sync += 1
 	_poll_reader()
+	_write_drained()
 	var msgid: int = _send_request(method, params, Callable(), timeout_ms, false)
 	if msgid < 0:
 		_in_sync -= 1
@@ -356,6 +357,24 @@ func _deliver_transformed(msgid: int, value: Variant) -> void:
 	_transforms.erase(msgid)
 	if on_done.is_valid():
 		on_done.call(value)
+
+
+# Under _io: the requests handed to the connection's thread and not written yet go into the
+# outbox first, so the stream keeps the order in which requests were made.
+func _write_drained() -> void:
+	if _reader == null:
+		return
+	for item: Array in _reader.drain():
+		var msgid: int = item[0]
+		var method: String = item[1]
+		var params: Dictionary = item[2]
+		var bytes: PackedByteArray = _encoder.encode_request(msgid, method, params)
+		if _encoder.error.is_empty():
+			_outbox.append_array(bytes)
+		elif _pending.has(msgid):
+			var on_done: Callable = _pending[msgid]
+			_forget(msgid)
+			_deliver(on_done, msgid, error_response("encode_failed", _encoder.error))
 
 
 # Stops the connection's thread; it is joined at once unless a call_sync (which holds the I/O

@@ -5,8 +5,9 @@
 ##
 ## Every read or write of the socket and the decoder happens under the I/O mutex given to
 ## [method start], which a synchronous call of the main thread holds while it reads the socket
-## itself. [method stop] (under that mutex) makes the thread end at its next turn, without
-## touching the socket again; [method join] waits for it.
+## itself (after writing, with [method drain], the requests the thread has not written yet).
+## [method stop] (under that mutex) makes the thread end at its next turn, without touching the
+## socket again; [method join] waits for it.
 ## [codeblock]
 ## var reader := SocketThread.new()
 ## reader.start(tcp, decoder, io_mutex)
@@ -38,6 +39,7 @@ var _lock: Mutex = Mutex.new()
 var _thread: Thread = Thread.new()
 # Guarded by _lock: requests to write, results to hand over, why the connection ended.
 var _sendq: Array[Array] = []
+var _adopted: Array[Array] = []
 var _inbox: Array[Array] = []
 var _failure: String = ""
 # Guarded by _io: the thread ends at its next turn.
@@ -96,14 +98,29 @@ func join() -> void:
 		_thread.wait_to_finish()
 
 
+## Takes the requests not written yet, for a synchronous call holding the I/O mutex to write
+## them before its own (the stream keeps the order the requests were made in); their
+## transforms stay known to the thread, which may still read their answers.
+func drain() -> Array[Array]:
+	_lock.lock()
+	var writing: Array[Array] = _sendq
+	_sendq = []
+	for item: Array in writing:
+		_adopted.append(item)
+	_lock.unlock()
+	return writing
+
+
 func _run() -> void:
 	while true:
-		var writing: Array[Array] = _take_sendq()
-		var bytes: PackedByteArray = _encode(writing)
 		_io.lock()
 		if _stopped:
 			_io.unlock()
 			return
+		# Taken under the I/O mutex: a synchronous call either writes them first, or finds
+		# them written.
+		var writing: Array[Array] = _take_sendq()
+		var bytes: PackedByteArray = _encode(writing)
 		var why: String = _write(bytes)
 		var messages: Array = []
 		if why.is_empty():
@@ -121,6 +138,11 @@ func _take_sendq() -> Array[Array]:
 	_lock.lock()
 	var writing: Array[Array] = _sendq
 	_sendq = []
+	for item: Array in _adopted:  # written by a synchronous call: only their transforms
+		var transform: Callable = item[3]
+		if transform.is_valid():
+			_transforms[item[0]] = transform
+	_adopted = []
 	_lock.unlock()
 	return writing
 
