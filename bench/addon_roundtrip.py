@@ -201,18 +201,21 @@ def _print_map(m: dict[str, Any]) -> None:
 def _print_frame(f: dict[str, Any]) -> None:
     agents = f["agents"]
     godot_us = f["godot_ms"] * 1000 / agents
+    godot_cpu_us = f["godot_cpu_ms"] * 1000 / agents
     print(
         f"\n{agents} x request_path in one frame on {f['map']}, game at {f['fps']} fps "
-        f"({len(f['runs'])} runs)"
+        f"({len(f['runs'])} runs); AStarGrid2D on the same {agents} queries: "
+        f"{godot_us:.1f} us/path wall, {godot_cpu_us:.1f} us/path main-thread CPU"
     )
     for r in f["runs"]:
         main_us = r["main_thread_ms"] * 1000 / agents
         send_us = r["send_ms"] * 1000 / agents
+        cpu_us = r["main_thread_cpu_ms"] * 1000 / agents
         print(
-            f"  {r['frames']} frames until all answered, {r['ms']:6.1f} ms, "
-            f"main thread {main_us:5.1f} us/path "
-            f"(asking {send_us:.1f}, answers {main_us - send_us:.1f}; "
-            f"AStarGrid2D {godot_us:.1f} us/path: {main_us / godot_us:.2f}x), {r['failures']} failed"
+            f"  {r['frames']} frames until all answered, {r['ms']:6.1f} ms; main thread per path: "
+            f"addon {main_us:5.1f} us wall (asking {send_us:.1f}, answers {main_us - send_us:.1f}), "
+            f"{cpu_us:5.1f} us CPU for everything ({cpu_us / godot_cpu_us:.2f}x AStarGrid2D's CPU); "
+            f"{r['failures']} failed"
         )
     print(f"  AStarGrid2D would block the frame {f['godot_ms']:.1f} ms for the same {agents} paths")
 

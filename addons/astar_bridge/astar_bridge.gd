@@ -165,6 +165,8 @@ var _restarts: int = 0
 var _ready_since_ms: int = 0
 var _next_process_check_ms: int = 0
 var _watchdog: Watchdog = Watchdog.new()
+# dim -> the transform of a path.find response (made once: every request shares it).
+var _path_transforms: Dictionary = {}
 # Main-thread time spent by the node on asynchronous requests (encode, socket, decode, dispatch).
 var _main_thread_usec: int = 0
 var _flush_scheduled: bool = false
@@ -534,7 +536,10 @@ func request_path(
 		# Deferred: still in this frame, but outside this node's own calls, so a handler may
 		# free this node.
 		request.finish.call_deferred(outcome)
-	_send_async(request, "path.find", params, on_done, _path_transform(dim))
+	if not _path_transforms.has(dim):
+		_path_transforms[dim] = _path_transform(dim)
+	var transform: Callable = _path_transforms[dim]
+	_send_async(request, "path.find", params, on_done, transform)
 	_main_thread_usec += Time.get_ticks_usec() - started
 	return request
 
