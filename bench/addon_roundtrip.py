@@ -1,26 +1,44 @@
-"""Round trip of the Godot addon: start the sidecar, run bench/godot/find_path_bench.gd headless.
+"""The Godot addon at loopback speed: sync find_path beside AStarGrid2D and a msgpack echo floor.
 
-Prints the mean cost of one synchronous ``find_path`` as GDScript sees it (encode, socket,
-sidecar, decode), paths per second for N agents asking at once (N ``request_path`` in one frame,
-and one ``request_paths`` batch), beside Godot's own ``AStarGrid2D.get_point_path`` on the same
-grid and queries. A command, not a test::
+Starts the sidecar and a msgpack-RPC echo server (answers ``path.find`` at once with a straight
+line of as many points, no search: the floor of socket + codec), then runs
+bench/godot/find_path_bench.gd headless. Prints, from that one run, per map (a 64x64 level of
+16x16 rooms, the Moving AI arena): sync ``find_path`` median/p99 against the sidecar, the same
+call against the echo server, ``AStarGrid2D.get_point_path`` on the same queries, the ratios,
+where one request's time goes on the GDScript side, and 300 ``request_path`` sent in one frame
+at 60 fps. A command, not a test::
 
-    .venv/bin/python bench/addon_roundtrip.py --size 128 --sync 300 --agents 500
+    .venv/bin/python bench/addon_roundtrip.py --sync 400 --agents 300
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
+import socket
+import statistics
 import subprocess
 import sys
+import tempfile
+import threading
+from array import array
 from pathlib import Path
 from typing import Any
 
+import msgpack
+import numpy as np
+
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench.generated_maps import random_queries, rooms_and_doors  # noqa: E402
+from python_core.formats.movingai import read_map, read_scenarios  # noqa: E402
+
 PROJECT = REPO / "tests" / "godot_project"
 SCRIPT = REPO / "bench" / "godot" / "find_path_bench.gd"
+ARENA = REPO / "tests" / "data" / "movingai" / "arena.map"
 
 
 def _godot() -> str:
@@ -35,8 +53,78 @@ def _godot() -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
-def _start_sidecar(workers: int) -> tuple[subprocess.Popen[str], dict[str, Any]]:
-    process = subprocess.Popen(
+class EchoServer:
+    """A msgpack-RPC server on loopback that answers without searching: the transport floor."""
+
+    def __init__(self) -> None:
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self._listener.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            conn, _ = self._listener.accept()
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
+
+    def _connection(self, conn: socket.socket) -> None:
+        unpacker = msgpack.Unpacker(raw=False)
+        with conn:
+            while data := conn.recv(65536):
+                unpacker.feed(data)
+                out = b"".join(msgpack.packb([1, m[1], None, _answer(m[2], m[3])]) for m in unpacker)
+                conn.sendall(out)
+
+
+def _answer(method: str, params: list[Any]) -> Any:
+    args: dict[str, Any] = params[0] if params else {}
+    if method == "path.find":
+        (sx, sy), (gx, gy) = args["start"], args["goal"]
+        steps = int(max(abs(gx - sx), abs(gy - sy)))
+        points = array("f")
+        for i in range(steps + 1):
+            t = i / steps if steps else 0.0
+            points.extend((sx + (gx - sx) * t, sy + (gy - sy) * t))
+        nodes = array("q", range(steps + 1))
+        return {
+            "status": "found",
+            "points": points.tobytes(),
+            "nodes": nodes.tobytes(),
+            "cost": 1.0,
+            "expanded": 0,
+        }
+    if method == "hello":
+        return {"server": "echo", "protocol": 1, "methods": []}
+    if method == "graph.list":
+        return {"graphs": []}
+    return {"id": args.get("id", ""), "nodes": 0}
+
+
+def _maps(sync: int, agents: int) -> list[dict[str, Any]]:
+    rooms = rooms_and_doors(64, room=16)
+    arena = read_map(ARENA)
+    arena_queries = [(s.start, s.goal) for s in read_scenarios(f"{ARENA}.scen")]
+    maps = []
+    for name, mask, pairs in (
+        ("rooms64", rooms, random_queries(rooms, max(sync, agents))),
+        ("arena", arena, arena_queries[:: max(1, len(arena_queries) // max(sync, agents))]),
+    ):
+        cells = np.ascontiguousarray(mask, dtype=np.uint8).tobytes()
+        maps.append(
+            {
+                "name": name,
+                "width": int(mask.shape[1]),
+                "height": int(mask.shape[0]),
+                "cells": base64.b64encode(cells).decode(),
+                "queries": [[a[0], a[1], b[0], b[1]] for a, b in pairs],
+            }
+        )
+    return maps
+
+
+def run(sync: int, agents: int, workers: int, *, io_thread: bool = True) -> dict[str, Any]:
+    """One Godot run against a fresh sidecar and echo server; the script's report as a dict."""
+    sidecar = subprocess.Popen(
         [sys.executable, "-m", "bridge", "serve", "--workers", str(workers), "--log-level", "ERROR"],
         cwd=REPO,
         stdin=subprocess.PIPE,
@@ -44,28 +132,31 @@ def _start_sidecar(workers: int) -> tuple[subprocess.Popen[str], dict[str, Any]]
         stderr=subprocess.DEVNULL,
         text=True,
     )
-    assert process.stdout is not None
-    announcement: dict[str, Any] = json.loads(process.stdout.readline())
-    return process, announcement
-
-
-def run(size: int, sync: int, agents: int, workers: int) -> dict[str, Any]:
-    """Run the GDScript benchmark once against a fresh sidecar; its report as a dict."""
-    process, announcement = _start_sidecar(workers)
+    assert sidecar.stdout is not None
+    announcement: dict[str, Any] = json.loads(sidecar.stdout.readline())
+    echo = EchoServer()
+    godot = _godot()
+    subprocess.run(
+        [godot, "--headless", "--path", str(PROJECT), "--import"], capture_output=True, check=False
+    )
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as spec:
+        json.dump({"maps": _maps(sync, agents), "sync": sync, "agents": agents}, spec)
     try:
         env = {
             **os.environ,
-            "ASTAR_BRIDGE_HOST": str(announcement["host"]),
-            "ASTAR_BRIDGE_PORT": str(announcement["port"]),
-            "ASTAR_BRIDGE_TOKEN": str(announcement["token"]),
+            "BENCH_SIDECAR_PORT": str(announcement["port"]),
+            "BENCH_SIDECAR_TOKEN": str(announcement["token"]),
+            "BENCH_ECHO_PORT": str(echo.port),
+            "BENCH_ECHO_TOKEN": "echo",
+            "BENCH_IO_THREAD": "1" if io_thread else "0",
         }
-        args = [_godot(), "--headless", "--path", str(PROJECT), "--script", str(SCRIPT)]
-        args += ["--", str(size), str(sync), str(agents)]
+        args = [godot, "--headless", "--path", str(PROJECT), "--script", str(SCRIPT), "--", spec.name]
         result = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900, check=False)
     finally:
-        if process.stdin is not None:
-            process.stdin.close()
-        process.wait(timeout=10)
+        os.unlink(spec.name)
+        if sidecar.stdin is not None:
+            sidecar.stdin.close()
+        sidecar.wait(timeout=10)
     for line in result.stdout.splitlines():
         if line.startswith("BENCH "):
             report: dict[str, Any] = json.loads(line.removeprefix("BENCH "))
@@ -73,33 +164,77 @@ def run(size: int, sync: int, agents: int, workers: int) -> dict[str, Any]:
     raise RuntimeError(f"no BENCH line from Godot:\n{result.stdout}\n{result.stderr}")
 
 
+def _median(values: list[float]) -> float:
+    return float(statistics.median(values))
+
+
+def _p99(values: list[float]) -> float:
+    return float(np.percentile(values, 99))
+
+
+def _print_map(m: dict[str, Any]) -> None:
+    sync, echo, godot = m["sync_us"], m["echo_us"], m["godot_us"]
+    print(
+        f"\n{m['name']} {m['size'][0]}x{m['size'][1]}, {len(sync)} queries "
+        f"({m['mismatches']} cost mismatches)"
+    )
+    print(f"  {'':34} {'median us':>10} {'p99 us':>10}")
+    for label, values in (
+        ("sync find_path (sidecar)", sync),
+        ("sync find_path (echo floor)", echo),
+        ("AStarGrid2D.get_point_path", godot),
+    ):
+        print(f"  {label:34} {_median(values):10.0f} {_p99(values):10.0f}")
+    ratio = _median(sync) / max(_median(godot), 1e-9)
+    floor_ratio = _median(echo) / max(_median(godot), 1e-9)
+    print(f"  ratio find_path / AStarGrid2D: {ratio:.1f}x (echo floor alone: {floor_ratio:.1f}x)")
+    encode, decode, dispatch = _median(m["encode_us"]), _median(m["decode_us"]), _median(m["dispatch_us"])
+    socket_us = _median(echo) - encode - decode - dispatch
+    sidecar_us = _median(sync) - _median(echo)
+    print(
+        f"  one request, GDScript side (median us): encode {encode:.1f}, decode {decode:.1f} "
+        f"({_median(m['response_bytes']):.0f}-byte answer), dispatch {dispatch:.1f}, "
+        f"socket round trip {socket_us:.0f}; sidecar beyond the echo {sidecar_us:.0f}"
+    )
+
+
+def _print_frame(f: dict[str, Any]) -> None:
+    agents = f["agents"]
+    godot_us = f["godot_ms"] * 1000 / agents
+    godot_cpu_us = f["godot_cpu_ms"] * 1000 / agents
+    print(
+        f"\n{agents} x request_path in one frame on {f['map']}, game at {f['fps']} fps "
+        f"({len(f['runs'])} runs); AStarGrid2D on the same {agents} queries: "
+        f"{godot_us:.1f} us/path wall, {godot_cpu_us:.1f} us/path main-thread CPU"
+    )
+    for r in f["runs"]:
+        main_us = r["main_thread_ms"] * 1000 / agents
+        send_us = r["send_ms"] * 1000 / agents
+        cpu_us = r["main_thread_cpu_ms"] * 1000 / agents
+        print(
+            f"  {r['frames']} frames until all answered, {r['ms']:6.1f} ms; main thread per path: "
+            f"addon {main_us:5.1f} us wall (asking {send_us:.1f}, answers {main_us - send_us:.1f}), "
+            f"{cpu_us:5.1f} us CPU for everything ({cpu_us / godot_cpu_us:.2f}x AStarGrid2D's CPU); "
+            f"{r['failures']} failed"
+        )
+    print(f"  AStarGrid2D would block the frame {f['godot_ms']:.1f} ms for the same {agents} paths")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=128, help="grid side in cells")
-    parser.add_argument("--sync", type=int, default=300, help="synchronous find_path calls")
-    parser.add_argument("--agents", type=int, default=500, help="agents requesting at once")
+    parser.add_argument("--sync", type=int, default=400, help="synchronous find_path calls per map")
+    parser.add_argument("--agents", type=int, default=300, help="request_path sent in one frame")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="sidecar workers")
+    parser.add_argument(
+        "--no-io-thread", action="store_true", help="the addon's socket work on the main thread (A/B)"
+    )
     args = parser.parse_args()
-    r = run(args.size, args.sync, args.agents, args.workers)
-    print(f"grid {r['grid']}x{r['grid']}, {r['wall_fraction']:.0%} walls, sidecar workers {args.workers}")
-    calls = r["sync_queries"]
-    print(f"sync find_path round trip:     {r['sync_round_trip_ms_mean']:8.3f} ms mean ({calls} calls)")
-    print(f"  of which transport (1-cell): {r['sync_trivial_round_trip_ms_mean']:8.3f} ms mean")
-    print(f"AStarGrid2D.get_point_path:    {r['astargrid2d_ms_mean']:8.3f} ms mean")
-    print(
-        f"{r['agents']} x request_path (1 frame): {r['request_path_paths_per_second']:8.0f} paths/s "
-        f"({r['request_path_all_ms']:.0f} ms, {r['request_path_failed']} failed)"
-    )
-    print(
-        f"request_paths batch of {r['agents']}:  {r['request_paths_paths_per_second']:8.0f} paths/s "
-        f"({r['request_paths_batch_ms']:.0f} ms, {r['request_paths_failed']} failed)"
-    )
-    print(f"AStarGrid2D same queries:      {r['astargrid2d_paths_per_second']:8.0f} paths/s")
-    ratio = r["sync_round_trip_ms_mean"] / max(r["astargrid2d_ms_mean"], 1e-9)
-    print(
-        f"ratio sync round trip / AStarGrid2D: {ratio:.1f}x; path cost mismatches: "
-        f"{r['cost_mismatches_vs_astargrid2d']}"
-    )
+    report = run(args.sync, args.agents, args.workers, io_thread=not args.no_io_thread)
+    where = "the main thread" if args.no_io_thread else "the connection's thread"
+    print(f"sidecar workers {args.workers}; async socket work on {where}; figures from one Godot run")
+    for m in report["maps"]:
+        _print_map(m)
+    _print_frame(report["frame"])
     return 0
 
 

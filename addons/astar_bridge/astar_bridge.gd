@@ -7,8 +7,12 @@
 ## [code]hello[/code]; otherwise it connects to [code]astar_bridge/sidecar/host:port[/code]. When
 ## the connection drops or the process dies, pending requests fail with status
 ## [code]"error"[/code] at once, the sidecar is restarted (or reconnected), the graphs loaded
-## through this node are uploaded again with their updates replayed, and [signal sidecar_lost]
-## then [signal sidecar_ready] are emitted. The process it started is killed on exit.
+## through this node are uploaded again in their current state (the load and one merged update
+## each, one call a frame), and [signal sidecar_lost] then [signal sidecar_ready] are emitted.
+## A sidecar that stops answering while its process runs and its connection stays open is
+## noticed by a heartbeat ([member heartbeat_ms], [member unresponsive_timeout_ms]), reported
+## once ([signal sidecar_unresponsive]) and restarted the same way. The process it started is
+## killed on exit.
 ## [br][br]
 ## The program it launches, in order: the [code]ASTAR_BRIDGE_PYTHON[/code] environment variable;
 ## the self-contained sidecar [code]astar-bridge-sidecar/astar-bridge-sidecar[/code] beside the
@@ -54,6 +58,10 @@ signal graph_loaded(id: String)
 ## a [code]graph.build_hierarchy[/code] call) waits, at most every 1 % / 100 ms, last with
 ## [code]done == total[/code]. Connect a progress bar to it.
 signal graph_progress(id: String, done: int, total: int)
+## The sidecar stopped answering: its process runs and the connection is open, but nothing came
+## back within [member unresponsive_timeout_ms] of a request or a heartbeat. Emitted once (with a
+## warning), then the sidecar is killed and restarted as after a loss ([signal sidecar_lost]).
+signal sidecar_unresponsive(waited_ms: int)
 
 ## Where the connection stands; see [method get_phase].
 enum Phase { IDLE, LAUNCHING, CONNECTING, GREETING, UPLOADING, READY, WAITING_RESTART, FAILED }
@@ -61,9 +69,12 @@ enum Phase { IDLE, LAUNCHING, CONNECTING, GREETING, UPLOADING, READY, WAITING_RE
 const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
 const PathRequest = preload("res://addons/astar_bridge/path_request.gd")
 const BridgeStats = preload("res://addons/astar_bridge/bridge_stats.gd")
+const GraphStore = preload("res://addons/astar_bridge/graph_store.gd")
+const PathResults = preload("res://addons/astar_bridge/path_results.gd")
 const GraphFileWriter = preload("res://addons/astar_bridge/export/graph_file_writer.gd")
 const RpcClient = preload("res://addons/astar_bridge/rpc/rpc_client.gd")
 const SidecarProcess = preload("res://addons/astar_bridge/rpc/sidecar_process.gd")
+const Watchdog = preload("res://addons/astar_bridge/rpc/watchdog.gd")
 
 ## Project settings read by this node (and registered by the plugin), with their defaults.
 const SETTINGS := {
@@ -76,9 +87,15 @@ const SETTINGS := {
 	"astar_bridge/timeouts/request_ms": 2000,
 	"astar_bridge/timeouts/connect_ms": 5000,
 	"astar_bridge/timeouts/load_ms": 30000,
+	"astar_bridge/timeouts/heartbeat_ms": 2000,
+	"astar_bridge/timeouts/unresponsive_ms": 5000,
 }
 ## Environment variable that overrides the python executable setting.
 const ENV_PYTHON := "ASTAR_BRIDGE_PYTHON"
+## Environment variable that overrides the token setting (so the token need not be committed in
+## project.godot).
+const ENV_TOKEN := "ASTAR_BRIDGE_TOKEN"
+
 ## The protocol version this client speaks.
 const PROTOCOL_VERSION := 1
 const CLIENT_NAME := "astar-bridge-godot"
@@ -102,7 +119,10 @@ var host: String = "127.0.0.1"
 ## Port to connect to (autostart: 0 lets the sidecar pick).
 var port: int = 0
 ## Token for [code]hello[/code] (autostart: written to the sidecar's stdin, never put on its
-## command line where every local user can read it; "" lets the sidecar pick one).
+## command line where every local user can read it; "" lets the sidecar pick one). Read from the
+## [code]ASTAR_BRIDGE_TOKEN[/code] environment variable when it is set (it wins over the
+## [code]astar_bridge/sidecar/token[/code] setting, so a token need not live in project.godot),
+## else from the setting.
 var token: String = ""
 ## Extra command-line arguments for [code]bridge serve[/code], e.g.
 ## [code]["--workers", "1"][/code].
@@ -114,8 +134,19 @@ var connect_timeout_ms: int = 5000
 ## Timeout of a graph upload or update (they can be large), in milliseconds.
 var load_timeout_ms: int = 30000
 ## Most asynchronous requests in flight at once; more wait in a queue and leave as answers come
-## back (the sidecar refuses more than 256 pending requests per connection by default).
-var max_in_flight: int = 128
+## back (the sidecar refuses more than 256 pending requests per connection by default: the
+## rest of that room is for synchronous calls and the heartbeat).
+var max_in_flight: int = 240
+## While ready, a heartbeat request ([code]graph.list[/code], any answer counts) is sent when
+## nothing was heard from the sidecar for this long, in milliseconds (0: no heartbeat).
+var heartbeat_ms: int = 2000
+## A sidecar that answers nothing for this long, in milliseconds, while a request or heartbeat
+## waits is taken as stuck (process alive, connection open): [signal sidecar_unresponsive], then
+## it is killed and restarted with its graphs (0: never).
+var unresponsive_timeout_ms: int = 5000
+## Asynchronous requests are encoded, sent, read and decoded on a thread of the connection's
+## own, so the main thread only dispatches finished results (set before [method start]).
+var io_thread: bool = true
 ## Restart / reconnect after a loss.
 var auto_restart: bool = true
 ## Report failed calls with push_error / push_warning (turn off where failures are expected).
@@ -133,13 +164,20 @@ var _restart_at_ms: int = 0
 var _restarts: int = 0
 var _ready_since_ms: int = 0
 var _next_process_check_ms: int = 0
+var _watchdog: Watchdog = Watchdog.new()
+# dim -> the transform of a path.find response (made once: every request shares it).
+var _path_transforms: Dictionary = {}
+# Main-thread time spent by the node on asynchronous requests (encode, socket, decode, dispatch).
+var _main_thread_usec: int = 0
 var _flush_scheduled: bool = false
 # Ready at least once since start(): later losses restart, a failed first start gives up.
 var _was_ready: bool = false
 var _start_failed: bool = false
-# id -> {"method": String, "params": Dictionary, "updates": Array[Dictionary]}
-var _graphs: Dictionary = {}
-# [method, params, on_done] sent once ready (requests made while the sidecar starts).
+var _store: GraphStore = GraphStore.new()
+# [method, params] still to send while re-uploading after a restart, one per frame.
+var _replay: Array[Array] = []
+# [method, params, on_done, queued at in ms, transform] sent once ready (requests made while
+# the sidecar starts).
 var _queued: Array[Array] = []
 # [PathRequest, result] completed on the next frame (failures known at request time).
 var _finish_later: Array[Array] = []
@@ -151,11 +189,15 @@ func _init() -> void:
 	host = _setting("astar_bridge/sidecar/host")
 	port = _setting("astar_bridge/sidecar/port")
 	token = _setting("astar_bridge/sidecar/token")
+	if not OS.get_environment(ENV_TOKEN).is_empty():
+		token = OS.get_environment(ENV_TOKEN)
 	var arguments: Array = _setting("astar_bridge/sidecar/extra_arguments")
 	extra_arguments = PackedStringArray(arguments)
 	request_timeout_ms = _setting("astar_bridge/timeouts/request_ms")
 	connect_timeout_ms = _setting("astar_bridge/timeouts/connect_ms")
 	load_timeout_ms = _setting("astar_bridge/timeouts/load_ms")
+	heartbeat_ms = _setting("astar_bridge/timeouts/heartbeat_ms")
+	unresponsive_timeout_ms = _setting("astar_bridge/timeouts/unresponsive_ms")
 	_rpc.disconnected.connect(_on_rpc_disconnected)
 	_rpc.notification_received.connect(_on_rpc_notification)
 
@@ -168,10 +210,7 @@ func _ready() -> void:
 
 func _process(_delta: float) -> void:
 	_advance()
-	if _phase == Phase.READY:
-		_rpc.poll()
-		if not _queued.is_empty() and is_ready():
-			_flush_queue()
+	_pump()
 	var now: int = Time.get_ticks_msec()
 	if _sidecar.pid > 0:
 		_sidecar.drain_stderr()
@@ -179,6 +218,7 @@ func _process(_delta: float) -> void:
 		_next_process_check_ms = now + PROCESS_CHECK_MS
 		if not _sidecar.is_running() and _phase != Phase.WAITING_RESTART:
 			_lose("the sidecar process exited: %s" % " | ".join(_sidecar.stderr_tail))
+	_watch(now)
 	_expire_queue()
 	if not _finish_later.is_empty():
 		var due: Array[Array] = _finish_later
@@ -187,6 +227,10 @@ func _process(_delta: float) -> void:
 			var request: PathRequest = item[0]
 			var outcome: Dictionary = item[1]
 			request.finish(outcome)
+
+
+func _physics_process(_delta: float) -> void:
+	_pump()
 
 
 func _exit_tree() -> void:
@@ -255,7 +299,15 @@ func get_sidecar_port() -> int:
 
 ## The ids of the graphs this node loaded (and re-uploads after a restart).
 func get_graph_ids() -> PackedStringArray:
-	return PackedStringArray(_graphs.keys())
+	return _store.ids()
+
+
+## How much this node keeps of graph [param id] beyond its load parameters, to rebuild it after
+## a restart (changed cells, weighted cells, agents, points): bounded by the graph's size, not by
+## the number of updates, since every successful update is folded into the graph's current
+## state. 0 for an unknown id.
+func get_graph_state_size(id: String) -> int:
+	return _store.state_size(id)
 
 
 ## Uploads a graph: [param method] is [code]"graph.load_grid"[/code],
@@ -282,7 +334,7 @@ func load_graph(method: String, params: Dictionary) -> BridgeResult:
 		return BridgeResult.failure("bad_request", "params need a non-empty String id")
 	var result: BridgeResult = _call(method, params, load_timeout_ms)
 	if result.is_ok():
-		_graphs[id] = {"method": method, "params": params.duplicate(), "updates": []}
+		_store.loaded(method, params)
 		graph_loaded.emit(id)
 	elif _reports():
 		push_error("AStarBridge: %s %s failed: %s" % [method, id, result.message])
@@ -340,7 +392,10 @@ func load_grid(
 
 ## Applies [param changes] ([code]graph.update[/code] fields without [code]"id"[/code]: cells +
 ## walkable, weight_cells + weights, agents, points + disabled) to graph [param id]. Synchronous.
-## Successful updates are replayed, in order, after a re-upload.
+## Successful updates are folded into what this node keeps of the graph (each cell's last
+## value, each agent's last cell, each point's last flag; see
+## [method get_graph_state_size]), which a re-upload after a restart sends as the load and one
+## merged update, one call a frame.
 ## [codeblock]
 ## AStarBridge.update_graph("level", {
 ##     "cells": PackedInt32Array([4, 3]).to_byte_array(), "walkable": true,
@@ -350,9 +405,8 @@ func update_graph(id: String, changes: Dictionary) -> BridgeResult:
 	var params: Dictionary = changes.duplicate()
 	params["id"] = id
 	var result: BridgeResult = _call("graph.update", params, load_timeout_ms)
-	if result.is_ok() and _graphs.has(id):
-		var updates: Array = _graphs[id]["updates"]
-		updates.append(params)
+	if result.is_ok():
+		_store.updated(id, params)
 	elif result.is_error() and _reports():
 		push_error("AStarBridge: graph.update %s failed: %s" % [id, result.message])
 	return result
@@ -362,7 +416,7 @@ func update_graph(id: String, changes: Dictionary) -> BridgeResult:
 func drop_graph(id: String) -> BridgeResult:
 	var result: BridgeResult = call_method("graph.drop", {"id": id})
 	if result.is_ok() or result.code == "unknown_graph":
-		_graphs.erase(id)
+		_store.erase(id)
 	return result
 
 
@@ -378,8 +432,8 @@ func call_method(method: String, params: Dictionary) -> BridgeResult:
 
 
 ## The path from [param from] to [param to] on graph [param graph] (2D), or an empty array (and a
-## warning with the status) when there is none. Synchronous: sends the query, then polls the
-## socket (sleeping 100 microseconds between polls) up to the request timeout. A
+## warning with the status) when there is none. Synchronous: sends the query, then reads the
+## socket in a tight loop (it never sleeps) until the answer, up to the request timeout. A
 ## [code]"partial"[/code] path (with [code]allow_partial[/code]) is returned too.
 ## [param options]: [code]heuristic[/code], [code]allow_partial[/code],
 ## [code]max_expansions[/code], [code]agent[/code], [code]ignore_agents[/code].
@@ -433,10 +487,14 @@ func find_path_result(
 	var started: int = Time.get_ticks_usec()
 	var result: Dictionary = {}
 	if not _wait_ready():
-		result = _error_result("not_connected", "the sidecar is not ready: %s" % _last_error, dim)
+		result = PathResults.error_result(
+			"not_connected", "the sidecar is not ready: %s" % _last_error, dim
+		)
 	else:
 		var params: Dictionary = _query(graph, from, to, options)
-		result = _path_result(_rpc.call_sync("path.find", params, request_timeout_ms), dim)
+		result = PathResults.path_result(
+			_rpc.call_sync("path.find", params, request_timeout_ms), dim
+		)
 	_stats.record(Time.get_ticks_usec() - started, str(result["status"]) == "error")
 	if result["status"] != "found" and result["status"] != "partial" and _reports():
 		var why: Dictionary = result["error"]
@@ -452,9 +510,14 @@ func find_path_result(
 ## Asks for a path without waiting: the returned request emits [signal
 ## AStarBridgePathRequest.completed] with [code]{"status", "points", "ids", "cost", "expanded",
 ## "error"}[/code] from a later frame (status [code]"error"[/code] when the request failed,
-## timed out or the sidecar died; never never). Many NPCs may request in the same frame: their
-## requests leave in one write at the end of the frame, answers are polled once per frame.
-## Requests made while the sidecar starts wait for it.
+## timed out or the sidecar died; never never). Many NPCs may request in the same frame. With
+## [member io_thread] (the default) the connection's thread encodes and writes the requests,
+## reads and decodes the answers into result maps; the main thread only hands them out, at each
+## point of the frame this node sees (physics, process, end of frame), so each answer completes
+## its request in the frame it arrived in (from the frame's deferred calls). Without it the
+## frame's requests leave in one write at the end of the frame and the main thread decodes.
+## Requests past [member max_in_flight] wait and leave as soon as answers make room. Requests
+## made while the sidecar starts wait for it.
 ## [codeblock]
 ## var request := AStarBridge.request_path("level", Vector2(0, 0), Vector2(9, 9))
 ## var result: Dictionary = await request.completed
@@ -464,14 +527,20 @@ func find_path_result(
 func request_path(
 	graph: String, from: Variant, to: Variant, options: Dictionary = {}
 ) -> PathRequest:
+	var started: int = Time.get_ticks_usec()
 	var request: PathRequest = PathRequest.new()
 	var dim: int = _dim_of(graph, from)
 	var params: Dictionary = _query(graph, from, to, options)
-	var on_done: Callable = func(response: Dictionary) -> void:
-		var outcome: Dictionary = _path_result(response, dim)
+	var on_done: Callable = func(outcome: Dictionary) -> void:
 		_stats.record(Time.get_ticks_usec() - request.sent_usec, _failed(outcome))
-		request.finish(outcome)
-	_send_async(request, "path.find", params, on_done, dim)
+		# Deferred: still in this frame, but outside this node's own calls, so a handler may
+		# free this node.
+		request.finish.call_deferred(outcome)
+	if not _path_transforms.has(dim):
+		_path_transforms[dim] = _path_transform(dim)
+	var transform: Callable = _path_transforms[dim]
+	_send_async(request, "path.find", params, on_done, transform)
+	_main_thread_usec += Time.get_ticks_usec() - started
 	return request
 
 
@@ -499,13 +568,12 @@ func request_paths(queries: Array[Dictionary]) -> PathRequest:
 		var to: Variant = query.get("to", query.get("goal"))
 		dims.append(_dim_of(graph, from))
 		wire.append(_query(graph, from, to, query.get("options", {})))
-	var on_done: Callable = func(response: Dictionary) -> void:
-		var outcome: Dictionary = _batch_result(response, dims)
+	var on_done: Callable = func(outcome: Dictionary) -> void:
 		var latency: int = Time.get_ticks_usec() - request.sent_usec
 		for item: Dictionary in outcome["results"]:
 			_stats.record(latency, _failed(item))
-		request.finish(outcome)
-	_send_async(request, "path.find_many", {"queries": wire}, on_done, -1, dims)
+		request.finish.call_deferred(outcome)
+	_send_async(request, "path.find_many", {"queries": wire}, on_done, _batch_transform(dims))
 	return request
 
 
@@ -517,29 +585,30 @@ func request_paths(queries: Array[Dictionary]) -> PathRequest:
 ## AStarBridge.export_graph("level", "user://level.graph")
 ## [/codeblock]
 func export_graph(id: String, path: String) -> Error:
-	if not _graphs.has(id):
+	if not _store.has(id):
 		push_error("AStarBridge.export_graph: no graph %s was loaded through this node" % id)
 		return ERR_DOES_NOT_EXIST
-	var stored: Dictionary = _graphs[id]
-	var method: String = stored["method"]
-	var params: Dictionary = stored["params"]
-	return GraphFileWriter.write(method, params, path)
+	return GraphFileWriter.write(_store.method_of(id), _store.params_of(id), path)
 
 
 ## Counters for a HUD: [code]{"requests", "failures", "latency_ms_mean", "latency_ms_p50",
 ## "latency_ms_p99", "paths_per_second"}[/code] over path requests (the latency percentiles over
-## the last 1024, paths per second over the last second), plus [code]"pending"[/code] and
-## [code]"restarts"[/code].
+## the last 1024, paths per second over the last second), plus [code]"pending"[/code],
+## [code]"restarts"[/code] and [code]"main_thread_ms"[/code], the main-thread time this node
+## spent on asynchronous requests (asking, writing, reading, decoding, dispatching; the
+## handlers of [signal AStarBridgePathRequest.completed] run inside it too).
 func get_stats() -> Dictionary:
 	var stats: Dictionary = _stats.snapshot()
 	stats["pending"] = _rpc.get_pending_count() + _queued.size()
 	stats["restarts"] = _restarts
+	stats["main_thread_ms"] = _main_thread_usec / 1000.0
 	return stats
 
 
 ## Clears the counters of [method get_stats].
 func reset_stats() -> void:
 	_stats.reset()
+	_main_thread_usec = 0
 
 
 func _call(method: String, params: Dictionary, timeout_ms: int) -> BridgeResult:
@@ -552,12 +621,29 @@ func _call(method: String, params: Dictionary, timeout_ms: int) -> BridgeResult:
 	return result
 
 
+# A sidecar that answers nothing while something waits is told once, killed and restarted.
+func _watch(now: int) -> void:
+	if _phase != Phase.READY or not _rpc.is_open():
+		_watchdog.reset()
+		return
+	_watchdog.heartbeat_ms = heartbeat_ms
+	_watchdog.unresponsive_timeout_ms = unresponsive_timeout_ms
+	var silent: int = _watchdog.check(_rpc, now, _ready_since_ms)
+	if silent > 0:
+		var reason: String = "the sidecar answered nothing for %d ms" % silent
+		if report_failures:
+			push_warning("AStarBridge: %s (process alive, connection open); restarting" % reason)
+		sidecar_unresponsive.emit(silent)
+		_lose(reason)
+
+
 func _begin() -> Error:
 	_last_error = ""
 	_phase_deadline_ms = Time.get_ticks_msec() + connect_timeout_ms
 	if not autostart:
 		_session_token = token
 		_sidecar_port = port
+		_rpc.threaded = io_thread
 		var err: Error = _rpc.connect_to(host, port)
 		if err != OK:
 			_fail_start("cannot connect to %s:%d (%s)" % [host, port, error_string(err)])
@@ -597,6 +683,7 @@ func _advance() -> void:
 				_session_token = str(announcement.get("token", token))
 				var bound: String = str(announcement.get("host", host))
 				_sidecar_port = _int_of(announcement["port"], 0)
+				_rpc.threaded = io_thread
 				var err: Error = _rpc.connect_to(bound, _sidecar_port)
 				if err != OK:
 					_fail_start("cannot connect to the sidecar (%s)" % error_string(err))
@@ -629,24 +716,28 @@ func _on_hello(response: Dictionary) -> void:
 	if result.is_error():
 		_fail_start("hello refused: %s (%s)" % [result.message, result.code])
 		return
+	_replay = []
+	for id: String in _store.ids():
+		_replay.append_array(_store.replay_steps(id))
 	_phase = Phase.UPLOADING  # the upload runs from _advance, outside this poll's dispatch
 
 
+# One step of the re-upload a frame (a graph's load, or its merged update), so a restart never
+# freezes the game for all graphs at once; ready when the last one is done.
 func _reupload() -> void:
-	for id: String in _graphs:
-		var stored: Dictionary = _graphs[id]
-		var steps: Array = [[stored["method"], stored["params"]]]
-		for update: Dictionary in stored["updates"]:
-			steps.append(["graph.update", update])
-		for step: Array in steps:
-			var method: String = step[0]
-			var params: Dictionary = step[1]
-			var response: Dictionary = _rpc.call_sync(method, params, load_timeout_ms)
-			var result: BridgeResult = BridgeResult.from_response(response)
-			if not _rpc.is_open():
-				return  # lost again: _lose already ran and scheduled the next attempt
-			if result.is_error() and report_failures:
-				push_error("AStarBridge: re-uploading %s failed: %s" % [id, result.message])
+	if not _replay.is_empty():
+		var step: Array = _replay.pop_front()
+		var method: String = step[0]
+		var params: Dictionary = step[1]
+		var response: Dictionary = _rpc.call_sync(method, params, load_timeout_ms)
+		var result: BridgeResult = BridgeResult.from_response(response)
+		if not _rpc.is_open():
+			return  # lost again: _lose already ran and scheduled the next attempt
+		if result.is_error() and report_failures:
+			push_error(
+				"AStarBridge: re-uploading %s failed: %s" % [params.get("id"), result.message]
+			)
+		return
 	_phase = Phase.READY
 	_ready_since_ms = Time.get_ticks_msec()
 	_was_ready = true
@@ -747,29 +838,32 @@ func _wait_ready() -> bool:
 	return is_ready()
 
 
+# [param transform] turns the response map into the request's result (on the connection's
+# thread when [member io_thread]); [param on_done] gets that result on the main thread.
 func _send_async(
-	request: PathRequest,
-	method: String,
-	params: Dictionary,
-	on_done: Callable,
-	dim: int,
-	dims: PackedInt32Array = PackedInt32Array()
+	request: PathRequest, method: String, params: Dictionary, on_done: Callable, transform: Callable
 ) -> void:
 	request.sent_usec = Time.get_ticks_usec()
 	if _phase == Phase.IDLE and autostart:
 		start()
 	if is_ready() and _queued.is_empty() and _rpc.get_pending_count() < max_in_flight:
-		_rpc.request(method, params, on_done, request_timeout_ms, true)
+		_rpc.request(method, params, on_done, request_timeout_ms, true, transform)
 		_schedule_flush()
 	elif _phase == Phase.IDLE or _phase == Phase.FAILED:
 		var why: String = "the sidecar is not running: %s" % _last_error
 		var failed: Dictionary = RpcClient.error_response("not_connected", why)
-		var outcome: Dictionary = (
-			_path_result(failed, dim) if dims.is_empty() else _batch_result(failed, dims)
-		)
-		_finish_later.append([request, outcome])
+		_finish_later.append([request, transform.call(failed)])
 	else:
-		_queued.append([method, params, on_done, Time.get_ticks_msec()])
+		_queued.append([method, params, on_done, Time.get_ticks_msec(), transform])
+
+
+# Transforms made in static functions: lambdas without self, safe to call on another thread.
+static func _path_transform(dim: int) -> Callable:
+	return func(response: Dictionary) -> Dictionary: return PathResults.path_result(response, dim)
+
+
+static func _batch_transform(dims: PackedInt32Array) -> Callable:
+	return func(response: Dictionary) -> Dictionary: return PathResults.batch_result(response, dims)
 
 
 func _schedule_flush() -> void:
@@ -778,13 +872,31 @@ func _schedule_flush() -> void:
 		_flush.call_deferred()
 
 
+# At the end of the frame (deferred): the frame's requests leave in one write, then the answers
+# already there are dispatched in this frame, not the next.
 func _flush() -> void:
 	_flush_scheduled = false
+	var started: int = Time.get_ticks_usec()
 	_rpc.flush()
+	_main_thread_usec += Time.get_ticks_usec() - started
+	_pump()
+
+
+# Dispatches the answers that arrived and sends queued requests into the room they left; runs
+# at each point of the frame the node sees (physics, process, end of frame).
+func _pump() -> void:
+	if _phase != Phase.READY:
+		return
+	var started: int = Time.get_ticks_usec()
+	_rpc.poll()
+	if not _queued.is_empty() and is_ready():
+		_flush_queue(true)
+	_main_thread_usec += Time.get_ticks_usec() - started
 
 
 # Sends queued requests while fewer than max_in_flight are pending; the rest keep waiting.
-func _flush_queue() -> void:
+# [param now]: written at once (answers just made room) instead of at the end of the frame.
+func _flush_queue(now: bool = false) -> void:
 	var room: int = maxi(0, max_in_flight - _rpc.get_pending_count())
 	var count: int = mini(room, _queued.size())
 	if count == 0:
@@ -795,8 +907,12 @@ func _flush_queue() -> void:
 		var method: String = item[0]
 		var params: Dictionary = item[1]
 		var on_done: Callable = item[2]
-		_rpc.request(method, params, on_done, request_timeout_ms, true)
-	_schedule_flush()
+		var transform: Callable = item[4]
+		_rpc.request(method, params, on_done, request_timeout_ms, true, transform)
+	if now:
+		_rpc.flush()
+	else:
+		_schedule_flush()
 
 
 func _fail_queue(code: String, message: String) -> void:
@@ -804,7 +920,8 @@ func _fail_queue(code: String, message: String) -> void:
 	_queued = []
 	for item: Array in queued:
 		var on_done: Callable = item[2]
-		on_done.call(RpcClient.error_response(code, message))
+		var transform: Callable = item[4]
+		on_done.call(transform.call(RpcClient.error_response(code, message)))
 
 
 func _expire_queue() -> void:
@@ -816,7 +933,9 @@ func _expire_queue() -> void:
 
 
 func _query(graph: String, from: Variant, to: Variant, options: Variant) -> Dictionary:
-	var query: Dictionary = {"graph": graph, "start": _endpoint(from), "goal": _endpoint(to)}
+	var query: Dictionary = {
+		"graph": graph, "start": PathResults.endpoint(from), "goal": PathResults.endpoint(to)
+	}
 	var extra: Dictionary = options if options is Dictionary else {}
 	if not extra.is_empty():
 		query["options"] = extra
@@ -830,106 +949,9 @@ func _dim_of(graph: String, endpoint: Variant) -> int:
 		var coords: Array = endpoint
 		if coords.size() == 3:
 			return 3
-	if _graphs.has(graph):
-		var params: Dictionary = _graphs[graph]["params"]
-		return _int_of(params.get("dim", 2), 2)
+	if _store.has(graph):
+		return _int_of(_store.params_of(graph).get("dim", 2), 2)
 	return 2
-
-
-static func _endpoint(value: Variant) -> Variant:
-	match typeof(value):
-		TYPE_VECTOR2:
-			var v2: Vector2 = value
-			return [v2.x, v2.y]
-		TYPE_VECTOR2I:
-			var v2i: Vector2i = value
-			return [v2i.x, v2i.y]
-		TYPE_VECTOR3:
-			var v3: Vector3 = value
-			return [v3.x, v3.y, v3.z]
-		TYPE_VECTOR3I:
-			var v3i: Vector3i = value
-			return [v3i.x, v3i.y, v3i.z]
-	return value
-
-
-static func _empty_points(dim: int) -> Variant:
-	if dim == 3:
-		return PackedVector3Array()
-	return PackedVector2Array()
-
-
-static func _error_result(code: String, message: String, dim: int) -> Dictionary:
-	return {
-		"status": "error",
-		"points": _empty_points(dim),
-		"ids": PackedInt64Array(),
-		"cost": 0.0,
-		"expanded": 0,
-		"error": {"code": code, "message": message, "data": {}},
-	}
-
-
-# A path.find response map -> the result map of the API.
-static func _path_result(response: Dictionary, dim: int) -> Dictionary:
-	var result: BridgeResult = BridgeResult.from_response(response)
-	if result.is_error():
-		return _error_result(result.code, result.message, dim)
-	if not result.value is Dictionary:
-		return _error_result("bad_response", "path.find answered %s" % str(result.value), dim)
-	var wire: Dictionary = result.value
-	return _decode_path(wire, dim)
-
-
-static func _decode_path(wire: Dictionary, dim: int) -> Dictionary:
-	var status: String = str(wire.get("status", "error"))
-	if status == "error":
-		var error: Variant = wire.get("error", {})
-		var map: Dictionary = error if error is Dictionary else {"message": str(error)}
-		return _error_result(str(map.get("code", "error")), str(map.get("message", "")), dim)
-	var points_bytes: Variant = wire.get("points", PackedByteArray())
-	var node_bytes: Variant = wire.get("nodes", PackedByteArray())
-	var points: Variant = _empty_points(dim)
-	if points_bytes is PackedByteArray:
-		var raw: PackedByteArray = points_bytes
-		if dim == 3:
-			points = raw.to_vector3_array()
-		else:
-			points = raw.to_vector2_array()
-	var ids: PackedInt64Array = PackedInt64Array()
-	if node_bytes is PackedByteArray:
-		var raw_ids: PackedByteArray = node_bytes
-		ids = raw_ids.to_int64_array()
-	return {
-		"status": status,
-		"points": points,
-		"ids": ids,
-		"cost": _float_of(wire.get("cost", 0.0)),
-		"expanded": _int_of(wire.get("expanded", 0), 0),
-		"error": {},
-	}
-
-
-static func _batch_result(response: Dictionary, dims: PackedInt32Array) -> Dictionary:
-	var result: BridgeResult = BridgeResult.from_response(response)
-	var results: Array = []
-	var value: Variant = result.value
-	var items: Variant = null
-	if value is Dictionary:
-		var map: Dictionary = value
-		items = map.get("results")
-	if result.is_error() or not items is Array:
-		var code: String = result.code if result.is_error() else "bad_response"
-		for dim: int in dims:
-			results.append(_error_result(code, result.message, dim))
-		return {"status": "error", "results": results, "error": result.error_map()}
-	var wire: Array = items
-	for i: int in wire.size():
-		var dim: int = dims[i] if i < dims.size() else 2
-		var item: Variant = wire[i]
-		var map: Dictionary = item if item is Dictionary else {"status": "error"}
-		results.append(_decode_path(map, dim))
-	return {"status": "done", "results": results, "error": {}}
 
 
 # Godot registers class_name types only when it scans the project (the editor, or --import):
@@ -951,20 +973,7 @@ func _check_project_scanned() -> void:
 
 # The program and its first arguments: [python, "-m", "bridge"] or [bundled sidecar].
 func _sidecar_command() -> PackedStringArray:
-	var python: String = OS.get_environment(ENV_PYTHON)
-	if python.is_empty():
-		var bundled: String = SidecarProcess.bundled_program()
-		if not bundled.is_empty():
-			return PackedStringArray([bundled])
-		python = python_executable
-	return PackedStringArray([_resolved(python), "-m", "bridge"])
-
-
-# A relative path with a slash is taken from the project folder.
-static func _resolved(python: String) -> String:
-	if python.contains("/") and python.is_relative_path():
-		python = ProjectSettings.globalize_path("res://").path_join(python).simplify_path()
-	return python
+	return SidecarProcess.command(OS.get_environment(ENV_PYTHON), python_executable)
 
 
 static func _setting(key: String) -> Variant:
@@ -983,10 +992,3 @@ static func _int_of(value: Variant, default: int) -> int:
 		var real: float = value
 		return int(real)
 	return default
-
-
-static func _float_of(value: Variant) -> float:
-	if value is float or value is int:
-		var real: float = value
-		return real
-	return 0.0

@@ -18,7 +18,8 @@
 class_name AStarBridgePathRequest
 extends RefCounted
 
-## Emitted once, from the autoload's frame poll, when the answer (or the failure) is there.
+## Emitted once, in the frame the answer (or the failure) arrived in, from the frame's deferred
+## calls.
 signal completed(result: Dictionary)
 
 ## The result once [signal completed] was emitted, else empty.

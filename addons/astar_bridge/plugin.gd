@@ -14,6 +14,11 @@ const SceneGraphExporter = preload("res://addons/astar_bridge/export/scene_graph
 const SidecarExportPlugin = preload("res://addons/astar_bridge/export/sidecar_export_plugin.gd")
 
 ## [name, default, type, hint, hint_string] of every project setting the autoload reads.
+## [code]sidecar/token[/code]: the environment variable [code]ASTAR_BRIDGE_TOKEN[/code] wins over
+## it, so a token need not be committed in project.godot (docs/shipping.md).
+## [code]timeouts/heartbeat_ms[/code]: a cheap request after that long without news from the
+## sidecar; [code]timeouts/unresponsive_ms[/code]: a sidecar that answers nothing for that long
+## while a request waits is restarted (0 turns either off).
 const SETTINGS: Array[Array] = [
 	["astar_bridge/sidecar/python_executable", "python3", TYPE_STRING, PROPERTY_HINT_NONE, ""],
 	["astar_bridge/sidecar/autostart", true, TYPE_BOOL, PROPERTY_HINT_NONE, ""],
@@ -24,6 +29,20 @@ const SETTINGS: Array[Array] = [
 	["astar_bridge/timeouts/request_ms", 2000, TYPE_INT, PROPERTY_HINT_RANGE, "1,600000,suffix:ms"],
 	["astar_bridge/timeouts/connect_ms", 5000, TYPE_INT, PROPERTY_HINT_RANGE, "1,600000,suffix:ms"],
 	["astar_bridge/timeouts/load_ms", 30000, TYPE_INT, PROPERTY_HINT_RANGE, "1,600000,suffix:ms"],
+	[
+		"astar_bridge/timeouts/heartbeat_ms",
+		2000,
+		TYPE_INT,
+		PROPERTY_HINT_RANGE,
+		"0,600000,suffix:ms"
+	],
+	[
+		"astar_bridge/timeouts/unresponsive_ms",
+		5000,
+		TYPE_INT,
+		PROPERTY_HINT_RANGE,
+		"0,600000,suffix:ms"
+	],
 ]
 
 var _sidecar_export: EditorExportPlugin = null

@@ -1,190 +1,252 @@
-## Benchmark of the addon as a game sees it: one synchronous find_path round trip (encode,
-## socket, sidecar, decode), 500 agents asking at once (500 request_path in one frame, and one
-## request_paths batch), beside Godot's own AStarGrid2D.get_point_path on the same grid and
-## queries. Prints one line "BENCH {json}". Run by bench/addon_roundtrip.py:
+## Benchmark of the addon as a game sees it, beside its peers in the same run: per query,
+## synchronous find_path against the sidecar, the same call against a msgpack echo server (the
+## floor: socket + codec, no search), Godot's AStarGrid2D.get_point_path on the same queries,
+## where the GDScript side's time goes (encode, decode, dispatch), and 300 request_path sent in
+## one frame at 60 fps (frames until all answered, main-thread time per path). Prints one line
+## "BENCH {json}" with raw per-query microseconds. Run by bench/addon_roundtrip.py:
 ## godot --headless --path tests/godot_project --script <repo>/bench/godot/find_path_bench.gd
-##     -- [size] [sync_queries] [agents]
+##     -- <spec.json>
 extends SceneTree
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
-const WALL_FRACTION := 0.2
-
-var _size: int = 128
-var _sync_queries: int = 300
-var _agents: int = 500
+const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encoder.gd")
+const MsgpackDecoder = preload("res://addons/astar_bridge/msgpack/msgpack_decoder.gd")
+const PathResults = preload("res://addons/astar_bridge/path_results.gd")
+const WARM_UP := 20
+const FRAME_RUNS := 5
+const GAME_FPS := 60
 
 
 func _initialize() -> void:
-	var args: PackedStringArray = OS.get_cmdline_user_args()
-	if args.size() > 0:
-		_size = args[0].to_int()
-	if args.size() > 1:
-		_sync_queries = args[1].to_int()
-	if args.size() > 2:
-		_agents = args[2].to_int()
 	_run.call_deferred()
 
 
 func _run() -> void:
-	var bridge: AStarBridgeNode = _make_bridge()
-	var cells: PackedByteArray = _grid()
-	var loaded: AStarBridgeResult = bridge.load_grid("bench", _size, _size, cells)
-	if not loaded.is_ok():
-		printerr("bench: load failed: %s" % loaded.message)
-		quit(1)
-		return
-	var oracle: AStarGrid2D = _oracle(cells)
-	var queries: Array[Vector2i] = _queries(cells, maxi(_sync_queries, _agents))
-	for i: int in 5:  # warm-up: first queries may compile kernels in the sidecar
-		bridge.find_path("bench", Vector2(queries[2 * i]), Vector2(queries[2 * i + 1]))
-	var report: Dictionary = {"grid": _size, "wall_fraction": WALL_FRACTION}
-	report.merge(_bench_sync(bridge, oracle, queries))
-	report.merge(await _bench_many(bridge, queries))
-	report.merge(await _bench_batch(bridge, queries))
-	report.merge(_bench_godot(oracle, queries))
+	var args: PackedStringArray = OS.get_cmdline_user_args()
+	var spec: Dictionary = JSON.parse_string(FileAccess.get_file_as_string(args[0]))
+	var sidecar: AStarBridgeNode = _make_bridge("SIDECAR")
+	var echo: AStarBridgeNode = _make_bridge("ECHO")
+	var report: Dictionary = {"maps": []}
+	var maps: Array = spec["maps"]
+	for map: Dictionary in maps:
+		var figures: Dictionary = _bench_map(sidecar, echo, map, int(spec["sync"]))
+		var reported: Array = report["maps"]
+		reported.append(figures)
+	report["frame"] = await _bench_frame(sidecar, maps[0], int(spec["agents"]))
 	print("BENCH %s" % JSON.stringify(report))
-	bridge.stop()
-	bridge.free()
+	for bridge: AStarBridgeNode in [sidecar, echo]:
+		bridge.stop()
+		bridge.free()
 	quit(0)
 
 
-func _make_bridge() -> AStarBridgeNode:
+func _make_bridge(which: String) -> AStarBridgeNode:
 	var bridge: AStarBridgeNode = AStarBridgeNode.new()
-	var port: String = OS.get_environment("ASTAR_BRIDGE_PORT")
-	if not port.is_empty():
-		bridge.autostart = false
-		bridge.host = OS.get_environment("ASTAR_BRIDGE_HOST")
-		bridge.port = port.to_int()
-		bridge.token = OS.get_environment("ASTAR_BRIDGE_TOKEN")
+	bridge.autostart = false
+	bridge.host = "127.0.0.1"
+	bridge.port = OS.get_environment("BENCH_%s_PORT" % which).to_int()
+	bridge.token = OS.get_environment("BENCH_%s_TOKEN" % which)
 	bridge.report_failures = false
 	bridge.connect_timeout_ms = 30000
 	bridge.request_timeout_ms = 30000
+	bridge.heartbeat_ms = 0
+	bridge.io_thread = OS.get_environment("BENCH_IO_THREAD") != "0"
 	root.add_child(bridge)
 	bridge.start()
 	return bridge
 
 
-# Random walls (fixed seed); every query pair is walkable (a no_path answer still counts).
-func _grid() -> PackedByteArray:
-	var rng: RandomNumberGenerator = RandomNumberGenerator.new()
-	rng.seed = 20240601
-	var cells: PackedByteArray = PackedByteArray()
-	cells.resize(_size * _size)
-	for i: int in cells.size():
-		cells[i] = 0 if rng.randf() < WALL_FRACTION else 1
-	return cells
+func _bench_map(
+	sidecar: AStarBridgeNode, echo: AStarBridgeNode, map: Dictionary, count: int
+) -> Dictionary:
+	var id: String = map["name"]
+	var width: int = int(map["width"])
+	var height: int = int(map["height"])
+	var cells: PackedByteArray = Marshalls.base64_to_raw(map["cells"])
+	for bridge: AStarBridgeNode in [sidecar, echo]:
+		var loaded: AStarBridgeResult = bridge.load_grid(id, width, height, cells)
+		if not loaded.is_ok():
+			printerr("bench: load of %s failed: %s" % [id, loaded.message])
+	var ends: Array[Vector2i] = _ends(map)
+	count = mini(count, ends.size() >> 1)
+	var oracle: AStarGrid2D = _oracle(cells, width, height)
+	for i: int in mini(WARM_UP, count):
+		sidecar.find_path(id, Vector2(ends[2 * i]), Vector2(ends[2 * i + 1]))
+		echo.find_path(id, Vector2(ends[2 * i]), Vector2(ends[2 * i + 1]))
+	var sync_us: Array[int] = []
+	var echo_us: Array[int] = []
+	var godot_us: Array[int] = []
+	var mismatches: int = 0
+	for i: int in count:
+		var from: Vector2i = ends[2 * i]
+		var to: Vector2i = ends[2 * i + 1]
+		var started: int = Time.get_ticks_usec()
+		var path: PackedVector2Array = sidecar.find_path(id, Vector2(from), Vector2(to))
+		sync_us.append(Time.get_ticks_usec() - started)
+		started = Time.get_ticks_usec()
+		echo.find_path(id, Vector2(from), Vector2(to))
+		echo_us.append(Time.get_ticks_usec() - started)
+		started = Time.get_ticks_usec()
+		var expected: PackedVector2Array = oracle.get_point_path(from, to)
+		godot_us.append(Time.get_ticks_usec() - started)
+		if absf(_length(path) - _length(expected)) > 1e-3:
+			mismatches += 1
+	var figures: Dictionary = {
+		"name": id,
+		"size": [width, height],
+		"sync_us": sync_us,
+		"echo_us": echo_us,
+		"godot_us": godot_us,
+		"mismatches": mismatches,
+	}
+	figures.merge(_breakdown(sidecar, id, ends, count))
+	return figures
 
 
-func _queries(cells: PackedByteArray, count: int) -> Array[Vector2i]:
-	var rng: RandomNumberGenerator = RandomNumberGenerator.new()
-	rng.seed = 7
+# The GDScript side of one request, piece by piece, on the real queries and real answers.
+func _breakdown(
+	sidecar: AStarBridgeNode, id: String, ends: Array[Vector2i], count: int
+) -> Dictionary:
+	var encoder: MsgpackEncoder = MsgpackEncoder.new()
+	var decoder: MsgpackDecoder = MsgpackDecoder.new()
+	var encode_us: Array[int] = []
+	var decode_us: Array[int] = []
+	var dispatch_us: Array[int] = []
+	var response_bytes: Array[int] = []
+	for i: int in count:
+		var from: Vector2 = Vector2(ends[2 * i])
+		var to: Vector2 = Vector2(ends[2 * i + 1])
+		var answer: Dictionary = sidecar.find_path_result(id, from, to)
+		var points: PackedVector2Array = answer["points"]
+		var ids: PackedInt64Array = answer["ids"]
+		var wire: Dictionary = {
+			"status": answer["status"],
+			"points": points.to_byte_array(),
+			"nodes": ids.to_byte_array(),
+			"cost": answer["cost"],
+			"expanded": answer["expanded"],
+		}
+		var bytes: PackedByteArray = encoder.encode([1, i, null, wire])
+		response_bytes.append(bytes.size())
+		var started: int = Time.get_ticks_usec()
+		var params: Dictionary = {
+			"graph": id, "start": PathResults.endpoint(from), "goal": PathResults.endpoint(to)
+		}
+		encoder.encode_request(i, "path.find", params)
+		encode_us.append(Time.get_ticks_usec() - started)
+		started = Time.get_ticks_usec()
+		decoder.feed(bytes)
+		var message: Array = decoder.take_messages()[0]
+		decode_us.append(Time.get_ticks_usec() - started)
+		started = Time.get_ticks_usec()
+		var request: AStarBridgePathRequest = AStarBridgePathRequest.new()
+		request.finish(PathResults.path_result({"error": message[2], "result": message[3]}, 2))
+		dispatch_us.append(Time.get_ticks_usec() - started)
+	return {
+		"encode_us": encode_us,
+		"decode_us": decode_us,
+		"dispatch_us": dispatch_us,
+		"response_bytes": response_bytes,
+	}
+
+
+# 300 request_path in one frame of a game at 60 fps, FRAME_RUNS times.
+func _bench_frame(sidecar: AStarBridgeNode, map: Dictionary, agents: int) -> Dictionary:
+	var id: String = map["name"]
+	var ends: Array[Vector2i] = _ends(map)
+	agents = mini(agents, ends.size() >> 1)
+	var oracle: AStarGrid2D = _oracle(
+		Marshalls.base64_to_raw(map["cells"]), int(map["width"]), int(map["height"])
+	)
+	var godot_cpu: int = _main_thread_cpu_ns()
+	var godot_started: int = Time.get_ticks_usec()
+	for i: int in agents:
+		oracle.get_point_path(ends[2 * i], ends[2 * i + 1])
+	var godot_ms: float = (Time.get_ticks_usec() - godot_started) / 1000.0
+	var godot_cpu_ms: float = (_main_thread_cpu_ns() - godot_cpu) / 1e6
+	Engine.max_fps = GAME_FPS
+	var runs: Array[Dictionary] = []
+	for run: int in FRAME_RUNS:
+		await process_frame
+		sidecar.reset_stats()
+		var cpu: int = _main_thread_cpu_ns()
+		var started: int = Time.get_ticks_usec()
+		var requests: Array[AStarBridgePathRequest] = []
+		for i: int in agents:
+			requests.append(
+				sidecar.request_path(id, Vector2(ends[2 * i]), Vector2(ends[2 * i + 1]))
+			)
+		var send_ms: float = (Time.get_ticks_usec() - started) / 1000.0
+		var frames: int = 0
+		while _pending(requests) > 0:
+			await process_frame
+			frames += 1
+		var cpu_ms: float = (_main_thread_cpu_ns() - cpu) / 1e6
+		var stats: Dictionary = sidecar.get_stats()
+		(
+			runs
+			. append(
+				{
+					"frames": frames,
+					"ms": (Time.get_ticks_usec() - started) / 1000.0,
+					"main_thread_ms": stats["main_thread_ms"],
+					"send_ms": send_ms,
+					"main_thread_cpu_ms": cpu_ms,
+					"failures": stats["failures"],
+				}
+			)
+		)
+	Engine.max_fps = 0
+	return {
+		"map": id,
+		"agents": agents,
+		"fps": GAME_FPS,
+		"godot_ms": godot_ms,
+		"godot_cpu_ms": godot_cpu_ms,
+		"runs": runs,
+	}
+
+
+# CPU time the main thread has run, in nanoseconds (Linux schedstat; 0 elsewhere): unlike wall
+# time, it does not count the time other processes of a busy machine took the core.
+func _main_thread_cpu_ns() -> int:
+	var pid: int = OS.get_process_id()
+	var file: FileAccess = FileAccess.open(
+		"/proc/%d/task/%d/schedstat" % [pid, pid], FileAccess.READ
+	)
+	if file == null:
+		return 0
+	var fields: PackedStringArray = file.get_buffer(256).get_string_from_ascii().split(" ")
+	return fields[0].to_int()
+
+
+func _pending(requests: Array[AStarBridgePathRequest]) -> int:
+	var count: int = 0
+	for request: AStarBridgePathRequest in requests:
+		if not request.is_done():
+			count += 1
+	return count
+
+
+func _ends(map: Dictionary) -> Array[Vector2i]:
 	var ends: Array[Vector2i] = []
-	while ends.size() < count * 2:
-		var cell: Vector2i = Vector2i(rng.randi_range(0, _size - 1), rng.randi_range(0, _size - 1))
-		if cells[cell.y * _size + cell.x] == 1:
-			ends.append(cell)
+	var queries: Array = map["queries"]
+	for query: Array in queries:
+		ends.append(Vector2i(int(query[0]), int(query[1])))
+		ends.append(Vector2i(int(query[2]), int(query[3])))
 	return ends
 
 
-func _oracle(cells: PackedByteArray) -> AStarGrid2D:
+func _oracle(cells: PackedByteArray, width: int, height: int) -> AStarGrid2D:
 	var grid: AStarGrid2D = AStarGrid2D.new()
-	grid.region = Rect2i(0, 0, _size, _size)
+	grid.region = Rect2i(0, 0, width, height)
+	grid.cell_size = Vector2.ONE
 	grid.diagonal_mode = AStarGrid2D.DIAGONAL_MODE_ONLY_IF_NO_OBSTACLES
 	grid.update()
 	for i: int in cells.size():
 		if cells[i] == 0:
-			grid.set_point_solid(Vector2i(i % _size, floori(i / float(_size))))
+			grid.set_point_solid(Vector2i(i % width, floori(i / float(width))))
 	return grid
-
-
-func _bench_sync(
-	bridge: AStarBridgeNode, oracle: AStarGrid2D, queries: Array[Vector2i]
-) -> Dictionary:
-	var started: int = Time.get_ticks_usec()
-	var mismatches: int = 0
-	for i: int in _sync_queries:
-		var path: PackedVector2Array = bridge.find_path(
-			"bench", Vector2(queries[2 * i]), Vector2(queries[2 * i + 1])
-		)
-		var expected: PackedVector2Array = oracle.get_point_path(queries[2 * i], queries[2 * i + 1])
-		if absf(_length(path) - _length(expected)) > 1e-3:
-			mismatches += 1
-	var total: float = (Time.get_ticks_usec() - started) / 1000.0
-	# Start = goal: no search to speak of, so this is encode + socket + sidecar hop + decode.
-	var trivial_started: int = Time.get_ticks_usec()
-	for i: int in _sync_queries:
-		bridge.find_path("bench", Vector2(queries[2 * i]), Vector2(queries[2 * i]))
-	var trivial: float = (Time.get_ticks_usec() - trivial_started) / 1000.0
-	# The oracle's own time is measured apart and subtracted.
-	var oracle_ms: float = _time_godot(oracle, queries, _sync_queries)
-	return {
-		"sync_queries": _sync_queries,
-		"sync_round_trip_ms_mean": (total - oracle_ms) / _sync_queries,
-		"sync_trivial_round_trip_ms_mean": trivial / _sync_queries,
-		"cost_mismatches_vs_astargrid2d": mismatches,
-	}
-
-
-func _bench_many(bridge: AStarBridgeNode, queries: Array[Vector2i]) -> Dictionary:
-	var started: int = Time.get_ticks_usec()
-	var requests: Array[AStarBridgePathRequest] = []
-	for i: int in _agents:
-		requests.append(
-			bridge.request_path("bench", Vector2(queries[2 * i]), Vector2(queries[2 * i + 1]))
-		)
-	var failed: int = await _wait(requests)
-	var seconds: float = (Time.get_ticks_usec() - started) / 1e6
-	return {
-		"agents": _agents,
-		"request_path_all_ms": seconds * 1000.0,
-		"request_path_paths_per_second": _agents / seconds,
-		"request_path_failed": failed,
-	}
-
-
-func _bench_batch(bridge: AStarBridgeNode, queries: Array[Vector2i]) -> Dictionary:
-	var batch: Array[Dictionary] = []
-	for i: int in _agents:
-		batch.append({"graph": "bench", "from": queries[2 * i], "to": queries[2 * i + 1]})
-	var started: int = Time.get_ticks_usec()
-	var request: AStarBridgePathRequest = bridge.request_paths(batch)
-	var failed: int = await _wait([request])
-	var seconds: float = (Time.get_ticks_usec() - started) / 1e6
-	return {
-		"request_paths_batch_ms": seconds * 1000.0,
-		"request_paths_paths_per_second": _agents / seconds,
-		"request_paths_failed": failed,
-	}
-
-
-func _bench_godot(oracle: AStarGrid2D, queries: Array[Vector2i]) -> Dictionary:
-	var ms: float = _time_godot(oracle, queries, _agents)
-	return {
-		"astargrid2d_ms_mean": ms / _agents,
-		"astargrid2d_paths_per_second": _agents / (ms / 1000.0),
-	}
-
-
-func _time_godot(oracle: AStarGrid2D, queries: Array[Vector2i], count: int) -> float:
-	var started: int = Time.get_ticks_usec()
-	for i: int in count:
-		oracle.get_point_path(queries[2 * i], queries[2 * i + 1])
-	return (Time.get_ticks_usec() - started) / 1000.0
-
-
-func _wait(requests: Array[AStarBridgePathRequest]) -> int:
-	var pending: bool = true
-	while pending:
-		pending = false
-		for request: AStarBridgePathRequest in requests:
-			pending = pending or not request.is_done()
-		if pending:
-			await process_frame
-	var failed: int = 0
-	for request: AStarBridgePathRequest in requests:
-		if str(request.result.get("status", "")) == "error":
-			failed += 1
-	return failed
 
 
 func _length(path: PackedVector2Array) -> float:

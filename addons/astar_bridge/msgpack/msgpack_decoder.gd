@@ -24,6 +24,10 @@ const DEFAULT_MAX_LENGTH := 64 * 1024 * 1024
 ## Default of [member max_depth].
 const DEFAULT_MAX_DEPTH := 64
 
+# Strings up to this many bytes are cached (see _read_short_str), at most MAX_CACHED_STRS a length.
+const CACHED_STR_BYTES := 8
+const MAX_CACHED_STRS := 256
+
 # Returned while the buffer ends inside a value; callers look at _incomplete, not at it.
 const _INCOMPLETE: Variant = null
 
@@ -39,7 +43,8 @@ var _pos: int = 0
 # Buffer size needed before another parse attempt can get further (skips hopeless re-parses).
 var _need: int = 0
 var _incomplete: bool = false
-var _swap: PackedByteArray = PackedByteArray()
+# By length (0..8): the bytes of a short string read as an int -> the String.
+var _str_cache: Array[Dictionary] = []
 
 
 func _init(
@@ -47,7 +52,8 @@ func _init(
 ) -> void:
 	max_length = max_length_bytes
 	max_depth = max_nesting
-	_swap.resize(8)
+	for size: int in CACHED_STR_BYTES + 1:
+		_str_cache.append({})
 
 
 ## Decodes one complete value from [param bytes] (no stream state); returns
@@ -68,7 +74,13 @@ static func unpack(bytes: PackedByteArray) -> Dictionary:
 
 ## Appends [param bytes] received from the stream (ignored once in the error state).
 func feed(bytes: PackedByteArray) -> void:
-	if error.is_empty() and not bytes.is_empty():
+	if not error.is_empty() or bytes.is_empty():
+		return
+	if _pos >= _buffer.size():
+		_buffer = bytes  # nothing left over: take the bytes as they are (no copy)
+		_pos = 0
+		_need = 0
+	else:
 		_buffer.append_array(bytes)
 
 
@@ -135,19 +147,32 @@ func _fail(why: String) -> Variant:
 
 
 func _read(depth: int) -> Variant:
-	if not _has(1):
+	if _pos >= _buffer.size():
+		_incomplete = true
+		_need = _pos + 1
 		return _INCOMPLETE
 	var code: int = _buffer[_pos]
 	_pos += 1
-	if code <= 0x7f or code >= 0xe0:
-		return code if code <= 0x7f else code - 0x100
-	if code <= 0x8f:
-		return _read_map(code & 0x0f, depth)
-	if code <= 0x9f:
-		return _read_array(code & 0x0f, depth)
-	if code <= 0xbf:
-		return _read_str(code & 0x1f)
-	return _read_typed(code, depth)
+	# The most frequent codes first: fixstr (map keys), small ints, bin, floats, containers.
+	var value: Variant = code
+	if code >= 0xa0 and code <= 0xbf:
+		value = _read_str(code & 0x1f)
+	elif code <= 0x7f:
+		pass
+	elif code >= 0xe0:
+		value = code - 0x100
+	elif code == 0xc4 or code == 0xc5:
+		var size: int = _read_length(1 if code == 0xc4 else 2)
+		value = _INCOMPLETE if size < 0 else _read_bin(size)
+	elif code == 0xcb or code == 0xca:
+		value = _read_float(8 if code == 0xcb else 4)
+	elif code <= 0x8f:
+		value = _read_map(code & 0x0f, depth)
+	elif code <= 0x9f:
+		value = _read_array(code & 0x0f, depth)
+	else:
+		value = _read_typed(code, depth)
+	return value
 
 
 # Every code from 0xc0 to 0xdf: one byte says the type, a big-endian header may follow.
@@ -226,11 +251,11 @@ func _read_sint(width: int) -> Variant:
 func _read_float(width: int) -> Variant:
 	if not _has(width):
 		return _INCOMPLETE
-	# msgpack is big-endian, decode_float/decode_double little-endian: reverse into _swap.
-	for i: int in width:
-		_swap[i] = _buffer[_pos + width - 1 - i]
+	# msgpack is big-endian, decode_float/decode_double little-endian: reverse a copy.
+	var swapped: PackedByteArray = _buffer.slice(_pos, _pos + width)
+	swapped.reverse()
 	_pos += width
-	return _swap.decode_float(0) if width == 4 else _swap.decode_double(0)
+	return swapped.decode_float(0) if width == 4 else swapped.decode_double(0)
 
 
 func _read_str(size: int) -> Variant:
@@ -238,8 +263,30 @@ func _read_str(size: int) -> Variant:
 		return _fail("declared length %d exceeds the maximum %d" % [size, max_length])
 	if not _has(size):
 		return _INCOMPLETE
+	if size <= CACHED_STR_BYTES and _pos + 8 <= _buffer.size():
+		return _read_short_str(size)
 	var text: String = _buffer.slice(_pos, _pos + size).get_string_from_utf8()
 	_pos += size
+	return text
+
+
+# Strings of up to 8 bytes (map keys, statuses, codes) come from a cache keyed by their bytes
+# read as one int, so the common ones are never sliced and decoded again.
+func _read_short_str(size: int) -> String:
+	var key: int = _buffer.decode_s64(_pos)
+	if size < 8:
+		key &= (1 << (size * 8)) - 1
+	var cache: Dictionary = _str_cache[size]
+	var cached: Variant = cache.get(key)
+	if cached != null:
+		_pos += size
+		var known: String = cached
+		return known
+	var text: String = _buffer.slice(_pos, _pos + size).get_string_from_utf8()
+	_pos += size
+	if cache.size() >= MAX_CACHED_STRS:
+		cache.clear()
+	cache[key] = text
 	return text
 
 
@@ -268,9 +315,15 @@ func _read_map(count: int, depth: int) -> Variant:
 		return _fail("nesting deeper than %d" % max_depth)
 	var map: Dictionary = {}
 	for i: int in count:
-		var key: Variant = _read(depth + 1)
-		if _incomplete or not error.is_empty():
-			return _INCOMPLETE
+		var key: Variant = null
+		var code: int = _buffer[_pos] if _pos < _buffer.size() else 0
+		if code >= 0xa0 and code <= 0xa0 + CACHED_STR_BYTES and _pos + 9 <= _buffer.size():
+			_pos += 1  # a short fixstr key, the usual case: straight from the cache
+			key = _read_short_str(code & 0x1f)
+		else:
+			key = _read(depth + 1)
+			if _incomplete or not error.is_empty():
+				return _INCOMPLETE
 		var value: Variant = _read(depth + 1)
 		if _incomplete or not error.is_empty():
 			return _INCOMPLETE

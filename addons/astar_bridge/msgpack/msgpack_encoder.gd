@@ -15,11 +15,17 @@ extends RefCounted
 
 ## Deepest nesting of arrays/maps encoded; deeper (or cyclic) values are an error.
 const MAX_DEPTH := 100
+## Strings up to this many bytes have their encoding cached (keys, method names, graph ids).
+const MAX_CACHED_STR := 31
+## Most cached strings; the cache starts over when full.
+const MAX_CACHED_STRS := 256
 
 ## Why the last [method encode] failed, or "" when it succeeded.
 var error: String = ""
 
 var _out: StreamPeerBuffer = StreamPeerBuffer.new()
+# Short strings (method names, map keys, graph ids) -> their whole encoding, header included.
+var _str_cache: Dictionary = {}
 
 
 func _init() -> void:
@@ -47,36 +53,59 @@ func encode(value: Variant) -> PackedByteArray:
 	return _out.data_array
 
 
+## Encodes the msgpack-RPC request [code][0, msgid, method, [params]][/code] without building
+## the message array; the same bytes as [code]encode([0, msgid, method, [params]])[/code].
+func encode_request(msgid: int, method: String, params: Dictionary) -> PackedByteArray:
+	error = ""
+	_out.clear()
+	_out.put_u8(0x94)
+	_out.put_u8(0)
+	_write_int(msgid)
+	_write_string(method)
+	_out.put_u8(0x91)
+	_write_map(params, 1)
+	if not error.is_empty():
+		_out.clear()
+		return PackedByteArray()
+	return _out.data_array
+
+
 func _write(value: Variant, depth: int) -> void:
 	if not error.is_empty():
 		return
-	match typeof(value):
-		TYPE_NIL:
-			_out.put_u8(0xc0)
-		TYPE_BOOL:
-			_out.put_u8(0xc3 if value else 0xc2)
-		TYPE_INT:
-			var whole: int = value
+	# The common types first, by plain comparisons (cheaper than a match on every value).
+	var type: int = typeof(value)
+	if type == TYPE_STRING or type == TYPE_STRING_NAME:
+		_write_string(str(value))
+	elif type == TYPE_FLOAT:
+		var real: float = value
+		_out.put_u8(0xcb)
+		_out.put_double(real)
+	elif type == TYPE_INT:
+		var whole: int = value
+		if whole >= 0 and whole < 0x80:
+			_out.put_u8(whole)
+		else:
 			_write_int(whole)
-		TYPE_FLOAT:
-			var real: float = value
-			_out.put_u8(0xcb)
-			_out.put_double(real)
-		TYPE_STRING, TYPE_STRING_NAME:
-			_write_str(str(value).to_utf8_buffer())
-		TYPE_PACKED_BYTE_ARRAY:
-			var bytes: PackedByteArray = value
-			_write_bin(bytes)
-		TYPE_DICTIONARY:
-			var map: Dictionary = value
-			_write_map(map, depth)
-		TYPE_VECTOR2, TYPE_VECTOR3, TYPE_VECTOR2I, TYPE_VECTOR3I:
-			_write_vector(value)
-		_:
-			if typeof(value) == TYPE_ARRAY or _is_packed_array(typeof(value)):
-				_write_array(value, depth)
-			else:
-				error = "cannot encode a value of type %s" % type_string(typeof(value))
+	elif type == TYPE_DICTIONARY:
+		var map: Dictionary = value
+		_write_map(map, depth)
+	elif type == TYPE_ARRAY:
+		var array: Array = value
+		_write_items(array, depth)
+	elif type == TYPE_NIL:
+		_out.put_u8(0xc0)
+	elif type == TYPE_BOOL:
+		_out.put_u8(0xc3 if value else 0xc2)
+	elif type == TYPE_PACKED_BYTE_ARRAY:
+		var bytes: PackedByteArray = value
+		_write_bin(bytes)
+	elif type in [TYPE_VECTOR2, TYPE_VECTOR3, TYPE_VECTOR2I, TYPE_VECTOR3I]:
+		_write_vector(value)
+	elif _is_packed_array(type):
+		_write_array(value, depth)
+	else:
+		error = "cannot encode a value of type %s" % type_string(type)
 
 
 func _write_int(value: int) -> void:
@@ -109,6 +138,24 @@ func _write_int(value: int) -> void:
 	else:
 		_out.put_u8(0xd3)
 		_out.put_64(value)
+
+
+func _write_string(text: String) -> void:
+	var cached: Variant = _str_cache.get(text)
+	if cached != null:
+		var known: PackedByteArray = cached
+		_out.put_data(known)
+		return
+	var utf8: PackedByteArray = text.to_utf8_buffer()
+	if utf8.size() > MAX_CACHED_STR:
+		_write_str(utf8)
+		return
+	var encoded: PackedByteArray = PackedByteArray([0xa0 | utf8.size()])  # a fixstr
+	encoded.append_array(utf8)
+	if _str_cache.size() >= MAX_CACHED_STRS:
+		_str_cache.clear()
+	_str_cache[text] = encoded
+	_out.put_data(encoded)
 
 
 func _write_str(utf8: PackedByteArray) -> void:
@@ -146,11 +193,15 @@ func _write_array(items: Variant, depth: int) -> void:
 		error = "nesting deeper than %d (a cycle?)" % MAX_DEPTH
 		return
 	var array: Array = []
-	if items is Array:
-		array = items
-	else:
-		for item: Variant in items:  # a packed array: its elements as plain values
-			array.append(item)
+	for item: Variant in items:  # a packed array: its elements as plain values
+		array.append(item)
+	_write_items(array, depth)
+
+
+func _write_items(array: Array, depth: int) -> void:
+	if depth >= MAX_DEPTH:
+		error = "nesting deeper than %d (a cycle?)" % MAX_DEPTH
+		return
 	_write_container_header(array.size(), 0x90, 0xdc, 0xdd)
 	for item: Variant in array:
 		_write(item, depth + 1)

@@ -27,12 +27,21 @@ enum State { CLOSED, CONNECTING, OPEN }
 
 const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encoder.gd")
 const MsgpackDecoder = preload("res://addons/astar_bridge/msgpack/msgpack_decoder.gd")
+const SocketThread = preload("res://addons/astar_bridge/rpc/socket_thread.gd")
 
 const REQUEST := 0
 const RESPONSE := 1
 const NOTIFICATION := 2
 const MAX_MSGID := 0xffffffff
 const READ_CHUNK := 65536
+
+## [method Time.get_ticks_msec] when the server last sent anything (or the connection opened).
+var last_received_ms: int = 0
+## Set before [method connect_to]: asynchronous requests are encoded, written, read, decoded
+## and transformed on a thread of the connection's own (rpc/socket_thread.gd), so the main
+## thread only dispatches finished results; [method call_sync] still reads the socket itself
+## (the thread waits meanwhile).
+var threaded: bool = false
 
 var _tcp: StreamPeerTCP = StreamPeerTCP.new()
 var _state: State = State.CLOSED
@@ -50,12 +59,32 @@ var _done: Dictionary = {}
 var _last_send_failure: Dictionary = {}
 # Encoded requests not yet written (see request(..., buffered)); flush() writes them at once.
 var _outbox: PackedByteArray = PackedByteArray()
+# msgid -> transform of its response (see request()).
+var _transforms: Dictionary = {}
+# Every use of _tcp and _decoder is under _io (the connection's thread uses them too).
+var _io: Mutex = Mutex.new()
+var _reader: SocketThread = null
+# call_sync calls running (a callback inside one may close the connection).
+var _in_sync: int = 0
+# Threads of closed connections, joined once they ended.
+var _retired: Array[SocketThread] = []
+
+
+func _notification(what: int) -> void:
+	# No method of this script can run here: the threads are stopped and joined inline.
+	if what == NOTIFICATION_PREDELETE:
+		if _reader != null:
+			_reader.stop()
+			_reader.join()
+		for reader: SocketThread in _retired:
+			reader.join()
 
 
 ## Starts connecting to [param host]:[param port]; finish with [method poll] or
 ## [method wait_connected]. Returns the error of [method StreamPeerTCP.connect_to_host].
 func connect_to(host: String, port: int) -> Error:
 	close("reconnecting")
+	_join_retired()
 	_tcp = StreamPeerTCP.new()
 	_decoder.reset()
 	var err: Error = _tcp.connect_to_host(host, port)
@@ -92,33 +121,60 @@ func get_pending_count() -> int:
 
 
 ## Sends a request; [param on_done] gets the response map from [method poll] (or at once, when
-## the request cannot be sent). With [param buffered] the bytes wait for [method flush] (or the
-## next [method call_sync]), so many requests of one frame go out in one write.
-## Returns the msgid, or -1 when it could not be sent.
+## the request cannot be sent), or [code]transform.call(response)[/code] when [param transform]
+## is valid (on the connection's thread when [member threaded], for local failures too). With
+## [param buffered] the bytes wait for [method flush] (or the next [method call_sync]), so many
+## requests of one frame go out in one write. Returns the msgid, or -1 when it could not be sent.
 func request(
-	method: String, params: Dictionary, on_done: Callable, timeout_ms: int, buffered: bool = false
+	method: String,
+	params: Dictionary,
+	on_done: Callable,
+	timeout_ms: int,
+	buffered: bool = false,
+	transform: Callable = Callable()
 ) -> int:
-	var msgid: int = _send_request(method, params, on_done, timeout_ms, buffered)
+	var msgid: int = -1
+	if threaded and _reader != null and _state == State.OPEN:
+		msgid = _register(on_done, timeout_ms, transform)
+		_reader.send(msgid, method, params, transform)
+		return msgid
+	msgid = _send_request(method, params, on_done, timeout_ms, buffered)
 	if msgid < 0 and on_done.is_valid():
-		on_done.call(_last_send_failure)
+		on_done.call(_transformed(transform, _last_send_failure))
+	elif msgid >= 0 and transform.is_valid():
+		_transforms[msgid] = transform
 	return msgid
 
 
-## Sends a request and polls (sleeping 100 microseconds between polls) until its response,
-## a disconnect or [param timeout_ms]; returns the response map.
+## Sends a request and waits for its response, a disconnect or [param timeout_ms]; returns the
+## response map. It never sleeps: it polls the socket in a tight loop until the answer is there
+## (a sleep between polls costs more than the round trip itself on loopback). Answers of
+## asynchronous requests that arrive meanwhile are dispatched as usual.
 func call_sync(method: String, params: Dictionary, timeout_ms: int) -> Dictionary:
+	_io.lock()  # the connection's thread waits meanwhile: this call reads the socket itself
+	_in_sync += 1
+	_poll_reader()
+	_write_drained()
 	var msgid: int = _send_request(method, params, Callable(), timeout_ms, false)
 	if msgid < 0:
+		_in_sync -= 1
+		_io.unlock()
 		return _last_send_failure
 	var deadline: int = Time.get_ticks_usec() + timeout_ms * 1000
-	while not _done.has(msgid):
-		poll()
-		if _done.has(msgid):
-			break
-		if Time.get_ticks_usec() >= deadline:
+	var timed_out: bool = false
+	while not _done.has(msgid) and _state == State.OPEN:
+		if _read_socket() == 0 and Time.get_ticks_usec() >= deadline:
 			_forget(msgid)
-			return error_response("timeout", "%s: no answer within %d ms" % [method, timeout_ms])
-		OS.delay_usec(100)
+			timed_out = true
+			break
+	_in_sync -= 1
+	_io.unlock()
+	if _in_sync == 0:
+		_join_retired()
+	if timed_out:
+		return error_response("timeout", "%s: no answer within %d ms" % [method, timeout_ms])
+	if not _done.has(msgid):
+		return error_response("disconnected", "%s: the connection closed" % method)
 	var response: Dictionary = _done[msgid]
 	_done.erase(msgid)
 	return response
@@ -130,7 +186,9 @@ func flush() -> Error:
 		return OK
 	var bytes: PackedByteArray = _outbox
 	_outbox = PackedByteArray()
+	_io.lock()
 	var err: Error = _tcp.put_data(bytes)
+	_io.unlock()
 	if err != OK:
 		close("send failed: %s" % error_string(err))
 	return err
@@ -143,38 +201,30 @@ func notify(method: String, params: Dictionary) -> Error:
 	return _write([NOTIFICATION, method, [params]])
 
 
-## Reads what the socket has, dispatches whole messages, fails requests past their deadline.
-## Returns the number of messages handled. Never blocks.
+## Reads what the socket has (or takes what the connection's thread read), dispatches whole
+## messages, fails requests past their deadline. Returns the number of messages handled. Never
+## blocks.
 func poll() -> int:
 	if _state == State.CLOSED:
 		return 0
-	_tcp.poll()
-	var status: StreamPeerTCP.Status = _tcp.get_status()
 	if _state == State.CONNECTING:
+		_tcp.poll()
+		var status: StreamPeerTCP.Status = _tcp.get_status()
 		if status == StreamPeerTCP.STATUS_CONNECTED:
 			_state = State.OPEN
 			_tcp.set_no_delay(true)
+			last_received_ms = Time.get_ticks_msec()
+			if threaded:
+				_reader = SocketThread.new()
+				_reader.start(_tcp, _decoder, _io)
 		elif status != StreamPeerTCP.STATUS_CONNECTING:
 			close("cannot connect")
 		return 0
-	if status != StreamPeerTCP.STATUS_CONNECTED:
-		close("connection closed by the server")
-		return 0
-	var handled: int = 0
-	var available: int = _tcp.get_available_bytes()
-	while available > 0:
-		var got: Array = _tcp.get_partial_data(mini(available, READ_CHUNK))
-		var data: PackedByteArray = got[1]
-		if got[0] != OK or data.is_empty():
-			break
-		_decoder.feed(data)
-		for message: Variant in _decoder.take_messages():
-			_dispatch(message)
-			handled += 1
-		if _decoder.has_error():
-			close("undecodable stream from the server: %s" % _decoder.error)
-			return handled
-		available = _tcp.get_available_bytes() if _state == State.OPEN else 0
+	var handled: int = _poll_reader() if _reader != null else 0
+	if _reader == null and _state == State.OPEN:
+		_io.lock()
+		handled += _read_socket()
+		_io.unlock()
 	_expire_deadlines()
 	return handled
 
@@ -184,7 +234,10 @@ func close(reason: String = "closed") -> void:
 	var was_open: bool = _state != State.CLOSED
 	_state = State.CLOSED
 	_outbox = PackedByteArray()
+	_retire_reader()
+	_io.lock()
 	_tcp.disconnect_from_host()
+	_io.unlock()
 	fail_pending("disconnected", reason)
 	if was_open:
 		disconnected.emit(reason)
@@ -198,6 +251,7 @@ func fail_pending(code: String, message: String) -> void:
 	for msgid: int in pending:
 		var on_done: Callable = pending[msgid]
 		_deliver(on_done, msgid, error_response(code, message))
+	_transforms.clear()
 
 
 ## The response map of a local failure.
@@ -211,17 +265,12 @@ func _send_request(
 	if _state != State.OPEN:
 		_last_send_failure = error_response("not_connected", "%s: not connected" % method)
 		return -1
-	_next_msgid = 0 if _next_msgid >= MAX_MSGID else _next_msgid + 1
-	var msgid: int = _next_msgid
-	var bytes: PackedByteArray = _encoder.encode([REQUEST, msgid, method, [params]])
+	var msgid: int = _next_id()
+	var bytes: PackedByteArray = _encoder.encode_request(msgid, method, params)
 	if not _encoder.error.is_empty():
 		_last_send_failure = error_response("encode_failed", "%s: %s" % [method, _encoder.error])
 		return -1
-	_pending[msgid] = on_done
-	var deadline: int = Time.get_ticks_usec() + timeout_ms * 1000
-	_deadlines[msgid] = deadline
-	if _deadlines.size() == 1 or deadline < _next_deadline:
-		_next_deadline = deadline
+	_register(on_done, timeout_ms, Callable(), msgid)
 	if buffered:
 		_outbox.append_array(bytes)
 		return msgid
@@ -235,6 +284,118 @@ func _send_request(
 		)
 		return -1
 	return msgid
+
+
+func _next_id() -> int:
+	_next_msgid = 0 if _next_msgid >= MAX_MSGID else _next_msgid + 1
+	return _next_msgid
+
+
+# Records a request as pending (a new msgid unless [param msgid] is given); returns its msgid.
+func _register(on_done: Callable, timeout_ms: int, transform: Callable, msgid: int = -1) -> int:
+	if msgid < 0:
+		msgid = _next_id()
+	_pending[msgid] = on_done
+	if transform.is_valid():
+		_transforms[msgid] = transform
+	var deadline: int = Time.get_ticks_usec() + timeout_ms * 1000
+	_deadlines[msgid] = deadline
+	if _deadlines.size() == 1 or deadline < _next_deadline:
+		_next_deadline = deadline
+	return msgid
+
+
+# Under _io: reads what the socket has and dispatches it; the number of messages handled.
+func _read_socket() -> int:
+	_tcp.poll()
+	if _tcp.get_status() != StreamPeerTCP.STATUS_CONNECTED:
+		close("connection closed by the server")
+		return 0
+	var handled: int = 0
+	var available: int = _tcp.get_available_bytes()
+	while available > 0:
+		var got: Array = _tcp.get_partial_data(mini(available, READ_CHUNK))
+		var data: PackedByteArray = got[1]
+		if got[0] != OK or data.is_empty():
+			break
+		last_received_ms = Time.get_ticks_msec()
+		_decoder.feed(data)
+		for message: Variant in _decoder.take_messages():
+			_dispatch(message)
+			handled += 1
+		if _decoder.has_error():
+			close("undecodable stream from the server: %s" % _decoder.error)
+			return handled
+		available = _tcp.get_available_bytes() if _state == State.OPEN else 0
+	return handled
+
+
+# Dispatches what the connection's thread decoded; closes when it saw the connection end.
+func _poll_reader() -> int:
+	if _reader == null:
+		return 0
+	last_received_ms = maxi(last_received_ms, _reader.last_received_ms)
+	var items: Array[Array] = _reader.take()
+	for item: Array in items:
+		if item[2]:
+			var message: Array = item[0]
+			var msgid: int = message[1]
+			_deliver_transformed(msgid, item[1])
+		else:
+			_dispatch(item[0])
+	var why: String = _reader.failure() if _reader != null else ""
+	if not why.is_empty():
+		close(why)
+	return items.size()
+
+
+func _deliver_transformed(msgid: int, value: Variant) -> void:
+	if not _pending.has(msgid):
+		return  # the request already timed out or failed
+	var on_done: Callable = _pending[msgid]
+	_forget(msgid)
+	_transforms.erase(msgid)
+	if on_done.is_valid():
+		on_done.call(value)
+
+
+# Under _io: the requests handed to the connection's thread and not written yet go into the
+# outbox first, so the stream keeps the order in which requests were made.
+func _write_drained() -> void:
+	if _reader == null:
+		return
+	for item: Array in _reader.drain():
+		var msgid: int = item[0]
+		var method: String = item[1]
+		var params: Dictionary = item[2]
+		var bytes: PackedByteArray = _encoder.encode_request(msgid, method, params)
+		if _encoder.error.is_empty():
+			_outbox.append_array(bytes)
+		elif _pending.has(msgid):
+			var on_done: Callable = _pending[msgid]
+			_forget(msgid)
+			_deliver(on_done, msgid, error_response("encode_failed", _encoder.error))
+
+
+# Stops the connection's thread; it is joined at once unless a call_sync (which holds the I/O
+# mutex the thread may wait for) is running, else when that call returns.
+func _retire_reader() -> void:
+	if _reader != null:
+		_reader.stop()
+		_retired.append(_reader)
+		_reader = null
+	if _in_sync == 0:
+		_join_retired()
+
+
+func _join_retired() -> void:
+	for reader: SocketThread in _retired:
+		reader.join()  # stopped: it ends within one turn
+	_retired.clear()
+
+
+static func _transformed(transform: Callable, response: Dictionary) -> Variant:
+	return transform.call(response) if transform.is_valid() else response
 
 
 func _write(message: Array) -> Error:
@@ -271,8 +432,10 @@ func _dispatch(message: Variant) -> void:
 
 
 func _deliver(on_done: Callable, msgid: int, response: Dictionary) -> void:
+	var transform: Callable = _transforms.get(msgid, Callable())
+	_transforms.erase(msgid)
 	if on_done.is_valid():
-		on_done.call(response)
+		on_done.call(_transformed(transform, response))
 	else:
 		_done[msgid] = response
 
@@ -301,7 +464,4 @@ func _expire_deadlines() -> void:
 		var on_done: Callable = _pending.get(msgid, Callable())
 		_forget(msgid)
 		# A call_sync enforces its own deadline; only asynchronous requests expire here.
-		if on_done.is_valid():
-			on_done.call(error_response("timeout", "no answer in time (msgid %d)" % msgid))
-		else:
-			_done[msgid] = error_response("timeout", "no answer in time (msgid %d)" % msgid)
+		_deliver(on_done, msgid, error_response("timeout", "no answer in time (msgid %d)" % msgid))

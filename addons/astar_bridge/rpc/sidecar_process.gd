@@ -108,6 +108,22 @@ func poll() -> Dictionary:
 	return announcement
 
 
+## The program to launch and its first arguments: [code][python, "-m", "bridge"][/code] with
+## [param env_python] (the [code]ASTAR_BRIDGE_PYTHON[/code] variable) when set, else the bundled
+## sidecar ([method bundled_program]) when there is one, else [param python_executable]. A
+## relative python path with a slash is taken from the project folder.
+static func command(env_python: String, python_executable: String) -> PackedStringArray:
+	var python: String = env_python
+	if python.is_empty():
+		var bundled: String = bundled_program()
+		if not bundled.is_empty():
+			return PackedStringArray([bundled])
+		python = python_executable
+	if python.contains("/") and python.is_relative_path():
+		python = ProjectSettings.globalize_path("res://").path_join(python).simplify_path()
+	return PackedStringArray([python, "-m", "bridge"])
+
+
 ## The self-contained sidecar beside the game's executable, or beside the main pack of a
 ## [code]--main-pack[/code] run, as an absolute path; "" when there is none.
 static func bundled_program() -> String:
