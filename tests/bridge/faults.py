@@ -113,8 +113,8 @@ def _fuzz_value(rnd: random.Random, depth: int) -> Any:
     pick = rnd.random()
     if pick < 0.04:  # deep nesting: a list or a map hundreds of levels down
         value: Any = rnd.choice(_SCALARS)
-        for _ in range(rnd.choice([8, 33, 100, 400, 900])):
-            value = [value] if rnd.random() < 0.5 else {"id": value}
+        for _ in range(rnd.choice([8, 33, 100, 400, 700, 1000])):  # msgpack itself stops at 1024
+            value = [value] if rnd.random() < 0.3 else {"id": value}
         return value
     if pick < 0.06:  # long strings and bins
         return rnd.choice(["x" * 5000, b"\x01" * 5000, [1] * 3000])
