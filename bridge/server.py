@@ -28,6 +28,10 @@ log = logging.getLogger("bridge.server")
 DRAIN_SECONDS = 30.0
 """How long a half-closed connection may wait for its pending answers."""
 
+GRACE_SECONDS = 0.5
+"""A second look for bytes after a hello or read deadline passes: when the event loop was held up
+(e.g. validating a big load) the timer can fire before bytes that arrived in time are read."""
+
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
@@ -220,5 +224,9 @@ class _Deadlines:
         when, why = min(active)
         try:
             return await asyncio.wait_for(reader.read(READ_CHUNK), max(0.0, when - self.loop.time()))
+        except TimeoutError:
+            pass
+        try:  # bytes that came in time while the loop was busy (a big load) are in the buffer now
+            return await asyncio.wait_for(reader.read(READ_CHUNK), GRACE_SECONDS)
         except TimeoutError:
             raise TimeoutError(why) from None
