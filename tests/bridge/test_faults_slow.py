@@ -3,6 +3,8 @@ sidecar keeps serving everyone else."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -89,3 +91,16 @@ def test_connections_past_the_cap_are_closed_and_a_freed_place_is_reused(spawn_s
     finally:
         for client in held:
             client.close()
+
+
+@pytest.mark.parametrize("option", ["--read-timeout", "--hello-timeout", "--max-connections", "--max-depth"])
+def test_serve_refuses_a_limit_that_is_not_positive(option: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bridge", "serve", option, "0", "--no-stdin-watch"],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert option[2:].replace("-", "_").encode() in done.stderr
+    assert done.stdout == b""  # never announced
