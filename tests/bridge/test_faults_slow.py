@@ -3,6 +3,7 @@ sidecar keeps serving everyone else."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import time
@@ -104,3 +105,27 @@ def test_serve_refuses_a_limit_that_is_not_positive(option: str) -> None:
     assert done.returncode == 2
     assert option[2:].replace("-", "_").encode() in done.stderr
     assert done.stdout == b""  # never announced
+
+
+def test_a_peer_that_never_reads_its_answers_is_closed_past_the_buffer_cap(
+    spawn_sidecar: SpawnSidecar,
+) -> None:
+    sidecar = spawn_sidecar("--workers", "1", "--max-buffered-bytes", "200000")
+    with sidecar.connect() as owner:
+        owner.load_grid("slow-line", np.ones((1, 2000)), diagonal="never")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the kernel holds little for us
+    sock.settimeout(20)
+    with sock:
+        sock.connect((sidecar.host, sidecar.port))
+        sock.sendall(hello(sidecar))
+        assert read_answers(sock, 1)[0][0][2] is None
+        find = {"graph": "slow-line", "start": [0, 0], "goal": [1999, 0]}  # 32 KB per answer
+        for i in range(200):  # 6 MB of answers nobody reads
+            if not send_quietly(sock, request(i + 1, "path.find", find)):
+                break
+        time.sleep(2)  # the answers pile up in the sidecar meanwhile
+        answers, closed = read_answers(sock)
+    assert closed
+    assert len(answers) < 200
+    _served(sidecar)
