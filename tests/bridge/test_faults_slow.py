@@ -3,14 +3,19 @@ sidecar keeps serving everyone else."""
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import bridge
+from bridge.cli import _config, _parser
+from bridge.protocol import Limits
 from bridge.sidecar import Sidecar
 from tests.bridge.conftest import SpawnSidecar
 from tests.bridge.faults import closed_within, connect, hello, read_answers, request, send_quietly
@@ -129,3 +134,19 @@ def test_a_peer_that_never_reads_its_answers_is_closed_past_the_buffer_cap(
     assert closed
     assert len(answers) < 200
     _served(sidecar)
+
+
+def test_every_limit_is_a_serve_option_and_a_protocol_row() -> None:
+    table = (Path(bridge.__file__).parent / "PROTOCOL.md").read_text()
+    rows = table[table.index("## Limits") :]
+    for limit in dataclasses.fields(Limits):
+        option = "--" + limit.name.replace("_", "-")
+        assert f"`{option}`" in rows, option
+        doubled = getattr(Limits(), limit.name) * 2
+        assert main_args(option, str(doubled)) == doubled
+
+
+def main_args(option: str, value: str) -> object:
+    """The limit ``serve`` passes to the server when given ``option value``."""
+    limits = _config(_parser().parse_args(["serve", option, value])).limits
+    return getattr(limits, option[2:].replace("-", "_"))
