@@ -155,48 +155,25 @@ class MessageStream:
         self._broken = True
         raise StreamError(why)
 
-    def _scan(self) -> int | None:  # noqa: PLR0912  (one loop over msgpack's first bytes)
+    def _scan(self) -> int | None:
         """Scan headers from ``_pos``; the end of the current message, or None while incomplete."""
         buffer, size, pos, open_ = self._buffer, len(self._buffer), self._pos, self._open
-        limits = self.limits
-        limit_end = self._start + limits.max_bytes
+        limit_end = self._start + self.limits.max_bytes
         while pos < size:
-            first = buffer[pos]
-            fixed = _FIXED[first]
-            if fixed:
+            fixed = _FIXED[buffer[pos]]
+            if fixed:  # the common case, kept inline: a scalar of known size
                 if pos + fixed > size:
                     break
                 pos += fixed
                 if pos > limit_end:
-                    raise StreamError(f"a message passes {limits.max_bytes} bytes")
+                    raise StreamError(f"a message passes {self.limits.max_bytes} bytes")
             else:
-                width = _LENGTH_BYTES[first]
-                if width < 0:
-                    raise StreamError(f"byte 0x{first:02x} is not msgpack")
-                if pos + 1 + width > size:
+                after = self._variable(pos, size, limit_end)
+                if after is None:
                     break
-                count = int.from_bytes(buffer[pos + 1 : pos + 1 + width], "big") if width else first & 0x0F
-                what = _COUNTS[first]
-                if what in (1, 2):  # an array or a map
-                    count *= what
-                    if len(open_) >= limits.max_depth:
-                        raise StreamError(f"a message nests deeper than {limits.max_depth}")
-                    self._items += count
-                    if self._items > limits.max_items:
-                        raise StreamError(f"a message holds more than {limits.max_items} items")
-                    pos += 1 + width
-                    if pos + count > limit_end:  # every value takes at least one byte
-                        raise StreamError(f"a message passes {limits.max_bytes} bytes")
-                    if count:
-                        open_.append(count)
-                        continue
-                else:  # bin, str or ext: a body of ``count`` bytes (+ the ext type byte)
-                    end = pos + 1 + width + count + (what == 3)
-                    if end > limit_end:
-                        raise StreamError(f"a message passes {limits.max_bytes} bytes")
-                    if end > size:
-                        break
-                    pos = end
+                pos, opened = after
+                if opened:
+                    continue
             # one value is complete: close every container it completes
             while open_:
                 open_[-1] -= 1
@@ -207,3 +184,32 @@ class MessageStream:
                 return pos
         self._pos = pos
         return None
+
+    def _variable(self, pos: int, size: int, limit_end: int) -> tuple[int, bool] | None:
+        """The header at ``pos`` with a length field: where the next value starts and whether an
+        array or map was opened; None while the header (or a bin/str/ext body) is incomplete."""
+        first, limits = self._buffer[pos], self.limits
+        width = _LENGTH_BYTES[first]
+        if width < 0:
+            raise StreamError(f"byte 0x{first:02x} is not msgpack")
+        if pos + 1 + width > size:
+            return None
+        count = int.from_bytes(self._buffer[pos + 1 : pos + 1 + width], "big") if width else first & 0x0F
+        what = _COUNTS[first]
+        if what in (1, 2):  # an array or a map: checked before any of its values arrives
+            count *= what
+            if len(self._open) >= limits.max_depth:
+                raise StreamError(f"a message nests deeper than {limits.max_depth}")
+            self._items += count
+            if self._items > limits.max_items:
+                raise StreamError(f"a message holds more than {limits.max_items} items")
+            pos += 1 + width
+            if pos + count > limit_end:  # every value takes at least one byte
+                raise StreamError(f"a message passes {limits.max_bytes} bytes")
+            if count:
+                self._open.append(count)
+            return pos, bool(count)
+        end = pos + 1 + width + count + (what == 3)  # bin, str or ext (+ its type byte)
+        if end > limit_end:
+            raise StreamError(f"a message passes {limits.max_bytes} bytes")
+        return (end, False) if end <= size else None
