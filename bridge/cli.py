@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import ipaddress
 import json
 import logging
@@ -24,6 +25,7 @@ import sys
 import threading
 
 from bridge import build_hierarchy_cli, warm_up_cli
+from bridge.logs import start_logging
 from bridge.protocol import Limits
 from bridge.server import Server, ServerConfig
 
@@ -49,12 +51,14 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-stdin-watch", action="store_true", help="keep running when stdin closes")
     serve.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     defaults = Limits()
-    serve.add_argument("--max-message-bytes", type=int, default=defaults.max_message_bytes)
-    serve.add_argument("--max-graph-nodes", type=int, default=defaults.max_graph_nodes)
-    serve.add_argument("--max-graphs", type=int, default=defaults.max_graphs)
-    serve.add_argument("--max-expansions", type=int, default=defaults.max_expansions)
-    serve.add_argument("--max-pending", type=int, default=defaults.max_pending)
-    serve.add_argument("--max-batch", type=int, default=defaults.max_batch)
+    for limit in dataclasses.fields(Limits):  # --max-message-bytes ... --read-timeout, one per limit
+        default = getattr(defaults, limit.name)
+        serve.add_argument(
+            "--" + limit.name.replace("_", "-"),
+            type=type(default),
+            default=default,
+            help=f"(default {default}; see bridge/PROTOCOL.md, Limits)",
+        )
     build_hierarchy_cli.add_parser(commands)
     warm_up_cli.add_parser(commands)
     return parser
@@ -79,14 +83,7 @@ def _read_token_line() -> str:
 
 
 def _config(args: argparse.Namespace) -> ServerConfig:
-    limits = Limits(
-        max_message_bytes=args.max_message_bytes,
-        max_graph_nodes=args.max_graph_nodes,
-        max_graphs=args.max_graphs,
-        max_expansions=args.max_expansions,
-        max_pending=args.max_pending,
-        max_batch=args.max_batch,
-    )
+    limits = Limits(**{limit.name: getattr(args, limit.name) for limit in dataclasses.fields(Limits)})
     return ServerConfig(
         host=args.host,
         port=args.port,
@@ -117,12 +114,12 @@ def _watch_stdin(loop: asyncio.AbstractEventLoop, server: Server) -> None:
     threading.Thread(target=wait, name="stdin-watch", daemon=True).start()
 
 
-async def _serve(args: argparse.Namespace) -> None:
-    server = Server(_config(args))
+async def _serve(config: ServerConfig, no_stdin_watch: bool) -> None:
+    server = Server(config)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, server.stop)
-    if not args.no_stdin_watch:
+    if not no_stdin_watch:
         _watch_stdin(loop, server)
     await server.run(_announce)
 
@@ -134,11 +131,14 @@ def main(argv: list[str] | None = None) -> int:
         return build_hierarchy_cli.run(args)
     if args.command == "warm-up":
         return warm_up_cli.run(args)
-    logging.basicConfig(
-        level=getattr(logging, args.log_level),
-        stream=sys.stderr,
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
-    )
+    listener = start_logging(getattr(logging, args.log_level))  # never blocks on a full stderr
+    try:
+        return _run_serve(args)
+    finally:
+        listener.stop()
+
+
+def _run_serve(args: argparse.Namespace) -> int:
     if not args.allow_remote and not _is_loopback(args.host):
         log.error("refusing to bind %s: not a loopback address (pass --allow-remote)", args.host)
         return 2
@@ -147,5 +147,10 @@ def main(argv: list[str] | None = None) -> int:
             log.error("--token and --token-stdin exclude each other")
             return 2
         args.token = _read_token_line()
-    asyncio.run(_serve(args))
+    try:
+        config = _config(args)
+    except ValueError as exc:  # a limit that is not positive
+        log.error("%s", exc)
+        return 2
+    asyncio.run(_serve(config, args.no_stdin_watch))
     return 0

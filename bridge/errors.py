@@ -12,7 +12,10 @@ travels in a response's error slot. python_core's exceptions know nothing of the
 
 from __future__ import annotations
 
-import traceback
+import logging
+import reprlib
+import threading
+import time
 from typing import Any, ClassVar
 
 from python_core import errors as core
@@ -34,7 +37,46 @@ __all__ = [
     "error_code",
     "from_exception",
     "from_wire",
+    "short_repr",
 ]
+
+log = logging.getLogger("bridge.errors")
+
+INTERNAL_LOG_SECONDS = 60.0
+"""An unexpected failure is logged with its traceback at most once per this many seconds per
+failure site (exception type, file and line): a client repeating a crashing request cannot
+flood the log."""
+
+
+class _ShortRepr(reprlib.Repr):
+    """reprlib's bounded repr (depth, lengths) plus bytes shown by size, never by content."""
+
+    def repr_bytes(self, value: bytes, level: int) -> str:
+        return f"bin({len(value)} bytes)"
+
+    def repr_bytearray(self, value: bytearray, level: int) -> str:
+        return f"bin({len(value)} bytes)"
+
+
+_SHORT = _ShortRepr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 2, 40, 40, 40
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = 4
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` for an error message, bounded whatever the value: nesting past two levels is
+    ``[...]``, long strings, numbers and containers are cut, bytes show their size only, and the
+    whole is at most ``limit`` characters. Never recurses deeper than two levels.
+
+    Example:
+        >>> short_repr([[[[1]]]]), short_repr(b"x" * 10**6), short_repr("a" * 100, 12)
+        ('[[[...]]]', 'bin(1000000 bytes)', "'aaaaaaaa...")
+    """
+    try:
+        text = _SHORT.repr(value)
+    except Exception:  # a value whose own repr fails must not fail the error that names it
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class BridgeError(Exception):
@@ -70,7 +112,7 @@ class UnknownGraphError(BridgeError):
     code = "unknown_graph"
 
     def __init__(self, graph_id: str) -> None:
-        super().__init__(f"no graph is loaded with id {graph_id!r}", {"graph": graph_id})
+        super().__init__(f"no graph is loaded with id {short_repr(graph_id)}", {"graph": graph_id[:200]})
 
 
 class GraphRejectedError(BridgeError):
@@ -111,7 +153,8 @@ class UnsupportedError(BridgeError):
 
 
 class InternalError(BridgeError):
-    """An unexpected failure inside the server; the traceback is in ``data`` only."""
+    """An unexpected failure inside the server: ``data`` names the exception type only; the
+    traceback stays in the server's log."""
 
     code = "internal"
 
@@ -146,14 +189,39 @@ def from_exception(exc: BaseException) -> BridgeError:
     """Convert any exception into a wire error.
 
     Bridge errors pass through; python_core errors get the code :data:`CORE_CODES` gives their
-    class and keep their message; anything else becomes ``internal`` with the traceback in ``data``.
+    class and keep their message; anything else becomes ``internal`` naming only the exception
+    type, and is logged here with its traceback (see :data:`INTERNAL_LOG_SECONDS`).
     """
     if isinstance(exc, BridgeError):
         return exc
     if isinstance(exc, core.AStarError):
         return from_wire({"code": core_code(exc), "message": str(exc), "data": {"type": type(exc).__name__}})
-    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return InternalError("internal server error", {"type": type(exc).__name__, "traceback": tb})
+    _log_internal(exc)
+    return InternalError("internal server error", {"type": type(exc).__name__})
+
+
+_last_logged: dict[tuple[str, str, int], float] = {}
+_log_lock = threading.Lock()
+
+
+def _log_internal(exc: BaseException) -> None:
+    """Log ``exc`` with its traceback unless the same site was logged in the last minute."""
+    frame = exc.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    site = (
+        type(exc).__name__,
+        frame.tb_frame.f_code.co_filename if frame else "",
+        frame.tb_lineno if frame else 0,
+    )
+    now = time.monotonic()
+    with _log_lock:
+        if now - _last_logged.get(site, -INTERNAL_LOG_SECONDS) < INTERNAL_LOG_SECONDS:
+            return
+        if len(_last_logged) > 1000:  # bounded: forget old sites rather than grow forever
+            _last_logged.clear()
+        _last_logged[site] = now
+    log.error("internal error (%s line %d)", site[1], site[2], exc_info=exc)
 
 
 _BY_CODE: dict[str, type[BridgeError]] = {

@@ -16,9 +16,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.errors import UnsupportedError
+from bridge.errors import UnsupportedError, short_repr
 from bridge.params import Params
+from bridge.protocol import COORDINATE_MAX
 from bridge.updates import UPDATE_KEYS, grid_updates, waypoint_updates
+from python_core.errors import InvalidGraphError
 from python_core.formats.records import from_record
 from python_core.navigation import GridNavigator, Navigator, NavMeshNavigator, Update, WaypointNavigator
 
@@ -70,7 +72,20 @@ def _point_bytes(params: Params) -> int:
     return 4 * int(dim)
 
 
+def _check_world(record: Mapping[str, Any]) -> None:
+    """``cell_size`` / ``origin`` numbers past ``COORDINATE_MAX`` make world positions overflow
+    float32 (the core checks the rest: two finite numbers)."""
+    for key in ("cell_size", "origin"):
+        value = record.get(key)
+        if isinstance(value, list) and any(
+            isinstance(v, int | float) and not isinstance(v, bool) and abs(v) > COORDINATE_MAX for v in value
+        ):
+            bound, got = f"{COORDINATE_MAX:g}", short_repr(value)
+            raise InvalidGraphError(f"{key} components must be in [-{bound}, {bound}], got {got}")
+
+
 def _open_grid(record: Mapping[str, Any]) -> Navigator[Any]:
+    _check_world(record)
     world = "cell_size" in record or "origin" in record  # loaded in world units
     return GridNavigator(from_record("grid", record), world=world)
 

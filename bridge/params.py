@@ -13,20 +13,26 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from bridge.errors import BadRequestError
+from bridge.errors import BadRequestError, short_repr
+from bridge.protocol import AGENT_ID_MAX, STRICT_FIELDS
 
-__all__ = ["Params", "params_of"]
+__all__ = ["Params", "is_vector", "params_of"]
 
 
 def params_of(method: str, params: Any) -> Params:
-    """Check the msgpack-RPC ``params`` slot: an array holding exactly one map (or empty: ``{}``)."""
+    """Check the msgpack-RPC ``params`` slot: an array holding exactly one map (or empty: ``{}``);
+    for the methods of :data:`~bridge.protocol.STRICT_FIELDS`, also that the map has no other field.
+    """
     if not isinstance(params, list):
         raise BadRequestError(f"{method}: params must be an array holding one map, got {_kind(params)}")
     if not params:
         return Params({}, method)
     if len(params) != 1 or not isinstance(params[0], dict):
         raise BadRequestError(f"{method}: params must be an array holding one map")
-    return Params(params[0], method)
+    checked = Params(params[0], method)
+    if method in STRICT_FIELDS:
+        checked.only(*STRICT_FIELDS[method])
+    return checked
 
 
 def _kind(value: Any) -> str:
@@ -46,7 +52,7 @@ class Params:
         self.where = where
 
     def _fail(self, key: str, expected: str, value: Any = None) -> BadRequestError:
-        got = "missing" if key not in self.values else f"got {_kind(value)} {_short(value)}"
+        got = "missing" if key not in self.values else f"got {_kind(value)} {short_repr(value)}"
         return BadRequestError(f"{self.where}: {key!r} must be {expected}, {got}", {"field": key})
 
     def has(self, key: str) -> bool:
@@ -56,8 +62,12 @@ class Params:
     def only(self, *allowed: str) -> None:
         """Reject keys outside ``allowed`` (a typo should not silently be ignored)."""
         extra = sorted(set(self.values) - set(allowed))
-        if extra:
-            raise BadRequestError(f"{self.where}: unknown field(s) {extra}", {"fields": extra})
+        if extra:  # named by a bounded repr: a key may be megabytes long, and there may be many
+            shown = [key[:40] for key in extra[:5]]
+            more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
+            raise BadRequestError(
+                f"{self.where}: unknown field(s) {short_repr(shown, 240)}{more}", {"fields": shown}
+            )
 
     def text(self, key: str, *, choices: tuple[str, ...] | None = None) -> str:
         """A required string (one of ``choices`` when given)."""
@@ -65,7 +75,10 @@ class Params:
         if not isinstance(value, str):
             raise self._fail(key, "a string", value)
         if choices is not None and value not in choices:
-            raise BadRequestError(f"{self.where}: {key!r} must be one of {list(choices)}, got {value!r}")
+            raise BadRequestError(
+                f"{self.where}: {key!r} must be one of {list(choices)}, got {short_repr(value)}",
+                {"field": key},
+            )
         return value
 
     def integer(self, key: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
@@ -75,17 +88,26 @@ class Params:
             raise self._fail(key, "an integer", value)
         if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
             raise BadRequestError(
-                f"{self.where}: {key!r} must be in [{minimum}, {maximum}], got {value}", {"field": key}
+                f"{self.where}: {key!r} must be in [{minimum}, {maximum}], got {short_repr(value)}",
+                {"field": key},
             )
         return value
 
-    def number(self, key: str, *, minimum: float | None = None) -> float:
-        """A required finite number (an int or a float; bool is not a number here), ``>= minimum``."""
+    def agent_id(self, key: str) -> int:
+        """A required agent id, an integer in ``0..AGENT_ID_MAX`` (what a Godot int holds)."""
+        return self.integer(key, minimum=0, maximum=AGENT_ID_MAX)
+
+    def number(self, key: str, *, minimum: float | None = None, maximum: float | None = None) -> float:
+        """A required finite number (an int or a float; bool is not a number here), within the bounds
+        given."""
         value = self.values.get(key)
         if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
             raise self._fail(key, "a finite number", value)
-        if minimum is not None and value < minimum:
-            raise BadRequestError(f"{self.where}: {key!r} must be >= {minimum}, got {value}", {"field": key})
+        if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+            raise BadRequestError(
+                f"{self.where}: {key!r} must be in [{minimum}, {maximum}], got {short_repr(value)}",
+                {"field": key},
+            )
         return float(value)
 
     def flag(self, key: str, default: bool = False) -> bool:
@@ -139,8 +161,3 @@ def is_vector(value: Any, sizes: tuple[int, ...]) -> bool:
         and len(value) in sizes
         and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
     )
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

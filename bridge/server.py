@@ -18,14 +18,18 @@ from bridge.handlers import Connection, Handlers
 from bridge.protocol import PROTOCOL_VERSION, Limits
 from bridge.serving import LocalServing
 from bridge.session import ProtocolViolationError, Session
-from bridge.stream import READ_CHUNK, MessageStream, StreamError
+from bridge.stream import READ_CHUNK, MessageStream, StreamError, StreamLimits
 
-__all__ = ["Server", "ServerConfig"]
+__all__ = ["Server", "ServerConfig", "hello_limits", "message_limits"]
 
 log = logging.getLogger("bridge.server")
 
 DRAIN_SECONDS = 30.0
 """How long a half-closed connection may wait for its pending answers."""
+
+GRACE_SECONDS = 0.5
+"""A second look for bytes after a hello or read deadline passes: when the event loop was held up
+(e.g. validating a big load) the timer can fire before bytes that arrived in time are read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,14 +97,19 @@ class Server:
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        self._connections.add(task)
         peer = str(writer.get_extra_info("peername"))
+        limits = self.config.limits
+        if len(self._connections) >= limits.max_connections:
+            log.warning("%s: %d connections are open (the limit); closing", peer, len(self._connections))
+            writer.transport.abort()
+            return
+        self._connections.add(task)
         log.info("%s connected", peer)
         session = Session(
             self.handlers.table,
-            send=writer.write,
+            send=_sender(writer, peer, limits.max_buffered_bytes),
             connection=Connection(peer),
-            limits=self.config.limits,
+            limits=limits,
         )
         try:
             await self._serve(reader, writer, session)
@@ -118,23 +127,106 @@ class Server:
     async def _serve(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, session: Session
     ) -> None:
-        stream = MessageStream(max_message_bytes=self.config.limits.max_message_bytes)
+        limits = self.config.limits
+        stream, wide = MessageStream(hello_limits(limits)), message_limits(limits)
+        clock = _Deadlines(limits)
         peer = session.connection.peer
-        while data := await reader.read(READ_CHUNK):
+        while True:
             try:
-                messages, failure = stream.feed(data), None
-            except StreamError as exc:
-                messages, failure = exc.messages, exc
-            try:
-                for message in messages:
-                    session.on_message(message)
-            except ProtocolViolationError as exc:
+                data = await clock.read(reader, authorized=session.connection.authorized)
+            except TimeoutError as exc:
                 log.warning("%s: %s; closing", peer, exc)
                 return
-            if failure is not None:
-                log.warning("%s: %s; closing", peer, failure)
+            if not data:
+                break
+            stream.feed(data)
+            try:
+                for message in stream:
+                    clock.message_done()
+                    session.on_message(message)
+                    if session.closing:
+                        log.warning("%s: hello with a wrong token; closing", peer)
+                        await writer.drain()
+                        return
+                    if session.connection.authorized and stream.limits is not wide:
+                        stream.limits = wide
+            except (StreamError, ProtocolViolationError) as exc:
+                log.warning("%s: %s; closing", peer, exc)
                 return
+            clock.pending(stream.pending_bytes)
             await writer.drain()
         # The peer closed its side: answer what is pending, then close ours.
         await session.drain(DRAIN_SECONDS)
         await writer.drain()
+
+
+def hello_limits(limits: Limits) -> StreamLimits:
+    """What one message may be before the connection has said hello."""
+    return StreamLimits(limits.hello_message_bytes, limits.hello_depth, limits.hello_items)
+
+
+def message_limits(limits: Limits) -> StreamLimits:
+    """What one message may be after hello."""
+    return StreamLimits(limits.max_message_bytes, limits.max_depth, limits.max_message_items)
+
+
+def _sender(writer: asyncio.StreamWriter, peer: str, cap: int) -> Callable[[bytes], None]:
+    """``writer.write`` that closes a connection whose peer leaves more than ``cap`` answer bytes
+    unread (answers of pending requests are written whether or not the peer reads)."""
+
+    def send(data: bytes) -> None:
+        if writer.is_closing():
+            return
+        writer.write(data)
+        unread = writer.transport.get_write_buffer_size()
+        if unread > cap:
+            log.warning("%s: %d answer bytes unread, past the limit of %d; closing", peer, unread, cap)
+            writer.transport.abort()
+
+    return send
+
+
+class _Deadlines:
+    """A connection's two clocks: ``hello_timeout`` from the connection until a good hello, and
+    ``read_timeout`` from a message's first byte until it is whole."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.loop = asyncio.get_running_loop()
+        self.hello_by = self.loop.time() + limits.hello_timeout
+        self.message_by: float | None = None
+        self._completed = False
+
+    def message_done(self) -> None:
+        """A message was completed by the last read."""
+        self._completed = True
+
+    def pending(self, pending_bytes: int) -> None:
+        """After a read: ``pending_bytes`` of an incomplete message wait."""
+        if not pending_bytes:
+            self.message_by = None
+        elif self.message_by is None or self._completed:  # a new message started
+            self.message_by = self.loop.time() + self.limits.read_timeout
+        self._completed = False
+
+    async def read(self, reader: asyncio.StreamReader, *, authorized: bool) -> bytes:
+        """The next bytes (b"" at EOF).
+
+        Raises:
+            TimeoutError: a deadline passed first.
+        """
+        deadlines = [(self.message_by, f"a message stayed incomplete {self.limits.read_timeout:g} s")]
+        if not authorized:
+            deadlines.append((self.hello_by, f"no hello within {self.limits.hello_timeout:g} s"))
+        active = [(when, why) for when, why in deadlines if when is not None]
+        if not active:
+            return await reader.read(READ_CHUNK)
+        when, why = min(active)
+        try:
+            return await asyncio.wait_for(reader.read(READ_CHUNK), max(0.0, when - self.loop.time()))
+        except TimeoutError:
+            pass
+        try:  # bytes that came in time while the loop was busy (a big load) are in the buffer now
+            return await asyncio.wait_for(reader.read(READ_CHUNK), GRACE_SECONDS)
+        except TimeoutError:
+            raise TimeoutError(why) from None

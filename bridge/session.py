@@ -2,7 +2,9 @@
 
 The session gets whole decoded messages (from :mod:`bridge.stream`) and a ``send`` callable for
 encoded responses; it knows nothing of sockets. The request boundary answers unknown methods,
-known errors and unexpected ones (``internal``, traceback only in ``data``) separately.
+known errors and unexpected ones (``internal``, naming only the exception type: the traceback
+stays in the server's log) separately. After a ``hello`` with a wrong token is answered,
+``closing`` is set: the connection is closed, so a token cannot be guessed on one connection.
 
     session = Session(handlers.table, send=transport.write, connection=Connection("peer"), limits=limits)
     session.on_message([0, 1, "hello", [{"token": "t", "client": "me", "protocol": 1}]])
@@ -17,11 +19,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from bridge.errors import (
-    BridgeError,
+    BadRequestError,
     TooManyRequestsError,
     UnauthorizedError,
     UnknownMethodError,
     from_exception,
+    short_repr,
 )
 from bridge.handlers import Connection, Handler
 from bridge.protocol import NOTIFICATION, REQUEST, RESPONSE, Limits
@@ -61,6 +64,8 @@ class Session:
         self.connection = connection
         self.limits = limits
         self._tasks: set[asyncio.Task[None]] = set()
+        self.closing = False
+        """Set once this connection must be closed after its answers are sent (a wrong token)."""
         connection.notify = self.notify
 
     @property
@@ -76,19 +81,19 @@ class Session:
                 usable msgid; the caller closes the connection.
         """
         if not isinstance(message, list) or not message or not isinstance(message[0], int):
-            raise ProtocolViolationError(f"not a msgpack-RPC message: {_short(message)}")
+            raise ProtocolViolationError(f"not a msgpack-RPC message: {short_repr(message)}")
         kind = message[0]
         if kind == REQUEST and len(message) == 4:
             msgid = message[1]
             if not isinstance(msgid, int) or isinstance(msgid, bool) or not 0 <= msgid <= MAX_MSGID:
-                raise ProtocolViolationError(f"request msgid must be a uint32, got {_short(msgid)}")
+                raise ProtocolViolationError(f"request msgid must be a uint32, got {short_repr(msgid)}")
             self._request(msgid, message[2], message[3])
         elif kind == NOTIFICATION and len(message) == 3:
-            log.debug("%s: ignoring notification %s", self.connection.peer, _short(message[1]))
+            log.debug("%s: ignoring notification %s", self.connection.peer, short_repr(message[1]))
         elif kind == RESPONSE and len(message) == 4:
             log.debug("%s: ignoring a response; this server sends no requests", self.connection.peer)
         else:
-            raise ProtocolViolationError(f"unknown message type or length: {_short(message)}")
+            raise ProtocolViolationError(f"unknown message type or length: {short_repr(message)}")
 
     def _request(self, msgid: int, method: Any, params: Any) -> None:
         try:
@@ -112,8 +117,10 @@ class Session:
     def _handler(self, method: Any) -> Handler:
         if not isinstance(method, str):
             raise UnknownMethodError(f"method must be a string, got {type(method).__name__}")
+        if method == "hello" and self.connection.authorized:
+            raise BadRequestError("hello: this connection has already said hello")
         if method != "hello" and not self.connection.authorized:
-            raise UnauthorizedError(f"{method}: say hello with the server's token first")
+            raise UnauthorizedError(f"{method[:80]}: say hello with the server's token first")
         handler = self.table.get(method)
         if handler is None:
             raise UnknownMethodError(f"unknown method {method[:80]!r}", {"method": method[:200]})
@@ -132,9 +139,9 @@ class Session:
     def _answer_error(self, msgid: int, method: Any, exc: BaseException) -> None:
         if not isinstance(exc, Exception):
             raise exc  # KeyboardInterrupt, SystemExit: not ours to answer
-        error = from_exception(exc)
-        if not isinstance(exc, BridgeError) and error.code == "internal":
-            log.error("%s: %s failed unexpectedly", self.connection.peer, _short(method), exc_info=exc)
+        error = from_exception(exc)  # logs an unexpected failure (rate-limited), never sends it
+        if method == "hello" and isinstance(error, UnauthorizedError):
+            self.closing = True
         self._respond(msgid, error.to_wire(), None)
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
@@ -145,7 +152,6 @@ class Session:
         try:
             data = pack([RESPONSE, msgid, error, result])
         except Exception as exc:  # a result the encoder cannot take is our bug, not the client's
-            log.error("%s: cannot encode a response", self.connection.peer, exc_info=exc)
             data = pack([RESPONSE, msgid, from_exception(exc).to_wire(), None])
         self.send(data)
 
@@ -158,8 +164,3 @@ class Session:
         """Abandon pending requests (the connection is gone)."""
         for task in list(self._tasks):
             task.cancel()
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from bridge.errors import BadRequestError
+from bridge.errors import BadRequestError, short_repr
 from bridge.params import Params, is_vector
 from python_core.navigation import (
     MoveAgent,
@@ -58,12 +58,12 @@ def _int_array(params: Params, key: str, width: int, group: int) -> np.ndarray[A
 def _agent(item: Params) -> Update:
     item.only("op", "agent", "cell")
     verb = item.text("op", choices=("place", "move", "remove"))
-    agent = item.integer("agent")
+    agent = item.agent_id("agent")
     if verb == "remove":
         return RemoveAgent(agent)
     value = item.raw("cell")
     if not is_vector(value, (2,)) or any(float(v) != int(v) for v in value):
-        raise BadRequestError(f"{item.where}: 'cell' must be [x, y] integers, got {value!r}")
+        raise BadRequestError(f"{item.where}: 'cell' must be [x, y] integers, got {short_repr(value)}")
     cell = (int(value[0]), int(value[1]))
     return PlaceAgent(agent, cell) if verb == "place" else MoveAgent(agent, cell)
 
