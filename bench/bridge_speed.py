@@ -127,12 +127,9 @@ def floor_section(sidecar: Sidecar, calls: int) -> None:
     echo.wait(10)
     best = {name: min(us for n, us in rows if n == name) for name in ("echo", "tiny", "rooms")}
     print(f"  raw asyncio+msgpack echo round trip:      {best['echo']:7.0f} us (the floor)")
-    print(
-        f"  path.find, 1-step path on 8x8:             {best['tiny']:7.0f} us  = {best['tiny'] / best['echo']:.2f}x the floor"
-    )
-    print(
-        f"  path.find, 26-step path on 64x64 rooms:    {best['rooms']:7.0f} us  = {best['rooms'] / best['echo']:.2f}x the floor"
-    )
+    for name, label in (("tiny", "1-step path on 8x8"), ("rooms", "26-step path on 64x64 rooms")):
+        ratio = best[name] / best["echo"]
+        print(f"  path.find, {label + ':':<30} {best[name]:7.0f} us  = {ratio:.2f}x the floor")
     breakdown(best["rooms"])
 
 
@@ -275,9 +272,8 @@ def parallel_section(count: int, clients: int, per_client: int) -> None:
                 results = client.find_many(queries)
                 rates[threads] = len(results) / (time.perf_counter() - t0)
                 errors = sum(r["status"] == "error" for r in results)
-            print(
-                f"  path.find_many x {count}, {threads} search thread(s): {rates[threads]:8.0f} queries/s, errors {errors}"
-            )
+            rate = rates[threads]
+            print(f"  path.find_many x {count}, {threads} thread(s): {rate:8.0f} queries/s, errors {errors}")
             if threads == 2:
                 many_clients(car, mask, clients, per_client)
     print(f"  find_many speed-up, 2 threads / 1: {rates[2] / rates[1]:.2f}x")
@@ -304,7 +300,8 @@ def many_clients(sidecar: Sidecar, mask: np.ndarray[Any, Any], clients: int, per
     secs = [s for _, ss in outcomes for s in ss]
     print(
         f"  {clients} clients x {per_client} path.find: {len(secs) / elapsed:8.0f} queries/s, "
-        f"p50 {np.percentile(secs, 50) * 1e3:.2f} ms, p99 {np.percentile(secs, 99) * 1e3:.2f} ms, errors {errors}"
+        f"p50 {np.percentile(secs, 50) * 1e3:.2f} ms, p99 {np.percentile(secs, 99) * 1e3:.2f} ms, "
+        f"errors {errors}"
     )
 
 
