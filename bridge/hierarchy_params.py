@@ -44,6 +44,10 @@ HIERARCHY_KEYS = (
 REPAIR_MS = 1.0
 """Default time box (ms) of an update's all-pairs table repair; a worker refills the rest when idle."""
 MIN_CLUSTER, MAX_CLUSTER = 8, 256
+MAX_REGION = 1024
+"""Clusters per region side: 1024 x 256 cells is past the largest grid a load takes."""
+MAX_CHECK = 1e6
+MAX_REPAIR_MS = 3_600_000.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,11 +110,19 @@ def parse_hierarchy(params: Params) -> HierarchySpec:
         if params.has("cluster_size")
         else 32
     )
-    levels = params.integer("levels", minimum=1) if params.has("levels") else 1
-    region = params.integer("region_clusters", minimum=2) if params.has("region_clusters") else 16
-    check = params.number("exact_check", minimum=0) if params.has("exact_check") else 4.0
-    entrance = params.integer("long_entrance", minimum=1) if params.has("long_entrance") else 6
-    repair = params.number("repair_ms", minimum=0) if params.has("repair_ms") else REPAIR_MS
+    levels = params.integer("levels", minimum=1, maximum=2) if params.has("levels") else 1
+    region = (
+        params.integer("region_clusters", minimum=2, maximum=MAX_REGION)
+        if params.has("region_clusters")
+        else 16
+    )
+    check = params.number("exact_check", minimum=0, maximum=MAX_CHECK) if params.has("exact_check") else 4.0
+    entrance = (
+        params.integer("long_entrance", minimum=1, maximum=MAX_CLUSTER) if params.has("long_entrance") else 6
+    )  # an entrance lies along one cluster side: longer values all mean the same
+    repair = (
+        params.number("repair_ms", minimum=0, maximum=MAX_REPAIR_MS) if params.has("repair_ms") else REPAIR_MS
+    )
     return HierarchySpec(
         cluster_size=size, levels=levels, region_clusters=region, smooth=params.flag("smooth", True),
         exact_check=check, long_entrance=entrance, repair_ms=repair,

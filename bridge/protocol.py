@@ -83,7 +83,12 @@ class Limits:
             about 72 bytes per item, whatever its byte size.
         max_graph_nodes: most cells (grid), points (waypoints) or vertices/polygons (navmesh) per graph.
         max_graphs: most graphs loaded at once.
-        max_expansions: cap on every query's expansion budget (a larger or absent request is capped).
+        max_expansions: cap on every query's expansion budget (a larger request is capped).
+        default_expansions: the budget of a query that gives none (``budget_exhausted`` past it; a
+            query may ask for more, up to ``max_expansions``): no client can hold a search thread
+            for long by accident.
+        max_graph_bytes: memory all loaded graphs may take together (estimated from their nodes and
+            hierarchies); a load past it is ``too_large`` and the graphs already loaded stay.
         max_pending: most requests one connection may have in flight.
         max_batch: most queries in one ``path.find_many``.
         max_connections: most connections open at once; one more is closed at once, unanswered.
@@ -102,6 +107,8 @@ class Limits:
     max_graph_nodes: int = 16 * 1024 * 1024
     max_graphs: int = 256
     max_expansions: int = 20_000_000
+    default_expansions: int = 4_000_000
+    max_graph_bytes: int = 4 * 1024**3
     max_pending: int = 256
     max_batch: int = 100_000
     max_connections: int = 128

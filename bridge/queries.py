@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError
+from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError, short_repr
 from bridge.hierarchy_params import check_query_flags
 from bridge.params import Params, is_vector
 from bridge.registry import Registry
@@ -54,12 +54,14 @@ class Query:
     reachable: bool = False
 
 
-def parse_options(options: Params, cap: int) -> QueryOptions:
-    """Validate ``options``; the expansion budget is capped at ``cap`` (absent means ``cap``)."""
+def parse_options(options: Params, cap: int, default: int | None = None) -> QueryOptions:
+    """Validate ``options``; the expansion budget is capped at ``cap`` (absent means ``default``,
+    or ``cap`` when no default is given)."""
     options.only(*PATH_OPTION_KEYS)
     heuristic = options.text("heuristic") if options.has("heuristic") else None
-    budget = options.integer("max_expansions", minimum=0) if options.has("max_expansions") else cap
-    agent = options.integer("agent") if options.has("agent") else None
+    fallback = cap if default is None else default
+    budget = options.integer("max_expansions", minimum=0) if options.has("max_expansions") else fallback
+    agent = options.agent_id("agent") if options.has("agent") else None
     return QueryOptions(
         heuristic=heuristic,
         allow_partial=options.flag("allow_partial"),
@@ -80,15 +82,18 @@ def _endpoint(params: Params, key: str, form: EndpointForm) -> Endpoint:
     if form.cells:
         if not is_vector(value, (2,)) or any(float(v) != int(v) for v in value):
             raise BadRequestError(
-                f"{params.where}: {key!r} must be a cell [x, y] of integers, got {value!r}",
+                f"{params.where}: {key!r} must be a cell [x, y] of integers, got {short_repr(value)}",
                 {"field": key},
             )
         return (int(value[0]), int(value[1]))
     return params.vector(key, (form.size,))
 
 
-def parse_query(raw: Any, registry: Registry, cap: int, where: str = "path.find") -> Query:
-    """Validate one ``path.find`` parameter map against the loaded graphs.
+def parse_query(
+    raw: Any, registry: Registry, cap: int, where: str = "path.find", *, default: int | None = None
+) -> Query:
+    """Validate one ``path.find`` parameter map against the loaded graphs; a query without a budget
+    gets ``default`` expansions (``cap`` when None), none gets more than ``cap``.
 
     Raises:
         BadRequestError: a field is missing or of the wrong type or size.
@@ -103,7 +108,9 @@ def parse_query(raw: Any, registry: Registry, cap: int, where: str = "path.find"
     start, goal = _endpoint(params, "start", form), _endpoint(params, "goal", form)
     given = raw.get("options")
     if given is None or (type(given) is dict and not given):  # the defaults, with the server's cap
-        return Query(entry.graph_id, start, goal, _default_options(cap))
+        return Query(
+            entry.graph_id, start, goal, _default_options(cap if default is None else min(default, cap))
+        )
     options = params.sub("options")
     options.only(*OPTION_KEYS)
     hierarchical, corridor = options.flag("hierarchical"), options.flag("corridor")
@@ -113,16 +120,16 @@ def parse_query(raw: Any, registry: Registry, cap: int, where: str = "path.find"
         graph_id=entry.graph_id,
         start=start,
         goal=goal,
-        options=parse_options(plain, cap),
+        options=parse_options(plain, cap, default),
         hierarchical=hierarchical,
         corridor=corridor,
     )
 
 
 @functools.lru_cache(maxsize=8)
-def _default_options(cap: int) -> QueryOptions:
+def _default_options(budget: int) -> QueryOptions:
     """The options of a query that gives none (frozen, so one object serves every such query)."""
-    return QueryOptions(max_expansions=cap)
+    return QueryOptions(max_expansions=budget)
 
 
 def parse_reachable(raw: Any, registry: Registry) -> Query:

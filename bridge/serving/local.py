@@ -194,11 +194,24 @@ class LocalServing:
         loop = asyncio.get_running_loop()
         report = _threadsafe(loop, progress)
         entry = await loop.run_in_executor(None, _build_entry, request, report)
+        self._check_memory(entry)
         self.registry.put(entry)
         answer: dict[str, Any] = {"id": entry.graph_id, "nodes": entry.graph.node_count}
         if entry.hierarchy is not None:
             answer["hierarchy"] = entry.hierarchy.describe()
         return answer
+
+    def _check_memory(self, entry: GraphEntry) -> None:
+        """``too_large`` when ``entry`` would take the loaded graphs past ``max_graph_bytes`` (the
+        graph it replaces no longer counts); nothing is replaced then."""
+        others = sum(_footprint(self.registry.get(i)) for i in self.registry.ids() if i != entry.graph_id)
+        total, budget = others + _footprint(entry), self.limits.max_graph_bytes
+        if total > budget:
+            raise TooLargeError(
+                f"graph.load_{entry.kind.name}: the loaded graphs would take about {total >> 20} MiB, "
+                f"past the limit of {budget >> 20} MiB",
+                {"limit": budget, "bytes": total},
+            )
 
     async def _rebuild(self, graph_id: str, spec: HierarchySpec, progress: Progress | None) -> dict[str, Any]:
         entry = self.registry.get(graph_id)
@@ -271,7 +284,13 @@ class LocalServing:
 
     def find(self, client: Hashable, raw: Any) -> Outcome:
         """One query: inline when its graph is free and it is small, else on a search thread."""
-        return self._query(client, raw, lambda: parse_query(raw, self.registry, self.limits.max_expansions))
+        return self._query(
+            client,
+            raw,
+            lambda: parse_query(
+                raw, self.registry, self.limits.max_expansions, default=self.limits.default_expansions
+            ),
+        )
 
     def reachable(self, client: Hashable, raw: Any) -> Outcome:
         """Reachability from the hierarchy's components (no search: always inline)."""
@@ -389,14 +408,14 @@ class LocalServing:
                 for graph_id, lock in granted:
                     self._release_read(graph_id, lock)
 
-        cap, registry = self.limits.max_expansions, self.registry
+        cap, default, registry = self.limits.max_expansions, self.limits.default_expansions, self.registry
         shared = {graph_id for graph_id, _ in granted}  # graphs loaded later are not ours to read
 
         def run_chunk(indices: range) -> list[dict[str, Any]]:
             answers = []
             for i in indices:
                 try:
-                    query = parse_query(items[i], registry, cap, f"queries[{i}]")
+                    query = parse_query(items[i], registry, cap, f"queries[{i}]", default=default)
                     if query.graph_id not in shared:
                         raise UnknownGraphError(query.graph_id)
                 except BridgeError as exc:
@@ -499,6 +518,17 @@ def _log_warm(future: asyncio.Future[float]) -> None:
         log.error("the compiled kernels could not be loaded: %s", error)
     else:
         log.info("kernels ready in %.2f s", future.result())
+
+
+BYTES_PER_NODE = 48
+"""What one node of a loaded graph takes, about: a grid cell's walkable flag and weight, its share of
+the padded copy and of one search workspace (the largest kind per node)."""
+
+
+def _footprint(entry: GraphEntry) -> int:
+    """Estimated bytes ``entry`` holds: its nodes and its hierarchy's arrays."""
+    hierarchy = entry.hierarchy.nbytes if entry.hierarchy is not None else 0
+    return entry.graph.node_count * BYTES_PER_NODE + hierarchy
 
 
 def _describe(entry: GraphEntry) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pytest
 
-from bridge.errors import GraphRejectedError
+from bridge.errors import GraphRejectedError, TooLargeError
 from bridge.hierarchy_params import HierarchySpec
 from bridge.kinds import KINDS
 from bridge.params import Params
@@ -329,3 +329,37 @@ def test_a_big_query_runs_off_the_loop_and_small_ones_pass_it() -> None:
     pending, status = _run(scenario)
     assert pending
     assert status == "no_path"
+
+
+def test_a_query_without_a_budget_gets_the_default_and_may_ask_for_more() -> None:
+    blocked = np.ones((128, 128), dtype=bool)
+    blocked[:, 100] = False  # the goal is walled off: the search floods the left side
+
+    async def scenario() -> tuple[str, str, int]:
+        serving = LocalServing(Limits(default_expansions=5000, max_expansions=10**6), threads=1)
+        await serving.start()
+        await _settle(serving.load(_load(GridGraph(blocked, diagonal="never")), None))
+        plain = await _settle(serving.find("c", _query("g", (0, 0), (127, 0))))
+        more = await _settle(serving.find("c", _query("g", (0, 0), (127, 0), max_expansions=10**6)))
+        await serving.close()
+        return plain["status"], more["status"], plain["expanded"]
+
+    plain, more, expanded = _run(scenario)
+    assert plain == "budget_exhausted"
+    assert expanded == 5000
+    assert more == "no_path"
+
+
+def test_a_load_past_the_memory_budget_is_refused_and_the_loaded_graphs_stay() -> None:
+    async def scenario() -> dict[str, Any]:
+        serving = LocalServing(Limits(max_graph_bytes=64 * 64 * 48 + 100), threads=1)
+        await serving.start()
+        await _settle(serving.load(_load(_rooms(64), "a"), None))
+        with pytest.raises(TooLargeError):
+            await _settle(serving.load(_load(_rooms(16), "b"), None))
+        await _settle(serving.load(_load(_rooms(64, seed=8), "a"), None))  # replacing a counts once
+        answer = await _settle(serving.find("c", _query("a", (0, 0), (63, 63))))
+        await serving.close()
+        return dict(answer)
+
+    assert _run(scenario)["status"] == "found"
