@@ -15,7 +15,9 @@ agents are *not* obstacles at this level (they move every frame, and rebuilding 
 would cost more than it saves): a path may pass through an agent's cell. Steer around agents
 locally, or use ``grid.find_path`` when they must block. Paths are near-optimal, not optimal: they
 pass through entrance transitions, then are shortcut along straight lines (``smooth=True``).
-Reachability is exact and answered without a search. Not thread-safe (queries reuse scratch).
+Reachability is exact and answered without a search. Threads: any number may query at once
+(each running query takes its own scratch, :mod:`~python_core.hpa.query.scratch`); a build or a
+change must not overlap a query or another change (the caller's readers-writer lock).
 """
 
 from __future__ import annotations
@@ -24,10 +26,8 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from python_core._types import DIAG_CODES
 from python_core.errors import BlockedEndpointError, InvalidGraphError
@@ -35,7 +35,8 @@ from python_core.grid import GridGraph
 from python_core.grid.cells import as_cell, check_options
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.hpa.graph.abstract_graph import AbstractGraph, Progress
-from python_core.hpa.graph.upper_level import NO_SCRATCH, NO_UPPER, UpperLevel
+from python_core.hpa.graph.upper_level import NO_UPPER, UpperLevel
+from python_core.hpa.query.scratch import ScratchPool
 from python_core.hpa.query.searches import CHECK_SLACK, HierarchySearches
 from python_core.hpa.repair.changes import HierarchyChanges, time_budget
 from python_core.result import PathResult, PathStatus, QueryOptions
@@ -165,7 +166,7 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
         )  # fmt: skip
         self._levels, self._region_clusters, self._table_budget = levels, region_clusters, table_budget
         self._upper: UpperLevel | None = None
-        self._packed, self._scratch2 = NO_UPPER, NO_SCRATCH
+        self._packed = NO_UPPER
         if not 1.0 <= abstract_weight <= 2.0:
             raise InvalidGraphError(f"abstract_weight must be in [1, 2], got {abstract_weight!r}")
         self._window = smooth_window
@@ -178,18 +179,10 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
         self._repair_seconds = time_budget(repair_seconds, "repair_seconds", InvalidGraphError)
         self._built = False
         self._version = -1
-        self._qid = 0
         self.build_seconds = 0.0
-        self._scratch_size = -1
+        self._pool = ScratchPool()
         self._min_weight, self._one_weight = 1.0, 0.0  # set by build()
         self._scratch()
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickles and deep copies leave out the query record kept between queries (a compiled
-        object that neither can copy); the next query builds it again."""
-        state = self.__dict__.copy()
-        state["_tree_args"] = None
-        return state
 
     @property
     def grid(self) -> GridGraph:
@@ -209,10 +202,9 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
     @property
     def nbytes(self) -> int:
         """Bytes held by the hierarchy's arrays (the grid itself not included)."""
-        scratch: list[npt.NDArray[Any]] = [self._g, self._parent, self._stamps]
-        scratch += [self._heap_nodes, self._heap_keys, self._heap_pos, *self._scratch2]
+        scratch = sum(s.nbytes() for s in self._pool.idle())  # one per query run at the same time
         upper = self._upper.nbytes() if self._upper is not None else 0
-        return self._graph.nbytes() + upper + sum(a.nbytes for a in scratch)
+        return self._graph.nbytes() + upper + scratch
 
     def build(self, progress: Progress | None = None) -> HierarchicalGrid:
         """Build (or rebuild from scratch) the whole hierarchy.
@@ -244,7 +236,7 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
             self._upper = UpperLevel(
                 self._graph, group=self._region_clusters, table_budget=self._table_budget
             ).build(self._graph, progress)
-            self._packed, self._scratch2 = self._upper.packed, self._upper.new_scratch()
+            self._packed = self._upper.packed
         self._min_weight, self._one_weight = self._open_weights()
         self._scratch()
         self._built = True
@@ -253,22 +245,16 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
         return self
 
     def _scratch(self) -> None:
-        """Query scratch sized for the abstract graph (kept while its size is: the stamps stay valid)."""
-        self._tree_args = None  # a TreeStatic; the arrays may have been replaced
+        """After a build or a change: what queries derive from the graph, set here on the write
+        side (queries only read it), and the query scratch renewed (:meth:`ScratchPool.renew`)."""
         # the longest path exact_check re-runs (the cheapest weight may have dropped)
         self._check_reach = self._check_cells * min(self._grid.cell_size) * self._min_weight
-        self._table_optimal = False  # set with the next TreeStatic
-        n = self._graph.node_count + 1
-        if self._scratch_size == n:
-            return
-        self._scratch_size = n
-        self._g = np.full(n, np.inf)
-        self._parent = np.full(n, -1, dtype=np.int32)
-        self._stamps = np.zeros(n, dtype=np.int32)
-        self._heap_nodes = np.zeros(n, dtype=np.int32)
-        self._heap_keys = np.zeros(n)
-        self._heap_pos = np.zeros(n, dtype=np.int32)
-        self._qid = 0
+        # an exact graph's table path is the grid's optimum: nothing to check (unless some
+        # start runs the abstract search instead, while rows of the table are stale)
+        graph = self._graph
+        whole = graph.pair_dist.size > 0 and not graph.pair_stale.any()
+        self._table_optimal = graph.exact and whole and self._upper is None
+        self._pool.renew(graph.node_count + 1, self._upper)
 
     def _open_weights(self) -> tuple[float, float]:
         """The smallest weight of an open cell, and the weight they all share (``0``: none)."""
@@ -369,15 +355,21 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
         if s == g:
             return self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0)
         hcode, budget = HEURISTIC_CODES[name], opts.max_expansions
-        if self._graph.has_trees and not corridor:  # the kernel checks the components itself
-            found = self._tree_search(s, g, hcode, budget, smooth)
-            if found is not None:  # most paths are too long to check: no call for them
-                if smooth and not self._table_optimal and found.cost <= self._check_reach:
-                    return self._checked(found, (sx, sy), (gx, gy), opts)
-                return found
-        elif self._connected(s, g):
-            found = self._search(s, g, hcode, budget, smooth, corridor)
-            return self._checked(found, (sx, sy), (gx, gy), opts) if smooth else found
+        scratch = self._pool.take()  # this query's own: other threads may be querying too
+        try:
+            if self._graph.has_trees and not corridor:  # the kernel checks the components itself
+                found = self._tree_search(scratch, s, g, hcode, budget, smooth)
+                # most paths are too long to check: no call for them
+                check = found is not None and smooth and not self._table_optimal
+                check = check and found is not None and found.cost <= self._check_reach
+            elif self._connected(s, g):
+                found, check = self._search(scratch, s, g, hcode, budget, smooth, corridor), smooth
+            else:
+                found, check = None, False
+        finally:
+            self._pool.give(scratch)
+        if found is not None:
+            return self._checked(found, (sx, sy), (gx, gy), opts) if check else found
         if opts.allow_partial:
             return self._grid.find_path((sx, sy), (gx, gy), options=replace(opts, ignore_agents=True))
         return PathResult(PathStatus.NO_PATH)
