@@ -25,12 +25,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
+import numpy.typing as npt
 
 from python_core._types import DIAG_CODES
-from python_core.errors import BlockedEndpointError, InvalidGraphError
+from python_core.errors import BlockedEndpointError, InvalidGraphError, InvalidQueryError
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cell, check_options
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
@@ -344,14 +344,7 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
         if options is not None:
             check_options(opts)
         name = resolve_heuristic(opts.heuristic, eight_connected=self._diag != 0)
-        w, h = self._graph.width, self._graph.height
-        sx, sy = as_cell(start, w, h, what="start")
-        gx, gy = as_cell(goal, w, h, what="goal")
-        if not self._built or self._grid.version != self._version:
-            self._require_built()
-        s, g = sy * w + sx, gy * w + gx
-        if not self._walk[s]:
-            raise BlockedEndpointError(f"start cell {(sx, sy)} is blocked")
+        s, g = self._ends(start, goal)
         if s == g:
             return self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0)
         hcode, budget = HEURISTIC_CODES[name], opts.max_expansions
@@ -359,20 +352,70 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
         try:
             if self._graph.has_trees and not corridor:  # the kernel checks the components itself
                 found = self._tree_search(scratch, s, g, hcode, budget, smooth)
-                # most paths are too long to check: no call for them
-                check = found is not None and smooth and not self._table_optimal
-                check = check and found is not None and found.cost <= self._check_reach
             elif self._connected(s, g):
-                found, check = self._search(scratch, s, g, hcode, budget, smooth, corridor), smooth
+                found = self._search(scratch, s, g, hcode, budget, smooth, corridor)
             else:
-                found, check = None, False
+                found = None
         finally:
             self._pool.give(scratch)
-        if found is not None:
-            return self._checked(found, (sx, sy), (gx, gy), opts) if check else found
-        if opts.allow_partial:
-            return self._grid.find_path((sx, sy), (gx, gy), options=replace(opts, ignore_agents=True))
-        return PathResult(PathStatus.NO_PATH)
+        return self._settle(found, s, g, opts, smooth=smooth, trees=self._graph.has_trees and not corridor)
+
+    def find_many(
+        self,
+        starts: npt.ArrayLike,
+        goals: npt.ArrayLike,
+        *,
+        options: QueryOptions | None = None,
+        smooth: bool = True,
+        corridor: bool = False,
+    ) -> list[PathResult]:
+        """:meth:`find_path` for each pair, in order, with the same answers and errors (the first
+        bad pair raises). With cached trees (and no ``corridor``) the searches run in one compiled
+        call, the GIL released from the first to the last: threads running batches run in parallel.
+
+        Raises:
+            InvalidQueryError: ``starts`` and ``goals`` differ in length (and as :meth:`find_path`).
+
+        Example:
+            >>> import numpy as np
+            >>> hpa = HierarchicalGrid(GridGraph(np.ones((8, 8), bool)), cluster_size=4).build()
+            >>> [round(r.cost, 3) for r in hpa.find_many([(0, 0), (1, 1)], [(7, 7), (1, 1)])]
+            [9.899, 0.0]
+        """
+        a, b = np.asarray(starts).reshape(-1, 2), np.asarray(goals).reshape(-1, 2)
+        if a.shape != b.shape:
+            raise InvalidQueryError(f"{len(a)} starts but {len(b)} goals")
+        pairs = list(zip(a.tolist(), b.tolist(), strict=True))
+        if corridor or not self._graph.has_trees or not pairs:
+            return [self.find_path(s, g, options=options, smooth=smooth, corridor=corridor) for s, g in pairs]
+        opts = options if options is not None else _DEFAULTS
+        if options is not None:
+            check_options(opts)
+        hcode = HEURISTIC_CODES[resolve_heuristic(opts.heuristic, eight_connected=self._diag != 0)]
+        cells = np.array([self._ends(s, g) for s, g in pairs], dtype=np.int64)
+        far = np.flatnonzero(cells[:, 0] != cells[:, 1])
+        scratch = self._pool.take()
+        try:
+            found = self._tree_many(scratch, cells[far], hcode, opts.max_expansions, smooth)
+        finally:
+            self._pool.give(scratch)
+        out = [self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0) for s in cells[:, 0].tolist()]
+        for k, i in enumerate(far.tolist()):
+            out[i] = self._settle(
+                found[k], int(cells[i, 0]), int(cells[i, 1]), opts, smooth=smooth, trees=True
+            )
+        return out
+
+    def _ends(self, start: Sequence[int], goal: Sequence[int]) -> tuple[int, int]:
+        """The flat start and goal cells, checked as :meth:`find_path` documents."""
+        w, h = self._graph.width, self._graph.height
+        sx, sy = as_cell(start, w, h, what="start")
+        gx, gy = as_cell(goal, w, h, what="goal")
+        if not self._built or self._grid.version != self._version:
+            self._require_built()
+        if not self._walk[sy * w + sx]:
+            raise BlockedEndpointError(f"start cell {(sx, sy)} is blocked")
+        return sy * w + sx, gy * w + gx
 
     def __repr__(self) -> str:
         graph = self._graph

@@ -73,6 +73,17 @@ class QueryScratch:
             self.qid = 1
         return self.qid
 
+    def next_queries(self, count: int) -> int:
+        """The first of ``count`` fresh query numbers, all below ``QID_LIMIT`` (a batch numbers its
+        queries from it); the stamps are zeroed first when they would not be."""
+        if self.qid + count >= QID_LIMIT:
+            self.stamps[:] = 0
+            clear_stamps(self.scratch2)
+            self.qid = 0
+        first = self.qid + 1
+        self.qid += count
+        return first
+
     def nbytes(self) -> int:
         """Bytes of its arrays."""
         arrays = (self.g, self.parent, self.stamps, self.heap_nodes, self.heap_keys, self.heap_pos)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import threading
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -40,7 +41,7 @@ from python_core.hpa.query.endpoints import EndpointTree, insert_endpoint
 from python_core.hpa.query.refine import refine_chain
 from python_core.hpa.query.scratch import QueryScratch
 from python_core.hpa.query.smoothing import path_cost, smooth_passes
-from python_core.hpa.query.tree_query import tree_query, tree_static
+from python_core.hpa.query.tree_query import tree_query, tree_query_many, tree_static
 from python_core.hpa.query.upper_search import link_costs, upper_chain
 from python_core.result import PathResult, PathStatus, QueryOptions
 
@@ -80,6 +81,22 @@ class HierarchySearches:
     _packed: Packed
     checked_queries: int
 
+    def _settle(
+        self, found: PathResult | None, s: int, g: int, opts: QueryOptions, *, smooth: bool, trees: bool
+    ) -> PathResult:
+        """A search's answer as the query's: checked against the exact search when it may be a
+        short detour (:meth:`_checked`; by the tree query only when short: most paths are too long
+        to check), the exact search's partial path when the ends are not connected and
+        ``allow_partial`` asks for one, else ``no_path``."""
+        width = self._grid.width
+        start, goal = (s % width, s // width), (g % width, g // width)
+        if found is not None:
+            check = smooth and (not trees or (not self._table_optimal and found.cost <= self._check_reach))
+            return self._checked(found, start, goal, opts) if check else found
+        if opts.allow_partial:
+            return self._grid.find_path(start, goal, options=replace(opts, ignore_agents=True))
+        return PathResult(PathStatus.NO_PATH)
+
     def _checked(self, found: PathResult, start: Cell, goal: Cell, opts: QueryOptions) -> PathResult:
         """``found``, or the grid's exact path when ``found`` is short and may be a detour.
 
@@ -107,11 +124,9 @@ class HierarchySearches:
         exact = fast_grid.find_path(self._grid, start, goal, options=exact_opts)
         return exact if exact.found and exact.cost < found.cost else found
 
-    def _tree_search(  # noqa: PLR0917
-        self, scratch: QueryScratch, s: int, g: int, hcode: int, budget: int | None, smooth: bool
-    ) -> PathResult | None:
-        """One :func:`tree_query` call; None when the ends are not connected."""
-        if scratch.tree_args is None:  # everything but the per-query values, kept until a change
+    def _record(self, scratch: QueryScratch) -> Any:
+        """The TreeStatic of ``scratch``: everything but the per-query values, kept until a change."""
+        if scratch.tree_args is None:
             graph = self._graph
             ox, oy = self._grid.origin
             scratch.tree_args = tree_static(
@@ -124,13 +139,41 @@ class HierarchySearches:
                 self._window, self._one_weight, graph.exact, self._packed, scratch.scratch2, float(ox),
                 float(oy), self._line_bias,
             )  # fmt: skip
+        return scratch.tree_args
+
+    def _tree_search(  # noqa: PLR0917
+        self, scratch: QueryScratch, s: int, g: int, hcode: int, budget: int | None, smooth: bool
+    ) -> PathResult | None:
+        """One :func:`tree_query` call; None when the ends are not connected."""
         outcome, nodes, points, cost, expanded = tree_query(
             s, g, hcode, -1 if budget is None else budget, 2 if smooth else 0, scratch.next_query(),
-            scratch.tree_args,
+            self._record(scratch),
         )  # fmt: skip
         if outcome == ABSTRACT_FOUND:  # positional: a quarter less time than by keyword
             return PathResult(PathStatus.FOUND, points, nodes, cost, expanded)
         return None if outcome == ABSTRACT_NO_PATH else self._failed(outcome, expanded)
+
+    def _tree_many(
+        self, scratch: QueryScratch, cells: I64, hcode: int, budget: int | None, smooth: bool
+    ) -> list[PathResult | None]:
+        """:meth:`_tree_search` for each row ``(start, goal)`` of ``cells``, in one compiled call;
+        the results' arrays are views of the batch's."""
+        outcomes, offsets, nodes, points, costs, expanded = tree_query_many(
+            cells[:, 0].copy(), cells[:, 1].copy(), hcode, -1 if budget is None else budget,
+            2 if smooth else 0, scratch.next_queries(cells.shape[0]), self._record(scratch),
+        )  # fmt: skip
+        out: list[PathResult | None] = []
+        for i, outcome in enumerate(outcomes.tolist()):
+            if outcome == ABSTRACT_FOUND:
+                lo, hi = offsets[i], offsets[i + 1]
+                out.append(
+                    PathResult(
+                        PathStatus.FOUND, points[lo:hi], nodes[lo:hi], float(costs[i]), int(expanded[i])
+                    )
+                )
+            else:
+                out.append(None if outcome == ABSTRACT_NO_PATH else self._failed(outcome, int(expanded[i])))
+        return out
 
     def _endpoint(self, cell: int, reverse: int, other: int) -> EndpointTree:
         """Insert ``cell`` into its cluster: costs to its transitions, then to ``other`` when that

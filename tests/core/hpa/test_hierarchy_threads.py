@@ -17,8 +17,9 @@ import pytest
 from python_core.formats.movingai import read_scenarios
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa import HierarchicalGrid
+from python_core.hpa.query.abstract_search import QID_LIMIT
 from python_core.result import QueryOptions
-from tests.core.threads import THREADS, assert_same_in_threads
+from tests.core.threads import THREADS, answer, assert_same_in_threads, plain
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "movingai"
 
@@ -115,3 +116,40 @@ def test_exact_checks_counted_from_threads_add_up() -> None:
     one_pass = hpa.checked_queries // (1 + THREADS * 2)
     assert one_pass > 0
     assert hpa.checked_queries == one_pass * (1 + THREADS * 2)
+
+
+@pytest.mark.parametrize("case", ["trees and table", "weighted", "two levels", "no trees"])
+def test_batches_answer_as_single_queries_do_and_in_threads(case: str) -> None:
+    """find_many (one compiled call with trees) gives each pair what find_path gives it, its
+    errors included; batches from several threads give what they give alone."""
+    grid, options = CASES[case]()
+    hpa = HierarchicalGrid(grid, **options).build()
+    pairs = scenario_pairs("den520d", 80) if grid.width == 256 else random_pairs(grid, 80, 5)
+    pairs[3] = (pairs[3][0], pairs[3][0])  # start == goal
+    wall = tuple(np.argwhere(~grid.walkable)[0][::-1].tolist())
+    pairs[7] = (pairs[7][0], wall)  # an unreachable goal: no_path, or the exact partial path
+    starts, goals = [s for s, _ in pairs], [g for _, g in pairs]
+    for opts in (None, QueryOptions(max_expansions=5), QueryOptions(allow_partial=True)):
+        for smooth in (True, False):
+            alone = [plain(hpa.find_path(s, g, options=opts, smooth=smooth)) for s, g in pairs]
+            assert plain(hpa.find_many(starts, goals, options=opts, smooth=smooth)) == alone
+    assert answer(lambda: hpa.find_many([wall], [pairs[0][1]])) == answer(
+        lambda: hpa.find_path(wall, pairs[0][1])
+    )
+    batches = [
+        lambda i=i: hpa.find_many(starts[i : i + 20], goals[i : i + 20], smooth=i % 40 == 0)
+        for i in range(0, 80, 20)
+    ]
+    assert_same_in_threads(batches, between_rounds=same_cells(hpa))
+
+
+def test_a_batch_across_the_query_number_limit_finds_what_it_found() -> None:
+    grid = weighted_grid()
+    hpa = HierarchicalGrid(grid, cluster_size=16, table_budget=0).build()  # the abstract search stamps
+    pairs = random_pairs(grid, 30, 6)
+    starts, goals = [s for s, _ in pairs], [g for _, g in pairs]
+    before = plain(hpa.find_many(starts, goals))
+    (scratch,) = hpa._pool.idle()
+    scratch.qid = QID_LIMIT - 10
+    assert plain(hpa.find_many(starts, goals)) == before
+    assert scratch.qid == 30

@@ -24,7 +24,7 @@ from python_core.navigation import (
     SetWalkable,
     WaypointNavigator,
 )
-from tests.core.threads import assert_same_in_threads
+from tests.core.threads import answer, assert_same_in_threads, plain
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
@@ -106,3 +106,38 @@ def test_a_navmesh_navigator_answers_threads_as_it_answers_one() -> None:
     ]
     expected = assert_same_in_threads(calls)
     assert any(a[0] == "found" for a in expected)
+
+
+def test_batches_of_every_navigator_answer_as_its_single_queries() -> None:
+    """find_many, the form a server's threads run chunks of path.find_many in, answers each pair
+    as find_path does (on a grid with agents: the exact search where one stands on the path)."""
+    nav = _grid_navigator()
+    scenarios = read_scenarios(DATA / "movingai" / "den520d.map.scen")[::40]
+    starts, goals = [s.start for s in scenarios], [s.goal for s in scenarios]
+    for options in (None, QueryOptions(agent=3), QueryOptions(ignore_agents=True)):
+        for hierarchical in (False, True):
+            alone = [
+                plain(nav.find_path(s, g, options, hierarchical=hierarchical))
+                for s, g in zip(starts, goals, strict=True)
+            ]
+            assert plain(nav.find_many(starts, goals, options, hierarchical=hierarchical)) == alone
+    chunks = [
+        lambda i=i: nav.find_many(starts[i : i + 10], goals[i : i + 10], hierarchical=True)
+        for i in range(0, len(starts), 10)
+    ]
+    assert_same_in_threads(chunks)
+    mesh = NavMeshNavigator(load_polyanya_mesh(DATA / "mesh" / "arena.mesh"))
+    ends = read_mesh_scenarios(DATA / "mesh" / "arena.scen")[::30]
+    a, b = [mesh.resolve(e.start) for e in ends], [mesh.resolve(e.goal) for e in ends]
+    assert plain(mesh.find_many(a, b)) == [plain(mesh.find_path(s, g)) for s, g in zip(a, b, strict=True)]
+    graph = WaypointGraph.from_arrays([1, 2, 3], [[0, 0], [1, 0], [2, 0]], edges=[[1, 2], [2, 3]])
+    points = WaypointNavigator(graph)
+    assert plain(points.find_many([1, 3], [3, 2])) == [
+        plain(points.find_path(1, 3)),
+        plain(points.find_path(3, 2)),
+    ]
+    assert answer(lambda: points.find_many([1], [])) == (
+        "raised",
+        "InvalidQueryError",
+        "1 starts but 0 goals",
+    )
