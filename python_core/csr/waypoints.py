@@ -14,12 +14,14 @@ optimal (Godot would not scale and may return a costlier path). Disabled points 
 a disabled start gives ``no_path``; a disabled goal gives ``no_path`` (or ``partial`` with
 ``allow_partial``), and ``start == goal`` returns that one point, as ``AStar2D.get_id_path`` does.
 Storage is flat: numpy arrays indexed by dense slots, segments in one dict keyed by id pairs, and a
-CSR adjacency rebuilt lazily on the first query after a change.
+CSR adjacency rebuilt lazily on the first query after a change. Queries may run in several
+threads at once; a change must wait for them (the caller's readers-writer lock).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +38,7 @@ __all__ = ["WaypointGraph"]
 # Segment direction bits, keyed by (smaller id, larger id) like Godot's Segment.
 _FORWARD = 1  # smaller id -> larger id
 _BACKWARD = 2  # larger id -> smaller id
+_BUILDING = threading.Lock()  # one of several querying threads builds the CSR form after a change
 
 
 class WaypointGraph:
@@ -65,8 +68,7 @@ class WaypointGraph:
         self._disabled = np.zeros(0, dtype=np.bool_)
         self._count = 0
         self._segments: dict[tuple[int, int], int] = {}
-        self._csr: CsrGraph | None = None
-        self._csr_ids = np.zeros(0, dtype=np.int64)
+        self._csr: tuple[CsrGraph, I64] | None = None  # with each CSR node's id; None after a change
 
     # ---- points -------------------------------------------------------------------------------
     def add_point(self, point_id: int, position: npt.ArrayLike, weight_scale: float = 1.0) -> None:
@@ -270,7 +272,7 @@ class WaypointGraph:
         s, t = self._lookup(start_id), self._lookup(goal_id)
         if s == t:
             return PathResult(PathStatus.FOUND, self._pos[[s]].copy(), np.array([int(start_id)]), 0.0, 0)
-        csr = self._graph()
+        csr, csr_ids = self._graph()
         if self._disabled[s]:
             return PathResult(PathStatus.NO_PATH, np.zeros((0, self.dim)))
         if self._disabled[t] and not (options and options.allow_partial):
@@ -278,7 +280,7 @@ class WaypointGraph:
         enabled = self._weight[: self._count][~self._disabled[: self._count]]
         scale = min(1.0, float(enabled.min())) if enabled.size else 1.0
         res = find_csr_path(csr, s, t, options=options, heuristic_scale=scale)
-        return PathResult(res.status, res.points, self._csr_ids[res.nodes], res.cost, res.expanded)
+        return PathResult(res.status, res.points, csr_ids[res.nodes], res.cost, res.expanded)
 
     @classmethod
     def from_arrays(
@@ -365,10 +367,19 @@ class WaypointGraph:
         self._weight = np.resize(self._weight, new)
         self._disabled = np.resize(self._disabled, new)
 
-    def _graph(self) -> CsrGraph:
-        """The CSR view, rebuilt after any change: edges into disabled points are dropped."""
-        if self._csr is not None:
-            return self._csr
+    def _graph(self) -> tuple[CsrGraph, I64]:
+        """The CSR view and each of its nodes' id, rebuilt after any change (edges into disabled
+        points dropped): one querying thread builds it, under a lock, and sets both at once."""
+        built = self._csr
+        if built is not None:
+            return built
+        with _BUILDING:
+            built = self._csr
+            if built is None:
+                built = self._csr = self._build_csr()
+            return built
+
+    def _build_csr(self) -> tuple[CsrGraph, I64]:
         n = self._count
         directed: list[tuple[int, int]] = []
         for (lo, hi), bits in self._segments.items():
@@ -380,6 +391,4 @@ class WaypointGraph:
         e = e[~self._disabled[e[:, 1]]]
         pos = self._pos[:n].copy()
         cost = np.linalg.norm(pos[e[:, 1]] - pos[e[:, 0]], axis=1) * self._weight[e[:, 1]]
-        self._csr = CsrGraph.from_edges(pos, e, cost)
-        self._csr_ids = self._ids[:n].copy()
-        return self._csr
+        return CsrGraph.from_edges(pos, e, cost), self._ids[:n].copy()

@@ -129,8 +129,10 @@ class GridAgents:
             >>> g.agents_on([1, 2, 3]), g.agents_on([1, 2, 3], besides=1), g.agents_on([0])
             (True, False, False)
         """
+        if not self._agents:  # first: every hierarchical query asks, most grids have none
+            return False
         cells = np.asarray(nodes, dtype=np.int64)
-        if not self._agents or not cells.size:
+        if not cells.size:
             return False
         counts = self._occupancy[cells]
         own = self._agents.get(besides) if besides is not None else None

@@ -15,7 +15,9 @@ agents are *not* obstacles at this level (they move every frame, and rebuilding 
 would cost more than it saves): a path may pass through an agent's cell. Steer around agents
 locally, or use ``grid.find_path`` when they must block. Paths are near-optimal, not optimal: they
 pass through entrance transitions, then are shortcut along straight lines (``smooth=True``).
-Reachability is exact and answered without a search. Not thread-safe (queries reuse scratch).
+Reachability is exact and answered without a search. Threads: any number may query at once
+(each running query takes its own scratch, :mod:`~python_core.hpa.query.scratch`); a build or a
+change must not overlap a query or another change (the caller's readers-writer lock).
 """
 
 from __future__ import annotations
@@ -23,19 +25,18 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from python_core._types import DIAG_CODES
-from python_core.errors import BlockedEndpointError, InvalidGraphError
+from python_core.errors import BlockedEndpointError, InvalidGraphError, InvalidQueryError
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cell, check_options
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.hpa.graph.abstract_graph import AbstractGraph, Progress
-from python_core.hpa.graph.upper_level import NO_SCRATCH, NO_UPPER, UpperLevel
+from python_core.hpa.graph.upper_level import NO_UPPER, UpperLevel
+from python_core.hpa.query.scratch import ScratchPool
 from python_core.hpa.query.searches import CHECK_SLACK, HierarchySearches
 from python_core.hpa.repair.changes import HierarchyChanges, time_budget
 from python_core.result import PathResult, PathStatus, QueryOptions
@@ -165,7 +166,7 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
         )  # fmt: skip
         self._levels, self._region_clusters, self._table_budget = levels, region_clusters, table_budget
         self._upper: UpperLevel | None = None
-        self._packed, self._scratch2 = NO_UPPER, NO_SCRATCH
+        self._packed = NO_UPPER
         if not 1.0 <= abstract_weight <= 2.0:
             raise InvalidGraphError(f"abstract_weight must be in [1, 2], got {abstract_weight!r}")
         self._window = smooth_window
@@ -178,18 +179,10 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
         self._repair_seconds = time_budget(repair_seconds, "repair_seconds", InvalidGraphError)
         self._built = False
         self._version = -1
-        self._qid = 0
         self.build_seconds = 0.0
-        self._scratch_size = -1
+        self._pool = ScratchPool()
         self._min_weight, self._one_weight = 1.0, 0.0  # set by build()
         self._scratch()
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickles and deep copies leave out the query record kept between queries (a compiled
-        object that neither can copy); the next query builds it again."""
-        state = self.__dict__.copy()
-        state["_tree_args"] = None
-        return state
 
     @property
     def grid(self) -> GridGraph:
@@ -209,10 +202,9 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
     @property
     def nbytes(self) -> int:
         """Bytes held by the hierarchy's arrays (the grid itself not included)."""
-        scratch: list[npt.NDArray[Any]] = [self._g, self._parent, self._stamps]
-        scratch += [self._heap_nodes, self._heap_keys, self._heap_pos, *self._scratch2]
+        scratch = sum(s.nbytes() for s in self._pool.idle())  # one per query run at the same time
         upper = self._upper.nbytes() if self._upper is not None else 0
-        return self._graph.nbytes() + upper + sum(a.nbytes for a in scratch)
+        return self._graph.nbytes() + upper + scratch
 
     def build(self, progress: Progress | None = None) -> HierarchicalGrid:
         """Build (or rebuild from scratch) the whole hierarchy.
@@ -244,7 +236,7 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
             self._upper = UpperLevel(
                 self._graph, group=self._region_clusters, table_budget=self._table_budget
             ).build(self._graph, progress)
-            self._packed, self._scratch2 = self._upper.packed, self._upper.new_scratch()
+            self._packed = self._upper.packed
         self._min_weight, self._one_weight = self._open_weights()
         self._scratch()
         self._built = True
@@ -253,22 +245,16 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
         return self
 
     def _scratch(self) -> None:
-        """Query scratch sized for the abstract graph (kept while its size is: the stamps stay valid)."""
-        self._tree_args = None  # a TreeStatic; the arrays may have been replaced
+        """After a build or a change: what queries derive from the graph, set here on the write
+        side (queries only read it), and the query scratch renewed (:meth:`ScratchPool.renew`)."""
         # the longest path exact_check re-runs (the cheapest weight may have dropped)
         self._check_reach = self._check_cells * min(self._grid.cell_size) * self._min_weight
-        self._table_optimal = False  # set with the next TreeStatic
-        n = self._graph.node_count + 1
-        if self._scratch_size == n:
-            return
-        self._scratch_size = n
-        self._g = np.full(n, np.inf)
-        self._parent = np.full(n, -1, dtype=np.int32)
-        self._stamps = np.zeros(n, dtype=np.int32)
-        self._heap_nodes = np.zeros(n, dtype=np.int32)
-        self._heap_keys = np.zeros(n)
-        self._heap_pos = np.zeros(n, dtype=np.int32)
-        self._qid = 0
+        # an exact graph's table path is the grid's optimum: nothing to check (unless some
+        # start runs the abstract search instead, while rows of the table are stale)
+        graph = self._graph
+        whole = graph.pair_dist.size > 0 and not graph.pair_stale.any()
+        self._table_optimal = graph.exact and whole and self._upper is None
+        self._pool.renew(graph.node_count + 1, self._upper)
 
     def _open_weights(self) -> tuple[float, float]:
         """The smallest weight of an open cell, and the weight they all share (``0``: none)."""
@@ -358,29 +344,78 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
         if options is not None:
             check_options(opts)
         name = resolve_heuristic(opts.heuristic, eight_connected=self._diag != 0)
+        s, g = self._ends(start, goal)
+        if s == g:
+            return self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0)
+        hcode, budget = HEURISTIC_CODES[name], opts.max_expansions
+        scratch = self._pool.take()  # this query's own: other threads may be querying too
+        try:
+            if self._graph.has_trees and not corridor:  # the kernel checks the components itself
+                found = self._tree_search(scratch, s, g, hcode, budget, smooth)
+            elif self._connected(s, g):
+                found = self._search(scratch, s, g, hcode, budget, smooth, corridor)
+            else:
+                found = None
+        finally:
+            self._pool.give(scratch)
+        return self._settle(found, s, g, opts, smooth=smooth, trees=self._graph.has_trees and not corridor)
+
+    def find_many(
+        self,
+        starts: npt.ArrayLike,
+        goals: npt.ArrayLike,
+        *,
+        options: QueryOptions | None = None,
+        smooth: bool = True,
+        corridor: bool = False,
+    ) -> list[PathResult]:
+        """:meth:`find_path` for each pair, in order, with the same answers and errors (the first
+        bad pair raises). With cached trees (and no ``corridor``) the searches run in one compiled
+        call, the GIL released from the first to the last: threads running batches run in parallel.
+
+        Raises:
+            InvalidQueryError: ``starts`` and ``goals`` differ in length (and as :meth:`find_path`).
+
+        Example:
+            >>> import numpy as np
+            >>> hpa = HierarchicalGrid(GridGraph(np.ones((8, 8), bool)), cluster_size=4).build()
+            >>> [round(r.cost, 3) for r in hpa.find_many([(0, 0), (1, 1)], [(7, 7), (1, 1)])]
+            [9.899, 0.0]
+        """
+        a, b = np.asarray(starts).reshape(-1, 2), np.asarray(goals).reshape(-1, 2)
+        if a.shape != b.shape:
+            raise InvalidQueryError(f"{len(a)} starts but {len(b)} goals")
+        pairs = list(zip(a.tolist(), b.tolist(), strict=True))
+        if corridor or not self._graph.has_trees or not pairs:
+            return [self.find_path(s, g, options=options, smooth=smooth, corridor=corridor) for s, g in pairs]
+        opts = options if options is not None else _DEFAULTS
+        if options is not None:
+            check_options(opts)
+        hcode = HEURISTIC_CODES[resolve_heuristic(opts.heuristic, eight_connected=self._diag != 0)]
+        cells = np.array([self._ends(s, g) for s, g in pairs], dtype=np.int64)
+        far = np.flatnonzero(cells[:, 0] != cells[:, 1])
+        scratch = self._pool.take()
+        try:
+            found = self._tree_many(scratch, cells[far], hcode, opts.max_expansions, smooth)
+        finally:
+            self._pool.give(scratch)
+        out = [self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0) for s in cells[:, 0].tolist()]
+        for k, i in enumerate(far.tolist()):
+            out[i] = self._settle(
+                found[k], int(cells[i, 0]), int(cells[i, 1]), opts, smooth=smooth, trees=True
+            )
+        return out
+
+    def _ends(self, start: Sequence[int], goal: Sequence[int]) -> tuple[int, int]:
+        """The flat start and goal cells, checked as :meth:`find_path` documents."""
         w, h = self._graph.width, self._graph.height
         sx, sy = as_cell(start, w, h, what="start")
         gx, gy = as_cell(goal, w, h, what="goal")
         if not self._built or self._grid.version != self._version:
             self._require_built()
-        s, g = sy * w + sx, gy * w + gx
-        if not self._walk[s]:
+        if not self._walk[sy * w + sx]:
             raise BlockedEndpointError(f"start cell {(sx, sy)} is blocked")
-        if s == g:
-            return self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0)
-        hcode, budget = HEURISTIC_CODES[name], opts.max_expansions
-        if self._graph.has_trees and not corridor:  # the kernel checks the components itself
-            found = self._tree_search(s, g, hcode, budget, smooth)
-            if found is not None:  # most paths are too long to check: no call for them
-                if smooth and not self._table_optimal and found.cost <= self._check_reach:
-                    return self._checked(found, (sx, sy), (gx, gy), opts)
-                return found
-        elif self._connected(s, g):
-            found = self._search(s, g, hcode, budget, smooth, corridor)
-            return self._checked(found, (sx, sy), (gx, gy), opts) if smooth else found
-        if opts.allow_partial:
-            return self._grid.find_path((sx, sy), (gx, gy), options=replace(opts, ignore_agents=True))
-        return PathResult(PathStatus.NO_PATH)
+        return sy * w + sx, gy * w + gx
 
     def __repr__(self) -> str:
         graph = self._graph

@@ -6,13 +6,31 @@ assert NoHierarchy().has_hierarchy is False and NoHierarchy().repair_pending(1.0
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
-from python_core.errors import UnsupportedOperationError
+from python_core.errors import InvalidQueryError, UnsupportedOperationError
 from python_core.hpa import Progress
 from python_core.navigation.interface import BuildReport, HierarchyOptions
+from python_core.result import PathResult
 
-__all__ = ["NoHierarchy"]
+__all__ = ["NoHierarchy", "each_pair"]
+
+NodeT = TypeVar("NodeT")
+
+
+def each_pair(
+    find: Callable[[NodeT, NodeT], PathResult], starts: Sequence[NodeT], goals: Sequence[NodeT]
+) -> list[PathResult]:
+    """``find(start, goal)`` for each pair, in order: the ``find_many`` of a kind with no batch
+    kernel (the first error stops the batch).
+
+    Raises:
+        InvalidQueryError: ``starts`` and ``goals`` differ in length.
+    """
+    if len(starts) != len(goals):
+        raise InvalidQueryError(f"{len(starts)} starts but {len(goals)} goals")
+    return [find(s, g) for s, g in zip(starts, goals, strict=True)]
 
 
 class NoHierarchy:

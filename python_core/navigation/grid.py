@@ -163,6 +163,33 @@ class GridNavigator:
             return fast_grid.find_path(self._grid, start, goal, options=opts)
         return result
 
+    def find_many(
+        self,
+        starts: Sequence[Cell],
+        goals: Sequence[Cell],
+        options: QueryOptions | None = None,
+        *,
+        hierarchical: bool = False,
+        corridor: bool = False,
+    ) -> list[PathResult]:
+        """:meth:`find_path` for each pair, in order, with its answers and errors; hierarchical
+        batches run their searches in one compiled call (:meth:`HierarchicalGrid.find_many`).
+
+        Raises:
+            InvalidQueryError: ``starts`` and ``goals`` differ in length (and as :meth:`find_path`).
+        """
+        opts = options if options is not None else _DEFAULTS
+        if not hierarchical:
+            if corridor:
+                raise InvalidQueryError("corridor applies to hierarchical queries only")
+            return fast_grid.find_many(self._grid, starts, goals, options=opts)
+        hpa = self._built()
+        results = hpa.find_many(starts, goals, options=opts, smooth=self._smooth, corridor=corridor)
+        return [
+            fast_grid.find_path(self._grid, s, g, options=opts) if self._blocked_by_agents(r, opts) else r
+            for s, g, r in zip(starts, goals, results, strict=True)
+        ]
+
     def _blocked_by_agents(self, result: PathResult, options: QueryOptions) -> bool:
         """True when another agent stands on a cell of the path past its start."""
         if options.ignore_agents or len(result.nodes) < 2:

@@ -122,6 +122,20 @@ class Navigator(Protocol[NodeT]):
         refines its path by an exact search in the clusters it crosses."""
         ...
 
+    def find_many(
+        self,
+        starts: Sequence[NodeT],
+        goals: Sequence[NodeT],
+        options: QueryOptions | None = None,
+        *,
+        hierarchical: bool = False,
+        corridor: bool = False,
+    ) -> list[PathResult]:
+        """:meth:`find_path` for each pair, in order, with its answers and errors (the first bad
+        pair raises); where a kind can, the batch's searches run in one compiled call that holds
+        no GIL (a grid's hierarchy), which is what lets threads answering batches run in parallel."""
+        ...
+
     def is_reachable(self, start: NodeT, goal: NodeT) -> bool:
         """Whether any path joins two resolved endpoints, from the hierarchy (no search)."""
         ...

@@ -14,12 +14,19 @@ picks Jump Point Search when it is exact and applies: every walkable cell has th
 weight, the diagonal mode is ``only_if_no_obstacles`` (the Moving AI rule), the heuristic is octile
 (the default) and no partial path is asked for; otherwise the compiled A* (weights, every diagonal
 mode, every heuristic, partial paths and budgets, exactly as the reference). With JPS, ``expanded``
-counts jump points. The padded copy of the grid and the search workspace are built on the first
-query and rebuilt when :attr:`GridGraph.version` changes; agents are applied per query in O(agents).
+counts jump points. The padded copy of the grid is built on the first query and rebuilt when
+:attr:`GridGraph.version` changes; agents are applied per query in O(agents).
+
+Threads: any number may query one grid at once (changes to it wait for them: the caller's
+readers-writer lock). The padded copy is shared and never written by a query; each running query
+takes a search workspace from the grid's pool and gives it back, so there are as many workspaces as
+queries ever ran at the same time, and a query with agents to block closes their cells in its
+workspace's private copy of the walls, never in the shared one.
 """
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,25 +55,22 @@ METHODS: tuple[Method, ...] = ("auto", "astar", "jps")
 
 _EUCLIDEAN, _ZERO = HEURISTIC_CODES["euclidean"], HEURISTIC_CODES["zero"]
 _TAG_LIMIT = 2**31 - 4
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 @dataclass(slots=True, eq=False)
-class _Prepared:
-    """A padded copy of one grid's walls and weights plus the reusable search workspace."""
+class _Workspace:
+    """What one running query writes: the search arrays, one slot per padded node, and (made on
+    the first query that blocks agents) a private copy of the walls to block them in."""
 
-    version: int
-    stride: int
-    passable: U8
-    weights: F64  # padded, or one unused slot when the weight is uniform
-    uniform_weight: float  # the common weight, or -1.0 when weights differ
-    min_weight: float
     g: F64
     parent: I32
     stamp: I32
     pos: I32
     heap_nodes: I32
     heap_keys: F64
-    tag: int = field(default=0)
+    passable: U8 | None = None  # equal to the shared walls between queries (agents put back)
+    tag: int = 0
 
     def next_tag(self) -> int:
         """A fresh even stamp for one query (clears the stamps once every ~10^9 queries)."""
@@ -76,8 +80,46 @@ class _Prepared:
             self.tag = 2
         return self.tag
 
+    def nbytes(self) -> int:
+        """Bytes of its arrays (for :func:`workspace_bytes`)."""
+        own = 0 if self.passable is None else int(self.passable.nbytes)
+        arrays = (self.g, self.parent, self.stamp, self.pos, self.heap_nodes, self.heap_keys)
+        return own + sum(int(a.nbytes) for a in arrays)
+
+
+@dataclass(slots=True, eq=False)
+class _Prepared:
+    """A padded copy of one grid's walls and weights (read-only once built) plus the pool of
+    search workspaces that queries take and give back."""
+
+    version: int
+    stride: int
+    passable: U8
+    weights: F64  # padded, or one unused slot when the weight is uniform
+    uniform_weight: float  # the common weight, or -1.0 when weights differ
+    min_weight: float
+    spare: list[_Workspace] = field(default_factory=list)
+
+    def take(self) -> _Workspace:
+        """An idle workspace, or a new one when every one is in use (list.pop is atomic)."""
+        try:
+            return self.spare.pop()
+        except IndexError:
+            n = self.passable.shape[0]
+            # np.empty / np.zeros pages are only made resident when a search touches them.
+            return _Workspace(
+                g=np.empty(n, dtype=np.float64), parent=np.empty(n, dtype=np.int32),
+                stamp=np.zeros(n, dtype=np.int32), pos=np.empty(n, dtype=np.int32),
+                heap_nodes=np.empty(n, dtype=np.int32), heap_keys=np.empty(n, dtype=np.float64),
+            )  # fmt: skip
+
+    def give(self, work: _Workspace) -> None:
+        """Return a workspace after its query."""
+        self.spare.append(work)
+
 
 _PREPARED: weakref.WeakKeyDictionary[GridGraph, _Prepared] = weakref.WeakKeyDictionary()
+_PREPARING = threading.Lock()  # one thread builds a grid's padded copy; the others wait for it
 
 
 def _prepare(grid: GridGraph) -> _Prepared:
@@ -85,35 +127,37 @@ def _prepare(grid: GridGraph) -> _Prepared:
     cached = _PREPARED.get(grid)
     if cached is not None and cached.version == grid.version:
         return cached
+    with _PREPARING:
+        cached = _PREPARED.get(grid)
+        if cached is None or cached.version != grid.version:
+            cached = _PREPARED[grid] = _padded(grid)
+        return cached
+
+
+def _padded(grid: GridGraph) -> _Prepared:
     walkable = grid.walkable
     open_weights = grid.weights[walkable]
     low = float(open_weights.min()) if open_weights.size else 1.0
     high = float(open_weights.max()) if open_weights.size else 1.0
     uniform = low == high
-    n = (grid.width + 2) * (grid.height + 2)
     if uniform:
         weights = np.zeros(1, dtype=np.float64)
     else:
         weights = np.zeros((grid.height + 2, grid.width + 2), dtype=np.float64)
         weights[1:-1, 1:-1] = grid.weights
         weights = weights.ravel()
-    # np.empty / np.zeros pages are only made resident when a search touches them.
-    prepared = _Prepared(
+    return _Prepared(
         version=grid.version, stride=grid.width + 2, passable=pad_cells(walkable.view(np.uint8)),
         weights=weights, uniform_weight=low if uniform else -1.0, min_weight=low,
-        g=np.empty(n, dtype=np.float64), parent=np.empty(n, dtype=np.int32),
-        stamp=np.zeros(n, dtype=np.int32), pos=np.empty(n, dtype=np.int32),
-        heap_nodes=np.empty(n, dtype=np.int32), heap_keys=np.empty(n, dtype=np.float64),
     )  # fmt: skip
-    _PREPARED[grid] = prepared
-    return prepared
 
 
 def workspace_bytes(grid: GridGraph) -> int:
-    """Bytes of the padded copy and workspace kept for ``grid`` (virtual size; pages fill on use)."""
+    """Bytes of the padded copy and the idle workspaces kept for ``grid`` (one at least: one per
+    query that ran while others did; virtual size, pages fill on use)."""
     p = _prepare(grid)
-    arrays = (p.passable, p.weights, p.g, p.parent, p.stamp, p.pos, p.heap_nodes, p.heap_keys)
-    return sum(int(a.nbytes) for a in arrays)
+    p.give(p.take())
+    return int(p.passable.nbytes + p.weights.nbytes) + sum(work.nbytes() for work in list(p.spare))
 
 
 def choose_method(grid: GridGraph, options: QueryOptions | None = None) -> Method:
@@ -136,23 +180,26 @@ def choose_method(grid: GridGraph, options: QueryOptions | None = None) -> Metho
     return "jps" if jps_ok else "astar"
 
 
-def _block_agents(grid: GridGraph, prepared: _Prepared, opts: QueryOptions) -> list[tuple[int, int]]:
-    """Close other agents' cells in the padded copy; return ``(node, old value)`` to restore."""
+def _walls(grid: GridGraph, prepared: _Prepared, work: _Workspace, opts: QueryOptions) -> tuple[U8, I64]:
+    """The walls the query searches: the shared copy, or with other agents' cells closed in the
+    workspace's own copy; and the nodes closed there, to open again (``restore``)."""
     if opts.ignore_agents or not grid.agents:
-        return []
-    cells = dict.fromkeys((y + 1) * prepared.stride + x + 1 for x, y in grid.agents.values())
+        return prepared.passable, _NONE
+    stride = prepared.stride
     counts: dict[int, int] = {}
     for x, y in grid.agents.values():
-        node = (y + 1) * prepared.stride + x + 1
+        node = (y + 1) * stride + x + 1
         counts[node] = counts.get(node, 0) + 1
     own = grid.agents.get(opts.agent) if opts.agent is not None else None
     if own is not None:
-        node = (own[1] + 1) * prepared.stride + own[0] + 1
+        node = (own[1] + 1) * stride + own[0] + 1
         if counts[node] == 1:
-            del cells[node]  # the querying agent never blocks itself
-    saved = [(node, int(prepared.passable[node])) for node in cells]
-    prepared.passable[list(cells)] = 0
-    return saved
+            del counts[node]  # the querying agent never blocks itself
+    if work.passable is None:
+        work.passable = prepared.passable.copy()
+    nodes = np.fromiter(counts, dtype=np.int64, count=len(counts))
+    work.passable[nodes] = 0
+    return work.passable, nodes
 
 
 def find_path(
@@ -207,31 +254,43 @@ def find_path(
         raise InvalidQueryError(f"unknown method {method!r}; expected one of {list(METHODS)}")
     if s == t:
         return _package(grid, PathStatus.FOUND, np.array([sy * grid.width + sx]), 0.0, 0)
-    saved = _block_agents(grid, prepared, opts)
+    work = prepared.take()
     try:
-        if not prepared.passable[t] and not opts.allow_partial:
-            return PathResult(PathStatus.NO_PATH)
-        return _search(grid, prepared, s, t, use_jps=chosen == "jps", code=HEURISTIC_CODES[name], opts=opts)
+        walls, closed = _walls(grid, prepared, work, opts)
+        try:
+            if not walls[t] and not opts.allow_partial:
+                return PathResult(PathStatus.NO_PATH)
+            code = HEURISTIC_CODES[name]
+            return _search(grid, prepared, work, walls, (s, t), use_jps=chosen == "jps", code=code, opts=opts)
+        finally:
+            if closed.size:
+                walls[closed] = prepared.passable[closed]
     finally:
-        for node, value in saved:
-            prepared.passable[node] = value
+        prepared.give(work)
 
 
 def _search(
-    grid: GridGraph, p: _Prepared, s: int, t: int, *, use_jps: bool, code: int, opts: QueryOptions
+    grid: GridGraph,
+    p: _Prepared,
+    w: _Workspace,
+    walls: U8,
+    ends: tuple[int, int],
+    *,
+    use_jps: bool,
+    code: int,
+    opts: QueryOptions,
 ) -> PathResult:
-    """Run one kernel on validated padded endpoints and package the result."""
+    """Run one kernel on validated padded endpoints in workspace ``w`` and package the result."""
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
-    tag = p.next_tag()
-    work = (p.g, p.parent, p.stamp, p.pos, p.heap_nodes, p.heap_keys, tag)
-    cw, ch = grid.cell_size
+    work = (w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, w.next_tag())
+    (cw, ch), (s, t) = grid.cell_size, ends
     if use_jps:
-        outcome, expanded = jps_padded(p.passable, p.stride, s, t, cw, ch, p.uniform_weight, budget, *work)
+        outcome, expanded = jps_padded(walls, p.stride, s, t, cw, ch, p.uniform_weight, budget, *work)
         end = t
     else:
         closest = (_EUCLIDEAN if code == _ZERO else code) if opts.allow_partial else -1
         outcome, end, expanded = astar_padded(
-            p.passable, p.weights, p.uniform_weight, p.stride, s, t, DIAG_CODES[grid.diagonal],
+            walls, p.weights, p.uniform_weight, p.stride, s, t, DIAG_CODES[grid.diagonal],
             cw, ch, code, p.min_weight, budget, closest, *work,
         )  # fmt: skip
     if outcome == SEARCH_FOUND:
@@ -242,8 +301,8 @@ def _search(
         status = PathStatus.PARTIAL if opts.allow_partial else PathStatus.NO_PATH
     if outcome != SEARCH_FOUND and not opts.allow_partial:
         return PathResult(status, expanded=int(expanded))
-    nodes = path_from_parents(p.parent, end, p.stride)
-    return _package(grid, status, nodes, float(p.g[end]), int(expanded))
+    nodes = path_from_parents(w.parent, end, p.stride)
+    return _package(grid, status, nodes, float(w.g[end]), int(expanded))
 
 
 def _package(grid: GridGraph, status: PathStatus, nodes: I64, cost: float, expanded: int) -> PathResult:
@@ -260,10 +319,10 @@ def find_many(
     options: QueryOptions | None = None,
     method: Method = "auto",
 ) -> list[PathResult]:
-    """Run a batch of queries on one grid in this process, in order (one shared workspace).
+    """Run a batch of queries on one grid, in order, each as :func:`find_path` runs it.
 
-    A bridge spreads batches over worker processes, each holding its own grid replica, and calls
-    this in each. Errors raise as in :func:`find_path` (the first bad query stops the batch).
+    Several threads may run batches (and single queries) on the same grid at once: the kernels
+    release the GIL. Errors raise as in :func:`find_path` (the first bad query stops the batch).
 
     Args:
         grid: the grid.

@@ -16,32 +16,33 @@ the grid's exact search (:data:`CHECK_SLACK`).
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import F64, I32, I64
+from python_core._types import F64, I64
 from python_core.grid import GridGraph
 from python_core.grid.cells import Cell, world_points
 from python_core.grid.search import dispatch as fast_grid
 from python_core.hpa.graph.abstract_graph import AbstractGraph
-from python_core.hpa.graph.upper_level import Packed, Scratch, UpperLevel
+from python_core.hpa.graph.upper_level import Packed, UpperLevel
 from python_core.hpa.query.abstract_search import (
     ABSTRACT_BUDGET,
     ABSTRACT_FOUND,
     ABSTRACT_NO_PATH,
-    QID_LIMIT,
     abstract_astar,
     node_chain,
 )
 from python_core.hpa.query.corridor import corridor_astar
 from python_core.hpa.query.endpoints import EndpointTree, insert_endpoint
 from python_core.hpa.query.refine import refine_chain
+from python_core.hpa.query.scratch import QueryScratch
 from python_core.hpa.query.smoothing import path_cost, smooth_passes
-from python_core.hpa.query.tree_query import tree_query, tree_static
-from python_core.hpa.query.upper_search import clear_stamps, link_costs, upper_chain
+from python_core.hpa.query.tree_query import tree_query, tree_query_many, tree_static
+from python_core.hpa.query.upper_search import link_costs, upper_chain
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["CHECK_SLACK", "HierarchySearches"]
@@ -53,12 +54,15 @@ its obstacle-free bound, a lower bound of the optimum, is checked; any other is 
 A tighter slack re-runs more short queries for little gain in the worst case, a looser one lets
 worse detours through."""
 
+_COUNTING = threading.Lock()  # checked_queries += 1 from concurrent queries (rare: a re-run query)
+
 
 class HierarchySearches:
     """The query methods of :class:`~python_core.hpa.HierarchicalGrid`, over the state it keeps.
 
     The facade owns every attribute below (set in its constructor, :meth:`build` and its
-    changes); this class only reads them and the query scratch it writes.
+    changes); this class only reads them, and writes the :class:`QueryScratch` each query is given
+    (its own: queries may run in several threads at once).
     """
 
     _grid: GridGraph
@@ -75,16 +79,23 @@ class HierarchySearches:
     _check_reach: float
     _table_optimal: bool
     _packed: Packed
-    _scratch2: Scratch
-    _tree_args: Any  # a TreeStatic, or None until the next tree query builds it
-    _g: F64
-    _parent: I32
-    _stamps: I32
-    _heap_nodes: I32
-    _heap_keys: F64
-    _heap_pos: I32
-    _qid: int
     checked_queries: int
+
+    def _settle(
+        self, found: PathResult | None, s: int, g: int, opts: QueryOptions, *, smooth: bool, trees: bool
+    ) -> PathResult:
+        """A search's answer as the query's: checked against the exact search when it may be a
+        short detour (:meth:`_checked`; by the tree query only when short: most paths are too long
+        to check), the exact search's partial path when the ends are not connected and
+        ``allow_partial`` asks for one, else ``no_path``."""
+        width = self._grid.width
+        start, goal = (s % width, s // width), (g % width, g // width)
+        if found is not None:
+            check = smooth and (not trees or (not self._table_optimal and found.cost <= self._check_reach))
+            return self._checked(found, start, goal, opts) if check else found
+        if opts.allow_partial:
+            return self._grid.find_path(start, goal, options=replace(opts, ignore_agents=True))
+        return PathResult(PathStatus.NO_PATH)
 
     def _checked(self, found: PathResult, start: Cell, goal: Cell, opts: QueryOptions) -> PathResult:
         """``found``, or the grid's exact path when ``found`` is short and may be a detour.
@@ -107,46 +118,62 @@ class HierarchySearches:
             bound = nx * cw + ny * ch
         if found.cost <= CHECK_SLACK * bound * weight:
             return found
-        self.checked_queries += 1
+        with _COUNTING:
+            self.checked_queries += 1
         exact_opts = replace(opts, ignore_agents=True, allow_partial=False, max_expansions=None, agent=None)
         exact = fast_grid.find_path(self._grid, start, goal, options=exact_opts)
         return exact if exact.found and exact.cost < found.cost else found
 
-    def _next_query(self) -> None:
-        """A new query number for the scratch stamps; at :data:`QID_LIMIT` the stamps are
-        zeroed and numbering starts again (once per billion queries)."""
-        self._qid += 1
-        if self._qid >= QID_LIMIT:  # in place: the query record holds these arrays
-            self._stamps[:] = 0
-            clear_stamps(self._scratch2)  # level 2's (empty without it)
-            self._qid = 1
-
-    def _tree_search(self, s: int, g: int, hcode: int, budget: int | None, smooth: bool) -> PathResult | None:
-        """One :func:`tree_query` call; None when the ends are not connected."""
-        if self._tree_args is None:  # everything but the per-query values, kept until a change
-            # an exact graph's table path is the grid's optimum: nothing to check (unless some
-            # start runs the abstract search instead, while rows of the table are stale)
+    def _record(self, scratch: QueryScratch) -> Any:
+        """The TreeStatic of ``scratch``: everything but the per-query values, kept until a change."""
+        if scratch.tree_args is None:
             graph = self._graph
-            whole = graph.pair_dist.size > 0 and not graph.pair_stale.any()
-            self._table_optimal = graph.exact and whole and self._upper is None
             ox, oy = self._grid.origin
-            self._tree_args = tree_static(
+            scratch.tree_args = tree_static(
                 self._walk, self._weights, graph.width, graph.height, graph.csize, self._diag, graph.cw,
                 graph.ch, self._min_weight, self._abstract_weight, graph.node_cell, graph.cl_first,
                 graph.cl_doff, graph.dist_flat, graph.inter_off, graph.inter_dst, graph.inter_cost,
                 graph.node_cluster, graph.tree_pool, graph.tree_off, graph.uniform, graph.pair_dist,
-                graph.pair_pred, graph.pair_stale, graph.labels, graph.comp_off, graph.comp_id, self._g,
-                self._parent, self._stamps, self._heap_nodes, self._heap_keys, self._heap_pos,
-                self._window, self._one_weight, graph.exact, self._packed, self._scratch2, float(ox),
+                graph.pair_pred, graph.pair_stale, graph.labels, graph.comp_off, graph.comp_id, scratch.g,
+                scratch.parent, scratch.stamps, scratch.heap_nodes, scratch.heap_keys, scratch.heap_pos,
+                self._window, self._one_weight, graph.exact, self._packed, scratch.scratch2, float(ox),
                 float(oy), self._line_bias,
             )  # fmt: skip
-        self._next_query()
+        return scratch.tree_args
+
+    def _tree_search(  # noqa: PLR0917
+        self, scratch: QueryScratch, s: int, g: int, hcode: int, budget: int | None, smooth: bool
+    ) -> PathResult | None:
+        """One :func:`tree_query` call; None when the ends are not connected."""
         outcome, nodes, points, cost, expanded = tree_query(
-            s, g, hcode, -1 if budget is None else budget, 2 if smooth else 0, self._qid, self._tree_args
-        )
+            s, g, hcode, -1 if budget is None else budget, 2 if smooth else 0, scratch.next_query(),
+            self._record(scratch),
+        )  # fmt: skip
         if outcome == ABSTRACT_FOUND:  # positional: a quarter less time than by keyword
             return PathResult(PathStatus.FOUND, points, nodes, cost, expanded)
         return None if outcome == ABSTRACT_NO_PATH else self._failed(outcome, expanded)
+
+    def _tree_many(
+        self, scratch: QueryScratch, cells: I64, hcode: int, budget: int | None, smooth: bool
+    ) -> list[PathResult | None]:
+        """:meth:`_tree_search` for each row ``(start, goal)`` of ``cells``, in one compiled call;
+        the results' arrays are views of the batch's."""
+        outcomes, offsets, nodes, points, costs, expanded = tree_query_many(
+            cells[:, 0].copy(), cells[:, 1].copy(), hcode, -1 if budget is None else budget,
+            2 if smooth else 0, scratch.next_queries(cells.shape[0]), self._record(scratch),
+        )  # fmt: skip
+        out: list[PathResult | None] = []
+        for i, outcome in enumerate(outcomes.tolist()):
+            if outcome == ABSTRACT_FOUND:
+                lo, hi = offsets[i], offsets[i + 1]
+                out.append(
+                    PathResult(
+                        PathStatus.FOUND, points[lo:hi], nodes[lo:hi], float(costs[i]), int(expanded[i])
+                    )
+                )
+            else:
+                out.append(None if outcome == ABSTRACT_NO_PATH else self._failed(outcome, int(expanded[i])))
+        return out
 
     def _endpoint(self, cell: int, reverse: int, other: int) -> EndpointTree:
         """Insert ``cell`` into its cluster: costs to its transitions, then to ``other`` when that
@@ -163,7 +190,14 @@ class HierarchySearches:
         )  # fmt: skip
 
     def _search(  # noqa: PLR0917
-        self, s: int, g: int, hcode: int, budget: int | None, smooth: bool, corridor: bool
+        self,
+        scratch: QueryScratch,
+        s: int,
+        g: int,
+        hcode: int,
+        budget: int | None,
+        smooth: bool,
+        corridor: bool,
     ) -> PathResult:
         graph = self._graph
         head, tail = self._endpoint(s, 0, g), self._endpoint(g, 1, s)
@@ -171,15 +205,15 @@ class HierarchySearches:
         k = int(graph.cl_first[first + 1] - graph.cl_first[first])
         direct = float(head.costs[k]) if first == last else np.inf  # the goal is the last stop
         lo = int(graph.cl_first[first])
-        self._next_query()
+        qid = scratch.next_query()
         upper = self._upper
         if upper is not None and upper.region_of[first] != upper.region_of[last]:
             outcome, chain, expanded = upper_chain(
                 graph.node_cell, graph.cl_first, graph.cl_doff, graph.dist_flat, graph.node_cluster,
                 graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
                 self._min_weight, self._abstract_weight, -1 if budget is None else budget, self._packed,
-                first, np.arange(lo, lo + k, dtype=np.int64), head.costs[:k], last, tail.costs, g, self._qid,
-                self._scratch2, self._line_bias, s,
+                first, np.arange(lo, lo + k, dtype=np.int64), head.costs[:k], last, tail.costs, g, qid,
+                scratch.scratch2, self._line_bias, s,
             )  # fmt: skip
             if outcome != ABSTRACT_FOUND:
                 return self._failed(outcome, expanded)
@@ -193,12 +227,12 @@ class HierarchySearches:
             graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
             self._min_weight, np.arange(lo, lo + k, dtype=np.int64), head.costs[:k],
             last, tail.costs, direct, g, -1 if budget is None else budget,
-            self._g, self._parent, self._stamps, self._qid, self._heap_nodes, self._heap_keys,
-            self._heap_pos, self._abstract_weight, self._line_bias, s,
+            scratch.g, scratch.parent, scratch.stamps, qid, scratch.heap_nodes, scratch.heap_keys,
+            scratch.heap_pos, self._abstract_weight, self._line_bias, s,
         )  # fmt: skip
         if outcome != ABSTRACT_FOUND:
             return self._failed(outcome, expanded)
-        return self._finish(s, g, self._refine(g, head, tail), expanded, smooth, corridor)
+        return self._finish(s, g, self._refine(scratch, g, head, tail), expanded, smooth, corridor)
 
     @staticmethod
     def _failed(outcome: int, expanded: int) -> PathResult:
@@ -228,13 +262,13 @@ class HierarchySearches:
         )  # fmt: skip
         return self._result(PathStatus.FOUND, nodes, expanded, cost)
 
-    def _refine(self, g: int, head: EndpointTree, tail: EndpointTree) -> I64:
+    def _refine(self, scratch: QueryScratch, g: int, head: EndpointTree, tail: EndpointTree) -> I64:
         """Concrete cells: start -> first transition -> ... -> last transition -> goal."""
         graph, width = self._graph, self._graph.width
-        if int(self._parent[graph.node_count]) == -2:
+        if int(scratch.parent[graph.node_count]) == -2:
             return head.path_to(g, width)
-        ids = node_chain(self._parent, graph.node_count)
-        return self._cells(ids, np.diff(self._g[ids]), head, tail)  # exact table or crossing costs
+        ids = node_chain(scratch.parent, graph.node_count)
+        return self._cells(ids, np.diff(scratch.g[ids]), head, tail)  # exact table or crossing costs
 
     def _cells(self, ids: I64, costs: F64, head: EndpointTree, tail: EndpointTree) -> I64:
         """Concrete cells along a chain of transitions whose link costs are ``costs``."""

@@ -57,7 +57,7 @@ from python_core.hpa.query.tree_walks import (
 )
 from python_core.hpa.query.upper_search import upper_chain
 
-__all__ = ["TREE_STATIC_FIELDS", "TreeStatic", "tree_query", "tree_static"]
+__all__ = ["TREE_STATIC_FIELDS", "TreeStatic", "tree_query", "tree_query_many", "tree_static"]
 
 
 TREE_STATIC_FIELDS = (
@@ -262,3 +262,37 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
     nodes = out[:n].copy()
     nodes, cost = smooth_passes(nodes, walk, weights, width, diag, cw, ch, window, passes, one_weight)
     return outcome, nodes, world_points(nodes, width, ox, oy, cw, ch), cost, expanded
+
+
+@jit
+def tree_query_many(  # noqa: PLR0917 (compiled kernel: positional)
+    starts: I64, goals: I64, hcode: int, budget: int, passes: int, qid: int, static: Any
+) -> tuple[I64, I64, I64, F64, F64, I64]:
+    """:func:`tree_query` for each pair ``starts[i], goals[i]`` (query ids ``qid + i``), in one
+    call: a batch runs with the GIL released from its first query to its last.
+
+    Returns:
+        ``(outcomes, offsets, cells, points, costs, expanded)``: query ``i``'s cells and world
+        points are rows ``offsets[i]:offsets[i + 1]`` of ``cells`` and ``points``.
+    """
+    n = starts.shape[0]
+    outcomes = np.empty(n, dtype=np.int64)
+    costs = np.empty(n)
+    expanded = np.empty(n, dtype=np.int64)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    cells = np.empty(256 * max(n, 1), dtype=np.int64)
+    points = np.empty((cells.shape[0], 2))
+    for i in range(n):
+        outcome, nodes, where, cost, count = tree_query(
+            starts[i], goals[i], hcode, budget, passes, qid + i, static
+        )
+        outcomes[i], costs[i], expanded[i] = outcome, cost, count
+        lo, hi = offsets[i], offsets[i] + nodes.shape[0]
+        if hi > cells.shape[0]:  # grow both buffers to twice their size (or what this path needs)
+            size = max(hi, 2 * cells.shape[0])
+            grown, grown_points = np.empty(size, dtype=np.int64), np.empty((size, 2))
+            grown[:lo], grown_points[:lo] = cells[:lo], points[:lo]
+            cells, points = grown, grown_points
+        cells[lo:hi], points[lo:hi] = nodes, where
+        offsets[i + 1] = hi
+    return outcomes, offsets, cells[: offsets[n]], points[: offsets[n]], costs, expanded

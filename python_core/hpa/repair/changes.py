@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -25,7 +24,7 @@ from python_core.errors import InvalidGraphError, InvalidQueryError
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cells
 from python_core.hpa.graph.abstract_graph import AbstractGraph
-from python_core.hpa.graph.upper_level import Packed, Scratch, UpperLevel
+from python_core.hpa.graph.upper_level import Packed, UpperLevel
 
 __all__ = ["HierarchyChanges", "time_budget"]
 
@@ -42,8 +41,8 @@ def time_budget(value: object, name: str, error: type[Exception]) -> float | Non
 class HierarchyChanges:
     """The change methods of :class:`~python_core.hpa.HierarchicalGrid`, over the state it keeps.
 
-    The facade owns every attribute below; :meth:`_scratch` is its (query scratch sized again
-    after a change).
+    The facade owns every attribute below; :meth:`_scratch` is its (what queries derive from
+    the graph, set again after a change). A change must not run while a query does.
     """
 
     _grid: GridGraph
@@ -57,8 +56,6 @@ class HierarchyChanges:
     _one_weight: float
     _repair_seconds: float | None
     _packed: Packed
-    _scratch2: Scratch
-    _tree_args: Any  # a TreeStatic, or None
 
     def _scratch(self) -> None:
         raise NotImplementedError  # the facade's
@@ -120,7 +117,7 @@ class HierarchyChanges:
         dirty = self._graph.apply_changes(nodes, weights_changed, self._repair_seconds, self._one_weight != 0)
         if self._upper is not None:
             self._upper.update(self._graph, dirty)
-            self._packed, self._scratch2 = self._upper.packed, self._upper.new_scratch()
+            self._packed = self._upper.packed
         self._scratch()
         self._version = self._grid.version
         return time.perf_counter() - began
@@ -172,5 +169,5 @@ class HierarchyChanges:
             return 0
         left = self._graph.refill(budget)
         if not left:  # whole again: the next query may trust it as the optimum (exact graphs)
-            self._tree_args = None
+            self._scratch()
         return left

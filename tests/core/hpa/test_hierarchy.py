@@ -532,9 +532,11 @@ def test_query_numbers_wrap_without_stale_stamps(levels: int, tree_budget: int) 
     pairs = random_pairs(grid, 12, 3)
     before = [hpa.find_path(s, g) for s, g in pairs]
     assert sum(r.expanded for r in before) > 0  # the abstract search ran
-    hpa._qid = QID_LIMIT - 5  # the wrap is a billion queries away otherwise
+    (scratch,) = hpa._pool.idle()  # one thread: one scratch set, reused
+    scratch.qid = QID_LIMIT - 5  # the wrap is a billion queries away otherwise
     after = [hpa.find_path(s, g) for s, g in pairs]
-    assert hpa._qid < 20
+    assert hpa._pool.idle() == [scratch]
+    assert scratch.qid < 20
     for a, b in zip(before, after, strict=True):
         assert (a.status, a.nodes.tolist(), a.expanded) == (b.status, b.nodes.tolist(), b.expanded)
 
