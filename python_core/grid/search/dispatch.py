@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -186,7 +186,8 @@ def find_path(
         A :class:`PathResult` with every cell of the path (jump points are filled in).
 
     Raises:
-        InvalidQueryError: malformed cells or options, or ``method="jps"`` where JPS is not exact.
+        InvalidQueryError: malformed cells or options, or ``method="jps"`` where JPS is not exact
+            (weights, another diagonal mode or heuristic, or ``allow_partial``).
         OutOfBoundsError: start or goal outside the grid.
         BlockedEndpointError: the start is a wall.
         UnknownPointError: ``options.agent`` is not placed.
@@ -210,8 +211,11 @@ def find_path(
     if not prepared.passable[s]:
         raise BlockedEndpointError(f"start cell {(sx, sy)} is blocked")
     chosen = choose_method(grid, opts) if method == "auto" else method
-    if chosen == "jps" and not _jps_exact(grid, prepared, QueryOptions(heuristic=name)):
-        raise InvalidQueryError("method 'jps' needs uniform weights and only_if_no_obstacles diagonals")
+    if chosen == "jps" and not _jps_exact(grid, prepared, replace(opts, heuristic=name)):
+        raise InvalidQueryError(
+            "method 'jps' needs uniform weights, only_if_no_obstacles diagonals, the octile "
+            f"heuristic and no partial paths (heuristic {name!r}, allow_partial {opts.allow_partial})"
+        )
     if chosen not in ("astar", "jps"):
         raise InvalidQueryError(f"unknown method {method!r}; expected one of {list(METHODS)}")
     if s == t:
