@@ -132,7 +132,7 @@ def choose_method(grid: GridGraph, options: QueryOptions | None = None) -> Metho
     p = _prepare(grid)
     if not _jps_exact(grid, p, opts):
         return "astar"
-    return "jps" if prefers_jps(grid, p.passable, p.stride, grid.cell_size, p.uniform_weight) else "astar"
+    return "jps" if prefers_jps(grid, p.uniform_weight) else "astar"
 
 
 def _jps_exact(grid: GridGraph, prepared: _Prepared, opts: QueryOptions) -> bool:

@@ -7,12 +7,14 @@ win; bench/grid_speed.py shows the choices and their speed.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
 from python_core.grid import GridGraph
 from python_core.grid.search import dispatch, method_choice
 from python_core.grid.search.reference import find_path as reference_path
+from tests.python_snippet import run_snippet
 
 
 def random_grid(size: int, blocked: float, seed: int) -> GridGraph:
@@ -44,16 +46,34 @@ def test_no_probe_votes_where_jps_finds_no_path() -> None:
     mask = np.zeros((130, 130), dtype=bool)
     mask[::2, ::2] = True  # isolated cells: no probe pair is connected
     grid = GridGraph(mask, diagonal="only_if_no_obstacles")
-    p = dispatch._prepare(grid)
-    assert method_choice.probe_votes(p.passable, p.stride, (130, 130), (1.0, 1.0), 1.0) == (0, 0)
+    assert method_choice.probe_votes(grid.walkable, (1.0, 1.0), 1.0) == (0, 0)
     assert dispatch.choose_method(grid) == "jps"  # no evidence: JPS, as before probing existed
 
 
 def test_votes_never_exceed_the_probe_count() -> None:
     grid = random_grid(200, 0.1, 3)
-    p = dispatch._prepare(grid)
-    astar_wins, jps_wins = method_choice.probe_votes(p.passable, p.stride, (200, 200), (1.0, 1.0), 1.0)
-    assert 0 < astar_wins + jps_wins <= method_choice.PROBES
+    astar_votes, jps_votes = method_choice.probe_votes(grid.walkable, (1.0, 1.0), 1.0)
+    assert 0 < astar_votes + jps_votes <= method_choice.PROBES
+
+
+def test_the_choice_is_the_same_in_every_process() -> None:
+    # Votes are expansion counts, not timings: a sidecar worker and its client must agree on
+    # paths and expanded counts. A fresh interpreter decides as this one for three kinds of map.
+    setup = (
+        "import numpy as np\n"
+        "from python_core.grid import GridGraph\n"
+        "from python_core.grid.search import dispatch\n"
+        "rng = np.random.default_rng(7)\n"
+        "rooms = np.ones((300, 300), bool); rooms[::30, :] = False; rooms[:, ::30] = False\n"
+        "rooms[::30, 10:14] = True; rooms[10:14, ::30] = True\n"
+        "maps = [rng.random((256, 256)) >= 0.25, rooms, rng.random((200, 260)) >= 0.05]\n"
+        "choices = [dispatch.choose_method(GridGraph(m, diagonal='only_if_no_obstacles')) for m in maps]\n"
+    )
+    here: dict[str, object] = {}
+    exec(setup, here)  # the same text runs in the child
+    there = run_snippet(setup + "print(choices)\n", dict(os.environ), timeout=300).strip()
+    assert there == str(here["choices"])
+    assert "jps" in str(here["choices"])  # the rooms
 
 
 def test_auto_is_exact_on_a_probed_random_map() -> None:
