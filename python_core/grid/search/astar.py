@@ -9,7 +9,10 @@ The grid is stored with a one-cell blocked border, ``(height + 2) x (width + 2)`
 neighbour of a real cell is a valid index and the kernel never tests bounds. Per-query state lives
 in workspace arrays that are reused across queries: ``stamp[n] == tag`` marks a node seen (open)
 in this query and ``tag + 1`` closed, so nothing of size n is cleared between queries. The open
-list is the indexed heap of :mod:`python_core.grid.search.open_list` (decrease-key, ties to larger g).
+list is the 4-ary heap of :mod:`python_core.grid.search.packed_heap` (decrease-key, f and the
+deeper-first tie-break packed in one integer key). The moves allowed from a node come from one
+lookup of its 8 neighbours' open bits in :data:`_MOVES` (per diagonal rule), not from a wall test
+and a corner rule per neighbour.
 """
 
 # Compiled kernels take their arguments positionally: numba.njit does not compile keywords.
