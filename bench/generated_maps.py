@@ -1,7 +1,9 @@
-"""Two generated 2048 x 2048 benchmark grids (fixed seeds) and random queries on them.
+"""Generated benchmark grids (fixed seeds) and random queries on them.
 
-from bench.generated_maps import open_scattered, rooms_and_doors, random_queries
+from bench.generated_maps import open_scattered, random_blocked, rooms_and_doors, random_queries
 mask = rooms_and_doors()           # (2048, 2048) bool, True = walkable
+mask = random_blocked()            # (256, 256), 25% of the cells blocked at random: JPS prunes little
+weights = terrain_weights(mask.shape)  # 1-4 on 8 x 8 patches
 """
 
 from __future__ import annotations
@@ -9,7 +11,14 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["GENERATED", "open_scattered", "random_queries", "rooms_and_doors"]
+__all__ = [
+    "GENERATED",
+    "open_scattered",
+    "random_blocked",
+    "random_queries",
+    "rooms_and_doors",
+    "terrain_weights",
+]
 
 Mask = npt.NDArray[np.bool_]
 
@@ -42,7 +51,21 @@ def rooms_and_doors(size: int = 2048, *, room: int = 64, seed: int = 11) -> Mask
     return mask
 
 
-GENERATED = {"open2048": open_scattered, "rooms2048": rooms_and_doors}
+def random_blocked(size: int = 256, *, blocked: float = 0.25, seed: int = 5) -> Mask:
+    """Every cell blocked with probability ``blocked``: short straight runs, so JPS prunes little."""
+    rng = np.random.default_rng(seed)
+    return np.asarray(rng.random((size, size)) >= blocked)
+
+
+def terrain_weights(shape: tuple[int, int], *, block: int = 8, seed: int = 1) -> npt.NDArray[np.int64]:
+    """Integer weights 1-4 constant over ``block`` x ``block`` patches (terrain: road, grass, mud...)."""
+    rng = np.random.default_rng(seed)
+    h, w = shape
+    coarse = rng.integers(1, 5, size=(-(-h // block), -(-w // block)))
+    return np.asarray(np.kron(coarse, np.ones((block, block), dtype=np.int64))[:h, :w])
+
+
+GENERATED = {"random256": random_blocked, "open2048": open_scattered, "rooms2048": rooms_and_doors}
 """Map name -> generator."""
 
 

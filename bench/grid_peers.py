@@ -38,13 +38,24 @@ def path_cost(xs: Sequence[int], ys: Sequence[int]) -> float:
     return total
 
 
-def run_godot(godot: Path, mask: Mask, queries: Queries) -> tuple[Timed, Timed]:
-    """AStarGrid2D.get_id_path with jumping off and on: ``((costs, secs), (costs, secs))``."""
+def run_godot(
+    godot: Path, mask: Mask, queries: Queries, *, weights: npt.NDArray[np.int64] | None = None
+) -> tuple[Timed, Timed]:
+    """AStarGrid2D.get_id_path with jumping off and on: ``((costs, secs), (costs, secs))``.
+
+    ``weights`` (integers 1-9 per cell) become Godot's point weight scales; Godot's jumping
+    ignores them, so only the first pair is exact on a weighted grid.
+    """
     h, w = mask.shape
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "in.txt", Path(tmp) / "out.txt"
         cells = np.where(mask, ord("."), ord("@")).astype(np.uint8).tobytes().decode("ascii")
         lines = [f"{w} {h} {len(queries)}", cells]
+        if weights is not None:
+            if weights.min() < 1 or weights.max() > 9:
+                raise ValueError(f"weights must be integers 1-9, got {weights.min()}..{weights.max()}")
+            lines[0] += " weighted"
+            lines.append((weights.astype(np.uint8) + ord("0")).tobytes().decode("ascii"))
         lines += [f"{s[0]} {s[1]} {g[0]} {g[1]}" for s, g in queries]
         src.write_text("\n".join(lines) + "\n", encoding="ascii")
         cmd = [str(godot), "--headless", "--script", str(SCRIPT), "--", str(src), str(dst)]

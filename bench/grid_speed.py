@@ -5,6 +5,8 @@ Usage::
     .venv/bin/python bench/grid_speed.py                    # every map, 200 queries each (many minutes)
     .venv/bin/python bench/grid_speed.py --quick            # 40 queries, no generated maps, no sidecar
     .venv/bin/python bench/grid_speed.py --maps den520d Aurora --queries 100
+    .venv/bin/python bench/grid_speed.py --maps random256 maze-400-4 32room_000 --no-peers --no-reference
+    .venv/bin/python bench/grid_speed.py --weighted --maps random256 den520d --no-peers   # terrain weights
 
 Maps: every ``.map`` in /work/shared/benchmarks/grid plus two generated 2048 x 2048 grids
 (bench/generated_maps.py). Queries: sampled from each scenario file with a fixed seed, one from each
@@ -33,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench import grid_peers, sidecar_metrics  # noqa: E402
-from bench.generated_maps import GENERATED, random_queries  # noqa: E402
+from bench.generated_maps import GENERATED, random_queries, terrain_weights  # noqa: E402
 from python_core.compiled import JIT_ENABLED, warm_up  # noqa: E402
 from python_core.formats.movingai import length_tolerance, read_map, read_scenarios  # noqa: E402
 from python_core.grid import GridGraph  # noqa: E402
@@ -84,14 +86,20 @@ def load(
         mask = GENERATED[name]()
         grid = GridGraph(mask, diagonal="only_if_no_obstacles")
         queries, lengths = [], []
+        # Small maps take their optimal lengths from the reference A* (not the code under test).
+        oracle = reference.find_path if mask.size <= SMALL_CELLS else _compiled_astar
         for s, g in random_queries(mask, 2 * count, seed=seed):
-            result = dispatch.find_path(grid, s, g, method="astar")
+            result = oracle(grid, s, g)
             if result.found and len(queries) < count:
                 queries.append((s, g))
                 lengths.append(result.cost)
         return mask, queries, lengths
     queries, lengths = sample_scenarios(name, count, seed)
     return read_map(DATA / f"{name}.map"), queries, lengths
+
+
+def _compiled_astar(grid: GridGraph, start: tuple[int, int], goal: tuple[int, int]) -> PathResult:
+    return dispatch.find_path(grid, start, goal, method="astar")
 
 
 def mismatches(costs: list[float], lengths: list[float]) -> int:
@@ -119,35 +127,61 @@ def time_ours(grid: GridGraph, queries: list, method: str) -> tuple[list[float],
 
 
 def bench_map(name: str, args: argparse.Namespace) -> list[Row]:
-    """Every variant on one map."""
+    """Every variant on one map (with ``--weighted``, on the map with terrain weights)."""
     mask, queries, lengths = load(name, args.queries, args.seed)
     h, w = mask.shape
     size = f"{w}x{h}"
     small = mask.size <= SMALL_CELLS
-    grid = GridGraph(mask, diagonal="only_if_no_obstacles")
-    runs: list[tuple[str, Callable[[list], tuple[list[float], list[float]]], bool]] = [
-        ("python A*", lambda q: time_ours(grid, q, "reference"), not small),
-        ("compiled A*", lambda q: time_ours(grid, q, "astar"), False),
-        ("JPS", lambda q: time_ours(grid, q, "jps"), False),
-        ("ours (auto)", lambda q: time_ours(grid, q, "auto"), False),
-    ]
-    if not args.no_peers:
-        runs.append(("tcod", lambda q: grid_peers.run_tcod(mask, q), not small and name in GENERATED))
-        if small:
-            runs.append(("python-pathfinding", lambda q: grid_peers.run_pathfinding(mask, q), False))
-            runs.append(("networkx", lambda q: grid_peers.run_networkx(mask, q), False))
+    weights = terrain_weights(mask.shape, seed=args.seed) if args.weighted else None
+    grid = GridGraph(mask, diagonal="only_if_no_obstacles", weights=weights)
+    if weights is not None:
+        name = f"{name}+weights"
+        lengths = weighted_lengths(grid, queries, small=small)
     rows = []
-    for variant, run, few in runs:
+    for variant, run, few in our_runs(grid, mask, name, args, small=small):
         subset = queries[:SLOW_QUERIES] if few else queries
         costs, secs = run(subset)
         rows.append(Row(name, size, variant, secs, mismatches(costs, lengths)))
         print(f"  {name:>16} {variant:<18} {rows[-1].median_ms():9.3f} ms", flush=True)
     if args.godot.exists():
-        (off_c, off_t), (on_c, on_t) = grid_peers.run_godot(args.godot, mask, queries)
+        (off_c, off_t), (on_c, on_t) = grid_peers.run_godot(args.godot, mask, queries, weights=weights)
         rows.append(Row(name, size, "godot A*", off_t, mismatches(off_c, lengths)))
-        rows.append(Row(name, size, "godot jumping", on_t, mismatches(on_c, lengths)))
-        print(f"  {name:>16} godot A* / jumping  {rows[-2].median_ms():9.3f} / {rows[-1].median_ms():.3f} ms")
+        if weights is None:  # Godot's jumping ignores weight scales: no exact peer on weighted maps
+            rows.append(Row(name, size, "godot jumping", on_t, mismatches(on_c, lengths)))
+        print(f"  {name:>16} godot A* / jumping  {median_ms(off_t):9.3f} / {median_ms(on_t):.3f} ms")
     return rows
+
+
+Runner = Callable[[list], tuple[list[float], list[float]]]
+
+
+def our_runs(
+    grid: GridGraph, mask: np.ndarray, name: str, args: argparse.Namespace, *, small: bool
+) -> list[tuple[str, Runner, bool]]:
+    """``(variant, runner, few queries only)`` of our searches and the Python peers."""
+    runs: list[tuple[str, Runner, bool]] = [("compiled A*", lambda q: time_ours(grid, q, "astar"), False)]
+    if not args.weighted:  # JPS is exact on uniform weights only
+        runs.append(("JPS", lambda q: time_ours(grid, q, "jps"), False))
+    runs.append(("ours (auto)", lambda q: time_ours(grid, q, "auto"), False))
+    if not args.no_reference:
+        runs.insert(0, ("python A*", lambda q: time_ours(grid, q, "reference"), not small))
+    if not args.no_peers and not args.weighted:
+        runs.append(("tcod", lambda q: grid_peers.run_tcod(mask, q), not small and name in GENERATED))
+        if small:
+            runs.append(("python-pathfinding", lambda q: grid_peers.run_pathfinding(mask, q), False))
+            runs.append(("networkx", lambda q: grid_peers.run_networkx(mask, q), False))
+    return runs
+
+
+def weighted_lengths(grid: GridGraph, queries: list, *, small: bool) -> list[float]:
+    """Optimal costs on a weighted grid: the reference A* on small maps, else our compiled A*
+    (cross-checked by Godot's A*, whose mismatches the table shows)."""
+    oracle = reference.find_path if small else _compiled_astar
+    return [oracle(grid, s, g).cost for s, g in queries]
+
+
+def median_ms(seconds: list[float]) -> float:
+    return 1000.0 * float(np.median(seconds)) if seconds else math.nan
 
 
 def godot_best(rows: list[Row], name: str) -> float:
@@ -224,7 +258,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="40 queries, benchmark maps only, no sidecar")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--godot", type=Path, default=REPO / ".godot" / "godot")
+    parser.add_argument(
+        "--weighted",
+        action="store_true",
+        help="terrain weights 1-4 on every map (A* only; Godot without jumping)",
+    )
     parser.add_argument("--no-peers", action="store_true", help="skip tcod / pathfinding / networkx")
+    parser.add_argument("--no-reference", action="store_true", help="skip timing the python reference A*")
     parser.add_argument("--no-sidecar", action="store_true", help="skip memory, start-up, find_many")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)

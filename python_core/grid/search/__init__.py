@@ -3,7 +3,9 @@
 - :mod:`~python_core.grid.search.dispatch`: the fast exact search users get; picks per query
 - :mod:`~python_core.grid.search.astar`: the compiled A* over a padded grid
 - :mod:`~python_core.grid.search.jps`: compiled Jump Point Search (uniform weights, no corner cutting)
-- :mod:`~python_core.grid.search.open_list`: the compiled indexed binary heap the kernels share
+- :mod:`~python_core.grid.search.method_choice`: whether JPS pays on a map (probe searches, cached)
+- :mod:`~python_core.grid.search.packed_heap`: the grid kernels' open list (4-ary, one-integer keys)
+- :mod:`~python_core.grid.search.open_list`: the indexed binary heap of the hierarchical (HPA*) kernels
 - :mod:`~python_core.grid.search.heuristics`: distance estimates and when each is admissible
 - :mod:`~python_core.grid.search.reference`: the plain-Python A*, the readable specification and
   test oracle; call :func:`reference.find_path <python_core.grid.search.reference.find_path>` by name

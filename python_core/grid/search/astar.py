@@ -9,7 +9,10 @@ The grid is stored with a one-cell blocked border, ``(height + 2) x (width + 2)`
 neighbour of a real cell is a valid index and the kernel never tests bounds. Per-query state lives
 in workspace arrays that are reused across queries: ``stamp[n] == tag`` marks a node seen (open)
 in this query and ``tag + 1`` closed, so nothing of size n is cleared between queries. The open
-list is the indexed heap of :mod:`python_core.grid.search.open_list` (decrease-key, ties to larger g).
+list is the 4-ary heap of :mod:`python_core.grid.search.packed_heap` (decrease-key, f and the
+deeper-first tie-break packed in one integer key). The moves allowed from a node come from one
+lookup of its 8 neighbours' open bits in :data:`_MOVES` (per diagonal rule), not from a wall test
+and a corner rule per neighbour.
 """
 
 # Compiled kernels take their arguments positionally: numba.njit does not compile keywords.
@@ -24,6 +27,7 @@ import numpy.typing as npt
 
 from python_core._types import (
     DIAG_ALWAYS,
+    DIAG_AT_LEAST_ONE_WALKABLE,
     DIAG_NEVER,
     DIAG_ONLY_IF_NO_OBSTACLES,
     SEARCH_BUDGET,
@@ -31,7 +35,7 @@ from python_core._types import (
     SEARCH_NO_PATH,
 )
 from python_core.compiled import jit
-from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
+from python_core.grid.search.packed_heap import heap_decrease, heap_pop, heap_push, pack_key
 
 __all__ = [
     "astar_padded",
@@ -54,14 +58,49 @@ def pad_cells(cells: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     return out.ravel()
 
 
+def _allowed_diagonals(around: int, *, both_sides: bool) -> int:
+    """Open diagonals of ``around`` whose two orthogonal side cells are open (``both_sides``) or
+    at least one of them is."""
+    out = 0
+    for k in range(4, 8):
+        side_x = around >> (0 if k in (4, 6) else 1) & 1
+        side_y = around >> (2 if k < 6 else 3) & 1
+        ok = side_x and side_y if both_sides else side_x or side_y
+        if around >> k & 1 and ok:
+            out |= 1 << k
+    return out
+
+
+def _move_table() -> npt.NDArray[np.uint8]:
+    """``table[diagonal, around]``: bit ``k`` set when move ``k`` may be taken from a node whose
+    open neighbours are the bits of ``around`` (move order of ``offsets`` in the kernels)."""
+    table = np.zeros((4, 256), dtype=np.uint8)
+    for around in range(256):
+        straight = around & 0x0F
+        table[DIAG_NEVER, around] = straight
+        table[DIAG_ALWAYS, around] = around
+        table[DIAG_ONLY_IF_NO_OBSTACLES, around] = straight | _allowed_diagonals(around, both_sides=True)
+        table[DIAG_AT_LEAST_ONE_WALKABLE, around] = straight | _allowed_diagonals(around, both_sides=False)
+    return table
+
+
+_MOVES = _move_table()
+"""Which moves are allowed per diagonal rule and open-neighbour pattern: one load per expansion
+replaces a wall test and the corner rule per neighbour (Godot's rules: a diagonal squeezes
+between the two orthogonal cells beside it)."""
+_DX = (1, -1, 0, 0, 1, -1, 1, -1)
+_DY = (0, 0, 1, -1, 1, 1, -1, -1)
+
+
 @jit
-def estimate(code: int, nx: int, ny: int, cell_w: float, cell_h: float, scale: float) -> float:
-    """The grid heuristic of :func:`heuristics.grid_estimate` (same codes, same values)."""
+def estimate(code: int, nx: int, ny: int, cell_w: float, cell_h: float, diag: float, scale: float) -> float:
+    """The grid heuristic of :func:`heuristics.grid_estimate` (same codes, same values), with
+    ``diag = hypot(cell_w, cell_h)`` computed once per query by the caller."""
+    if code == 1:  # rectangular octile, the default first
+        m = min(nx, ny)
+        return scale * (diag * m + cell_w * (nx - m) + cell_h * (ny - m))
     if code == 0:  # manhattan
         return scale * (nx * cell_w + ny * cell_h)
-    if code == 1:  # rectangular octile
-        m = min(nx, ny)
-        return scale * (math.hypot(cell_w, cell_h) * m + cell_w * (nx - m) + cell_h * (ny - m))
     if code == 2:
         return scale * math.hypot(nx * cell_w, ny * cell_h)
     if code == 3:
@@ -70,7 +109,23 @@ def estimate(code: int, nx: int, ny: int, cell_w: float, cell_h: float, scale: f
 
 
 @jit
-def astar_padded(  # noqa: PLR0912 (one compiled hot loop reads best whole)
+def _open_around(passable: npt.NDArray[np.uint8], node: int, stride: int) -> int:
+    """Bit ``k`` set when the neighbour in move ``k`` is open (``passable`` holds 0 or 1)."""
+    up, down = node - stride, node + stride
+    return int(
+        passable[node + 1]
+        | passable[node - 1] << 1
+        | passable[down] << 2
+        | passable[up] << 3
+        | passable[down + 1] << 4
+        | passable[down - 1] << 5
+        | passable[up + 1] << 6
+        | passable[up - 1] << 7
+    )
+
+
+@jit
+def astar_padded(
     passable: npt.NDArray[np.uint8],
     weights: npt.NDArray[np.float64],
     uniform_weight: float,
@@ -95,9 +150,9 @@ def astar_padded(  # noqa: PLR0912 (one compiled hot loop reads best whole)
     """A* between two padded node ids; the same contract as :func:`reference.astar_grid`.
 
     Entering node ``n`` costs ``step_length * weight``, the weight being ``uniform_weight`` when it
-    is ``>= 0`` and ``weights[n]`` otherwise. ``passable`` (padded, border 0) says which nodes can be
-    entered. On return ``g``/``parent`` hold valid values for nodes with ``stamp`` in
-    ``(tag, tag + 1)``.
+    is ``>= 0`` and ``weights[n]`` otherwise. ``passable`` (padded, border 0, values 0 or 1) says
+    which nodes can be entered. On return ``g``/``parent`` hold valid values for nodes with
+    ``stamp`` in ``(tag, tag + 1)``.
 
     Args:
         passable, weights, uniform_weight: the padded grid (see above).
@@ -108,67 +163,70 @@ def astar_padded(  # noqa: PLR0912 (one compiled hot loop reads best whole)
         heuristic, h_scale: ``HEURISTIC_CODES`` value and its multiplier (minimum weight).
         max_expansions: expansion budget, ``-1`` for none.
         closest_code: heuristic code ranking closed nodes for partial paths, ``-1`` for none.
-        g, parent, stamp, pos, heap_nodes, heap_keys: workspace, one slot per padded node.
+        g, parent, stamp, pos, heap_nodes: workspace, one slot per padded node.
+        heap_keys: workspace, one float64 slot per padded node, used as int64 keys
+            (:mod:`.packed_heap`).
         tag: an even stamp value no earlier query used (``tag + 1`` marks closed nodes).
 
     Returns:
         ``(outcome, end, expanded)`` as ``astar_grid``: the goal when found, else the closed node
         closest to the goal (ties: smaller g; the start when not tracked).
     """
-    diag_len = math.hypot(cell_w, cell_h)
-    # Neighbour offsets and step lengths; diagonals last, so 4-connected grids stop after four.
+    diag = math.hypot(cell_w, cell_h)
     offsets = (1, -1, stride, -stride, stride + 1, stride - 1, -stride + 1, -stride - 1)
-    lengths = (cell_w, cell_w, cell_h, cell_h, diag_len, diag_len, diag_len, diag_len)
+    lengths = (cell_w, cell_w, cell_h, cell_h, diag, diag, diag, diag)
+    uniform = uniform_weight >= 0.0
+    costs = (  # the cost of each move on a uniform grid: the same product as step * weight
+        cell_w * uniform_weight, cell_w * uniform_weight, cell_h * uniform_weight, cell_h * uniform_weight,
+        diag * uniform_weight, diag * uniform_weight, diag * uniform_weight, diag * uniform_weight,
+    )  # fmt: skip
     n_moves = 4 if diagonal == DIAG_NEVER else 8
+    keys = heap_keys.view(np.int64)
     closed_tag = tag + 1
-    gx, gy = goal % stride, goal // stride
+    gy = goal // stride
+    gx = goal - gy * stride
     g[start] = 0.0
     parent[start] = -1
     stamp[start] = tag
-    h0 = estimate(heuristic, abs(gx - start % stride), abs(gy - start // stride), cell_w, cell_h, h_scale)
-    size = heap_push(heap_nodes, heap_keys, pos, g, 0, start, h0)
+    sy = start // stride
+    h0 = estimate(heuristic, abs(gx - (start - sy * stride)), abs(gy - sy), cell_w, cell_h, diag, h_scale)
+    size = heap_push(heap_nodes, keys, pos, 0, start, pack_key(h0, h0))
     expanded = 0
     best, best_h, best_g = start, math.inf, math.inf
     while size > 0:
         if expanded == max_expansions:
             return SEARCH_BUDGET, best, expanded
-        node, size = heap_pop(heap_nodes, heap_keys, pos, g, size)
+        node, size = heap_pop(heap_nodes, keys, pos, size)
         stamp[node] = closed_tag
         expanded += 1
-        x, y = node % stride, node // stride
+        y = node // stride
+        x = node - y * stride
         g_node = g[node]
         if closest_code >= 0:
-            h_best = estimate(closest_code, abs(gx - x), abs(gy - y), cell_w, cell_h, 1.0)
+            h_best = estimate(closest_code, abs(gx - x), abs(gy - y), cell_w, cell_h, diag, 1.0)
             if h_best < best_h or (h_best == best_h and g_node < best_g):
                 best, best_h, best_g = node, h_best, g_node
         if node == goal:
             return SEARCH_FOUND, goal, expanded
+        moves = _MOVES[diagonal, _open_around(passable, node, stride)]
         for k in range(n_moves):
-            nbr = node + offsets[k]
-            if passable[nbr] == 0 or stamp[nbr] == closed_tag:
+            if not (moves >> k) & 1:
                 continue
-            if k >= 4 and diagonal != DIAG_ALWAYS:
-                # The two orthogonal cells the diagonal squeezes between (Godot's rule).
-                side_x = passable[node + (1 if k in (4, 6) else -1)]
-                side_y = passable[node + (stride if k < 6 else -stride)]
-                if diagonal == DIAG_ONLY_IF_NO_OBSTACLES:
-                    if side_x == 0 or side_y == 0:
-                        continue
-                elif side_x == 0 and side_y == 0:
-                    continue
-            weight = uniform_weight if uniform_weight >= 0.0 else weights[nbr]
-            new_g = g_node + lengths[k] * weight
-            seen = stamp[nbr] == tag
-            if seen and new_g >= g[nbr]:
+            nbr = node + offsets[k]
+            mark = stamp[nbr]
+            if mark == closed_tag:
+                continue
+            new_g = g_node + (costs[k] if uniform else lengths[k] * weights[nbr])
+            if mark == tag and new_g >= g[nbr]:
                 continue
             g[nbr] = new_g
             parent[nbr] = node
-            h = estimate(heuristic, abs(gx - nbr % stride), abs(gy - nbr // stride), cell_w, cell_h, h_scale)
-            if seen:
-                heap_decrease(heap_nodes, heap_keys, pos, g, nbr, new_g + h)
+            h = estimate(heuristic, abs(gx - x - _DX[k]), abs(gy - y - _DY[k]), cell_w, cell_h, diag, h_scale)
+            if mark == tag:
+                heap_decrease(heap_nodes, keys, pos, nbr, pack_key(new_g + h, h))
             else:
                 stamp[nbr] = tag
-                size = heap_push(heap_nodes, heap_keys, pos, g, size, nbr, new_g + h)
+                size = heap_push(heap_nodes, keys, pos, size, nbr, pack_key(new_g + h, h))
     return SEARCH_NO_PATH, best, expanded
 
 

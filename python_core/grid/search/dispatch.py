@@ -12,7 +12,9 @@ Same inputs, same validation, same errors and the same optimal cost as the plain
 :func:`python_core.grid.search.reference.find_path`, which this module never calls. ``method="auto"``
 picks Jump Point Search when it is exact and applies: every walkable cell has the same positive
 weight, the diagonal mode is ``only_if_no_obstacles`` (the Moving AI rule), the heuristic is octile
-(the default) and no partial path is asked for; otherwise the compiled A* (weights, every diagonal
+(the default), no partial path is asked for and, on grids of 128 x 128 cells or more, probe
+searches found it faster than A* on this map (:mod:`.method_choice`: on random-like maps JPS
+prunes too little to pay for its scans); otherwise the compiled A* (weights, every diagonal
 mode, every heuristic, partial paths and budgets, exactly as the reference). With JPS, ``expanded``
 counts jump points. The padded copy of the grid is built on the first query and rebuilt when
 :attr:`GridGraph.version` changes; agents are applied per query in O(agents).
@@ -29,7 +31,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -41,6 +43,7 @@ from python_core.grid.cells import as_cell, check_options, world_points
 from python_core.grid.search.astar import astar_padded, pad_cells, path_from_parents
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.grid.search.jps import jps_padded
+from python_core.grid.search.method_choice import prefers_jps
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 if TYPE_CHECKING:
@@ -170,14 +173,20 @@ def choose_method(grid: GridGraph, options: QueryOptions | None = None) -> Metho
         ('jps', 'astar')
     """
     opts = options if options is not None else QueryOptions()
-    prepared = _prepare(grid)
-    jps_ok = (
+    p = _prepare(grid)
+    if not _jps_exact(grid, p, opts):
+        return "astar"
+    return "jps" if prefers_jps(grid, p.uniform_weight) else "astar"
+
+
+def _jps_exact(grid: GridGraph, prepared: _Prepared, opts: QueryOptions) -> bool:
+    """Whether JPS gives the exact answer for these options on this grid."""
+    return (
         grid.diagonal is DiagonalMode.ONLY_IF_NO_OBSTACLES
         and prepared.uniform_weight > 0.0
         and opts.heuristic in (None, "octile")
         and not opts.allow_partial
     )
-    return "jps" if jps_ok else "astar"
 
 
 def _walls(grid: GridGraph, prepared: _Prepared, work: _Workspace, opts: QueryOptions) -> tuple[U8, I64]:
@@ -224,7 +233,8 @@ def find_path(
         A :class:`PathResult` with every cell of the path (jump points are filled in).
 
     Raises:
-        InvalidQueryError: malformed cells or options, or ``method="jps"`` where JPS is not exact.
+        InvalidQueryError: malformed cells or options, or ``method="jps"`` where JPS is not exact
+            (weights, another diagonal mode or heuristic, or ``allow_partial``).
         OutOfBoundsError: start or goal outside the grid.
         BlockedEndpointError: the start is a wall.
         UnknownPointError: ``options.agent`` is not placed.
@@ -248,8 +258,11 @@ def find_path(
     if not prepared.passable[s]:
         raise BlockedEndpointError(f"start cell {(sx, sy)} is blocked")
     chosen = choose_method(grid, opts) if method == "auto" else method
-    if chosen == "jps" and choose_method(grid, QueryOptions(heuristic=name)) != "jps":
-        raise InvalidQueryError("method 'jps' needs uniform weights and only_if_no_obstacles diagonals")
+    if chosen == "jps" and not _jps_exact(grid, prepared, replace(opts, heuristic=name)):
+        raise InvalidQueryError(
+            "method 'jps' needs uniform weights, only_if_no_obstacles diagonals, the octile "
+            f"heuristic and no partial paths (heuristic {name!r}, allow_partial {opts.allow_partial})"
+        )
     if chosen not in ("astar", "jps"):
         raise InvalidQueryError(f"unknown method {method!r}; expected one of {list(METHODS)}")
     if s == t:

@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from python_core._types import SEARCH_BUDGET, SEARCH_FOUND, SEARCH_NO_PATH
 from python_core.compiled import jit
-from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
+from python_core.grid.search.packed_heap import heap_decrease, heap_pop, heap_push, pack_key
 
 __all__ = ["jps_padded", "jump_diagonal", "jump_straight"]
 
@@ -48,39 +48,45 @@ def _octile(lengths: tuple[float, float, float], nx: int, ny: int) -> float:
 
 @jit
 def jump_straight(passable: npt.NDArray[np.uint8], node: int, step: int, side: int, goal: int) -> int:
-    """Scan from ``node`` by ``step`` (``±1`` or ``±stride``); return the first jump point or -1.
+    """Scan from ``node`` by ``step`` (``±1`` or ``±stride``); return the steps to the first jump
+    point, or 0 when the scan runs into a wall first.
 
     ``side`` is the perpendicular offset (``stride`` for a scan along x, ``1`` along y).
     """
+    count = 0
     while True:
         node += step
+        count += 1
         if passable[node] == 0:
-            return -1
+            return 0
         if node == goal:
-            return node
+            return count
         if (passable[node + side] != 0 and passable[node - step + side] == 0) or (
             passable[node - side] != 0 and passable[node - step - side] == 0
         ):
-            return node
+            return count
 
 
 @jit
 def jump_diagonal(
     passable: npt.NDArray[np.uint8], node: int, step_x: int, step_y: int, stride: int, goal: int
 ) -> int:
-    """Scan diagonally by ``step_x + step_y`` (``±1``, ``±stride``); return a jump point or -1."""
+    """Scan diagonally by ``step_x + step_y`` (``±1``, ``±stride``); return the steps to the first
+    jump point, or 0 when there is none."""
+    count = 0
     while True:
         if passable[node + step_x] == 0 or passable[node + step_y] == 0:
-            return -1  # no corner cutting: both cells beside the diagonal must be open
+            return 0  # no corner cutting: both cells beside the diagonal must be open
         node += step_x + step_y
+        count += 1
         if passable[node] == 0:
-            return -1
+            return 0
         if node == goal:
-            return node
-        if jump_straight(passable, node, step_x, stride, goal) >= 0:
-            return node
-        if jump_straight(passable, node, step_y, 1, goal) >= 0:
-            return node
+            return count
+        if jump_straight(passable, node, step_x, stride, goal) > 0:
+            return count
+        if jump_straight(passable, node, step_y, 1, goal) > 0:
+            return count
 
 
 @jit
@@ -88,8 +94,8 @@ def _relax(
     passable: npt.NDArray[np.uint8],
     stride: int,
     node: int,
-    step_x: int,
-    step_y: int,
+    dx: int,
+    dy: int,
     goal: int,
     lengths: tuple[float, float, float],
     g: npt.NDArray[np.float64],
@@ -97,35 +103,144 @@ def _relax(
     stamp: npt.NDArray[np.int32],
     pos: npt.NDArray[np.int32],
     heap_nodes: npt.NDArray[np.int32],
-    heap_keys: npt.NDArray[np.float64],
+    keys: npt.NDArray[np.int64],
     tag: int,
     size: int,
 ) -> int:
-    """Jump from ``node`` in one direction and offer the jump point to the open list; new size."""
-    if step_x != 0 and step_y != 0:
-        target = jump_diagonal(passable, node, step_x, step_y, stride, goal)
+    """Jump from ``node`` in direction ``(dx, dy)`` (each -1, 0 or 1) and offer the jump point to
+    the open list; return the new open-list size."""
+    step_y = dy * stride
+    if dx != 0 and dy != 0:
+        count = jump_diagonal(passable, node, dx, step_y, stride, goal)
         length = lengths[2]
-    elif step_x != 0:
-        target = jump_straight(passable, node, step_x, stride, goal)
+    elif dx != 0:
+        count = jump_straight(passable, node, dx, stride, goal)
         length = lengths[0]
     else:
-        target = jump_straight(passable, node, step_y, 1, goal)
+        count = jump_straight(passable, node, step_y, 1, goal)
         length = lengths[1]
-    if target < 0 or stamp[target] == tag + 1:
+    if count == 0:
         return size
-    nx, ny = abs(target % stride - node % stride), abs(target // stride - node // stride)
-    new_g = g[node] + max(nx, ny) * length
-    seen = stamp[target] == tag
-    if seen and new_g >= g[target]:
+    target = node + count * (dx + step_y)
+    mark = stamp[target]
+    if mark == tag + 1:
+        return size
+    new_g = g[node] + count * length
+    if mark == tag and new_g >= g[target]:
         return size
     g[target] = new_g
     parent[target] = node
-    f = new_g + _octile(lengths, abs(goal % stride - target % stride), abs(goal // stride - target // stride))
-    if seen:
-        heap_decrease(heap_nodes, heap_keys, pos, g, target, f)
+    # The goal's offset from node, less the jump: the target's distance to the goal.
+    y = node // stride
+    goal_y = goal // stride
+    nx = abs(goal - goal_y * stride - (node - y * stride) - count * dx)
+    ny = abs(goal_y - y - count * dy)
+    h = _octile(lengths, nx, ny)
+    if mark == tag:
+        heap_decrease(heap_nodes, keys, pos, target, pack_key(new_g + h, h))
         return size
     stamp[target] = tag
-    return heap_push(heap_nodes, heap_keys, pos, g, size, target, f)
+    return heap_push(heap_nodes, keys, pos, size, target, pack_key(new_g + h, h))
+
+
+@jit
+def _expand(
+    passable: npt.NDArray[np.uint8],
+    stride: int,
+    node: int,
+    goal: int,
+    lengths: tuple[float, float, float],
+    g: npt.NDArray[np.float64],
+    parent: npt.NDArray[np.int32],
+    stamp: npt.NDArray[np.int32],
+    pos: npt.NDArray[np.int32],
+    heap_nodes: npt.NDArray[np.int32],
+    keys: npt.NDArray[np.int64],
+    tag: int,
+    size: int,
+) -> int:
+    """Offer every jump point reachable from ``node`` (pruned by the direction it was reached
+    in); return the new open-list size."""
+    back = parent[node]
+    if back < 0:  # the start: every direction
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                if dx != 0 or dy != 0:
+                    size = _relax(
+                        passable,
+                        stride,
+                        node,
+                        dx,
+                        dy,
+                        goal,
+                        lengths,
+                        g,
+                        parent,
+                        stamp,
+                        pos,
+                        heap_nodes,
+                        keys,
+                        tag,
+                        size,
+                    )
+        return size
+    by, ny = back // stride, node // stride
+    ddx, ddy = node - ny * stride - (back - by * stride), ny - by
+    dx = 1 if ddx > 0 else (-1 if ddx < 0 else 0)
+    dy = 1 if ddy > 0 else (-1 if ddy < 0 else 0)
+    if dx != 0 and dy != 0:  # diagonal: the two straight moves and the diagonal
+        size = _relax(
+            passable, stride, node, dx, 0, goal, lengths, g, parent, stamp, pos, heap_nodes, keys, tag, size
+        )
+        size = _relax(
+            passable, stride, node, 0, dy, goal, lengths, g, parent, stamp, pos, heap_nodes, keys, tag, size
+        )
+        return _relax(
+            passable, stride, node, dx, dy, goal, lengths, g, parent, stamp, pos, heap_nodes, keys, tag, size
+        )
+    size = _relax(
+        passable, stride, node, dx, dy, goal, lengths, g, parent, stamp, pos, heap_nodes, keys, tag, size
+    )
+    step, side = dx + dy * stride, (stride if dx != 0 else 1)
+    for s in (side, -side):
+        if passable[node + s] != 0 and passable[node - step + s] == 0:
+            # A forced neighbour: straight to it, and diagonally past it.
+            ox, oy = (0, 1 if s > 0 else -1) if dx != 0 else (1 if s > 0 else -1, 0)
+            size = _relax(
+                passable,
+                stride,
+                node,
+                ox,
+                oy,
+                goal,
+                lengths,
+                g,
+                parent,
+                stamp,
+                pos,
+                heap_nodes,
+                keys,
+                tag,
+                size,
+            )
+            size = _relax(
+                passable,
+                stride,
+                node,
+                dx + ox,
+                dy + oy,
+                goal,
+                lengths,
+                g,
+                parent,
+                stamp,
+                pos,
+                heap_nodes,
+                keys,
+                tag,
+                size,
+            )
+    return size
 
 
 @jit
@@ -162,155 +277,22 @@ def jps_padded(
         points), ``SEARCH_NO_PATH`` or ``SEARCH_BUDGET``; expanded jump points.
     """
     lengths = (cell_w * weight, cell_h * weight, math.hypot(cell_w, cell_h) * weight)
+    keys = heap_keys.view(np.int64)
     g[start] = 0.0
     parent[start] = -1
     stamp[start] = tag
     h0 = _octile(lengths, abs(goal % stride - start % stride), abs(goal // stride - start // stride))
-    size = heap_push(heap_nodes, heap_keys, pos, g, 0, start, h0)
+    size = heap_push(heap_nodes, keys, pos, 0, start, pack_key(h0, h0))
     expanded = 0
     while size > 0:
         if expanded == max_expansions:
             return SEARCH_BUDGET, expanded
-        node, size = heap_pop(heap_nodes, heap_keys, pos, g, size)
+        node, size = heap_pop(heap_nodes, keys, pos, size)
         stamp[node] = tag + 1
         expanded += 1
         if node == goal:
             return SEARCH_FOUND, expanded
-        back = parent[node]
-        if back < 0:
-            for sx in (-1, 0, 1):
-                for sy in (-stride, 0, stride):
-                    if sx != 0 or sy != 0:
-                        size = _relax(
-                            passable,
-                            stride,
-                            node,
-                            sx,
-                            sy,
-                            goal,
-                            lengths,
-                            g,
-                            parent,
-                            stamp,
-                            pos,
-                            heap_nodes,
-                            heap_keys,
-                            tag,
-                            size,
-                        )
-            continue
-        dx = node % stride - back % stride
-        dy = node // stride - back // stride
-        sx = 1 if dx > 0 else (-1 if dx < 0 else 0)
-        sy = stride if dy > 0 else (-stride if dy < 0 else 0)
-        if sx != 0 and sy != 0:
-            size = _relax(
-                passable,
-                stride,
-                node,
-                sx,
-                0,
-                goal,
-                lengths,
-                g,
-                parent,
-                stamp,
-                pos,
-                heap_nodes,
-                heap_keys,
-                tag,
-                size,
-            )
-            size = _relax(
-                passable,
-                stride,
-                node,
-                0,
-                sy,
-                goal,
-                lengths,
-                g,
-                parent,
-                stamp,
-                pos,
-                heap_nodes,
-                heap_keys,
-                tag,
-                size,
-            )
-            size = _relax(
-                passable,
-                stride,
-                node,
-                sx,
-                sy,
-                goal,
-                lengths,
-                g,
-                parent,
-                stamp,
-                pos,
-                heap_nodes,
-                heap_keys,
-                tag,
-                size,
-            )
-            continue
-        step = sx + sy
-        side = stride if sx != 0 else 1
-        size = _relax(
-            passable,
-            stride,
-            node,
-            sx,
-            sy,
-            goal,
-            lengths,
-            g,
-            parent,
-            stamp,
-            pos,
-            heap_nodes,
-            heap_keys,
-            tag,
-            size,
+        size = _expand(
+            passable, stride, node, goal, lengths, g, parent, stamp, pos, heap_nodes, keys, tag, size
         )
-        for s in (side, -side):
-            if passable[node + s] != 0 and passable[node - step + s] == 0:
-                # A forced neighbour: straight to it, and diagonally past it.
-                ox, oy = (0, s) if sx != 0 else (s, 0)
-                size = _relax(
-                    passable,
-                    stride,
-                    node,
-                    ox,
-                    oy,
-                    goal,
-                    lengths,
-                    g,
-                    parent,
-                    stamp,
-                    pos,
-                    heap_nodes,
-                    heap_keys,
-                    tag,
-                    size,
-                )
-                size = _relax(
-                    passable,
-                    stride,
-                    node,
-                    sx + ox,
-                    sy + oy,
-                    goal,
-                    lengths,
-                    g,
-                    parent,
-                    stamp,
-                    pos,
-                    heap_nodes,
-                    heap_keys,
-                    tag,
-                    size,
-                )
     return SEARCH_NO_PATH, expanded

@@ -139,6 +139,17 @@ def test_errors_match_the_reference() -> None:
         dispatch.find_many(grid, [(0, 0)], [])
 
 
+def test_jps_refuses_partial_paths_instead_of_inventing_one() -> None:
+    # JPS keeps no closest node: asked for a partial path to a walled-off goal it returned the goal
+    # itself as a one-cell "partial" path of cost 0.
+    grid = GridGraph.from_strings(["..@..", "..@..", "..@.."], diagonal="only_if_no_obstacles")
+    options = QueryOptions(allow_partial=True)
+    with pytest.raises(InvalidQueryError, match="allow_partial True"):
+        dispatch.find_path(grid, (0, 0), (4, 0), options=options, method="jps")
+    auto = dispatch.find_path(grid, (0, 0), (4, 0), options=options)
+    assert (auto.status, auto.cost) == (PathStatus.PARTIAL, 1.0)
+
+
 def test_find_many_answers_in_order() -> None:
     grid = GridGraph.from_movingai(DATA / "arena.map")
     scenarios = read_scenarios(DATA / "arena.map.scen")[:30]
