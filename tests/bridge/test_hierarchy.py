@@ -218,7 +218,7 @@ def test_build_hierarchy_on_demand_with_a_progress_callback(sidecar: Sidecar) ->
         ({"long_entrance": 0}, BadRequestError),
         ({"long_entrance": 2.5}, BadRequestError),
         ({"long_entrance": True}, BadRequestError),
-        ({"levels": 3}, GraphRejectedError),
+        ({"levels": 3}, BadRequestError),
         ({"levels": 2, "region_clusters": 1}, BadRequestError),
         ({"cluster_size": 200}, GraphRejectedError),
     ],
