@@ -47,7 +47,7 @@ from bridge.kinds import KINDS  # noqa: E402
 from bridge.queries import parse_query, run_query  # noqa: E402
 from bridge.registry import GraphEntry, Registry  # noqa: E402
 from bridge.sidecar import Sidecar, start_sidecar  # noqa: E402
-from bridge.stream import MessageStream, pack  # noqa: E402
+from bridge.stream import MessageStream, StreamLimits, pack  # noqa: E402
 from python_core.formats.records import to_record  # noqa: E402
 from python_core.grid import GridGraph  # noqa: E402
 
@@ -150,7 +150,7 @@ def breakdown(round_trip_us: float, reps: int = 2000) -> None:
         return (time.perf_counter() - t0) / reps * 1e6
 
     wire = pack(request)
-    stream = MessageStream(max_message_bytes=1 << 20)
+    stream = MessageStream(StreamLimits(max_bytes=1 << 20, max_depth=32, max_items=1 << 16))
     query = parse_query(params, registry, 10**7)
     navigator = registry.get("rooms").graph
     result = run_query(navigator, query)
@@ -158,7 +158,7 @@ def breakdown(round_trip_us: float, reps: int = 2000) -> None:
     _ = Connection("bench")
     stages = {
         "client encode (msgpack.packb)": stage(lambda: msgpack.packb(request, use_bin_type=True)),
-        "server decode (MessageStream.feed)": stage(lambda: stream.feed(wire)),
+        "server decode (MessageStream)": stage(lambda: (stream.feed(wire), list(stream))),
         "validate (parse_query)": stage(lambda: parse_query(params, registry, 10**7)),
         "search + result map (run_query)": stage(lambda: run_query(navigator, query)),
         "server encode (pack)": stage(lambda: pack([1, 1, None, result])),

@@ -11,6 +11,7 @@ in a worker process against its replica of the graph.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,7 @@ from bridge.registry import Registry
 from python_core import PathResult, QueryOptions
 from python_core.navigation import EndpointForm, Navigator
 
-__all__ = ["Endpoint", "Query", "encode_result", "parse_query", "parse_reachable", "run_query"]
+__all__ = ["Endpoint", "Query", "encode_result", "parse_query", "parse_reachable", "run_query", "with_budget"]
 
 Endpoint = tuple[float, ...] | int
 """A position (2 or 3 numbers), a grid cell (2 ints) or a waypoint id."""
@@ -172,18 +173,27 @@ def encode_result(result: PathResult, dim: int) -> dict[str, Any]:
     }
 
 
-def run_query(graph: Navigator[Any], query: Query) -> dict[str, Any]:
-    """Run ``query`` on a worker's replica and encode the outcome.
+def run_query(graph: Navigator[Any], query: Query, budget: int | None = None) -> dict[str, Any]:
+    """Run ``query`` on ``graph`` and encode the outcome; ``budget`` lowers its expansion budget
+    (the inline attempt of a query).
 
-    python_core errors propagate; a hierarchical query on a replica without a built hierarchy is
+    python_core errors propagate; a hierarchical query on a graph without a built hierarchy is
     ``invalid_graph``.
     """
     start, goal = graph.resolve(query.start), graph.resolve(query.goal)
     if (query.hierarchical or query.reachable) and not graph.has_hierarchy:
-        raise GraphRejectedError(f"graph {query.graph_id!r} has no built hierarchy on this worker")
+        raise GraphRejectedError(f"graph {query.graph_id!r} has no built hierarchy")
     if query.reachable:
         return {"reachable": bool(graph.is_reachable(start, goal))}
-    result = graph.find_path(
-        start, goal, query.options, hierarchical=query.hierarchical, corridor=query.corridor
-    )
+    options = query.options if budget is None else with_budget(query.options, budget)
+    result = graph.find_path(start, goal, options, hierarchical=query.hierarchical, corridor=query.corridor)
     return encode_result(result, graph.dim)
+
+
+@functools.lru_cache(maxsize=256)
+def with_budget(options: QueryOptions, budget: int) -> QueryOptions:
+    """``options`` with ``budget`` expansions at most (cached: most queries share a few options)."""
+    current = options.max_expansions
+    if current is not None and current <= budget:
+        return options
+    return dataclasses.replace(options, max_expansions=budget)

@@ -344,11 +344,8 @@ class LocalServing:
         budget = query.options.max_expansions
         if budget is not None and budget <= INLINE_EXPANSIONS:
             return run_query(graph, query)
-        small = dataclasses.replace(
-            query, options=dataclasses.replace(query.options, max_expansions=INLINE_EXPANSIONS)
-        )
-        result = run_query(graph, small)
-        return None if result.get("status") == "budget_exhausted" else result
+        result = run_query(graph, query, INLINE_EXPANSIONS)
+        return None if result["status"] == "budget_exhausted" else result
 
     async def _pooled_one(
         self, client: Hashable, query: Query, release: Callable[[], None]

@@ -258,7 +258,8 @@ def find_path(
     if not prepared.passable[s]:
         raise BlockedEndpointError(f"start cell {(sx, sy)} is blocked")
     chosen = choose_method(grid, opts) if method == "auto" else method
-    if chosen == "jps" and not _jps_exact(grid, prepared, replace(opts, heuristic=name)):
+    # ``auto`` picks JPS only where it is exact; an explicit ``jps`` is checked here
+    if method == "jps" and not _jps_exact(grid, prepared, replace(opts, heuristic=name)):
         raise InvalidQueryError(
             "method 'jps' needs uniform weights, only_if_no_obstacles diagonals, the octile "
             f"heuristic and no partial paths (heuristic {name!r}, allow_partial {opts.allow_partial})"
