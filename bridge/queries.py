@@ -163,14 +163,19 @@ def parse_reachable(raw: Any, registry: Registry) -> Query:
 
 def encode_result(result: PathResult, dim: int) -> dict[str, Any]:
     """A result as the wire map: points as float32 (pairs or triples), nodes as int64, LE."""
-    points = np.asarray(result.points, dtype=np.float64).reshape(-1, dim)
+    points, nodes = result.points, result.nodes
+    if points.dtype != _F64 or points.ndim != 2 or points.shape[1] != dim:  # the core's form, usually
+        points = np.asarray(points, dtype=_F64).reshape(-1, dim)
     return {
         "status": result.status.value,
-        "points": points.astype("<f4").tobytes(),
-        "nodes": np.asarray(result.nodes, dtype="<i8").tobytes(),
+        "points": points.astype(_F32_LE).tobytes(),
+        "nodes": (nodes if nodes.dtype == _I64_LE else np.asarray(nodes, dtype=_I64_LE)).tobytes(),
         "cost": float(result.cost),
         "expanded": int(result.expanded),
     }
+
+
+_F64, _F32_LE, _I64_LE = np.dtype(np.float64), np.dtype("<f4"), np.dtype("<i8")
 
 
 def run_query(graph: Navigator[Any], query: Query, budget: int | None = None) -> dict[str, Any]:

@@ -43,6 +43,12 @@ class StreamLimits:
     max_depth: int
     max_items: int
 
+    @property
+    def fast_bytes(self) -> int:
+        """Messages up to this size are decoded without the header scan (``MessageStream``):
+        so few bytes cannot pass the size or item limits."""
+        return min(FAST_BYTES, self.max_bytes, self.max_items)
+
     def __post_init__(self) -> None:
         if min(self.max_bytes, self.max_depth, self.max_items) < 1:
             raise ValueError(f"stream limits must be positive, got {self}")
@@ -80,6 +86,13 @@ def _first_byte_tables() -> tuple[list[int], list[int], list[int]]:
 
 
 _FIXED, _LENGTH_BYTES, _COUNTS = _first_byte_tables()
+
+FAST_BYTES = 16 * 1024
+"""Largest message decoded without the header scan (a game's queries and answers are far smaller)."""
+_CONTAINER_BYTES = bytes(
+    1 if 0x80 <= b <= 0x9F or 0xDC <= b <= 0xDF else 0 for b in range(256)
+)  # first bytes of arrays and maps: their count bounds the depth
+_INCOMPLETE = object()
 
 
 class MessageStream:
@@ -134,6 +147,10 @@ class MessageStream:
         """
         if self._broken:
             raise StopIteration
+        if self._pos == self._start and self.pending_bytes <= self.limits.fast_bytes:
+            whole = self._decode_small()
+            if whole is not _INCOMPLETE:
+                return whole
         try:
             end = self._scan()
         except StreamError:
@@ -150,6 +167,27 @@ class MessageStream:
         except Exception as exc:  # bad UTF-8, a non-string map key...: the stream ends
             self._broken = True
             raise StreamError(f"undecodable message: {type(exc).__name__}: {str(exc)[:200]}") from exc
+
+    def _decode_small(self) -> Any:
+        """The next message decoded straight from the buffer, when it is small enough that no
+        header in it could pass a limit: at most ``fast_bytes`` bytes can hold at most that many
+        values, and fewer container headers than ``max_depth`` cannot nest deeper than that. Returns
+        ``_INCOMPLETE`` when the buffer does not start with exactly one whole message (then the
+        scan decides, as for any other message)."""
+        data = bytes(self._buffer[self._start :])
+        if data.translate(_CONTAINER_BYTES).count(1) > self.limits.max_depth:
+            return _INCOMPLETE  # maybe too deep: the scan measures it exactly
+        try:
+            message = msgpack.unpackb(data, raw=False, strict_map_key=True)
+        except msgpack.ExtraData as extra:  # several messages in one read: the first one only
+            message = extra.unpacked
+            end = len(self._buffer) - len(extra.extra)
+        except Exception:  # incomplete, or bad bytes: the scan tells which, with its error
+            return _INCOMPLETE
+        else:
+            end = len(self._buffer)
+        self._start, self._pos, self._items = end, end, 1
+        return message
 
     def _fail(self, why: str) -> None:
         self._broken = True

@@ -428,7 +428,8 @@ class LocalServing:
 
     def _release_read(self, graph_id: str, lock: GraphLock) -> None:
         lock.release_read()
-        self.locks.forget_idle(graph_id)
+        if self.registry.find(graph_id) is None:  # locks of loaded graphs stay: one per graph
+            self.locks.forget_idle(graph_id)
 
     def forget(self, client: Hashable) -> None:
         """Drop the queued chunks and queries of a client that went away."""
