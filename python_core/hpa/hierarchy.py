@@ -25,11 +25,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import DIAG_CODES
+from python_core._types import DIAG_CODES, I64
 from python_core.errors import BlockedEndpointError, InvalidGraphError, InvalidQueryError
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cell, check_options
@@ -392,19 +393,43 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
         if options is not None:
             check_options(opts)
         hcode = HEURISTIC_CODES[resolve_heuristic(opts.heuristic, eight_connected=self._diag != 0)]
-        cells = np.array([self._ends(s, g) for s, g in pairs], dtype=np.int64)
+        cells = self._all_ends(a, b, pairs)
         far = np.flatnonzero(cells[:, 0] != cells[:, 1])
         scratch = self._pool.take()
         try:
             found = self._tree_many(scratch, cells[far], hcode, opts.max_expansions, smooth)
         finally:
             self._pool.give(scratch)
-        out = [self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0) for s in cells[:, 0].tolist()]
-        for k, i in enumerate(far.tolist()):
-            out[i] = self._settle(
-                found[k], int(cells[i, 0]), int(cells[i, 1]), opts, smooth=smooth, trees=True
-            )
+        out: list[PathResult] = [
+            self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0)
+            if s == g
+            else PathResult(PathStatus.NO_PATH)
+            for s, g in cells.tolist()
+        ]
+        sure = not smooth or self._table_optimal  # nothing to check: most answers stand as found
+        for i, r in zip(far.tolist(), found, strict=True):
+            if r is not None and (sure or r.cost > self._check_reach):
+                out[i] = r
+            else:
+                out[i] = self._settle(r, int(cells[i, 0]), int(cells[i, 1]), opts, smooth=smooth, trees=True)
         return out
+
+    def _all_ends(self, a: npt.NDArray[np.generic], b: npt.NDArray[np.generic], pairs: list[Any]) -> I64:
+        """:meth:`_ends` of every pair, as ``(n, 2)`` flat cells: checked at once when every cell is
+        an integer pair inside the grid and every start is open, else pair by pair (the errors)."""
+        w, h = self._graph.width, self._graph.height
+        if (
+            a.dtype.kind in "iu"
+            and b.dtype.kind in "iu"
+            and self._built
+            and self._grid.version == self._version
+        ):
+            ab = np.concatenate((a, b), axis=1).astype(np.int64)  # x0 y0 x1 y1 per pair
+            if (ab >= 0).all() and (ab[:, 0::2] < w).all() and (ab[:, 1::2] < h).all():
+                ends: I64 = ab[:, 1::2] * w + ab[:, 0::2]
+                if self._walk[ends[:, 0]].all():
+                    return ends
+        return np.array([self._ends(s, g) for s, g in pairs], dtype=np.int64).reshape(-1, 2)
 
     def _ends(self, start: Sequence[int], goal: Sequence[int]) -> tuple[int, int]:
         """The flat start and goal cells, checked as :meth:`find_path` documents."""
