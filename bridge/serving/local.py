@@ -37,7 +37,7 @@ from bridge.errors import (
 from bridge.hierarchy_params import HierarchySpec, HierarchyState, ProgressThrottle, validate_hierarchy
 from bridge.params import Params
 from bridge.protocol import Limits
-from bridge.queries import Query, parse_query, parse_reachable, run_query
+from bridge.queries import Query, encode_result, parse_query, parse_reachable, run_query
 from bridge.registry import GraphEntry, Registry
 from bridge.serving.graph_lock import GraphLock, GraphLocks
 from bridge.serving.interface import LoadRequest, Outcome, Progress
@@ -409,7 +409,8 @@ class LocalServing:
         shared = {graph_id for graph_id, _ in granted}  # graphs loaded later are not ours to read
 
         def run_chunk(indices: range) -> list[dict[str, Any]]:
-            answers = []
+            answers: list[dict[str, Any]] = []
+            queries: list[tuple[int, Query]] = []
             for i in indices:
                 try:
                     query = parse_query(items[i], registry, cap, f"queries[{i}]", default=default)
@@ -418,7 +419,13 @@ class LocalServing:
                 except BridgeError as exc:
                     answers.append({"status": "error", "error": exc.to_wire()})
                     continue
-                answers.append(_run_one(registry.get(query.graph_id).graph, query))
+                answers.append({})
+                queries.append((len(answers) - 1, query))
+            for slots, group in _alike(queries):
+                for slot, answer in zip(
+                    slots, _run_group(registry.get(group[0].graph_id).graph, group), strict=True
+                ):
+                    answers[slot] = answer
             return answers
 
         futures = [
@@ -437,6 +444,39 @@ class LocalServing:
             dropped = self._scheduler.forget(client)
             if dropped:
                 log.info("dropped %d queued jobs of a client that left", dropped)
+
+
+def _alike(queries: list[tuple[int, Query]]) -> list[tuple[list[int], list[Query]]]:
+    """Queries grouped by graph, options and flags (a batch call takes one of each), first seen
+    first; with the slots their answers go to."""
+    groups: dict[tuple[Any, ...], tuple[list[int], list[Query]]] = {}
+    for slot, query in queries:
+        key = (query.graph_id, query.options, query.hierarchical, query.corridor)
+        slots, group = groups.setdefault(key, ([], []))
+        slots.append(slot)
+        group.append(query)
+    return list(groups.values())
+
+
+def _run_group(graph: Navigator[Any], group: list[Query]) -> list[dict[str, Any]]:
+    """Answers of queries that share a graph, options and flags: one ``find_many`` call (a
+    hierarchy runs the whole batch in one compiled call that releases the GIL), or one query at a
+    time when some query of the group fails (each then answers for itself)."""
+    first = group[0]
+    if len(group) > 1:
+        try:
+            results = graph.find_many(
+                [graph.resolve(q.start) for q in group],
+                [graph.resolve(q.goal) for q in group],
+                first.options,
+                hierarchical=first.hierarchical,
+                corridor=first.corridor,
+            )
+        except Exception:  # a bad pair: let each query say what is wrong with it
+            pass
+        else:
+            return [encode_result(result, graph.dim) for result in results]
+    return [_run_one(graph, query) for query in group]
 
 
 def _run_one(graph: Navigator[Any], query: Query) -> dict[str, Any]:

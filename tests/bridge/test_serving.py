@@ -363,3 +363,33 @@ def test_a_load_past_the_memory_budget_is_refused_and_the_loaded_graphs_stay() -
         return dict(answer)
 
     assert _run(scenario)["status"] == "found"
+
+
+def test_a_batch_answers_like_single_queries_and_a_bad_pair_answers_for_itself() -> None:
+    """Alike queries of a batch run in one find_many call (hierarchical ones in one compiled call);
+    a wall start among them makes that call fail, and then each query answers for itself."""
+    grid = _rooms(128, seed=4)
+    rng = np.random.default_rng(6)
+    cells = np.argwhere(grid.walkable)[:, ::-1]
+    ends = [(cells[a], cells[b]) for a, b in rng.integers(0, len(cells), (60, 2))]
+    wall = tuple(int(v) for v in np.argwhere(~grid.walkable)[0][::-1])
+
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        serving = LocalServing(Limits(), threads=2)
+        await serving.start()
+        await _settle(serving.load(_load(grid, hierarchy=HierarchySpec(cluster_size=16)), None))
+        items: list[Any] = [_query("g", s, g, hierarchical=True) for s, g in ends]
+        items.insert(30, _query("g", wall, (0, 0), hierarchical=True))
+        batch = (await _settle(serving.find_many("c", items)))["results"]
+        single = [await _settle(serving.find("c", item)) if i != 30 else None for i, item in enumerate(items)]
+        await serving.close()
+        return list(batch), single
+
+    batch, single = _run(scenario)
+    assert batch[30]["status"] == "error"
+    assert batch[30]["error"]["code"] == "blocked_endpoint"
+    for i, (got, want) in enumerate(zip(batch, single, strict=True)):
+        if i != 30:
+            assert got["status"] == want["status"]
+            assert got["cost"] == pytest.approx(want["cost"])
+            assert got["points"] == want["points"]
