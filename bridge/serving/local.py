@@ -304,16 +304,7 @@ class LocalServing:
         lock = self.locks.get(graph_id)
         if not (self._kernels_ready() and lock.try_read()):
             return self._queued_query(client, graph_id, lock, lock.reserve_read(), parse)
-        try:
-            query = parse()
-            result = self._run_inline(query)
-        except BaseException:
-            self._release_read(graph_id, lock)
-            raise
-        if result is not None:
-            self._release_read(graph_id, lock)
-            return _answer(result)
-        return self._pooled_one(client, query, lambda: self._release_read(graph_id, lock))
+        return self._with_share(client, graph_id, lock, parse)
 
     async def _queued_query(
         self,
@@ -326,6 +317,18 @@ class LocalServing:
         await lock.wait(turn, write=False)
         try:
             await self._wait_kernels()
+        except BaseException:
+            self._release_read(graph_id, lock)
+            raise
+        outcome = self._with_share(client, graph_id, lock, parse)
+        return await outcome if isinstance(outcome, Awaitable) else outcome
+
+    def _with_share(
+        self, client: Hashable, graph_id: str, lock: GraphLock, parse: Callable[[], Query]
+    ) -> Outcome:
+        """Holding a read share of the graph: parse, try inline, else hand the query to a search
+        thread (which gives the share back when it is done)."""
+        try:
             query = parse()
             result = self._run_inline(query)
         except BaseException:
@@ -334,7 +337,7 @@ class LocalServing:
         if result is not None:
             self._release_read(graph_id, lock)
             return _answer(result)
-        return await self._pooled_one(client, query, lambda: self._release_read(graph_id, lock))
+        return self._pooled_one(client, query, lambda: self._release_read(graph_id, lock))
 
     def _run_inline(self, query: Query) -> dict[str, Any] | None:
         """The query's answer within :data:`INLINE_EXPANSIONS`, or None when it needs more."""

@@ -1,6 +1,6 @@
 """Real sidecar subprocesses for the bridge tests, always torn down.
 
-``sidecar`` is shared by a whole test session (start-up spawns worker processes); tests that need
+``sidecar`` is shared by a whole test session (start-up loads the compiled kernels); tests that need
 their own limits or flags use ``spawn_sidecar``, which stops whatever it started.
 """
 
@@ -27,7 +27,7 @@ def _stop_all(started: list[Sidecar]) -> None:
 
 @pytest.fixture(scope="session")
 def sidecar() -> Iterator[Sidecar]:
-    """One sidecar with two workers, for every test that does not need special limits."""
+    """One sidecar with two search threads, for every test that does not need special limits."""
     started = [start_sidecar("--workers", "2", "--log-level", "WARNING", stderr=subprocess.DEVNULL)]
     try:
         yield started[0]
