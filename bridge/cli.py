@@ -46,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="read the hello token from the first line of stdin (keeps it out of the process list)",
     )
-    serve.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="search processes")
+    serve.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="search threads")
     serve.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     serve.add_argument("--no-stdin-watch", action="store_true", help="keep running when stdin closes")
     serve.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
@@ -90,7 +90,6 @@ def _config(args: argparse.Namespace) -> ServerConfig:
         token=args.token or secrets.token_hex(16),
         workers=max(1, args.workers),
         limits=limits,
-        log_level=getattr(logging, args.log_level),
     )
 
 

@@ -125,7 +125,7 @@ class Client:
     ) -> dict[str, Any]:
         """Load (or replace) a grid from a ``(height, width)`` array (0/False = blocked).
 
-        ``hierarchy`` (e.g. ``{"cluster_size": 32}``) has the workers build HPA* too; the call then
+        ``hierarchy`` (e.g. ``{"cluster_size": 32}``) has the sidecar build HPA* too; the call then
         returns once it is built, ``graph.progress`` notifications arriving meanwhile.
         """
         mask = np.asarray(walkable)

@@ -252,7 +252,7 @@ class _CodedError(BridgeError):
 
 
 def from_wire(error: dict[str, Any]) -> BridgeError:
-    """Rebuild an exception from an error map (as sent by a worker process or the server)."""
+    """Rebuild an exception from an error map (as the server sends it)."""
     code = str(error.get("code", "internal"))
     message = str(error.get("message", ""))
     data = error.get("data")

@@ -1,7 +1,7 @@
 """HPA* on the wire: the ``hierarchy`` options, what ``graph.info`` reports, build progress.
 
-The main process validates a :class:`HierarchySpec` against its own grid (the core checks the
-options without building); each worker builds its own hierarchy over its replica. How a
+The serving layer validates a :class:`HierarchySpec` against the grid (the core checks the
+options without building), then builds the hierarchy off the event loop. How a
 hierarchy answers queries and takes updates is the core's (``python_core.navigation``).
 
     from bridge.hierarchy_params import HierarchySpec, ProgressThrottle
@@ -42,7 +42,8 @@ HIERARCHY_KEYS = (
     "repair_ms",
 )
 REPAIR_MS = 1.0
-"""Default time box (ms) of an update's all-pairs table repair; a worker refills the rest when idle."""
+"""Default time box (ms) of an update's all-pairs table repair; the sidecar refills the rest while
+the graph is idle."""
 MIN_CLUSTER, MAX_CLUSTER = 8, 256
 MAX_REGION = 1024
 """Clusters per region side: 1024 x 256 cells is past the largest grid a load takes."""
@@ -76,7 +77,7 @@ class HierarchySpec:
 
 @dataclass(slots=True)
 class HierarchyState:
-    """A grid's hierarchy as the main process knows it; filled in when the reporting worker is done.
+    """A grid's hierarchy as the serving layer knows it; filled in when its build is done.
 
     Shared by every version of a graph entry (updates change cells, not the hierarchy's identity).
     """

@@ -1,7 +1,7 @@
-"""``path.find`` parameters -> a picklable :class:`Query`, and a query -> a wire result map.
+"""``path.find`` parameters -> a :class:`Query`, and a query -> a wire result map.
 
-Parsing runs in the main process (so a malformed query never costs a worker a trip); running runs
-in a worker process against its replica of the graph.
+Parsing runs when the query's turn on its graph comes (the graph cannot change under it); running
+runs on the event loop or a search thread of the serving layer.
 
     from bridge.queries import Query, encode_result
     from python_core import PathResult, PathStatus, QueryOptions
@@ -44,7 +44,7 @@ PATH_OPTION_KEYS = OPTION_KEYS[:5]
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """One validated query: only endpoints and options travel to a worker, never the graph."""
+    """One validated query: its graph's id, endpoints, options and flags."""
 
     graph_id: str
     start: Endpoint

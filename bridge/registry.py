@@ -1,7 +1,7 @@
-"""The main process's copy of every loaded graph: validation target, ``graph.info`` source.
+"""The one copy of every loaded graph, by id: what queries search and ``graph.info`` describes.
 
-Worker processes hold replicas; this copy is the one a load or update is tried on first, so an
-invalid graph never reaches a worker and a failed update leaves the old graph as it was.
+An entry is put here only when whole (the serving layer builds a load off to the side first), so a
+failed load leaves the old graph as it was.
 
     from bridge.registry import GraphEntry, Registry
     reg = Registry(max_graphs=2)
@@ -30,7 +30,7 @@ class GraphEntry:
         kind: its graph type as the wire knows it (load and update fields, ``graph.info``'s kind).
         graph: the python_core navigator every request goes through.
         version: bumped on every update (1 when loaded).
-        hierarchy: the HPA* hierarchy the workers hold (its options and build report), or None.
+        hierarchy: the graph's HPA* hierarchy (its options and build report), or None.
     """
 
     graph_id: str
@@ -41,7 +41,8 @@ class GraphEntry:
 
 
 class Registry:
-    """Graphs by id. Only the event-loop thread touches it, so no lock is needed."""
+    """Graphs by id. Only the event loop changes it (under a graph's write turn), so no lock is
+    needed; search threads read it while they hold a read turn."""
 
     def __init__(self, *, max_graphs: int) -> None:
         self.max_graphs = max_graphs

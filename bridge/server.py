@@ -42,7 +42,6 @@ class ServerConfig:
         token: the secret ``hello`` must present.
         workers: search threads (the kernels release the GIL: one per core is the natural count).
         limits: message, graph, budget and pending limits.
-        log_level: the logging level the CLI set (kept for callers that read it).
     """
 
     host: str = "127.0.0.1"
@@ -50,7 +49,6 @@ class ServerConfig:
     token: str = field(default_factory=lambda: secrets.token_hex(16))
     workers: int = 1
     limits: Limits = field(default_factory=Limits)
-    log_level: int = logging.WARNING
 
 
 class Server:

@@ -70,7 +70,7 @@ class Session:
 
     @property
     def pending(self) -> int:
-        """Requests in flight (answered later by the worker pool)."""
+        """Requests in flight (answered later: queued behind a write, or on a search thread)."""
         return len(self._tasks)
 
     def on_message(self, message: Any) -> None:

@@ -26,26 +26,20 @@ from typing import Any
 
 from bridge.errors import (
     BadRequestError,
-    BridgeError,
-    GraphRejectedError,
     TooLargeError,
-    UnknownGraphError,
     UnsupportedError,
-    from_exception,
-    from_wire,
 )
-from bridge.hierarchy_params import HierarchySpec, HierarchyState, ProgressThrottle, validate_hierarchy
+from bridge.hierarchy_params import HierarchySpec, HierarchyState, validate_hierarchy
 from bridge.params import Params
 from bridge.protocol import Limits
-from bridge.queries import Query, encode_result, parse_query, parse_reachable, run_query
+from bridge.queries import Query, parse_query, parse_reachable, run_query
 from bridge.registry import GraphEntry, Registry
+from bridge.serving import entries
+from bridge.serving.batches import run_chunk
 from bridge.serving.graph_lock import GraphLock, GraphLocks
 from bridge.serving.interface import LoadRequest, Outcome, Progress
 from bridge.serving.scheduler import FairScheduler
 from python_core.compiled import warm_up
-from python_core.errors import AStarError
-from python_core.hpa.warm_up import warm_up_hierarchy
-from python_core.navigation import Navigator
 
 __all__ = ["CHUNK_QUERIES", "INLINE_EXPANSIONS", "INLINE_UPDATE_NODES", "LocalServing"]
 
@@ -125,7 +119,7 @@ class LocalServing:
         lock = self.locks.get(graph_id)
         if lock.try_read():
             try:
-                return _describe(self.registry.get(graph_id))
+                return entries.describe(self.registry.get(graph_id))
             finally:
                 self._release_read(graph_id, lock)
         return self._described_later(graph_id, lock, lock.reserve_read())
@@ -135,13 +129,13 @@ class LocalServing:
     ) -> dict[str, Any]:
         await lock.wait(turn, write=False)
         try:
-            return _describe(self.registry.get(graph_id))
+            return entries.describe(self.registry.get(graph_id))
         finally:
             self._release_read(graph_id, lock)
 
     def graphs(self) -> list[dict[str, Any]]:
         """``graph.info`` of every graph, in load order (writes under way are not waited for)."""
-        return [_describe(self.registry.get(i)) for i in self.registry.ids()]
+        return [entries.describe(self.registry.get(i)) for i in self.registry.ids()]
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -181,7 +175,7 @@ class LocalServing:
                 return await work()
             finally:
                 lock.release_write()
-                self.locks.forget_idle(graph_id)
+                self._tidy(graph_id)
 
         task = asyncio.ensure_future(run())
         self._background.add(task)
@@ -192,8 +186,8 @@ class LocalServing:
         await self._wait_kernels()
         self.registry.check_room(request.graph_id)  # other ids may have come meanwhile
         loop = asyncio.get_running_loop()
-        report = _threadsafe(loop, progress)
-        entry = await loop.run_in_executor(None, _build_entry, request, report)
+        report = entries.threadsafe(loop, progress)
+        entry = await loop.run_in_executor(None, entries.build_entry, request, report)
         self._check_memory(entry)
         self.registry.put(entry)
         answer: dict[str, Any] = {"id": entry.graph_id, "nodes": entry.graph.node_count}
@@ -204,8 +198,10 @@ class LocalServing:
     def _check_memory(self, entry: GraphEntry) -> None:
         """``too_large`` when ``entry`` would take the loaded graphs past ``max_graph_bytes`` (the
         graph it replaces no longer counts); nothing is replaced then."""
-        others = sum(_footprint(self.registry.get(i)) for i in self.registry.ids() if i != entry.graph_id)
-        total, budget = others + _footprint(entry), self.limits.max_graph_bytes
+        others = sum(
+            entries.footprint(self.registry.get(i)) for i in self.registry.ids() if i != entry.graph_id
+        )
+        total, budget = others + entries.footprint(entry), self.limits.max_graph_bytes
         if total > budget:
             raise TooLargeError(
                 f"graph.load_{entry.kind.name}: the loaded graphs would take about {total >> 20} MiB, "
@@ -225,7 +221,9 @@ class LocalServing:
         loop = asyncio.get_running_loop()
         state = HierarchyState(spec)
         self.registry.put(dataclasses.replace(entry, hierarchy=state))
-        await loop.run_in_executor(None, _build_hierarchy, entry, state, _threadsafe(loop, progress))
+        await loop.run_in_executor(
+            None, entries.build_hierarchy, entry, state, entries.threadsafe(loop, progress)
+        )
         return {"id": graph_id, "hierarchy": state.describe()}
 
     async def _update(self, graph_id: str, fields: Params) -> dict[str, Any]:
@@ -233,10 +231,12 @@ class LocalServing:
         if entry.graph.node_count <= INLINE_UPDATE_NODES:
             return self._apply(entry, fields)
         batch = entry.kind.parse_update(fields, entry.graph)
+        # only the change runs on a thread: the registry and the refill task are the loop's
         await asyncio.get_running_loop().run_in_executor(None, entry.graph.apply, batch)
         return self._updated(entry)
 
     def _apply(self, entry: GraphEntry, fields: Params) -> dict[str, Any]:
+        """Parse and apply an update on the loop (the caller holds the graph alone)."""
         entry.graph.apply(entry.kind.parse_update(fields, entry.graph))
         return self._updated(entry)
 
@@ -275,7 +275,7 @@ class LocalServing:
                 more = await loop.run_in_executor(None, entry.graph.repair_pending, REFILL_SLICE)
             finally:
                 lock.release_write()
-                self.locks.forget_idle(graph_id)
+                self._tidy(graph_id)
             if not more:
                 return
             await asyncio.sleep(0)
@@ -336,7 +336,7 @@ class LocalServing:
             raise
         if result is not None:
             self._release_read(graph_id, lock)
-            return _answer(result)
+            return result
         return self._pooled_one(client, query, lambda: self._release_read(graph_id, lock))
 
     def _run_inline(self, query: Query) -> dict[str, Any] | None:
@@ -354,8 +354,10 @@ class LocalServing:
         self, client: Hashable, query: Query, release: Callable[[], None]
     ) -> dict[str, Any]:
         graph = self.registry.get(query.graph_id).graph
-        future = self.scheduler.submit(client, lambda: _run_one(graph, query), on_done=release)
-        return _answer(await future)
+        answer: dict[str, Any] = await self.scheduler.submit(
+            client, functools.partial(run_query, graph, query), on_done=release
+        )
+        return answer
 
     def find_many(self, client: Hashable, items: list[Any]) -> Outcome:
         """Reserve a read share of every graph the batch names (now, in arrival order), then
@@ -408,37 +410,27 @@ class LocalServing:
                 for graph_id, lock in granted:
                     self._release_read(graph_id, lock)
 
-        cap, default, registry = self.limits.max_expansions, self.limits.default_expansions, self.registry
-        shared = {graph_id for graph_id, _ in granted}  # graphs loaded later are not ours to read
-
-        def run_chunk(indices: range) -> list[dict[str, Any]]:
-            answers: list[dict[str, Any]] = []
-            queries: list[tuple[int, Query]] = []
-            for i in indices:
-                try:
-                    query = parse_query(items[i], registry, cap, f"queries[{i}]", default=default)
-                    if query.graph_id not in shared:
-                        raise UnknownGraphError(query.graph_id)
-                except BridgeError as exc:
-                    answers.append({"status": "error", "error": exc.to_wire()})
-                    continue
-                answers.append({})
-                queries.append((len(answers) - 1, query))
-            for slots, group in _alike(queries):
-                for slot, answer in zip(
-                    slots, _run_group(registry.get(group[0].graph_id).graph, group), strict=True
-                ):
-                    answers[slot] = answer
-            return answers
-
+        chunk = functools.partial(
+            run_chunk,
+            items,
+            registry=self.registry,
+            shared={graph_id for graph_id, _ in granted},  # graphs loaded later are not ours to read
+            cap=self.limits.max_expansions,
+            default=self.limits.default_expansions,
+        )
         futures = [
-            self.scheduler.submit(client, functools.partial(run_chunk, chunk), chunk_done) for chunk in chunks
+            self.scheduler.submit(client, functools.partial(chunk, indices), chunk_done) for indices in chunks
         ]
         return {"results": [result for part in await asyncio.gather(*futures) for result in part]}
 
     def _release_read(self, graph_id: str, lock: GraphLock) -> None:
         lock.release_read()
-        if self.registry.find(graph_id) is None:  # locks of loaded graphs stay: one per graph
+        self._tidy(graph_id)
+
+    def _tidy(self, graph_id: str) -> None:
+        """Forget the idle lock of an id with no graph (ids probed by clients must not pile up);
+        the lock of a loaded graph stays, one per graph."""
+        if self.registry.find(graph_id) is None:
             self.locks.forget_idle(graph_id)
 
     def forget(self, client: Hashable) -> None:
@@ -449,108 +441,6 @@ class LocalServing:
                 log.info("dropped %d queued jobs of a client that left", dropped)
 
 
-def _alike(queries: list[tuple[int, Query]]) -> list[tuple[list[int], list[Query]]]:
-    """Queries grouped by graph, options and flags (a batch call takes one of each), first seen
-    first; with the slots their answers go to."""
-    groups: dict[tuple[Any, ...], tuple[list[int], list[Query]]] = {}
-    for slot, query in queries:
-        key = (query.graph_id, query.options, query.hierarchical, query.corridor)
-        slots, group = groups.setdefault(key, ([], []))
-        slots.append(slot)
-        group.append(query)
-    return list(groups.values())
-
-
-def _run_group(graph: Navigator[Any], group: list[Query]) -> list[dict[str, Any]]:
-    """Answers of queries that share a graph, options and flags: one ``find_many`` call (a
-    hierarchy runs the whole batch in one compiled call that releases the GIL), or one query at a
-    time when some query of the group fails (each then answers for itself)."""
-    first = group[0]
-    if len(group) > 1:
-        try:
-            results = graph.find_many(
-                [graph.resolve(q.start) for q in group],
-                [graph.resolve(q.goal) for q in group],
-                first.options,
-                hierarchical=first.hierarchical,
-                corridor=first.corridor,
-            )
-        except Exception:  # a bad pair: let each query say what is wrong with it
-            pass
-        else:
-            return [encode_result(result, graph.dim) for result in results]
-    return [_run_one(graph, query) for query in group]
-
-
-def _run_one(graph: Navigator[Any], query: Query) -> dict[str, Any]:
-    """One query on a search thread; its error becomes its entry (a batch goes on)."""
-    try:
-        return run_query(graph, query)
-    except Exception as exc:
-        return {"status": "error", "error": from_exception(exc).to_wire()}
-
-
-def _answer(result: dict[str, Any]) -> dict[str, Any]:
-    """A single query's entry as a response: its error is the response's error."""
-    if result.get("status") == "error":
-        raise from_wire(result["error"])
-    return result
-
-
-def _threadsafe(loop: asyncio.AbstractEventLoop, progress: Progress | None) -> ProgressThrottle | None:
-    """A throttled progress report callable from a build thread, delivered on the loop."""
-    if progress is None:
-        return None
-
-    def send(done: int, total: int) -> None:
-        loop.call_soon_threadsafe(progress, done, total)
-
-    return ProgressThrottle(send)
-
-
-def _build_entry(request: LoadRequest, progress: ProgressThrottle | None) -> GraphEntry:
-    """A new graph entry, whole (navigator, then hierarchy), or an exception; nothing shared is
-    touched, so a failure leaves the old graph under that id as it was."""
-    where = f"graph.load_{request.kind.name}"
-    try:
-        graph = request.kind.open(request.record)
-    except AStarError as exc:
-        raise GraphRejectedError(f"{where}: {exc}", {"id": request.graph_id}) from exc
-    entry = GraphEntry(request.graph_id, request.kind, graph)
-    spec = request.hierarchy
-    if spec is None:
-        return entry
-    validate_hierarchy(graph, spec, where, request.graph_id)
-    state = HierarchyState(spec)
-    _build_hierarchy(entry, state, progress)
-    return dataclasses.replace(entry, hierarchy=state)
-
-
-def _build_hierarchy(entry: GraphEntry, state: HierarchyState, progress: ProgressThrottle | None) -> None:
-    """Build ``state``'s hierarchy on ``entry``'s graph; a failure is the request's error, named."""
-    try:
-        report = entry.graph.build_hierarchy(state.spec.options(), progress)
-    except Exception as exc:  # validation passed: a limit of the build itself (overflow, memory)
-        log.warning("the hierarchy of %r could not be built", entry.graph_id, exc_info=exc)
-        raise GraphRejectedError(
-            f"cannot build the hierarchy of {entry.graph_id!r}: {type(exc).__name__}: {str(exc)[:200]}",
-            {"id": entry.graph_id},
-        ) from exc
-    state.built, state.nbytes, state.build_seconds = True, int(report.nbytes), float(report.seconds)
-    _warm_hierarchy_once()
-
-
-_HIERARCHY_WARM: list[bool] = []
-
-
-def _warm_hierarchy_once() -> None:
-    """Load the HPA* query and update kernels after the first hierarchy (graphs without one never
-    pay for them)."""
-    if not _HIERARCHY_WARM:
-        _HIERARCHY_WARM.append(True)
-        log.info("hierarchy kernels ready in %.2f s", warm_up_hierarchy())
-
-
 def _log_warm(future: asyncio.Future[float]) -> None:
     if future.cancelled():
         return
@@ -559,29 +449,3 @@ def _log_warm(future: asyncio.Future[float]) -> None:
         log.error("the compiled kernels could not be loaded: %s", error)
     else:
         log.info("kernels ready in %.2f s", future.result())
-
-
-BYTES_PER_NODE = 48
-"""What one node of a loaded graph takes, about: a grid cell's walkable flag and weight, its share of
-the padded copy and of one search workspace (the largest kind per node)."""
-
-
-def _footprint(entry: GraphEntry) -> int:
-    """Estimated bytes ``entry`` holds: its nodes and its hierarchy's arrays."""
-    hierarchy = entry.hierarchy.nbytes if entry.hierarchy is not None else 0
-    return entry.graph.node_count * BYTES_PER_NODE + hierarchy
-
-
-def _describe(entry: GraphEntry) -> dict[str, Any]:
-    graph = entry.graph
-    info: dict[str, Any] = {
-        "id": entry.graph_id,
-        "kind": entry.kind.name,
-        "dim": graph.dim,
-        "nodes": graph.node_count,
-        "version": entry.version,
-        **graph.describe(),
-    }
-    if entry.kind.hierarchy:
-        info["hierarchy"] = None if entry.hierarchy is None else entry.hierarchy.describe()
-    return info

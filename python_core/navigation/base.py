@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from python_core.errors import InvalidQueryError, UnsupportedOperationError
 from python_core.hpa import Progress
 from python_core.navigation.interface import BuildReport, HierarchyOptions
-from python_core.result import PathResult
+from python_core.result import PathResult, QueryOptions
 
 __all__ = ["NoHierarchy", "each_pair"]
 
@@ -58,6 +58,35 @@ class NoHierarchy:
     def build_hierarchy(self, options: HierarchyOptions, progress: Progress | None = None) -> BuildReport:
         """Refused."""
         raise self._refuse()
+
+    def find_path(
+        self,
+        start: Any,
+        goal: Any,
+        options: QueryOptions | None = None,
+        *,
+        hierarchical: bool = False,
+        corridor: bool = False,
+    ) -> PathResult:
+        """The kind's own search (each kind defines it)."""
+        raise NotImplementedError
+
+    def find_many(
+        self,
+        starts: Sequence[Any],
+        goals: Sequence[Any],
+        options: QueryOptions | None = None,
+        *,
+        hierarchical: bool = False,
+        corridor: bool = False,
+    ) -> list[PathResult]:
+        """:meth:`find_path` for each pair, in order (the first error stops the batch): a kind
+        without a hierarchy has no batch kernel."""
+        return each_pair(
+            lambda s, g: self.find_path(s, g, options, hierarchical=hierarchical, corridor=corridor),
+            starts,
+            goals,
+        )
 
     def repair_pending(self, seconds: float) -> bool:
         """Nothing is ever deferred."""

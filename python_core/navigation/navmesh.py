@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core.errors import UnsupportedOperationError
-from python_core.navigation.base import NoHierarchy, each_pair
+from python_core.navigation.base import NoHierarchy
 from python_core.navigation.interface import Endpoint, EndpointForm
 from python_core.navigation.updates import Update
 from python_core.navmesh import NavMesh
@@ -82,22 +82,6 @@ class NavMeshNavigator(NoHierarchy):
         if hierarchical or corridor:
             raise self._refuse()
         return self._mesh.find_path(start, goal, options=options)
-
-    def find_many(
-        self,
-        starts: Sequence[Point],
-        goals: Sequence[Point],
-        options: QueryOptions | None = None,
-        *,
-        hierarchical: bool = False,
-        corridor: bool = False,
-    ) -> list[PathResult]:
-        """:meth:`find_path` for each pair, in order (the first error stops the batch)."""
-        return each_pair(
-            lambda s, g: self.find_path(s, g, options, hierarchical=hierarchical, corridor=corridor),
-            starts,
-            goals,
-        )
 
     def apply(self, updates: Sequence[Update]) -> None:
         """Only an empty batch: a mesh never changes.

@@ -20,7 +20,7 @@ import numpy as np
 
 from python_core.csr import WaypointGraph
 from python_core.errors import UnsupportedOperationError
-from python_core.navigation.base import NoHierarchy, each_pair
+from python_core.navigation.base import NoHierarchy
 from python_core.navigation.interface import Endpoint, EndpointForm
 from python_core.navigation.updates import SetDisabled, Update
 from python_core.result import PathResult, QueryOptions
@@ -90,22 +90,6 @@ class WaypointNavigator(NoHierarchy):
         if hierarchical or corridor:
             raise self._refuse()
         return self._graph.find_path(start, goal, options=options)
-
-    def find_many(
-        self,
-        starts: Sequence[int],
-        goals: Sequence[int],
-        options: QueryOptions | None = None,
-        *,
-        hierarchical: bool = False,
-        corridor: bool = False,
-    ) -> list[PathResult]:
-        """:meth:`find_path` for each pair, in order (the first error stops the batch)."""
-        return each_pair(
-            lambda s, g: self.find_path(s, g, options, hierarchical=hierarchical, corridor=corridor),
-            starts,
-            goals,
-        )
 
     def apply(self, updates: Sequence[Update]) -> None:
         """Disable or enable points, all or nothing: every id is checked before any flag changes.

@@ -1,0 +1,81 @@
+"""One chunk of a ``path.find_many``, run on a search thread: validated query by query, the alike
+queries answered by one ``Navigator.find_many`` call, every query answering for itself.
+
+    answers = run_chunk(items, range(0, 32), registry=registry, shared={"g"}, cap=10**7, default=None)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.errors import BridgeError, UnknownGraphError, from_exception
+from bridge.queries import Query, encode_result, parse_query, run_query
+from bridge.registry import Registry
+from python_core.navigation import Navigator
+
+__all__ = ["run_chunk"]
+
+
+def run_chunk(
+    items: list[Any], indices: range, *, registry: Registry, shared: set[str], cap: int, default: int | None
+) -> list[dict[str, Any]]:
+    """The answers of ``items[indices]``, in order: a result map, or ``{"status": "error", ...}``.
+    Only graphs in ``shared`` (those the batch holds a read share of) are read."""
+    answers: list[dict[str, Any]] = []
+    queries: list[tuple[int, Query]] = []
+    for i in indices:
+        try:
+            query = parse_query(items[i], registry, cap, f"queries[{i}]", default=default)
+            if query.graph_id not in shared:
+                raise UnknownGraphError(query.graph_id)
+        except BridgeError as exc:
+            answers.append({"status": "error", "error": exc.to_wire()})
+            continue
+        answers.append({})
+        queries.append((len(answers) - 1, query))
+    for slots, group in _alike(queries):
+        results = _run_group(registry.get(group[0].graph_id).graph, group)
+        for slot, answer in zip(slots, results, strict=True):
+            answers[slot] = answer
+    return answers
+
+
+def _alike(queries: list[tuple[int, Query]]) -> list[tuple[list[int], list[Query]]]:
+    """Queries grouped by graph, options and flags (a batch call takes one of each), first seen
+    first; with the slots their answers go to."""
+    groups: dict[tuple[Any, ...], tuple[list[int], list[Query]]] = {}
+    for slot, query in queries:
+        key = (query.graph_id, query.options, query.hierarchical, query.corridor)
+        slots, group = groups.setdefault(key, ([], []))
+        slots.append(slot)
+        group.append(query)
+    return list(groups.values())
+
+
+def _run_group(graph: Navigator[Any], group: list[Query]) -> list[dict[str, Any]]:
+    """Answers of queries that share a graph, options and flags: one ``find_many`` call (a
+    hierarchy runs the whole batch in one compiled call that releases the GIL), or one query at a
+    time when some query of the group fails (each then answers for itself)."""
+    first = group[0]
+    if len(group) > 1:
+        try:
+            results = graph.find_many(
+                [graph.resolve(q.start) for q in group],
+                [graph.resolve(q.goal) for q in group],
+                first.options,
+                hierarchical=first.hierarchical,
+                corridor=first.corridor,
+            )
+        except Exception:  # a bad pair: let each query say what is wrong with it
+            pass
+        else:
+            return [encode_result(result, graph.dim) for result in results]
+    return [_run_one(graph, query) for query in group]
+
+
+def _run_one(graph: Navigator[Any], query: Query) -> dict[str, Any]:
+    """One query on a search thread; its error becomes its entry (a batch goes on)."""
+    try:
+        return run_query(graph, query)
+    except Exception as exc:
+        return {"status": "error", "error": from_exception(exc).to_wire()}
