@@ -682,7 +682,7 @@ func _advance() -> void:
 			elif not announcement.is_empty():
 				_session_token = str(announcement.get("token", token))
 				var bound: String = str(announcement.get("host", host))
-				_sidecar_port = _int_of(announcement["port"], 0)
+				_sidecar_port = PathResults.int_of(announcement["port"], 0)
 				_rpc.threaded = io_thread
 				var err: Error = _rpc.connect_to(bound, _sidecar_port)
 				if err != OK:
@@ -950,7 +950,7 @@ func _dim_of(graph: String, endpoint: Variant) -> int:
 		if coords.size() == 3:
 			return 3
 	if _store.has(graph):
-		return _int_of(_store.params_of(graph).get("dim", 2), 2)
+		return PathResults.int_of(_store.params_of(graph).get("dim", 2), 2)
 	return 2
 
 
@@ -982,13 +982,3 @@ static func _setting(key: String) -> Variant:
 
 static func _failed(result: Dictionary) -> bool:
 	return str(result.get("status", "error")) == "error"
-
-
-static func _int_of(value: Variant, default: int) -> int:
-	if value is int:
-		var whole: int = value
-		return whole
-	if value is float:
-		var real: float = value
-		return int(real)
-	return default

@@ -85,7 +85,7 @@ static func decode_path(wire: Dictionary, dim: int) -> Dictionary:
 		"points": points,
 		"ids": ids,
 		"cost": _float_of(wire.get("cost", 0.0)),
-		"expanded": _int_of(wire.get("expanded", 0), 0),
+		"expanded": int_of(wire.get("expanded", 0), 0),
 		"error": {},
 	}
 
@@ -113,7 +113,8 @@ static func batch_result(response: Dictionary, dims: PackedInt32Array) -> Dictio
 	return {"status": "done", "results": results, "error": {}}
 
 
-static func _int_of(value: Variant, default: int) -> int:
+## [param value] as an int when it is a number (msgpack gives ints or floats), else [param default].
+static func int_of(value: Variant, default: int) -> int:
 	if value is int:
 		var whole: int = value
 		return whole
