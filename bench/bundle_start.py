@@ -4,7 +4,7 @@ For each kind of sidecar, a few cold starts: launch, read the announcement line,
 upload a 64 x 64 grid, answer one path. The bundle (built by ``tools/bundle.sh``) is first copied
 to a temporary folder, as a player unpacks it, and started with an empty environment (no PATH, no
 Python); the venv sidecar runs as the editor runs it (``python -m bridge serve``). Also printed:
-the workers' own "kernels ready" seconds, which include any compilation (a cached load is well
+the sidecar's own "kernels ready" seconds, which include any compilation (a cached load is well
 under a second; a compile is tens of seconds), and what ``warm-up --expect-cached`` says of the
 moved copy. A command, not a test::
 

@@ -364,7 +364,7 @@ func load_graph(method: String, params: Dictionary) -> BridgeResult:
 ## stay correct (a little slower where they start near the change, and maybe on another path of
 ## the same bounds: for paths that never depend on timing, as replays and lockstep need, give a
 ## [code]"repair_ms"[/code] longer than any repair, e.g. 1000). After its first hierarchy
-## each sidecar worker loads the HPA* query and update kernels once (under a second when the
+## the sidecar loads the HPA* query and update kernels once (under a second when the
 ## project's set-up has filled numba's cache), so requests sent at that moment wait for it.
 ## [codeblock]
 ## var cells := PackedByteArray()

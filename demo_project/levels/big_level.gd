@@ -16,7 +16,7 @@ func _init() -> void:
 	npc_speed = 200.0
 	first_goal_range = 40
 	# A repair_ms longer than any repair of this map's table (a few ms): with the default 1 ms box
-	# a door leaves table rows for the workers to refill between requests, and until they have,
+	# a door leaves table rows for the sidecar to refill between requests, and until it has,
 	# queries near it take the abstract search's path (same bounds), so paths would depend on
 	# timing and two runs would differ.
 	hierarchy = {"cluster_size": 32, "repair_ms": 1000.0}
