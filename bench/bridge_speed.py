@@ -7,7 +7,8 @@ A command, not a test. Every figure is a median per query from a Python msgpack-
 loopback (bridge.Client, one connection, one request at a time) unless it says otherwise:
 
 1. Floor: a raw asyncio + msgpack echo server (its own process, answering a same-shaped response)
-   against ``path.find`` of a 1-step path on an 8x8 grid and a short path on a 64x64 rooms grid; then
+   against ``graph.list`` (the sidecar's own trip, no search), ``path.find`` of a 1-step path on an
+   8x8 grid and a short path on a 64x64 rooms grid; then
    where one request's time goes, each stage timed in this process on the same request (client
    encode, server decode, validation, search, result encode, client decode) and the socket + event
    loop as the rest.
@@ -116,20 +117,25 @@ def floor_section(sidecar: Sidecar, calls: int) -> None:
         client.load_grid("rooms", _rooms(), diagonal="only_if_no_obstacles")
         rows = []
         for _ in range(3):  # interleaved rounds: the machine is shared
-            for name, target, params in (
-                ("echo", raw, tiny),
-                ("tiny", client, tiny),
-                ("rooms", client, short),
+            for name, target, method, params in (
+                ("echo", raw, "path.find", tiny),
+                ("list", client, "graph.list", {}),
+                ("tiny", client, "path.find", tiny),
+                ("rooms", client, "path.find", short),
             ):
-                _timed(target, "path.find", params, 100)
-                rows.append((name, _median_us(_timed(target, "path.find", params, calls))))
+                _timed(target, method, params, 100)
+                rows.append((name, _median_us(_timed(target, method, params, calls))))
     echo.stdin.close()  # type: ignore[union-attr]
     echo.wait(10)
-    best = {name: min(us for n, us in rows if n == name) for name in ("echo", "tiny", "rooms")}
+    best = {name: min(us for n, us in rows if n == name) for name in ("echo", "list", "tiny", "rooms")}
     print(f"  raw asyncio+msgpack echo round trip:      {best['echo']:7.0f} us (the floor)")
-    for name, label in (("tiny", "1-step path on 8x8"), ("rooms", "26-step path on 64x64 rooms")):
+    for name, label in (
+        ("list", "graph.list (no search)"),
+        ("tiny", "1-step path on 8x8"),
+        ("rooms", "26-step path on 64x64 rooms"),
+    ):
         ratio = best[name] / best["echo"]
-        print(f"  path.find, {label + ':':<30} {best[name]:7.0f} us  = {ratio:.2f}x the floor")
+        print(f"  {label + ':':<40} {best[name]:7.0f} us  = {ratio:.2f}x the floor")
     breakdown(best["rooms"])
 
 
