@@ -58,6 +58,11 @@ signal graph_loaded(id: String)
 ## a [code]graph.build_hierarchy[/code] call) waits, at most every 1 % / 100 ms, last with
 ## [code]done == total[/code]. Connect a progress bar to it.
 signal graph_progress(id: String, done: int, total: int)
+## Emitted after each successful update of graph [param id] that changed its ground (cells,
+## weights, waypoint points): [param cells] lists the grid cells whose walkability or weight
+## changed; an empty array means any part of the graph may have changed (whole weight arrays,
+## waypoint points, other fields). Updates that only move agents do not emit it.
+signal graph_updated(id: String, cells: Array[Vector2i])
 ## The sidecar stopped answering: its process runs and the connection is open, but nothing came
 ## back within [member unresponsive_timeout_ms] of a request or a heartbeat. Emitted once (with a
 ## warning), then the sidecar is killed and restarted as after a loss ([signal sidecar_lost]).
@@ -75,6 +80,8 @@ const GraphFileWriter = preload("res://addons/astar_bridge/export/graph_file_wri
 const RpcClient = preload("res://addons/astar_bridge/rpc/rpc_client.gd")
 const SidecarProcess = preload("res://addons/astar_bridge/rpc/sidecar_process.gd")
 const Watchdog = preload("res://addons/astar_bridge/rpc/watchdog.gd")
+const GroundChanges = preload("res://addons/astar_bridge/ground_changes.gd")
+const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
 
 ## Project settings read by this node (and registered by the plugin), with their defaults.
 const SETTINGS := {
@@ -335,6 +342,10 @@ func load_graph(method: String, params: Dictionary) -> BridgeResult:
 	var result: BridgeResult = _call(method, params, load_timeout_ms)
 	if result.is_ok():
 		_store.loaded(method, params)
+		if method == "graph.load_grid":
+			AgentOccupancy.register_grid(params)
+		else:
+			AgentOccupancy.forget_grid(id)
 		graph_loaded.emit(id)
 	elif _reports():
 		push_error("AStarBridge: %s %s failed: %s" % [method, id, result.message])
@@ -407,6 +418,8 @@ func update_graph(id: String, changes: Dictionary) -> BridgeResult:
 	var result: BridgeResult = _call("graph.update", params, load_timeout_ms)
 	if result.is_ok():
 		_store.updated(id, params)
+		if GroundChanges.changes_ground(params):
+			graph_updated.emit(id, GroundChanges.changed_cells(params))
 	elif result.is_error() and _reports():
 		push_error("AStarBridge: graph.update %s failed: %s" % [id, result.message])
 	return result
@@ -417,6 +430,7 @@ func drop_graph(id: String) -> BridgeResult:
 	var result: BridgeResult = call_method("graph.drop", {"id": id})
 	if result.is_ok() or result.code == "unknown_graph":
 		_store.erase(id)
+		AgentOccupancy.forget_grid(id)
 	return result
 
 
