@@ -30,9 +30,7 @@
 ## and points are cell coordinates; with them, both are world positions. On waypoint graphs a
 ## position means the closest point ([method find_path_ids] takes ids).
 ## [br][br]
-## Tests may instantiate it without the plugin:
-## [code]var bridge: Node = load("res://addons/astar_bridge/astar_bridge.gd").new()[/code], set
-## its configuration members, then [code]add_child(bridge)[/code].
+## Tests may instantiate it without the plugin ([code]load(<this script>).new()[/code]).
 ## [codeblock]
 ## func _ready() -> void:
 ##     var cells := PackedByteArray()
@@ -40,9 +38,6 @@
 ##     cells.fill(1)  # every cell walkable
 ##     AStarBridge.load_grid("level", 16, 16, cells)
 ##     var path: PackedVector2Array = AStarBridge.find_path("level", Vector2(0, 0), Vector2(5, 3))
-##     var request := AStarBridge.request_path("level", Vector2(0, 0), Vector2(15, 15))
-##     var result: Dictionary = await request.completed
-##     print(result["status"], " ", result["points"].size())
 ## [/codeblock]
 extends Node
 
@@ -309,10 +304,15 @@ func get_graph_ids() -> PackedStringArray:
 	return _store.ids()
 
 
-## How much this node keeps of graph [param id] beyond its load parameters, to rebuild it after
-## a restart (changed cells, weighted cells, agents, points): bounded by the graph's size, not by
-## the number of updates, since every successful update is folded into the graph's current
-## state. 0 for an unknown id.
+## [code]{"method", "params"}[/code] graph [param id] was loaded with ({} if unknown), for tools.
+func get_graph_load(id: String) -> Dictionary:
+	if not _store.has(id):
+		return {}
+	return {"method": _store.method_of(id), "params": _store.params_of(id)}
+
+
+## How much this node keeps of graph [param id] beyond its load parameters (bounded by the
+## graph's size: updates are folded into its current state). 0 for an unknown id.
 func get_graph_state_size(id: String) -> int:
 	return _store.state_size(id)
 
