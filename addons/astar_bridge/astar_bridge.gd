@@ -78,20 +78,7 @@ const Watchdog = preload("res://addons/astar_bridge/rpc/watchdog.gd")
 const GroundChanges = preload("res://addons/astar_bridge/ground_changes.gd")
 const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
 
-## Project settings read by this node (and registered by the plugin), with their defaults.
-const SETTINGS := {
-	"astar_bridge/sidecar/python_executable": "python3",
-	"astar_bridge/sidecar/autostart": true,
-	"astar_bridge/sidecar/host": "127.0.0.1",
-	"astar_bridge/sidecar/port": 0,
-	"astar_bridge/sidecar/token": "",
-	"astar_bridge/sidecar/extra_arguments": [],
-	"astar_bridge/timeouts/request_ms": 2000,
-	"astar_bridge/timeouts/connect_ms": 5000,
-	"astar_bridge/timeouts/load_ms": 30000,
-	"astar_bridge/timeouts/heartbeat_ms": 2000,
-	"astar_bridge/timeouts/unresponsive_ms": 5000,
-}
+const SettingsTable = preload("res://addons/astar_bridge/settings_table.gd")
 ## Environment variable that overrides the python executable setting.
 const ENV_PYTHON := "ASTAR_BRIDGE_PYTHON"
 ## Environment variable that overrides the token setting (so the token need not be committed in
@@ -186,20 +173,20 @@ var _finish_later: Array[Array] = []
 
 
 func _init() -> void:
-	autostart = _setting("astar_bridge/sidecar/autostart")
-	python_executable = _setting("astar_bridge/sidecar/python_executable")
-	host = _setting("astar_bridge/sidecar/host")
-	port = _setting("astar_bridge/sidecar/port")
-	token = _setting("astar_bridge/sidecar/token")
+	autostart = SettingsTable.value("astar_bridge/sidecar/autostart")
+	python_executable = SettingsTable.value("astar_bridge/sidecar/python_executable")
+	host = SettingsTable.value("astar_bridge/sidecar/host")
+	port = SettingsTable.value("astar_bridge/sidecar/port")
+	token = SettingsTable.value("astar_bridge/sidecar/token")
 	if not OS.get_environment(ENV_TOKEN).is_empty():
 		token = OS.get_environment(ENV_TOKEN)
-	var arguments: Array = _setting("astar_bridge/sidecar/extra_arguments")
+	var arguments: Array = SettingsTable.value("astar_bridge/sidecar/extra_arguments")
 	extra_arguments = PackedStringArray(arguments)
-	request_timeout_ms = _setting("astar_bridge/timeouts/request_ms")
-	connect_timeout_ms = _setting("astar_bridge/timeouts/connect_ms")
-	load_timeout_ms = _setting("astar_bridge/timeouts/load_ms")
-	heartbeat_ms = _setting("astar_bridge/timeouts/heartbeat_ms")
-	unresponsive_timeout_ms = _setting("astar_bridge/timeouts/unresponsive_ms")
+	request_timeout_ms = SettingsTable.value("astar_bridge/timeouts/request_ms")
+	connect_timeout_ms = SettingsTable.value("astar_bridge/timeouts/connect_ms")
+	load_timeout_ms = SettingsTable.value("astar_bridge/timeouts/load_ms")
+	heartbeat_ms = SettingsTable.value("astar_bridge/timeouts/heartbeat_ms")
+	unresponsive_timeout_ms = SettingsTable.value("astar_bridge/timeouts/unresponsive_ms")
 	_rpc.disconnected.connect(_on_rpc_disconnected)
 	_rpc.notification_received.connect(_on_rpc_notification)
 
@@ -988,10 +975,6 @@ func _check_project_scanned() -> void:
 # The program and its first arguments: [python, "-m", "bridge"] or [bundled sidecar].
 func _sidecar_command() -> PackedStringArray:
 	return SidecarProcess.command(OS.get_environment(ENV_PYTHON), python_executable)
-
-
-static func _setting(key: String) -> Variant:
-	return ProjectSettings.get_setting(key, SETTINGS[key])
 
 
 static func _failed(result: Dictionary) -> bool:

@@ -11,39 +11,8 @@ const AUTOLOAD_PATH := "res://addons/astar_bridge/astar_bridge.gd"
 const EXPORT_MENU := "A* Bridge: Export Scene Graphs to res://graphs"
 const EXPORT_FOLDER := "res://graphs"
 const SceneGraphExporter = preload("res://addons/astar_bridge/export/scene_graph_exporter.gd")
+const SettingsTable = preload("res://addons/astar_bridge/settings_table.gd")
 const SidecarExportPlugin = preload("res://addons/astar_bridge/export/sidecar_export_plugin.gd")
-
-## [name, default, type, hint, hint_string] of every project setting the autoload reads.
-## [code]sidecar/token[/code]: the environment variable [code]ASTAR_BRIDGE_TOKEN[/code] wins over
-## it, so a token need not be committed in project.godot (docs/shipping.md).
-## [code]timeouts/heartbeat_ms[/code]: a cheap request after that long without news from the
-## sidecar; [code]timeouts/unresponsive_ms[/code]: a sidecar that answers nothing for that long
-## while a request waits is restarted (0 turns either off).
-const SETTINGS: Array[Array] = [
-	["astar_bridge/sidecar/python_executable", "python3", TYPE_STRING, PROPERTY_HINT_NONE, ""],
-	["astar_bridge/sidecar/autostart", true, TYPE_BOOL, PROPERTY_HINT_NONE, ""],
-	["astar_bridge/sidecar/host", "127.0.0.1", TYPE_STRING, PROPERTY_HINT_NONE, ""],
-	["astar_bridge/sidecar/port", 0, TYPE_INT, PROPERTY_HINT_RANGE, "0,65535"],
-	["astar_bridge/sidecar/token", "", TYPE_STRING, PROPERTY_HINT_PASSWORD, ""],
-	["astar_bridge/sidecar/extra_arguments", [], TYPE_PACKED_STRING_ARRAY, PROPERTY_HINT_NONE, ""],
-	["astar_bridge/timeouts/request_ms", 2000, TYPE_INT, PROPERTY_HINT_RANGE, "1,600000,suffix:ms"],
-	["astar_bridge/timeouts/connect_ms", 5000, TYPE_INT, PROPERTY_HINT_RANGE, "1,600000,suffix:ms"],
-	["astar_bridge/timeouts/load_ms", 30000, TYPE_INT, PROPERTY_HINT_RANGE, "1,600000,suffix:ms"],
-	[
-		"astar_bridge/timeouts/heartbeat_ms",
-		2000,
-		TYPE_INT,
-		PROPERTY_HINT_RANGE,
-		"0,600000,suffix:ms"
-	],
-	[
-		"astar_bridge/timeouts/unresponsive_ms",
-		5000,
-		TYPE_INT,
-		PROPERTY_HINT_RANGE,
-		"0,600000,suffix:ms"
-	],
-]
 
 var _sidecar_export: EditorExportPlugin = null
 
@@ -71,20 +40,9 @@ func _disable_plugin() -> void:
 	remove_autoload_singleton(AUTOLOAD_NAME)
 
 
-## Adds every [constant SETTINGS] entry missing from the project, with its default and hint.
+## Adds every project setting missing from the project, with its default and hint.
 static func register_settings() -> void:
-	for entry: Array in SETTINGS:
-		var key: String = entry[0]
-		var default: Variant = entry[1]
-		if entry[2] == TYPE_PACKED_STRING_ARRAY:
-			default = PackedStringArray()
-		if not ProjectSettings.has_setting(key):
-			ProjectSettings.set_setting(key, default)
-		ProjectSettings.set_initial_value(key, default)
-		ProjectSettings.add_property_info(
-			{"name": key, "type": entry[2], "hint": entry[3], "hint_string": entry[4]}
-		)
-		ProjectSettings.set_as_basic(key, true)
+	SettingsTable.register_all()
 
 
 ## Project > Tools menu entry: writes a graph file for every TileMapLayer and navigation region of

@@ -1,0 +1,152 @@
+## Every project setting of A* Bridge in one table: its name, default, type, editor hint and what
+## it does. The plugin registers them from here (editor/plugin.gd) and the autoload reads them
+## with [method value], so the two can never disagree about a default.
+extends RefCounted
+
+const ROWS: Array[Dictionary] = [
+	{
+		"name": "astar_bridge/sidecar/python_executable",
+		"default": "python3",
+		"type": TYPE_STRING,
+		"hint": PROPERTY_HINT_NONE,
+		"hint_string": "",
+		"doc":
+		(
+			"The Python that runs the sidecar in the editor (a virtual environment's "
+			+ "python). Exported games use the bundled sidecar instead; "
+			+ "ASTAR_BRIDGE_PYTHON overrides both."
+		),
+	},
+	{
+		"name": "astar_bridge/sidecar/autostart",
+		"default": true,
+		"type": TYPE_BOOL,
+		"hint": PROPERTY_HINT_NONE,
+		"hint_string": "",
+		"doc":
+		(
+			"Start the sidecar when the game starts. Off: connect to host:port, where"
+			+ " a sidecar already runs (a server for a multiplayer game)."
+		),
+	},
+	{
+		"name": "astar_bridge/sidecar/host",
+		"default": "127.0.0.1",
+		"type": TYPE_STRING,
+		"hint": PROPERTY_HINT_NONE,
+		"hint_string": "",
+		"doc": "The address of a sidecar started by someone else (autostart off).",
+	},
+	{
+		"name": "astar_bridge/sidecar/port",
+		"default": 0,
+		"type": TYPE_INT,
+		"hint": PROPERTY_HINT_RANGE,
+		"hint_string": "0,65535",
+		"doc":
+		(
+			"The port of a sidecar started by someone else; 0 with autostart lets the"
+			+ " sidecar pick a free port."
+		),
+	},
+	{
+		"name": "astar_bridge/sidecar/token",
+		"default": "",
+		"type": TYPE_STRING,
+		"hint": PROPERTY_HINT_PASSWORD,
+		"hint_string": "",
+		"doc":
+		(
+			"The shared secret a remote sidecar asks for. ASTAR_BRIDGE_TOKEN wins "
+			+ "over it, so it need not be committed in project.godot."
+		),
+	},
+	{
+		"name": "astar_bridge/sidecar/extra_arguments",
+		"default": [],
+		"type": TYPE_PACKED_STRING_ARRAY,
+		"hint": PROPERTY_HINT_NONE,
+		"hint_string": "",
+		"doc":
+		"More command-line arguments for `bridge serve` (e.g. --workers 2, --max-expansions).",
+	},
+	{
+		"name": "astar_bridge/timeouts/request_ms",
+		"default": 2000,
+		"type": TYPE_INT,
+		"hint": PROPERTY_HINT_RANGE,
+		"hint_string": "1,600000,suffix:ms",
+		"doc": "How long a path request or synchronous call waits before it fails (timeout).",
+	},
+	{
+		"name": "astar_bridge/timeouts/connect_ms",
+		"default": 5000,
+		"type": TYPE_INT,
+		"hint": PROPERTY_HINT_RANGE,
+		"hint_string": "1,600000,suffix:ms",
+		"doc": "How long starting the sidecar and connecting to it may take.",
+	},
+	{
+		"name": "astar_bridge/timeouts/load_ms",
+		"default": 30000,
+		"type": TYPE_INT,
+		"hint": PROPERTY_HINT_RANGE,
+		"hint_string": "1,600000,suffix:ms",
+		"doc":
+		"How long a graph load or update may take (raise it for very large maps with a hierarchy).",
+	},
+	{
+		"name": "astar_bridge/timeouts/heartbeat_ms",
+		"default": 2000,
+		"type": TYPE_INT,
+		"hint": PROPERTY_HINT_RANGE,
+		"hint_string": "0,600000,suffix:ms",
+		"doc":
+		(
+			"After this long without news from the sidecar, send a cheap request to "
+			+ "see that it lives (0: off)."
+		),
+	},
+	{
+		"name": "astar_bridge/timeouts/unresponsive_ms",
+		"default": 5000,
+		"type": TYPE_INT,
+		"hint": PROPERTY_HINT_RANGE,
+		"hint_string": "0,600000,suffix:ms",
+		"doc":
+		(
+			"A sidecar that answers nothing for this long while a request waits is "
+			+ "restarted (0: never)."
+		),
+	},
+]
+
+
+## The project's value of setting [param key], or its default when the project has none.
+static func value(key: String) -> Variant:
+	for row: Dictionary in ROWS:
+		if row["name"] == key:
+			return ProjectSettings.get_setting(key, row["default"])
+	push_error("A* Bridge: no setting %s" % key)
+	return null
+
+
+## Adds every setting missing from the project, with its default and hint (the plugin's job).
+static func register_all() -> void:
+	for row: Dictionary in ROWS:
+		var key: String = row["name"]
+		var default: Variant = row["default"]
+		if row["type"] == TYPE_PACKED_STRING_ARRAY:
+			default = PackedStringArray()
+		if not ProjectSettings.has_setting(key):
+			ProjectSettings.set_setting(key, default)
+		ProjectSettings.set_initial_value(key, default)
+		ProjectSettings.add_property_info(
+			{
+				"name": key,
+				"type": row["type"],
+				"hint": row["hint"],
+				"hint_string": row["hint_string"]
+			}
+		)
+		ProjectSettings.set_as_basic(key, true)
