@@ -1,6 +1,9 @@
-## One asynchronous path request of [code]AStarBridge.request_path()[/code] (or a batch of
-## [code]request_paths()[/code]): [code]await[/code] its [signal completed] signal, or connect
-## to it.
+## One asynchronous path request of [code]AStarBridge.request_path()[/code] /
+## [code]request_query()[/code] (or a batch of [code]request_paths()[/code]):
+## [code]await request.wait()[/code] (a typed [code]AStarBridgePathResult[/code]; for a batch,
+## [code]await request.wait_all()[/code]), which is safe whether or not the request already
+## finished, or connect to [signal completed]. Do not [code]await request.completed[/code] on a
+## request that may have finished already: a signal that fired before the await is never seen.
 ## [br][br]
 ## The result of a single request is
 ## [code]{"status": String, "points": PackedVector2Array or PackedVector3Array, "cost": float,
@@ -10,10 +13,13 @@
 ## [code]"error"[/code] holds [code]{code, message, data}[/code], else it is empty). A batch's
 ## result is [code]{"status": "done" or "error", "results": Array, "error": Dictionary}[/code].
 ## [codeblock]
-## var request: AStarBridgePathRequest = AStarBridge.request_path("level", from, to)
-## var result: Dictionary = await request.completed
-## if result["status"] == "found":
-##     follow(result["points"])
+## var requests: Array[AStarBridgePathRequest] = []
+## for npc in npcs:
+##     requests.append(AStarBridge.request_path("level", npc.cell, goal))
+## for i in requests.size():
+##     var result: AStarBridgePathResult = await requests[i].wait()
+##     if result.has_path():
+##         npcs[i].follow(result.path)
 ## [/codeblock]
 class_name AStarBridgePathRequest
 extends RefCounted
@@ -21,6 +27,8 @@ extends RefCounted
 ## Emitted once, in the frame the answer (or the failure) arrived in, from the frame's deferred
 ## calls.
 signal completed(result: Dictionary)
+
+const PathResult = preload("res://addons/astar_bridge/path_result.gd")
 
 ## The result once [signal completed] was emitted, else empty.
 var result: Dictionary = {}
@@ -39,3 +47,25 @@ func finish(outcome: Dictionary) -> void:
 		return
 	result = outcome
 	completed.emit(outcome)
+
+
+## The result as a typed [code]AStarBridgePathResult[/code], once the request completed: at once
+## when it already did, else after [signal completed]. Use with [code]await[/code].
+func wait() -> PathResult:
+	if not is_done():
+		await completed
+	return PathResult.new().fill(result)
+
+
+## The results of a batch ([code]request_paths()[/code]), one typed result per query in order,
+## once it completed (at once when it already did). Use with [code]await[/code].
+func wait_all() -> Array[PathResult]:
+	if not is_done():
+		await completed
+	var typed: Array[PathResult] = []
+	var items: Variant = result.get("results", [])
+	if items is Array:
+		for item: Variant in items:
+			var map: Dictionary = item if item is Dictionary else {}
+			typed.append(PathResult.new().fill(map))
+	return typed

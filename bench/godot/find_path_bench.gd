@@ -42,15 +42,15 @@ func _run() -> void:
 
 func _make_bridge(which: String) -> AStarBridgeNode:
 	var bridge: AStarBridgeNode = AStarBridgeNode.new()
-	bridge.autostart = false
-	bridge.host = "127.0.0.1"
-	bridge.port = OS.get_environment("BENCH_%s_PORT" % which).to_int()
-	bridge.token = OS.get_environment("BENCH_%s_TOKEN" % which)
-	bridge.report_failures = false
-	bridge.connect_timeout_ms = 30000
-	bridge.request_timeout_ms = 30000
-	bridge.heartbeat_ms = 0
-	bridge.io_thread = OS.get_environment("BENCH_IO_THREAD") != "0"
+	bridge.config.autostart = false
+	bridge.config.host = "127.0.0.1"
+	bridge.config.port = OS.get_environment("BENCH_%s_PORT" % which).to_int()
+	bridge.config.token = OS.get_environment("BENCH_%s_TOKEN" % which)
+	bridge.config.report_failures = false
+	bridge.config.connect_timeout_ms = 30000
+	bridge.config.request_timeout_ms = 30000
+	bridge.config.heartbeat_ms = 0
+	bridge.config.io_thread = OS.get_environment("BENCH_IO_THREAD") != "0"
 	root.add_child(bridge)
 	bridge.start()
 	return bridge

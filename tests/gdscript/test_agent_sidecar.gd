@@ -30,10 +30,10 @@ func before_each() -> void:
 		var venv: String = ProjectSettings.globalize_path("res://").path_join(
 			"../../.venv/bin/python"
 		)
-		_bridge.python_executable = venv.simplify_path()
-	_bridge.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
-	_bridge.connect_timeout_ms = 20000
-	_bridge.request_timeout_ms = 10000
+		_bridge.config.python_executable = venv.simplify_path()
+	_bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
+	_bridge.config.connect_timeout_ms = 20000
+	_bridge.config.request_timeout_ms = 10000
 	_tree.root.add_child(_bridge)
 	_root = Node2D.new()
 	_tree.root.add_child(_root)

@@ -16,11 +16,11 @@ func before_each() -> void:
 		var venv: String = ProjectSettings.globalize_path("res://").path_join(
 			"../../.venv/bin/python"
 		)
-		_bridge.python_executable = venv.simplify_path()
-	_bridge.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
-	_bridge.connect_timeout_ms = 20000
-	_bridge.request_timeout_ms = 10000
-	_bridge.load_timeout_ms = 60000
+		_bridge.config.python_executable = venv.simplify_path()
+	_bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
+	_bridge.config.connect_timeout_ms = 20000
+	_bridge.config.request_timeout_ms = 10000
+	_bridge.config.load_timeout_ms = 60000
 	_reports = []
 	_bridge.graph_progress.connect(_on_progress)
 	_tree().root.add_child(_bridge)
@@ -33,7 +33,12 @@ func after_each() -> void:
 
 func test_hierarchy_upload_reports_progress_and_answers_hierarchical_paths() -> void:
 	var loaded: AStarBridgeResult = _bridge.load_grid(
-		"hpa", SIZE, SIZE, _cells(), "never", {"hierarchy": {"cluster_size": 8}}
+		"hpa",
+		SIZE,
+		SIZE,
+		_cells(),
+		AStarGrid2D.DIAGONAL_MODE_NEVER,
+		{"hierarchy": {"cluster_size": 8}}
 	)
 	assert_true(loaded.is_ok(), str(loaded))
 	assert_true(_reports.size() > 0, "graph_progress was emitted")
@@ -64,7 +69,12 @@ func test_hierarchy_upload_reports_progress_and_answers_hierarchical_paths() -> 
 
 func test_hierarchy_info_is_reported() -> void:
 	var loaded: AStarBridgeResult = _bridge.load_grid(
-		"hpa", SIZE, SIZE, _cells(), "never", {"hierarchy": {"cluster_size": 16}}
+		"hpa",
+		SIZE,
+		SIZE,
+		_cells(),
+		AStarGrid2D.DIAGONAL_MODE_NEVER,
+		{"hierarchy": {"cluster_size": 16}}
 	)
 	assert_true(loaded.is_ok(), str(loaded))
 	var info: AStarBridgeResult = _bridge.call_method("graph.info", {"id": "hpa"})

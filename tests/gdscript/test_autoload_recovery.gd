@@ -27,8 +27,8 @@ func after_each() -> void:
 
 
 func test_a_frozen_sidecar_is_noticed_restarted_and_answers_again() -> void:
-	_bridge.heartbeat_ms = 200
-	_bridge.unresponsive_timeout_ms = 1500
+	_bridge.config.heartbeat_ms = 200
+	_bridge.config.unresponsive_timeout_ms = 1500
 	_load_open("level")
 	var stalls: Array[int] = []
 	var losses: Array[String] = []
@@ -50,8 +50,8 @@ func test_a_frozen_sidecar_is_noticed_restarted_and_answers_again() -> void:
 
 func test_an_idle_healthy_sidecar_is_left_alone() -> void:
 	# Heartbeats every 50 ms for 4 s: each is answered long before the 3 s it may take.
-	_bridge.heartbeat_ms = 50
-	_bridge.unresponsive_timeout_ms = 3000
+	_bridge.config.heartbeat_ms = 50
+	_bridge.config.unresponsive_timeout_ms = 3000
 	_load_open("level")
 	var stalls: Array[int] = []
 	_bridge.sidecar_unresponsive.connect(func(waited: int) -> void: stalls.append(waited))
@@ -105,10 +105,10 @@ func test_kept_state_stays_bounded_and_a_restart_rebuilds_the_latest() -> void:
 func test_the_token_comes_from_the_environment_first() -> void:
 	_bridge.stop()
 	_bridge.free()
-	OS.set_environment(AStarBridgeNode.ENV_TOKEN, "env-token-93a1")
+	OS.set_environment(AStarBridgeNode.BridgeConfig.ENV_TOKEN, "env-token-93a1")
 	_bridge = _make_bridge()
-	OS.unset_environment(AStarBridgeNode.ENV_TOKEN)
-	assert_eq(_bridge.token, "env-token-93a1", "the variable wins over the setting")
+	OS.unset_environment(AStarBridgeNode.BridgeConfig.ENV_TOKEN)
+	assert_eq(_bridge.config.token, "env-token-93a1", "the variable wins over the setting")
 	_load_open("level")
 	assert_true(_bridge.is_ready(), "the sidecar took the token from stdin and said hello")
 
@@ -135,11 +135,11 @@ func _make_bridge() -> AStarBridgeNode:
 		var venv: String = ProjectSettings.globalize_path("res://").path_join(
 			"../../.venv/bin/python"
 		)
-		bridge.python_executable = venv.simplify_path()
-	bridge.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
-	bridge.connect_timeout_ms = 20000
-	bridge.request_timeout_ms = 10000
-	bridge.report_failures = false
+		bridge.config.python_executable = venv.simplify_path()
+	bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
+	bridge.config.connect_timeout_ms = 20000
+	bridge.config.request_timeout_ms = 10000
+	bridge.config.report_failures = false
 	_tree().root.add_child(bridge)
 	return bridge
 

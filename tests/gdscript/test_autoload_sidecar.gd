@@ -20,10 +20,10 @@ func before_each() -> void:
 		var venv: String = ProjectSettings.globalize_path("res://").path_join(
 			"../../.venv/bin/python"
 		)
-		_bridge.python_executable = venv.simplify_path()
-	_bridge.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
-	_bridge.connect_timeout_ms = 20000
-	_bridge.request_timeout_ms = 10000
+		_bridge.config.python_executable = venv.simplify_path()
+	_bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
+	_bridge.config.connect_timeout_ms = 20000
+	_bridge.config.request_timeout_ms = 10000
 	_tree().root.add_child(_bridge)
 
 
@@ -64,7 +64,7 @@ func test_result_map_has_status_cost_ids_and_expansions() -> void:
 
 
 func test_no_path_and_errors_are_data_not_exceptions() -> void:
-	_bridge.report_failures = false
+	_bridge.config.report_failures = false
 	_load_level()
 	var walled: Dictionary = _bridge.find_path_result("level", Vector2i(0, 0), Vector2i(6, 0))
 	assert_eq(walled["status"], "no_path", "(6, 0) is walled in")
@@ -77,7 +77,7 @@ func test_no_path_and_errors_are_data_not_exceptions() -> void:
 
 
 func test_failed_load_keeps_the_previous_graph() -> void:
-	_bridge.report_failures = false
+	_bridge.config.report_failures = false
 	_load_level()
 	var bad: AStarBridgeResult = _bridge.load_grid("level", 4, 4, PackedByteArray([1, 1]))
 	assert_false(bad.is_ok())
@@ -110,7 +110,7 @@ func test_request_path_many_in_one_frame() -> void:
 
 func test_more_requests_than_the_in_flight_window_all_complete() -> void:
 	_load_level()
-	_bridge.max_in_flight = 8
+	_bridge.config.max_in_flight = 8
 	var requests: Array[AStarBridgePathRequest] = []
 	for i: int in 300:  # past the sidecar's 256 pending requests per connection
 		requests.append(_bridge.request_path("level", Vector2(0, 0), Vector2(11, 8)))
@@ -166,7 +166,7 @@ func test_killed_sidecar_fails_pending_restarts_and_reuploads() -> void:
 	var requests: Array[AStarBridgePathRequest] = []
 	for i: int in 20:
 		requests.append(_bridge.request_path("level", Vector2(0, 0), Vector2(11, 8)))
-	_bridge._flush()
+	_bridge._queue._flush()
 	# A crash, not OS.kill(): OS.kill() also reaps the child, which the addon then cannot see.
 	OS.execute("kill", PackedStringArray(["-9", str(old_pid)]))
 	var results: Array = await _await_all(requests)
@@ -196,7 +196,7 @@ func test_a_chatty_sidecar_never_blocks_on_its_own_log() -> void:
 	# At INFO the sidecar logs every connection to stderr; unless this node reads the pipe for
 	# the life of the process, it fills and the sidecar blocks on its next log line for good.
 	_bridge.stop()
-	_bridge.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "INFO"])
+	_bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "INFO"])
 	_bridge.start()
 	_load_level()
 	var port: int = _bridge.get_sidecar_port()
@@ -229,7 +229,7 @@ func test_a_chatty_sidecar_never_blocks_on_its_own_log() -> void:
 
 func test_a_custom_token_reaches_the_sidecar_on_stdin_not_its_command_line() -> void:
 	_bridge.stop()
-	_bridge.token = "custom-token-5e1d"
+	_bridge.config.token = "custom-token-5e1d"
 	_bridge.start()
 	_load_level()
 	# /proc files report a length of 0: read them by chunk, not as a whole file.

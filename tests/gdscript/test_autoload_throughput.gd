@@ -26,10 +26,10 @@ func before_each() -> void:
 		var venv: String = ProjectSettings.globalize_path("res://").path_join(
 			"../../.venv/bin/python"
 		)
-		_bridge.python_executable = venv.simplify_path()
-	_bridge.extra_arguments = PackedStringArray(["--log-level", "ERROR"])
-	_bridge.connect_timeout_ms = 20000
-	_bridge.request_timeout_ms = 10000
+		_bridge.config.python_executable = venv.simplify_path()
+	_bridge.config.extra_arguments = PackedStringArray(["--log-level", "ERROR"])
+	_bridge.config.connect_timeout_ms = 20000
+	_bridge.config.request_timeout_ms = 10000
 	_tree().root.add_child(_bridge)
 	_fps_before = Engine.max_fps
 
@@ -180,7 +180,7 @@ func test_asynchronous_results_are_the_same_without_the_io_thread() -> void:
 	var results: Array[Array] = []
 	for threaded: bool in [true, false]:
 		_bridge.stop()
-		_bridge.io_thread = threaded
+		_bridge.config.io_thread = threaded
 		_bridge.start()
 		_load_rooms()
 		var requests: Array[AStarBridgePathRequest] = []

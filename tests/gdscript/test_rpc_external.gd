@@ -38,8 +38,8 @@ func test_external_connects_with_the_token_and_loads() -> void:
 
 func test_external_wrong_token_is_refused() -> void:
 	var intruder: AStarBridgeNode = _make_bridge("not the token")
-	intruder.report_failures = false
-	intruder.auto_restart = false
+	intruder.config.report_failures = false
+	intruder.config.auto_restart = false
 	var result: AStarBridgeResult = intruder.call_method("graph.list", {})
 	assert_eq(result.code, "not_connected")
 	assert_true(intruder.get_last_error().contains("hello refused"), intruder.get_last_error())
@@ -50,7 +50,7 @@ func test_external_wrong_token_is_refused() -> void:
 func test_external_paths_match_the_expectations() -> void:
 	var case: Dictionary = _case()
 	assert_true(_load(case).is_ok())
-	_bridge.report_failures = false  # some goals are walled off: no_path is expected there
+	_bridge.config.report_failures = false  # some goals are walled off: no_path is expected there
 	var queries: Array = case["queries"]
 	assert_true(queries.size() > 0)
 	for item: Variant in queries:
@@ -84,13 +84,13 @@ func test_external_export_writes_the_graph_file() -> void:
 
 func _make_bridge(token: String) -> AStarBridgeNode:
 	var bridge: AStarBridgeNode = AStarBridgeNode.new()
-	bridge.autostart = false
-	bridge.host = str(_endpoint.get("host", "127.0.0.1"))
+	bridge.config.autostart = false
+	bridge.config.host = str(_endpoint.get("host", "127.0.0.1"))
 	var port: float = _endpoint.get("port", 0.0)
-	bridge.port = int(port)
-	bridge.token = token
-	bridge.connect_timeout_ms = 20000
-	bridge.request_timeout_ms = 10000
+	bridge.config.port = int(port)
+	bridge.config.token = token
+	bridge.config.connect_timeout_ms = 20000
+	bridge.config.request_timeout_ms = 10000
 	(Engine.get_main_loop() as SceneTree).root.add_child(bridge)
 	bridge.start()
 	return bridge
@@ -164,8 +164,15 @@ func _load(case: Dictionary) -> AStarBridgeResult:
 		var text: String = row
 		for x: int in text.length():
 			cells.append(0 if text[x] == "#" else 1)
-	var diagonal: String = case["diagonal"]
-	return _bridge.load_grid("level", first.length(), rows.size(), cells, diagonal)
+	# The case's diagonal is the wire's name: the wire load, as a power user would send it.
+	var params: Dictionary = {
+		"id": "level",
+		"width": first.length(),
+		"height": rows.size(),
+		"cells": cells,
+		"diagonal": case["diagonal"],
+	}
+	return _bridge.load_graph("graph.load_grid", params)
 
 
 func _vector(value: Variant) -> Vector2:

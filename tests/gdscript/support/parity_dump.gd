@@ -41,10 +41,10 @@ func _run() -> void:
 		var venv: String = ProjectSettings.globalize_path("res://").path_join(
 			"../../.venv/bin/python"
 		)
-		_bridge.python_executable = venv.simplify_path()
-	_bridge.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
-	_bridge.connect_timeout_ms = 20000
-	_bridge.request_timeout_ms = 10000
+		_bridge.config.python_executable = venv.simplify_path()
+	_bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
+	_bridge.config.connect_timeout_ms = 20000
+	_bridge.config.request_timeout_ms = 10000
 	root.add_child(_bridge)
 	_astar_grid_case("astar_grid_no_corner_cutting", AStarGrid2D.DIAGONAL_MODE_ONLY_IF_NO_OBSTACLES)
 	_astar_grid_case("astar_grid_always", AStarGrid2D.DIAGONAL_MODE_ALWAYS)

@@ -1,0 +1,183 @@
+## The autoload's graph calls: loads, updates and drops sent synchronously, each success folded
+## into the graph store (what a restart re-uploads), agent occupancy told about grids, and the
+## [signal loaded] / [signal updated] signals the autoload re-emits. A failed call changes
+## nothing that was loaded: the sidecar keeps the old graph and so does the store.
+extends RefCounted
+
+## A graph was loaded.
+signal loaded(id: String)
+## A graph's ground changed (see the autoload's graph_updated).
+signal updated(id: String, cells: Array[Vector2i])
+
+const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
+const BridgeConfig = preload("res://addons/astar_bridge/core/bridge_config.gd")
+const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
+const GraphFileWriter = preload("res://addons/astar_bridge/export/graph_file_writer.gd")
+const GraphStore = preload("res://addons/astar_bridge/graph_store.gd")
+const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
+const GroundChanges = preload("res://addons/astar_bridge/ground_changes.gd")
+const SidecarLink = preload("res://addons/astar_bridge/core/sidecar_link.gd")
+
+const LOAD_METHODS: Array[String] = [
+	"graph.load_grid", "graph.load_waypoints", "graph.load_navmesh"
+]
+# Godot registers class_name types when it scans the project; one of the addon's tells.
+const SCANNED_CLASS := "AStarBridgeAgent2D"
+
+var _config: BridgeConfig
+var _link: SidecarLink
+var _store: GraphStore
+# Grid id -> the engine's coordinates of the grid's cell (0, 0) (a TileMapLayer's used rect or an
+# AStarGrid2D's region start), so game code names cells as the engine does.
+var _cell_offsets: Dictionary = {}
+
+
+func _init(config: BridgeConfig, link: SidecarLink, store: GraphStore) -> void:
+	_config = config
+	_link = link
+	_store = store
+
+
+## Loads grid parameters [param params] built from an engine object whose cell (0, 0) is
+## [param offset] in the engine's coordinates; {} (the source could not be turned into a grid:
+## its reason was pushed) fails with "bad_request".
+func load_engine_grid(id: String, params: Dictionary, offset: Vector2i) -> BridgeResult:
+	var result: BridgeResult = load_source(id, GridSerializer.METHOD, params)
+	if result.is_ok():
+		_cell_offsets[id] = offset
+	return result
+
+
+## Loads [param params] with [param method]; {} fails with "bad_request" (its reason was pushed).
+func load_source(id: String, method: String, params: Dictionary) -> BridgeResult:
+	if params.is_empty():
+		return BridgeResult.failure(
+			"bad_request", "nothing to load as %s (see the error above)" % id
+		)
+	return load_wire(method, params)
+
+
+## Loads a grid from its bytes (see the autoload's load_grid).
+func load_grid(
+	id: String,
+	width: int,
+	height: int,
+	cells: PackedByteArray,
+	diagonal: AStarGrid2D.DiagonalMode,
+	extra: Dictionary
+) -> BridgeResult:
+	var params: Dictionary = extra.duplicate()
+	var mode: String = GridSerializer.diagonal_name(diagonal)
+	params.merge(
+		{"id": id, "width": width, "height": height, "cells": cells, "diagonal": mode}, true
+	)
+	return load_wire(GridSerializer.METHOD, params)
+
+
+## Uploads a graph with a wire load method (see the autoload's load_graph).
+func load_wire(method: String, params: Dictionary) -> BridgeResult:
+	if not method in LOAD_METHODS:
+		push_error("AStarBridge.load_graph: %s is not one of %s" % [method, LOAD_METHODS])
+		return BridgeResult.failure("bad_request", "unknown load method %s" % method)
+	var raw_id: Variant = params.get("id")
+	var id: String = raw_id if raw_id is String else ""
+	if id.is_empty():
+		push_error('AStarBridge.load_graph: params need a non-empty String "id"')
+		return BridgeResult.failure("bad_request", "params need a non-empty String id")
+	var result: BridgeResult = _link.call_sync(method, params, _config.load_timeout_ms)
+	if result.is_ok():
+		_store.loaded(method, params)
+		_cell_offsets.erase(id)
+		if method == GridSerializer.METHOD:
+			AgentOccupancy.register_grid(params)
+		else:
+			AgentOccupancy.forget_grid(id)
+		loaded.emit(id)
+	elif _link.reports():
+		push_error("AStarBridge: %s %s failed: %s" % [method, id, result.message])
+	return result
+
+
+## Applies wire update fields [param changes] to graph [param id] (see update_graph).
+func update_wire(id: String, changes: Dictionary) -> BridgeResult:
+	var params: Dictionary = changes.duplicate()
+	params["id"] = id
+	var result: BridgeResult = _link.call_sync("graph.update", params, _config.load_timeout_ms)
+	if result.is_ok():
+		_store.updated(id, params)
+		if GroundChanges.changes_ground(params):
+			updated.emit(id, GroundChanges.changed_cells(params))
+	elif _link.reports():
+		push_error("AStarBridge: graph.update %s failed: %s" % [id, result.message])
+	return result
+
+
+## An edit made in the engine's terms, as update map [param params] ({}: it was refused, and its
+## reason pushed).
+func edit(id: String, params: Dictionary) -> BridgeResult:
+	if params.is_empty():
+		return BridgeResult.failure("bad_request", "the edit of %s was refused (see above)" % id)
+	if not _store.has(id):
+		push_error("AStarBridge: no graph %s was loaded through this node" % id)
+		return BridgeResult.failure("unknown_graph", "no graph %s was loaded" % id)
+	return update_wire(id, params)
+
+
+## Unloads graph [param id] and forgets its stored copy.
+func drop(id: String) -> BridgeResult:
+	var result: BridgeResult = _link.call_sync("graph.drop", {"id": id}, _config.request_timeout_ms)
+	if result.is_ok() or result.code == "unknown_graph":
+		_store.erase(id)
+		_cell_offsets.erase(id)
+		AgentOccupancy.forget_grid(id)
+	return result
+
+
+## The engine's coordinates of grid [param id]'s first cell (zero unless loaded from a
+## TileMapLayer or an AStarGrid2D whose region does not start at (0, 0)).
+func cell_offset(id: String) -> Vector2i:
+	return _cell_offsets.get(id, Vector2i.ZERO)
+
+
+## [param cells] in the engine's coordinates -> grid [param id]'s own (its first cell is (0, 0)).
+func local_cells(id: String, cells: Array[Vector2i]) -> Array[Vector2i]:
+	var offset: Vector2i = cell_offset(id)
+	if offset == Vector2i.ZERO:
+		return cells
+	var local: Array[Vector2i] = []
+	for cell: Vector2i in cells:
+		local.append(cell - offset)
+	return local
+
+
+## [code]{"method", "params"}[/code] graph [param id] was loaded with, or {}.
+func load_of(id: String) -> Dictionary:
+	if not _store.has(id):
+		return {}
+	return {"method": _store.method_of(id), "params": _store.params_of(id)}
+
+
+## Writes graph [param id]'s load parameters to [param path] as a graph file (updates are not
+## included): msgpack [code]{"format": "astar-bridge-graph", "version": 1, "kind", "graph"}[/code].
+func export_to(id: String, path: String) -> Error:
+	if not _store.has(id):
+		push_error("AStarBridge.export_graph: no graph %s was loaded through this node" % id)
+		return ERR_DOES_NOT_EXIST
+	return GraphFileWriter.write(_store.method_of(id), _store.params_of(id), path)
+
+
+# Godot registers class_name types only when it scans the project (the editor, or --import):
+# before that the autoload still works (it names its own scripts by path), but game scripts that
+# name AStarBridgeAgent2D or AStarBridgePathResult fail to parse, and Godot exits 0 regardless.
+static func check_project_scanned() -> void:
+	for entry: Dictionary in ProjectSettings.get_global_class_list():
+		if str(entry.get("class", "")) == SCANNED_CLASS:
+			return
+	push_error(
+		(
+			"AStarBridge: Godot has not scanned this project yet, so the addon's class names"
+			+ " (AStarBridgeAgent2D, AStarBridgePathResult, ...) are unknown and scripts using"
+			+ " them fail to parse. Run once: godot --headless --path <project folder> --import"
+			+ " (or open the project in the editor)."
+		)
+	)

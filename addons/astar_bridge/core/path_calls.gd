@@ -1,0 +1,146 @@
+## The autoload's path calls: endpoints turned into the wire's terms (a [Vector2i] is always a
+## cell in the engine's coordinates, whatever the grid's cell size), synchronous queries that
+## never sleep while they wait, and asynchronous requests through the request queue.
+extends RefCounted
+
+const BridgeConfig = preload("res://addons/astar_bridge/core/bridge_config.gd")
+const GraphCalls = preload("res://addons/astar_bridge/core/graph_calls.gd")
+const GraphStore = preload("res://addons/astar_bridge/graph_store.gd")
+const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
+const PathQuery = preload("res://addons/astar_bridge/path_query.gd")
+const PathRequest = preload("res://addons/astar_bridge/path_request.gd")
+const PathResults = preload("res://addons/astar_bridge/path_results.gd")
+const RequestQueue = preload("res://addons/astar_bridge/core/request_queue.gd")
+const SidecarLink = preload("res://addons/astar_bridge/core/sidecar_link.gd")
+
+var _config: BridgeConfig
+var _link: SidecarLink
+var _queue: RequestQueue
+var _graphs: GraphCalls
+var _store: GraphStore
+
+
+func _init(
+	config: BridgeConfig,
+	link: SidecarLink,
+	queue: RequestQueue,
+	graphs: GraphCalls,
+	store: GraphStore
+) -> void:
+	_config = config
+	_link = link
+	_queue = queue
+	_graphs = graphs
+	_store = store
+
+
+## One synchronous query -> the result map ([code]{"status", "points", "ids", "cost",
+## "expanded", "error"}[/code]); a warning when it found no path.
+func find(graph: String, from: Variant, to: Variant, options: Dictionary) -> Dictionary:
+	var dim: int = _dim_of(graph, from)
+	var started: int = Time.get_ticks_usec()
+	var result: Dictionary = {}
+	if not _link.wait_ready():
+		var why: String = "the sidecar is not ready: %s" % _link.last_error
+		result = PathResults.error_result("not_connected", why, dim)
+	else:
+		var params: Dictionary = _wire_query(graph, from, to, options)
+		var response: Dictionary = _link.rpc.call_sync(
+			"path.find", params, _config.request_timeout_ms
+		)
+		result = PathResults.path_result(response, dim)
+	var status: String = result["status"]
+	_queue.stats.record(Time.get_ticks_usec() - started, status == "error")
+	if status != "found" and status != "partial" and _link.reports():
+		var error: Dictionary = result["error"]
+		var why: String = "%s %s" % [status, error.get("message", "")]
+		push_warning("AStarBridge: no path on %s from %s to %s: %s" % [graph, from, to, why])
+	return result
+
+
+## [method find] for a typed query; a query that cannot be sent fails with "bad_request".
+func find_query(query: PathQuery) -> Dictionary:
+	var problem: String = _problem(query)
+	if not problem.is_empty():
+		return PathResults.error_result("bad_request", problem, _dim_of(query.graph, query.from))
+	return find(query.graph, query.from, query.to, query.to_options())
+
+
+## An asynchronous query: the request completes from a later point of the frame.
+func request(graph: String, from: Variant, to: Variant, options: Dictionary) -> PathRequest:
+	var made: PathRequest = PathRequest.new()
+	_queue.send_path(made, _wire_query(graph, from, to, options), _dim_of(graph, from))
+	return made
+
+
+## [method request] for a typed query; one that cannot be sent completes with "bad_request".
+func request_query(query: PathQuery) -> PathRequest:
+	var problem: String = _problem(query)
+	if problem.is_empty():
+		return request(query.graph, query.from, query.to, query.to_options())
+	var failed: PathRequest = PathRequest.new()
+	var dim: int = _dim_of(query.graph, query.from)
+	failed.finish.call_deferred(PathResults.error_result("bad_request", problem, dim))
+	return failed
+
+
+## Many queries (maps with graph, from, to and options) in one path.find_many message.
+func request_many(queries: Array[Dictionary]) -> PathRequest:
+	var made: PathRequest = PathRequest.new()
+	var wire: Array = []
+	var dims: PackedInt32Array = PackedInt32Array()
+	for query: Dictionary in queries:
+		var graph: String = str(query.get("graph", ""))
+		var from: Variant = query.get("from", query.get("start"))
+		var to: Variant = query.get("to", query.get("goal"))
+		var given: Variant = query.get("options", {})
+		var options: Dictionary = given if given is Dictionary else {}
+		dims.append(_dim_of(graph, from))
+		wire.append(_wire_query(graph, from, to, options))
+	_queue.send_batch(made, wire, dims)
+	return made
+
+
+func _problem(query: PathQuery) -> String:
+	if query == null:
+		push_error("AStarBridge: the query is null")
+		return "the query is null"
+	var problem: String = query.check()
+	if not problem.is_empty():
+		push_error("AStarBridge: %s" % problem)
+	return problem
+
+
+func _wire_query(graph: String, from: Variant, to: Variant, options: Dictionary) -> Dictionary:
+	var query: Dictionary = {
+		"graph": graph, "start": _endpoint(graph, from), "goal": _endpoint(graph, to)
+	}
+	if not options.is_empty():
+		query["options"] = options
+	return query
+
+
+# A Vector2i names a cell in the engine's coordinates: on a grid placed in the world (cell size
+# or origin given) it travels as that cell's position, else as the grid's own cell.
+func _endpoint(graph: String, value: Variant) -> Variant:
+	if value is Vector2i and _store.has(graph) and _store.method_of(graph) == GridSerializer.METHOD:
+		var params: Dictionary = _store.params_of(graph)
+		var cell: Vector2i = value
+		cell -= _graphs.cell_offset(graph)
+		if params.has("cell_size") or params.has("origin"):
+			var world: Vector2 = GridSerializer.cell_to_world(params, cell)
+			return [world.x, world.y]
+		return [cell.x, cell.y]
+	return PathResults.endpoint(value)
+
+
+func _dim_of(graph: String, endpoint: Variant) -> int:
+	if endpoint is Vector3 or endpoint is Vector3i:
+		return 3
+	if endpoint is Array:
+		var coords: Array = endpoint
+		if coords.size() == 3:
+			return 3
+	if _store.has(graph):
+		return PathResults.int_of(_store.params_of(graph).get("dim", 2), 2)
+	return 2
