@@ -1,0 +1,106 @@
+"""Bad input to the autoload's engine-terms API, in a headless Godot: every call says what is
+wrong with a push_error (the line a developer sees in the editor's output), returns its documented
+failure, and the graph loaded before keeps answering."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.godot_env import REPO, import_project, run_godot
+
+pytestmark = [pytest.mark.godot]
+
+PROJECT = """config_version=5
+
+[application]
+config/name="errors"
+
+[astar_bridge]
+sidecar/python_executable="{python}"
+
+[autoload]
+AStarBridge="*res://addons/astar_bridge/astar_bridge.gd"
+"""
+
+# Each bad call prints "probe: <name> <ok or the error code>"; then the path still found.
+PROBE = """extends SceneTree
+
+var _done: bool = false
+
+
+func _process(_delta: float) -> bool:
+	if _done:
+		return true
+	_done = true
+	var bridge: Node = root.get_node(^"AStarBridge")
+	var grid := AStarGrid2D.new()
+	grid.region = Rect2i(0, 0, 8, 8)
+	grid.update()
+	_show("good grid", bridge.call("load_astar_grid_2d", "level", grid))
+	_show("null grid", bridge.call("load_astar_grid_2d", "level", null))
+	var iso := AStarGrid2D.new()
+	iso.cell_shape = AStarGrid2D.CELL_SHAPE_ISOMETRIC_RIGHT
+	_show("isometric grid", bridge.call("load_astar_grid_2d", "level", iso))
+	var none: Array[Node] = []
+	_show("no regions", bridge.call("load_navigation_region", "level", none))
+	var not_regions: Array[Node] = [Node.new()]
+	_show("not a region", bridge.call("load_navigation_region", "level", not_regions))
+	_show("null tile layer", bridge.call("load_tile_map_layer", "level", null))
+	var cells: Array[Vector2i] = [Vector2i(1, 1)]
+	_show("negative weight", bridge.call("set_cells_weight", "level", cells, -1.0))
+	_show("unknown graph", bridge.call("set_cells_solid", "nowhere", cells, true))
+	var query: RefCounted = load("res://addons/astar_bridge/path_query.gd").new()
+	var result: RefCounted = load("res://addons/astar_bridge/path_result.gd").new()
+	bridge.call("query_path", query, result)
+	print("probe: empty query %s" % result.get("error_code"))
+	query.set("graph", "level")
+	query.set("from", "a string")
+	bridge.call("query_path", query, result)
+	print("probe: string endpoint %s" % result.get("error_code"))
+	var path: PackedVector2Array = bridge.call("find_path", "level", Vector2i(0, 0), Vector2i(7, 7))
+	print("probe: the grid still answers with %d points" % path.size())
+	for node: Node in not_regions:
+		node.free()
+	quit(0)
+	return true
+
+
+func _show(name: String, outcome: Object) -> void:
+	var code: String = outcome.get("code")
+	print("probe: %s %s" % [name, "ok" if code.is_empty() else code])
+"""
+
+EXPECTED = {
+    "probe: good grid ok": None,
+    "probe: null grid bad_request": "load_astar_grid_2d: the grid is null",
+    "probe: isometric grid bad_request": "only CELL_SHAPE_SQUARE grids",
+    "probe: no regions bad_request": "no regions given for level",
+    "probe: not a region bad_request": "is not a navigation region",
+    "probe: null tile layer bad_request": "load_tile_map_layer: the layer is null",
+    "probe: negative weight bad_request": "weight must be a finite number > 0",
+    "probe: unknown graph unknown_graph": "no graph nowhere was loaded",
+    "probe: empty query bad_request": "the query has no graph",
+    "probe: string endpoint bad_request": "from and to must be",
+    "probe: the grid still answers with 8 points": None,
+}
+
+
+def test_bad_calls_say_why_and_keep_the_loaded_graph(godot: str, tmp_path: Path) -> None:
+    project = tmp_path / "game"
+    shutil.copytree(REPO / "addons" / "astar_bridge", project / "addons" / "astar_bridge")
+    (project / "project.godot").write_text(PROJECT.format(python=sys.executable))
+    (project / "probe.gd").write_text(PROBE)
+    import_project(godot, project)
+    result = run_godot(godot, project, ["--script", "res://probe.gd"], timeout=120)
+    output = result.stdout
+    assert result.returncode == 0, output
+    errors = [line for line in output.splitlines() if line.startswith("ERROR:")]
+    for line, error in EXPECTED.items():
+        assert line in output, output
+        if error is not None:
+            assert any(error in message for message in errors), f"no push_error saying {error!r}:\n{output}"
+    assert len(errors) == sum(error is not None for error in EXPECTED.values()), output
