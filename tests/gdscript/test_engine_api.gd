@@ -84,8 +84,8 @@ func test_set_cells_solid_changes_the_path_and_says_which_cells() -> void:
 	_bridge.query_path(query, result)
 	assert_eq(result.status, PathResult.Status.NO_PATH, "the wall is closed")
 	assert_eq(seen.size(), 1)
-	var cells: Array[Vector2i] = seen[0][1]
-	assert_eq(cells, [gap - grid.region.position] as Array[Vector2i], "the grid's own cell")
+	var changed: Array[Vector2i] = seen[0][1]
+	assert_eq(changed, [gap - grid.region.position] as Array[Vector2i], "the grid's own cell")
 	query.allow_partial = true
 	_bridge.query_path(query, result)
 	assert_eq(result.status, PathResult.Status.PARTIAL)
