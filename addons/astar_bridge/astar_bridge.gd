@@ -58,6 +58,9 @@ signal graph_progress(id: String, done: int, total: int)
 ## changed; an empty array means any part of the graph may have changed (whole weight arrays,
 ## waypoint points, other fields). Updates that only move agents do not emit it.
 signal graph_updated(id: String, cells: Array[Vector2i])
+## The wire parameters of a successful [code]graph.update[/code] that changed graph [param id]'s
+## ground (for tools such as the debug drawing, which fold it into their copy).
+signal graph_update_applied(id: String, update: Dictionary)
 ## The sidecar stopped answering: its process runs and the connection is open, but nothing came
 ## back within [member unresponsive_timeout_ms] of a request or a heartbeat. Emitted once (with a
 ## warning), then the sidecar is killed and restarted as after a loss ([signal sidecar_lost]).
@@ -79,6 +82,7 @@ const GroundChanges = preload("res://addons/astar_bridge/ground_changes.gd")
 const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
 
 const SettingsTable = preload("res://addons/astar_bridge/settings_table.gd")
+const DebugHooks = preload("res://addons/astar_bridge/debug/debug_hooks.gd")
 ## Environment variable that overrides the python executable setting.
 const ENV_PYTHON := "ASTAR_BRIDGE_PYTHON"
 ## Environment variable that overrides the token setting (so the token need not be committed in
@@ -193,6 +197,7 @@ func _init() -> void:
 
 func _ready() -> void:
 	_check_project_scanned()
+	DebugHooks.attach(self)
 	if autostart:
 		start()
 
@@ -407,6 +412,7 @@ func update_graph(id: String, changes: Dictionary) -> BridgeResult:
 		_store.updated(id, params)
 		if GroundChanges.changes_ground(params):
 			graph_updated.emit(id, GroundChanges.changed_cells(params))
+			graph_update_applied.emit(id, params)
 	elif result.is_error() and _reports():
 		push_error("AStarBridge: graph.update %s failed: %s" % [id, result.message])
 	return result
