@@ -2,13 +2,15 @@
 # A screenshot of the windowed demo (docs/demo.png), rendered by Mesa (llvmpipe) under Xvfb with
 # the OpenGL 3 driver. Mesa's GL/EGL libraries are unpacked into the same Godot root as Godot
 # (tools/provision_godot.py); Xvfb comes from the machine's xvfb package (installed if missing).
-# Usage: bash tools/screenshot.sh [output.png] [frames]
+# Usage: bash tools/screenshot.sh [output.png] [frames] [more Godot arguments...]
+# e.g. bash tools/screenshot.sh docs/debug_draw.png 240 --debug-navigation  (the debug drawing)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 bash tools/setup.sh
 out="${1:-docs/demo.png}"
 frames="${2:-240}"
+shift $(( $# < 2 ? $# : 2 ))
 godot="$(cat .venv/.godot-path)"
 root="$here/.godot/root"
 if ! command -v Xvfb >/dev/null; then
@@ -29,6 +31,6 @@ DISPLAY="$display" \
 __GLX_VENDOR_LIBRARY_NAME=mesa \
 __EGL_VENDOR_LIBRARY_DIRS="$root/usr/share/glvnd/egl_vendor.d" \
 LIBGL_DRIVERS_PATH="$root/usr/lib/x86_64-linux-gnu/dri" \
-  "$godot" --rendering-driver opengl3 --path demo_project --fixed-fps 60 \
+  "$godot" --rendering-driver opengl3 --path demo_project --fixed-fps 60 "$@" \
   -- --screenshot="$abs_out" --frames="$frames"
 echo "[screenshot] wrote $out" >&2

@@ -23,6 +23,7 @@ func _init() -> void:
 	_status.text = "Waiting for the game (run it from the editor)."
 	_error.modulate = Color(1.0, 0.55, 0.5)
 	_error.autowrap_mode = TextServer.AUTOWRAP_WORD_SMART
+	_error.visible = false
 	add_child(_status)
 	add_child(_error)
 	add_child(_stats)
@@ -57,6 +58,7 @@ func show_state(state: Dictionary) -> void:
 	)
 	var error: String = str(state.get("last_error", ""))
 	_error.text = "" if error.is_empty() else "Last error: %s" % error
+	_error.visible = not error.is_empty()
 	var stats: Dictionary = state.get("stats", {})
 	_stats.text = (
 		(
