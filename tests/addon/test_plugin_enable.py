@@ -43,9 +43,7 @@ def _probe_lines(godot: str, project: Path) -> list[str]:
     return [line for line in result.stdout.splitlines() if line.startswith("probe: ")]
 
 
-def test_listed_plugin_installs_autoload_settings_and_class_names(
-    godot: str, tmp_path: Path
-) -> None:
+def test_listed_plugin_installs_autoload_settings_and_class_names(godot: str, tmp_path: Path) -> None:
     project = _fresh(tmp_path / "game")
     lines = _probe_lines(godot, project)
     assert any(line.startswith("probe: autoload *") for line in lines), lines

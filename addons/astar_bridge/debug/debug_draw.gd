@@ -101,7 +101,8 @@ func _on_graph_loaded(id: String) -> void:
 	var loaded: Dictionary = _bridge.call("get_graph_load", id)
 	if loaded.is_empty():
 		return
-	var shapes: Dictionary = GraphShapes.from_load(str(loaded["method"]), loaded["params"])
+	var params: Dictionary = loaded["params"]
+	var shapes: Dictionary = GraphShapes.from_load(str(loaded["method"]), params)
 	if shapes.is_empty():
 		return
 	var layer: Node = null

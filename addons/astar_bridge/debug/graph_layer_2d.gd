@@ -84,4 +84,4 @@ func _draw_navmesh() -> void:
 		drawn_polygons += 1
 	if not lines.is_empty():
 		draw_multiline(lines, _edge_color, 1.0)
-	drawn_edges = lines.size() / 2
+	drawn_edges = lines.size() >> 1

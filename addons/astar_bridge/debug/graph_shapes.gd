@@ -39,11 +39,11 @@ static func summary(method: String, params: Dictionary) -> String:
 				text += ", HPA*"
 			return text
 		"graph.load_waypoints":
-			var points: int = _bytes(params.get("ids")).size() / 4
-			var edges: int = _bytes(params.get("edges")).size() / 8
+			var points: int = _bytes(params.get("ids")).size() >> 2
+			var edges: int = _bytes(params.get("edges")).size() >> 3
 			return "waypoints %dD: %d points, %d edges" % [dim, points, edges]
 		"graph.load_navmesh":
-			var polygons: int = _bytes(params.get("sizes")).size() / 4
+			var polygons: int = _bytes(params.get("sizes")).size() >> 2
 			return "navmesh %dD: %d polygons" % [dim, polygons]
 	return method
 
@@ -153,6 +153,9 @@ static func _grid(params: Dictionary) -> Dictionary:
 
 static func _waypoints(params: Dictionary) -> Dictionary:
 	var dim: int = _int(params.get("dim", 2))
+	if dim != 2 and dim != 3:
+		push_error("A* Bridge debug: dim %d is neither 2 nor 3" % dim)
+		return {}
 	var ids: PackedInt32Array = _bytes(params.get("ids")).to_int32_array()
 	var coords: PackedFloat32Array = _bytes(params.get("positions")).to_float32_array()
 	var points: Dictionary = {}
@@ -178,11 +181,14 @@ static func _waypoints(params: Dictionary) -> Dictionary:
 
 static func _navmesh(params: Dictionary) -> Dictionary:
 	var dim: int = _int(params.get("dim", 2))
+	if dim != 2 and dim != 3:
+		push_error("A* Bridge debug: dim %d is neither 2 nor 3" % dim)
+		return {}
 	var coords: PackedFloat32Array = _bytes(params.get("vertices")).to_float32_array()
 	var indices: PackedInt32Array = _bytes(params.get("indices")).to_int32_array()
 	var sizes: PackedInt32Array = _bytes(params.get("sizes")).to_int32_array()
 	var vertices: Array = []
-	for i: int in coords.size() / dim:
+	for i: int in floori(coords.size() / float(dim)):
 		vertices.append(_point(coords, i, dim))
 	var polygons: Array[PackedInt32Array] = []
 	var start: int = 0
