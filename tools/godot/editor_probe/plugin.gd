@@ -2,13 +2,16 @@
 ## listed after it in project.godot): once the editor has settled it prints what the A* Bridge
 ## plugin installed ("probe: autoload ...", "probe: settings ...", "probe: class ..."); with
 ## [code]-- --probe-screenshot=<png>[/code] it brings up the Debugger panel on its "A* Bridge"
-## tab and saves the editor window. Then it quits the editor.
+## tab and saves the editor window; with [code]--probe-wait-game[/code] too it first waits (up to
+## [constant GAME_TIMEOUT_S]) for a game connected to the editor's debugger to report a loaded
+## graph and answered requests, and prints that state ("probe: state <json>"). Then it quits.
 @tool
 extends EditorPlugin
 
 const PANEL_SCRIPT := "res://addons/astar_bridge/editor/debugger_panel.gd"
 const TABLE_SCRIPT := "res://addons/astar_bridge/settings_table.gd"
 const SETTLE_S := 2.0
+const GAME_TIMEOUT_S := 120.0
 
 
 func _enter_tree() -> void:
@@ -25,6 +28,8 @@ func _run() -> void:
 	for arg: String in args:
 		if arg.begins_with("--probe-screenshot="):
 			screenshot = arg.get_slice("=", 1)
+	if "--probe-wait-game" in args:
+		await _wait_for_game()
 	if not screenshot.is_empty():
 		await _screenshot(screenshot)
 	get_tree().quit()
@@ -43,6 +48,25 @@ func _report_install() -> void:
 	for entry: Dictionary in ProjectSettings.get_global_class_list():
 		found = found or str(entry["class"]) == "AStarBridgeAgent2D"
 	print("probe: class AStarBridgeAgent2D %s" % ("resolved" if found else "missing"))
+
+
+func _wait_for_game() -> void:
+	var state: Dictionary = {}
+	var waited: float = 0.0
+	while waited < GAME_TIMEOUT_S:
+		var panel: Control = _find_panel()
+		if panel != null:
+			state = panel.get("last_state")
+			var graphs: Array = state.get("graphs", [])
+			var stats: Dictionary = state.get("stats", {})
+			var requests: int = stats.get("requests", 0)
+			if not graphs.is_empty() and requests > 0:
+				await _seconds(3.0)  # a few more messages: paths/s over a full second
+				state = panel.get("last_state")
+				break
+		await _seconds(0.25)
+		waited += 0.25
+	print("probe: state %s" % JSON.stringify(state))
 
 
 func _screenshot(path: String) -> void:
