@@ -31,6 +31,7 @@ func before_each() -> void:
 
 func after_each() -> void:
 	ProjectSettings.set_setting(ENABLED, null)
+	ProjectSettings.set_setting("astar_bridge/debug/draw_graphs", null)
 	_bridge.stop()
 	_bridge.free()
 
@@ -71,6 +72,41 @@ func test_grid_solid_cells_match_and_follow_updates() -> void:
 	var drawn: PackedByteArray = shapes["cells"]
 	assert_eq(drawn[1 * WIDTH + 2], 0)
 	assert_eq(drawn[0 * WIDTH + 5], 1)
+
+
+func test_grid_weights_are_drawn_and_follow_weight_updates() -> void:
+	var draw: DebugDraw = await _start_drawing()
+	var weights := PackedFloat32Array()
+	weights.resize(WIDTH * HEIGHT)
+	weights.fill(1.0)
+	weights[2 * WIDTH + 1] = 4.0
+	weights[2 * WIDTH + 2] = 4.0
+	weights[0 * WIDTH + 5] = 9.0  # a wall: drawn as solid, not as weight
+	var extra: Dictionary = {"weights": weights.to_byte_array()}
+	assert_true(_bridge.load_grid("mud", WIDTH, HEIGHT, _cells(), "never", extra).is_ok())
+	await _frames(2)
+	var layer: Node = draw.get_layer("mud")
+	assert_eq(layer.call("weighted_cell_count"), 2)
+	var update: Dictionary = {
+		"weight_cells": PackedInt32Array([1, 2, 7, 7]).to_byte_array(),
+		"weights": PackedFloat32Array([1.0, 3.0]).to_byte_array(),
+	}
+	assert_true(_bridge.update_graph("mud", update).is_ok())
+	await _frames(2)
+	assert_eq(layer.call("weighted_cell_count"), 2, "(1, 2) back to 1, (7, 7) now 3")
+	var shapes: Dictionary = draw.get_shapes("mud")
+	var drawn: PackedFloat32Array = shapes["weights"]
+	assert_eq(drawn[7 * WIDTH + 7], 3.0)
+	assert_eq(drawn[2 * WIDTH + 1], 1.0)
+
+
+func test_draw_graphs_off_draws_paths_only() -> void:
+	ProjectSettings.set_setting("astar_bridge/debug/draw_graphs", false)
+	var draw: DebugDraw = await _start_drawing()
+	assert_true(_bridge.load_grid("level", WIDTH, HEIGHT, _cells()).is_ok())
+	await _frames(2)
+	assert_eq(draw.get_drawn_ids(), PackedStringArray())
+	assert_ne(draw.get_node_or_null(^"Paths2D"), null)
 
 
 func test_waypoint_edges_and_points_match_the_graph() -> void:

@@ -82,3 +82,16 @@ func solid_cell_count() -> int:
 			if _cells_image.get_pixel(x, y).r < 0.5 / 255.0:
 				count += 1
 	return count
+
+
+## How many open cells the weight texture shows heavier than 1 (for tests and the debugger).
+func weighted_cell_count() -> int:
+	if _weights_image == null:
+		return 0
+	var count: int = 0
+	for y: int in _cells_image.get_height():
+		for x: int in _cells_image.get_width():
+			var open: bool = _cells_image.get_pixel(x, y).r >= 0.5 / 255.0
+			if open and _weights_image.get_pixel(x, y).r > 1.0:
+				count += 1
+	return count
