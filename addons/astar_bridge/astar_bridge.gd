@@ -38,10 +38,14 @@ signal graph_progress(id: String, done: int, total: int)
 ## changed; an empty array means any part of the graph may have changed. Updates that only move
 ## agents do not emit it.
 signal graph_updated(id: String, cells: Array[Vector2i])
+## The wire parameters of each successful update that changed graph [param id]'s ground (for
+## tools such as the debug drawing, which fold it into their copy).
+signal graph_update_applied(id: String, update: Dictionary)
 ## Emitted once when a running sidecar answered nothing for [param waited_ms] (then restarted).
 signal sidecar_unresponsive(waited_ms: int)
 
 const BridgeConfig = preload("res://addons/astar_bridge/core/bridge_config.gd")
+const DebugHooks = preload("res://addons/astar_bridge/debug/debug_hooks.gd")
 const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
 const GraphCalls = preload("res://addons/astar_bridge/core/graph_calls.gd")
 const GraphSources = preload("res://addons/astar_bridge/core/graph_sources.gd")
@@ -77,10 +81,12 @@ func _init() -> void:
 	_link.progress.connect(graph_progress.emit)
 	_graphs.loaded.connect(graph_loaded.emit)
 	_graphs.updated.connect(graph_updated.emit)
+	_graphs.applied.connect(graph_update_applied.emit)
 
 
 func _ready() -> void:
 	GraphCalls.check_project_scanned()
+	DebugHooks.attach(self)
 	if config.autostart:
 		start()
 

@@ -119,6 +119,67 @@ const ROWS: Array[Dictionary] = [
 			+ "restarted (0: never)."
 		),
 	},
+	{
+		"name": "astar_bridge/debug/enabled",
+		"default": false,
+		"type": TYPE_BOOL,
+		"hint": PROPERTY_HINT_NONE,
+		"hint_string": "",
+		"doc":
+		(
+			"Draw the loaded graphs and every agent's path in the running game, like the "
+			+ "engine's navigation debug. Also on when the game runs with Debug > Visible "
+			+ "Navigation (--debug-navigation). Debug builds only."
+		),
+	},
+	{
+		"name": "astar_bridge/debug/draw_graphs",
+		"default": true,
+		"type": TYPE_BOOL,
+		"hint": PROPERTY_HINT_NONE,
+		"hint_string": "",
+		"doc":
+		(
+			"With debug drawing on: grids' solid and weighted cells, waypoints and their "
+			+ "edges, navmesh polygons and their edges."
+		),
+	},
+	{
+		"name": "astar_bridge/debug/draw_paths",
+		"default": true,
+		"type": TYPE_BOOL,
+		"hint": PROPERTY_HINT_NONE,
+		"hint_string": "",
+		"doc":
+		(
+			"With debug drawing on: the current path of every agent node (group "
+			+ "astar_bridge_agents)."
+		),
+	},
+	{
+		"name": "astar_bridge/debug/solid_color",
+		"default": Color(0.9, 0.2, 0.15, 0.45),
+		"type": TYPE_COLOR,
+		"hint": PROPERTY_HINT_NONE,
+		"hint_string": "",
+		"doc": "Debug colour of a grid's solid cells (weighted cells get the edge colour).",
+	},
+	{
+		"name": "astar_bridge/debug/edge_color",
+		"default": Color(0.1, 0.8, 1.0, 0.6),
+		"type": TYPE_COLOR,
+		"hint": PROPERTY_HINT_NONE,
+		"hint_string": "",
+		"doc": "Debug colour of waypoint edges, navmesh polygon edges and weighted grid cells.",
+	},
+	{
+		"name": "astar_bridge/debug/path_color",
+		"default": Color(1.0, 0.85, 0.1, 0.9),
+		"type": TYPE_COLOR,
+		"hint": PROPERTY_HINT_NONE,
+		"hint_string": "",
+		"doc": "Debug colour of the agents' current paths.",
+	},
 ]
 
 

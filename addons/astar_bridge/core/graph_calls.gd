@@ -8,6 +8,8 @@ extends RefCounted
 signal loaded(id: String)
 ## A graph's ground changed (see the autoload's graph_updated).
 signal updated(id: String, cells: Array[Vector2i])
+## The wire parameters of an update that changed a graph's ground.
+signal applied(id: String, update: Dictionary)
 
 const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
 const BridgeConfig = preload("res://addons/astar_bridge/core/bridge_config.gd")
@@ -107,6 +109,7 @@ func update_wire(id: String, changes: Dictionary) -> BridgeResult:
 		_store.updated(id, params)
 		if GroundChanges.changes_ground(params):
 			updated.emit(id, GroundChanges.changed_cells(params))
+			applied.emit(id, params)
 	elif _link.reports():
 		push_error("AStarBridge: graph.update %s failed: %s" % [id, result.message])
 	return result

@@ -34,15 +34,41 @@ func _export_begin(features: PackedStringArray, _is_debug: bool, path: String, _
 	var folder: Variant = get_option(OPTION)
 	var source: String = bundle_source(str(folder) if folder != null else DEFAULT_FOLDER, tag)
 	var target: String = path.get_base_dir().path_join(BUNDLE)
-	if tag.is_empty() or not DirAccess.dir_exists_absolute(source):
+	if tag.is_empty():
 		push_warning(
 			(
 				(
-					"A* Bridge: no sidecar bundle for %s at %s, so the exported game will need Python"
-					+ " and the project's packages on the player's machine. Build it on a %s machine"
-					+ " with tools/bundle.sh (docs/shipping.md), or set the preset's export option %s."
+					"A* Bridge: exporting for %s, which cannot start the sidecar (a separate"
+					+ " process: only Linux, Windows and macOS exports get one), so no sidecar is"
+					+ " copied; the game must connect to a sidecar elsewhere (autostart off)."
 				)
-				% [tag if not tag.is_empty() else "this platform", source, tag, OPTION]
+				% ", ".join(features)
+			)
+		)
+		return
+	if not DirAccess.dir_exists_absolute(source):
+		var root: String = source.get_base_dir().get_base_dir()
+		var found: PackedStringArray = (
+			DirAccess.get_directories_at(root)
+			if DirAccess.dir_exists_absolute(root)
+			else PackedStringArray()
+		)
+		push_warning(
+			(
+				(
+					"A* Bridge: no sidecar bundle for %s: %s does not exist (bundles found in %s:"
+					+ " %s). The exported game will need Python and the project's packages on the"
+					+ " player's machine. Build the bundle on a %s machine with tools/bundle.sh"
+					+ " (docs/shipping.md), or point the preset's export option %s at its folder."
+				)
+				% [
+					tag,
+					source,
+					root,
+					", ".join(found) if not found.is_empty() else "none",
+					tag,
+					OPTION
+				]
 			)
 		)
 		return
