@@ -83,7 +83,13 @@ func test_grid_weights_are_drawn_and_follow_weight_updates() -> void:
 	weights[2 * WIDTH + 2] = 4.0
 	weights[0 * WIDTH + 5] = 9.0  # a wall: drawn as solid, not as weight
 	var extra: Dictionary = {"weights": weights.to_byte_array()}
-	assert_true(_bridge.load_grid("mud", WIDTH, HEIGHT, _cells(), "never", extra).is_ok())
+	assert_true(
+		(
+			_bridge
+			. load_grid("mud", WIDTH, HEIGHT, _cells(), AStarGrid2D.DIAGONAL_MODE_NEVER, extra)
+			. is_ok()
+		)
+	)
 	await _frames(2)
 	var layer: Node = draw.get_layer("mud")
 	assert_eq(layer.call("weighted_cell_count"), 2)
