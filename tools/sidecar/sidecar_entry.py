@@ -26,6 +26,7 @@ import contextlib
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 LOCATORS = "bundle_locator.BundleCacheLocator,UserWideCacheLocator"
@@ -50,11 +51,13 @@ def unpack_libraries(root: Path) -> None:
 
     Each is written to a temporary name and renamed into place, so a start that is killed half-way,
     or two first starts at once, never leave a truncated library; exits with a clear message when
-    the folder is not writable.
+    the folder is not writable or a packed library is missing or damaged.
     """
     manifest = root / PACKED
     if not manifest.is_file():
         return
+    began = time.perf_counter()
+    unpacked = 0
     for relative, size in json.loads(manifest.read_text()).items():
         target = root / relative
         packed = target.with_name(target.name + ".zst")
@@ -63,21 +66,30 @@ def unpack_libraries(root: Path) -> None:
                 _remove(packed)
             continue
         part = target.with_name(f".{target.name}.{os.getpid()}.part")
-        try:
-            import zstandard  # noqa: PLC0415 (only on a first start)
+        import zstandard  # noqa: PLC0415 (only on a first start)
 
+        try:
             with packed.open("rb") as source, part.open("wb") as sink:
                 zstandard.ZstdDecompressor().copy_stream(source, sink)
+            if part.stat().st_size != size:  # a truncated file ends the stream without an error
+                raise zstandard.ZstdError(f"{packed.name} unpacks to {part.stat().st_size} bytes, not {size}")
             os.chmod(part, 0o755)
             os.replace(part, target)
-        except OSError as error:
+        except (OSError, zstandard.ZstdError) as error:
             part.unlink(missing_ok=True)
             if not _unpacked(target, size):  # not another first start that won the race
-                sys.exit(
-                    f"astar-bridge-sidecar: cannot unpack {relative} in {root}: {error}. "
-                    "The sidecar's folder must be writable (see docs/shipping.md)."
-                )
+                why = "The sidecar's folder must be writable (see docs/shipping.md)."
+                if not packed.exists() or not isinstance(error, OSError):
+                    why = "The bundle is incomplete or damaged: copy the astar-bridge-sidecar folder again."
+                sys.exit(f"astar-bridge-sidecar: cannot unpack {relative} in {root}: {error}. {why}")
         _remove(packed)
+        unpacked += 1
+    if unpacked:
+        seconds = time.perf_counter() - began
+        print(
+            f"astar-bridge-sidecar: first start, {unpacked} libraries unpacked in {seconds:.1f} s",
+            file=sys.stderr,
+        )
 
 
 def _remove(packed: Path) -> None:
