@@ -236,6 +236,16 @@ def build(target: Path) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
 
 
+def is_packed(bundle: Path) -> bool:
+    """Whether every library ``packed.json`` lists is still packed (a start in place unpacks them)."""
+    root = internal(bundle)
+    try:
+        packed: dict[str, int] = json.loads((root / PACKED).read_text())
+    except (OSError, ValueError):
+        return False
+    return all((root / (name + ".zst")).is_file() for name in packed)
+
+
 def is_current(target: Path) -> bool:
     try:
         return bool(json.loads((target / "bundle.json").read_text())["sources"] == sources_hash())
@@ -253,6 +263,9 @@ def main() -> int:
     began = time.monotonic()
     if not args.force and is_current(target):
         print(f"[bundle] up to date (sources unchanged): {target}")
+        if not is_packed(target):
+            print("[bundle] it was started in place, which unpacked its libraries: packing them again")
+            pack(target)
     else:
         target.parent.mkdir(parents=True, exist_ok=True)
         (out / ".gdignore").touch()  # Godot never scans it when it sits inside a project

@@ -18,7 +18,7 @@ sys.path.insert(0, str(REPO / "tools" / "sidecar"))
 
 from sidecar_entry import PACKED, unpack_libraries
 
-from tools.bundle import pack
+from tools.bundle import is_packed, pack
 
 LIBRARY = "llvmlite/binding/libllvmlite.so"
 
@@ -75,3 +75,15 @@ def test_a_bundle_without_a_manifest_is_left_alone(tmp_path: Path) -> None:
     (tmp_path / "lib.so").write_bytes(b"x")
     unpack_libraries(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lib.so"]
+
+
+def test_a_bundle_started_in_place_is_seen_unpacked_and_packs_again(bundle: Path) -> None:
+    """What ``tools/bundle.sh`` does with an up-to-date bundle that was run where it was built."""
+    root = bundle / "_internal"
+    assert is_packed(bundle)
+    unpack_libraries(root)
+    assert not is_packed(bundle)
+    pack(bundle)
+    assert is_packed(bundle)
+    unpack_libraries(root)
+    assert (root / LIBRARY).read_bytes() == (bundle / "original").read_bytes()
