@@ -113,7 +113,6 @@ func build() -> Error:
 	if not loaded.is_ok():
 		printerr("grid level: loading the grid failed: %s" % loaded.message)
 		return FAILED
-	AStarBridgeAgent2D.register_grid(grid_params)
 	_spawn_npcs()
 	return OK
 

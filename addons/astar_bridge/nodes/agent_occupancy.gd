@@ -176,3 +176,35 @@ static func _cell_of(op: Dictionary) -> Vector2i:
 	var x: int = pair[0]
 	var y: int = pair[1]
 	return Vector2i(x, y)
+
+
+## True when a cell of [param cells] lies on or next to (8 neighbours) the polyline
+## [param points] on grid [param graph_id]; true for an unknown grid (it cannot tell). Segments
+## are sampled at a quarter cell, so a path listing only its corners is covered too.
+static func path_touches(
+	graph_id: String, points: PackedVector2Array, cells: Array[Vector2i]
+) -> bool:
+	if not _grids.has(graph_id):
+		return true
+	var near: Dictionary = {}
+	for cell: Vector2i in cells:
+		for dy: int in range(-1, 2):
+			for dx: int in range(-1, 2):
+				near[cell + Vector2i(dx, dy)] = true
+	var grid: Dictionary = _grids[graph_id]
+	var size: Vector2 = (
+		GridSerializer.cell_to_world(grid, Vector2i.ONE) - GridSerializer.cell_to_world(grid, Vector2i.ZERO)
+	).abs()
+	var step: float = maxf(minf(size.x, size.y) * 0.25, 0.0001)
+	for i: int in points.size():
+		if near.has(GridSerializer.world_to_cell(grid, points[i])):
+			return true
+		if i == 0:
+			continue
+		var length: float = points[i - 1].distance_to(points[i])
+		var samples: int = ceili(length / step)
+		for s: int in range(1, samples):
+			var at: Vector2 = points[i - 1].lerp(points[i], float(s) / samples)
+			if near.has(GridSerializer.world_to_cell(grid, at)):
+				return true
+	return false
