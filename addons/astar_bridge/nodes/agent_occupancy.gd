@@ -193,8 +193,12 @@ static func path_touches(
 				near[cell + Vector2i(dx, dy)] = true
 	var grid: Dictionary = _grids[graph_id]
 	var size: Vector2 = (
-		GridSerializer.cell_to_world(grid, Vector2i.ONE) - GridSerializer.cell_to_world(grid, Vector2i.ZERO)
-	).abs()
+		(
+			GridSerializer.cell_to_world(grid, Vector2i.ONE)
+			- GridSerializer.cell_to_world(grid, Vector2i.ZERO)
+		)
+		. abs()
+	)
 	var step: float = maxf(minf(size.x, size.y) * 0.25, 0.0001)
 	for i: int in points.size():
 		if near.has(GridSerializer.world_to_cell(grid, points[i])):
