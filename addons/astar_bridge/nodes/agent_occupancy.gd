@@ -102,16 +102,25 @@ static func release(bridge: Node, graph_id: String, agent: int) -> void:
 
 
 ## Sends every queued operation now: one [code]update_graph[/code] per grid. Returns the number
-## of updates that failed (their agents are then treated as not placed).
+## of updates that failed. A failed update changed nothing on the sidecar, so what was confirmed
+## before stays (and is what a restart re-uploads); its agents queue their cells again on their
+## next frame. While the bridge is not ready (a sidecar restarting) the operations wait, so a
+## frame never blocks on the restart.
 static func flush() -> int:
 	_flush_scheduled = false
 	var failed: int = 0
+	if _bridge == null or not is_instance_valid(_bridge):
+		_pending.clear()
+		return 0
+	if _bridge.has_method("is_ready") and _bridge.call("is_ready") != true:
+		return 0
 	var ids: Array = _pending.keys()
 	ids.sort()
 	for graph_id: String in ids:
 		var queued: Array = _pending[graph_id]
 		var ops: Array[Dictionary] = _compact(graph_id, queued)
-		if ops.is_empty() or _bridge == null or not is_instance_valid(_bridge):
+		_pending.erase(graph_id)
+		if ops.is_empty():
 			continue
 		var result: Object = _bridge.call(
 			"update_graph", graph_id, GraphUpdates.agents_changed(graph_id, ops)
@@ -120,9 +129,14 @@ static func flush() -> int:
 			_confirm(graph_id, ops)
 		else:
 			failed += 1
-			reset_agents(graph_id)
-	_pending.clear()
 	return failed
+
+
+## The cell the sidecar holds [param agent] on in [param graph_id] (confirmed by a successful
+## update), or (-1, -1).
+static func confirmed_cell(graph_id: String, agent: int) -> Vector2i:
+	var cells: Dictionary = _placed.get(graph_id, {})
+	return cells.get(agent, Vector2i(-1, -1))
 
 
 static func _queue(bridge: Node, graph_id: String, op: Dictionary) -> void:

@@ -67,7 +67,6 @@ const NO_AGENT := -1
 		neighbor_distance = value
 		_configure_avoidance()
 
-var _cell: Vector2i = Vector2i(-1, -1)
 ## The path in this agent's type, kept next to the follower's 3D one so reading it copies nothing.
 var _flat_path: PackedVector2Array = PackedVector2Array()
 
@@ -77,7 +76,6 @@ func _exit_tree() -> void:
 	if Engine.is_editor_hint() or agent_id == NO_AGENT or bridge == null:
 		return
 	AgentOccupancy.release(bridge, graph_id, agent_id)
-	_cell = Vector2i(-1, -1)
 
 
 func _physics_process(delta: float) -> void:
@@ -125,17 +123,14 @@ static func register_grid(params: Dictionary) -> void:
 		AgentOccupancy.register_grid(params)
 
 
+# Queues the cell each frame the sidecar does not hold this agent there (normally one frame: the
+# update is sent at its end; a failed or postponed one is queued again this way, and the queue
+# keeps only each agent's last cell).
 func _track_cell() -> void:
 	if agent_id == NO_AGENT or not AgentOccupancy.has_grid(graph_id):
 		return
 	var cell: Vector2i = AgentOccupancy.cell_of(graph_id, _origin())
-	if cell == Vector2i(-1, -1):
-		return
-	var settled: bool = (
-		AgentOccupancy.is_placed(graph_id, agent_id) or AgentOccupancy.is_queued(graph_id, agent_id)
-	)
-	if cell != _cell or not settled:
-		_cell = cell
+	if cell != Vector2i(-1, -1) and cell != AgentOccupancy.confirmed_cell(graph_id, agent_id):
 		AgentOccupancy.occupy(bridge, graph_id, agent_id, cell)
 
 
