@@ -111,8 +111,8 @@ func test_a_change_off_the_path_does_not_repath_but_one_on_it_does() -> void:
 		await _tree.physics_frame
 	assert_eq(_bridge.requests.size(), 1)
 	var far: Array[Vector2i] = [Vector2i(1, 4)]  # two cells below the start, off the path
-	_bridge.graph_updated.emit("level", far)
-	_bridge.graph_updated.emit("other", [] as Array[Vector2i])
+	_bridge.play_ground_change("level", far)
+	_bridge.play_ground_change("other", [] as Array[Vector2i])
 	await _tree.physics_frame
 	await _tree.physics_frame
 	var cells: Array[Vector2i] = []
@@ -120,11 +120,11 @@ func test_a_change_off_the_path_does_not_repath_but_one_on_it_does() -> void:
 		cells.append(GridSerializer.world_to_cell(params, point))
 	assert_eq(_bridge.requests.size(), 1, "a change away from %s leaves it alone" % [cells])
 	var gap: Array[Vector2i] = [Vector2i(5, 4)]  # the gap the path goes through
-	_bridge.graph_updated.emit("level", gap)
+	_bridge.play_ground_change("level", gap)
 	await _tree.physics_frame
 	await _tree.physics_frame
 	assert_eq(_bridge.requests.size(), 2, "a change on the path re-paths")
-	_bridge.graph_updated.emit("level", [] as Array[Vector2i])
+	_bridge.play_ground_change("level", [] as Array[Vector2i])
 	await _tree.physics_frame
 	await _tree.physics_frame
 	assert_eq(_bridge.requests.size(), 3, "an update naming no cells may touch any path")

@@ -3,7 +3,7 @@
 extends Node
 
 signal graph_loaded(id: String)
-## Never emitted by this fake itself: tests emit it to play an update of the ground.
+## Emitted by [method play_ground_change], as the autoload does after an update of the ground.
 signal graph_updated(id: String, cells: Array[Vector2i])
 
 const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
@@ -61,6 +61,11 @@ func request_path(graph: String, from: Variant, to: Variant, options: Dictionary
 	}
 	request.completed.emit.call_deferred(result)
 	return request
+
+
+## Tells the agents that [param cells] of graph [param id] changed (empty: any part may have).
+func play_ground_change(id: String, cells: Array[Vector2i]) -> void:
+	graph_updated.emit(id, cells)
 
 
 func update_graph(id: String, changes: Dictionary) -> Ok:
