@@ -157,6 +157,19 @@ func test_agent_id_places_then_moves_and_is_passed_in_options() -> void:
 	assert_eq(last["agents"], [{"op": "move", "agent": 7, "cell": [3, 1]}])
 
 
+func test_the_deprecated_register_grid_forgets_no_placed_agent() -> void:
+	var params: Dictionary = _load_level()
+	_body(GridSerializer.cell_to_world(params, Vector2i(1, 1)), 4)
+	await _tree.physics_frame
+	await _tree.process_frame
+	assert_true(AgentOccupancy.is_placed("level", 4))
+	Agent2D.register_grid(params)  # left in an older game's code
+	assert_true(AgentOccupancy.is_placed("level", 4), "the grid was known: nothing forgotten")
+	await _tree.physics_frame
+	await _tree.process_frame
+	assert_eq(_bridge.updates.size(), 1, "and nothing placed twice")
+
+
 func test_configuration_warnings_name_graph_and_parent() -> void:
 	var agent := Agent2D.new()
 	var warnings: PackedStringArray = agent._get_configuration_warnings()
