@@ -31,6 +31,7 @@ func _run() -> void:
 	root.add_child(bridge)
 	var crowd: AgentCrowd = AgentCrowd.new()
 	crowd.count = agents
+	crowd.occupy = not "--no-occupancy" in args
 	root.add_child(crowd)
 	if not crowd.build(bridge):
 		quit(2)

@@ -12,6 +12,8 @@ const CELL := 16.0
 
 ## How many agents.
 var count: int = 50
+## Agents occupy their cells (agent ids), so the occupancy sends an update every frame.
+var occupy: bool = true
 ## Seed of the start and goal cells.
 var random_seed: int = 1
 ## Physics frames run, and the game time they made (sum of their deltas).
@@ -88,7 +90,7 @@ func _spawn(index: int, start: Vector2i) -> Node2D:
 	var agent := AStarBridgeAgent2D.new()
 	agent.name = "Agent"
 	agent.graph_id = GRAPH
-	agent.agent_id = index
+	agent.agent_id = index if occupy else AStarBridgeAgent2D.NO_AGENT
 	agent.bridge = _bridge
 	agent.repath_interval = 0.5
 	agent.path_desired_distance = 1.0
