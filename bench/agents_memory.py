@@ -37,7 +37,7 @@ def _godot() -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
-def run(seconds: float, agents: int) -> list[dict[str, Any]]:
+def run(seconds: float, agents: int, restarts: int, *, occupancy: bool = True) -> list[dict[str, Any]]:
     """One Godot run; its BENCH records in order."""
     godot = _godot()
     subprocess.run(
@@ -46,7 +46,9 @@ def run(seconds: float, agents: int) -> list[dict[str, Any]]:
     env = {**os.environ, "ASTAR_BRIDGE_PYTHON": sys.executable}
     env.pop("LD_LIBRARY_PATH", None)
     args = [godot, "--headless", "--fixed-fps", "60", "--path", str(PROJECT), "--script", str(SCRIPT)]
-    args += ["--", str(seconds), str(agents)]
+    args += ["--", str(seconds), str(agents), str(restarts)]
+    if not occupancy:
+        args.append("--no-occupancy")
     result = subprocess.run(args, env=env, capture_output=True, text=True, timeout=7200, check=False)
     records = [json.loads(line[6:]) for line in result.stdout.splitlines() if line.startswith("BENCH ")]
     if result.returncode != 0 or not records or records[-1].get("when") != "restart":
@@ -66,8 +68,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0, help="game time, in minutes")
     parser.add_argument("--agents", type=int, default=50, help="agents in the crowd")
+    parser.add_argument("--restarts", type=int, default=3, help="sidecar kills at the end, 10 game s apart")
+    parser.add_argument(
+        "--no-occupancy", action="store_true", help="agents without agent ids: no update per frame (A/B)"
+    )
     args = parser.parse_args()
-    records = run(args.minutes * 60.0, args.agents)
+    records = run(args.minutes * 60.0, args.agents, args.restarts, occupancy=not args.no_occupancy)
     print(f"{args.agents} agents moving one cell per physics frame (60 per game second), one Godot run")
     print(
         f"  {'when':8} {'game s':>8} {'frames':>8} {'wall s':>7} {'cell moves':>10} {'goals':>7} "
@@ -76,19 +82,25 @@ def main() -> int:
     for record in records:
         if record["when"] != "restart":
             _print_row(record)
-    start, end = records[0], records[-2]
+    rows = [r for r in records if r["when"] != "restart"]
+    start, end = rows[0], rows[-1]
     print(
         f"stored state (entries kept to re-upload the graph): {start['state_size']} at the start, "
         f"{end['state_size']} at the end after {end['cell_changes'] - start['cell_changes']} cell moves; "
-        f"process static memory {start['static_memory_bytes'] / 1e6:.1f} -> "
-        f"{end['static_memory_bytes'] / 1e6:.1f} MB"
+        f"process static memory {start['static_memory_bytes'] / 1e6:.2f} -> "
+        f"{end['static_memory_bytes'] / 1e6:.2f} MB"
     )
-    restart = records[-1]
-    print(
-        f"sidecar killed (pid {restart['killed_pid']} -> {restart['new_pid']}): graph re-uploaded and "
-        f"ready after {restart['ready_ms']:.0f} ms, first path ({restart['path_status']}) after "
-        f"{restart['path_ms']:.0f} ms (goal < 1000 ms); state kept {restart['state_size']}"
-    )
+    for restart in (r for r in records if r["when"] == "restart"):
+        phases = ", ".join(
+            f"{name.lower()} {ms:.0f}"
+            for name, ms in sorted(restart["phases_ms"].items(), key=lambda kv: kv[1])
+        )
+        print(
+            f"sidecar killed (pid {restart['killed_pid']} -> {restart['new_pid']}): graph re-uploaded and "
+            f"ready after {restart['ready_ms']:.0f} ms, first path ({restart['path_status']}) after "
+            f"{restart['path_ms']:.0f} ms (goal < 1000 ms); phases first seen at (ms): {phases}; "
+            f"state kept {restart['state_size']}"
+        )
     return 0
 
 

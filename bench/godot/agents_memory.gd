@@ -5,7 +5,8 @@
 ## until it is back with the graph re-uploaded and a path found. Lines starting "BENCH " are
 ## JSON. Run by bench/agents_memory.py (with --fixed-fps, so game time runs faster than real):
 ## godot --headless --fixed-fps 60 --path tests/godot_project --script
-##     <repo>/bench/godot/agents_memory.gd -- <game seconds> <agents>
+##     <repo>/bench/godot/agents_memory.gd -- <game seconds> <agents> [restarts]
+##     [--no-occupancy]
 extends SceneTree
 
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
@@ -24,6 +25,7 @@ func _run() -> void:
 	var args: PackedStringArray = OS.get_cmdline_user_args()
 	var seconds: float = args[0].to_float() if args.size() > 0 else 600.0
 	var agents: int = args[1].to_int() if args.size() > 1 else 50
+	var restarts: int = args[2].to_int() if args.size() > 2 and args[2].is_valid_int() else 1
 	var bridge: Bridge = Bridge.new()
 	bridge.extra_arguments = PackedStringArray(["--log-level", "ERROR"])
 	bridge.connect_timeout_ms = 30000
@@ -47,7 +49,11 @@ func _run() -> void:
 			next_minute += 60.0
 			_report("progress", bridge, crowd, started_ms)
 	_report("end", bridge, crowd, started_ms)
-	await _restart(bridge, crowd)
+	for i: int in restarts:
+		await _restart(bridge, crowd)
+		var until: float = crowd.game_time + 10.0  # the crowd walks on between kills
+		while crowd.game_time < until:
+			await physics_frame
 	crowd.queue_free()
 	bridge.stop()
 	quit(0)
@@ -75,7 +81,9 @@ func _report(when: String, bridge: Bridge, crowd: AgentCrowd, started_ms: int) -
 ## Kills the sidecar the bridge started and measures, from the kill: until sidecar_ready (the
 ## graph re-uploaded: its load and one merged update), and until a path is found on it.
 func _restart(bridge: Bridge, crowd: AgentCrowd) -> void:
-	bridge.sidecar_ready.connect(func() -> void: _ready_usec = Time.get_ticks_usec())
+	_ready_usec = 0
+	if not bridge.sidecar_ready.is_connected(_on_sidecar_ready):
+		bridge.sidecar_ready.connect(_on_sidecar_ready)
 	var pid: int = bridge.get_sidecar_pid()
 	var killed_usec: int = Time.get_ticks_usec()
 	OS.execute("kill", PackedStringArray(["-9", str(pid)]))  # a crash, from outside
@@ -104,3 +112,7 @@ func _restart(bridge: Bridge, crowd: AgentCrowd) -> void:
 		"state_size": bridge.get_graph_state_size(AgentCrowd.GRAPH),
 	}
 	print("BENCH %s" % JSON.stringify(figures))
+
+
+func _on_sidecar_ready() -> void:
+	_ready_usec = Time.get_ticks_usec()
