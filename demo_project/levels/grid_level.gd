@@ -113,7 +113,6 @@ func build() -> Error:
 	if not loaded.is_ok():
 		printerr("grid level: loading the grid failed: %s" % loaded.message)
 		return FAILED
-	AStarBridgeAgent2D.register_grid(grid_params)
 	_spawn_npcs()
 	return OK
 
@@ -232,6 +231,7 @@ func _toggle_door(index: int) -> void:
 		layer.set_cell(cell, LevelTiles.SOURCE, tile)
 	var update: Dictionary = GraphUpdates.cells_walkable(graph_id, cells, opening)
 	var started_us: int = Time.get_ticks_usec()
+	# The NPCs whose path the door touches (or who have no full path) re-path on their own.
 	var result: AStarBridgeResult = bridge.update_graph(graph_id, update)
 	door_update_ms.append((Time.get_ticks_usec() - started_us) / 1000.0)
 	if not result.is_ok():
@@ -239,23 +239,6 @@ func _toggle_door(index: int) -> void:
 	door["open"] = opening
 	door["next"] = sim_time + (DOOR_OPEN_S if opening else DOOR_CLOSED_S)
 	door_changed.emit(index, opening, sim_time)
-	for npc: Npc in npcs:
-		if _door_matters(npc, cells, opening):
-			npc.agent.notify_graph_changed()
-
-
-## Whether [param npc] should re-path now that the door of [param cells] closed (its path goes
-## through it) or opened (it has no full path: the door may be its way). Others find a shortcut
-## through an opened door at their next periodic re-path; telling every NPC at once makes a burst
-## of requests on each door change.
-func _door_matters(npc: Npc, cells: Array[Vector2i], opening: bool) -> bool:
-	if opening:
-		return not npc.agent.is_target_reachable()
-	var path: PackedVector2Array = npc.agent.get_current_navigation_path()
-	for i: int in range(npc.agent.get_current_navigation_path_index(), path.size()):
-		if cells.has(cell_at(path[i])):
-			return true
-	return false
 
 
 func _door_busy(cells: Array[Vector2i]) -> bool:

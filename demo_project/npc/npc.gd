@@ -30,7 +30,6 @@ var _level: Node2D = null
 var _rng: RandomNumberGenerator = RandomNumberGenerator.new()
 var _first_reach: int = 0
 var _wait: float = 0.0
-var _counted: bool = false
 
 
 ## Wires the NPC to [param level] (the grid level: cell_center, random_floor_cell) before it
@@ -56,6 +55,8 @@ func setup(
 	agent.path_options = options.duplicate()
 	agent.path_changed.connect(func() -> void: paths_received += 1)
 	agent.path_failed.connect(func(_result: Dictionary) -> void: paths_failed += 1)
+	agent.navigation_finished.connect(_on_navigation_finished)
+	agent.velocity_computed.connect(_on_velocity_computed)
 	add_child(agent)
 
 
@@ -71,25 +72,32 @@ func _physics_process(delta: float) -> void:
 		return
 	if agent.is_navigation_finished():
 		velocity = Vector2.ZERO
-		if agent.is_target_reached() and not _counted:
-			_counted = true
-			goals_reached += 1
-			arrived.emit(index, goals_reached, goal_cell)
-			_wait = PAUSE_S
 		return
+	# An unreachable goal (others in the way) is followed as far as it goes and tried again.
 	var next: Vector2 = agent.get_next_path_position()
 	var step: float = speed * delta
 	var gap: float = global_position.distance_to(next)
-	velocity = global_position.direction_to(next) * speed * minf(1.0, gap / maxf(step, 0.001))
-	move_and_slide()
+	agent.set_velocity(
+		global_position.direction_to(next) * speed * minf(1.0, gap / maxf(step, 0.001))
+	)
 
 
 ## Sends the NPC to [param cell] now (windowed play: click to send).
 func send_to(cell: Vector2i) -> void:
 	_wait = 0.0
 	goal_cell = cell
-	_counted = false
 	agent.target_position = _level.call("cell_center", cell)
+
+
+func _on_velocity_computed(safe_velocity: Vector2) -> void:
+	velocity = safe_velocity
+	move_and_slide()
+
+
+func _on_navigation_finished() -> void:
+	goals_reached += 1
+	arrived.emit(index, goals_reached, goal_cell)
+	_wait = PAUSE_S
 
 
 func _pick_goal(reach: int) -> void:

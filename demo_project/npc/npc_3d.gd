@@ -31,7 +31,6 @@ var pick_goal: Callable = Callable()
 
 var _rng: RandomNumberGenerator = RandomNumberGenerator.new()
 var _wait: float = 0.0
-var _counted: bool = false
 var _first: bool = true
 
 
@@ -72,6 +71,9 @@ func setup(
 	agent.target_desired_distance = 0.2
 	agent.path_changed.connect(func() -> void: paths_received += 1)
 	agent.path_failed.connect(func(_result: Dictionary) -> void: paths_failed += 1)
+	agent.navigation_finished.connect(_on_navigation_finished)
+	agent.target_unreachable.connect(_on_target_unreachable)
+	agent.velocity_computed.connect(_on_velocity_computed)
 	add_child(agent)
 
 
@@ -87,28 +89,39 @@ func _physics_process(delta: float) -> void:
 		return
 	if agent.is_navigation_finished():
 		velocity = Vector3.ZERO
-		if not _counted:
-			_counted = true
-			if agent.is_target_reached():
-				goals_reached += 1
-				arrived.emit(index, goals_reached, goal_point)
-			else:
-				goals_missed += 1
-			_wait = PAUSE_S
 		return
 	var next: Vector3 = agent.get_next_path_position()
 	var step: float = speed * delta
 	var gap: float = global_position.distance_to(next)
-	velocity = global_position.direction_to(next) * speed * minf(1.0, gap / maxf(step, 0.001))
-	move_and_slide()
+	agent.set_velocity(
+		global_position.direction_to(next) * speed * minf(1.0, gap / maxf(step, 0.001))
+	)
 
 
 ## Sends the NPC to [param point] now.
 func send_to(point: Vector3) -> void:
 	_wait = 0.0
 	goal_point = point
-	_counted = false
 	agent.target_position = point
+
+
+func _on_velocity_computed(safe_velocity: Vector3) -> void:
+	velocity = safe_velocity
+	move_and_slide()
+
+
+func _on_navigation_finished() -> void:
+	goals_reached += 1
+	arrived.emit(index, goals_reached, goal_point)
+	_wait = PAUSE_S
+
+
+## No path reaches the goal (or only part of the way): give it up and pick another after a pause.
+func _on_target_unreachable() -> void:
+	goals_missed += 1
+	agent.stop()
+	velocity = Vector3.ZERO
+	_wait = PAUSE_S
 
 
 func _next_goal() -> void:

@@ -83,20 +83,66 @@ func test_graph_reload_triggers_a_repath() -> void:
 	assert_eq(_bridge.requests.size(), 2, "graph_loaded for our graph re-paths")
 
 
-func test_unreachable_target_finishes_without_reaching() -> void:
+func test_unreachable_target_never_reports_arrival() -> void:
 	var params: Dictionary = _load_level()
 	var body: CharacterBody2D = _body(GridSerializer.cell_to_world(params, Vector2i(1, 1)))
 	var agent: Agent2D = body.get_node("Agent")
+	var events: Array[String] = []
+	agent.target_unreachable.connect(func() -> void: events.append("target_unreachable"))
+	agent.target_reached.connect(func() -> void: events.append("target_reached"))
+	agent.navigation_finished.connect(func() -> void: events.append("navigation_finished"))
+	agent.repath_interval = 0.1
 	agent.target_position = GridSerializer.cell_to_world(params, Vector2i(5, 1))  # a wall
-	await _walk(body, agent, 10)
-	assert_true(agent.is_navigation_finished())
+	await _walk(body, agent, 60)
+	assert_false(agent.is_navigation_finished(), "no arrival at the start")
 	assert_false(agent.is_target_reachable())
 	assert_false(agent.is_target_reached())
+	assert_true(_bridge.requests.size() > 2, "it keeps trying on its repath interval")
+	assert_eq(events, ["target_unreachable"], "told once, never arrival")
+	assert_eq(agent.get_next_path_position(), body.global_position, "no path: stay")
+
+
+func test_a_change_off_the_path_does_not_repath_but_one_on_it_does() -> void:
+	var params: Dictionary = _load_level()
+	var body: CharacterBody2D = _body(GridSerializer.cell_to_world(params, Vector2i(1, 1)))
+	var agent: Agent2D = body.get_node("Agent")
+	agent.target_position = GridSerializer.cell_to_world(params, Vector2i(8, 1))
+	for i: int in 3:
+		await _tree.physics_frame
+	assert_eq(_bridge.requests.size(), 1)
+	var far: Array[Vector2i] = [Vector2i(1, 4)]  # two cells below the start, off the path
+	_bridge.play_ground_change("level", far)
+	_bridge.play_ground_change("other", [] as Array[Vector2i])
+	await _tree.physics_frame
+	await _tree.physics_frame
+	var cells: Array[Vector2i] = []
+	for point: Vector2 in agent.get_current_navigation_path():
+		cells.append(GridSerializer.world_to_cell(params, point))
+	assert_eq(_bridge.requests.size(), 1, "a change away from %s leaves it alone" % [cells])
+	var gap: Array[Vector2i] = [Vector2i(5, 4)]  # the gap the path goes through
+	_bridge.play_ground_change("level", gap)
+	await _tree.physics_frame
+	await _tree.physics_frame
+	assert_eq(_bridge.requests.size(), 2, "a change on the path re-paths")
+	_bridge.play_ground_change("level", [] as Array[Vector2i])
+	await _tree.physics_frame
+	await _tree.physics_frame
+	assert_eq(_bridge.requests.size(), 3, "an update naming no cells may touch any path")
+
+
+func test_set_velocity_without_avoidance_answers_the_same_velocity_at_once() -> void:
+	var params: Dictionary = _load_level()
+	var body: CharacterBody2D = _body(GridSerializer.cell_to_world(params, Vector2i(1, 1)))
+	var agent: Agent2D = body.get_node("Agent")
+	var seen: Array[Vector2] = []
+	agent.velocity_computed.connect(func(safe: Vector2) -> void: seen.append(safe))
+	agent.set_velocity(Vector2(3, 4))
+	assert_eq(seen, [Vector2(3, 4)])
+	assert_true(agent.is_in_group("astar_bridge_agents"))
 
 
 func test_agent_id_places_then_moves_and_is_passed_in_options() -> void:
 	var params: Dictionary = _load_level()
-	Agent2D.register_grid(params)
 	var body: CharacterBody2D = _body(GridSerializer.cell_to_world(params, Vector2i(1, 1)), 7)
 	var agent: Agent2D = body.get_node("Agent")
 	await _tree.physics_frame
@@ -109,6 +155,19 @@ func test_agent_id_places_then_moves_and_is_passed_in_options() -> void:
 	assert_eq(_bridge.requests[0]["options"], {"agent": 7})
 	var last: Dictionary = _bridge.updates[_bridge.updates.size() - 1][1]
 	assert_eq(last["agents"], [{"op": "move", "agent": 7, "cell": [3, 1]}])
+
+
+func test_the_deprecated_register_grid_forgets_no_placed_agent() -> void:
+	var params: Dictionary = _load_level()
+	_body(GridSerializer.cell_to_world(params, Vector2i(1, 1)), 4)
+	await _tree.physics_frame
+	await _tree.process_frame
+	assert_true(AgentOccupancy.is_placed("level", 4))
+	Agent2D.register_grid(params)  # left in an older game's code
+	assert_true(AgentOccupancy.is_placed("level", 4), "the grid was known: nothing forgotten")
+	await _tree.physics_frame
+	await _tree.process_frame
+	assert_eq(_bridge.updates.size(), 1, "and nothing placed twice")
 
 
 func test_configuration_warnings_name_graph_and_parent() -> void:

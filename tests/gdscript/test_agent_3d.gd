@@ -50,3 +50,34 @@ func test_points_decode_from_packed_arrays_bytes_and_plain_arrays() -> void:
 	assert_eq(agent._decode_points(mixed), points, "items that are not Vector3 are skipped")
 	assert_eq(agent._decode_points(null), PackedVector3Array())
 	agent.free()
+
+
+func test_avoidance_answers_set_velocity_on_the_navigation_server_3d() -> void:
+	var root := Node3D.new()
+	_tree.root.add_child(root)
+	var safe: Array[Vector3] = []
+	var agents: Array[Agent3D] = []
+	for x: float in [-1.0, 1.0]:
+		var mover := Node3D.new()
+		mover.position = Vector3(x, 0.0, 0.05 * x)
+		var agent := Agent3D.new()
+		agent.radius = 0.5
+		agent.max_speed = 2.0
+		agent.avoidance_enabled = true
+		mover.add_child(agent)
+		root.add_child(mover)
+		agents.append(agent)
+	agents[0].velocity_computed.connect(func(v: Vector3) -> void: safe.append(v))
+	for frame: int in 5:
+		agents[0].set_velocity(Vector3(2.0, 0.0, 0.0))
+		agents[1].set_velocity(Vector3(-2.0, 0.0, 0.0))
+		await _tree.physics_frame
+	assert_true(agents[0].is_in_group("astar_bridge_agents"))
+	assert_true(safe.size() >= 3, "answered after the server's steps (%d)" % safe.size())
+	var last: Vector3 = safe[safe.size() - 1]
+	assert_true(last.distance_to(Vector3(2.0, 0.0, 0.0)) > 0.1, "steered: %s" % last)
+	root.free()
+	var answered: int = safe.size()
+	await _tree.physics_frame
+	await _tree.physics_frame
+	assert_eq(safe.size(), answered, "freed agents are off the server: no more answers")

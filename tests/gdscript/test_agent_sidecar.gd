@@ -1,6 +1,7 @@
 ## AStarBridgeAgent2D against a real sidecar: a TileMapLayer level with walls is serialised,
 ## uploaded through the AStarBridge autoload script, and the agent leads a CharacterBody2D from
-## start to goal around the walls; a second agent blocks a doorway as a grid obstacle.
+## start to goal around the walls; a second agent blocks a doorway as a grid obstacle, from its
+## agent_id alone (loading the grid through the bridge is all the set-up occupancy needs).
 extends "res://runner/gd_test.gd"
 
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
@@ -42,7 +43,6 @@ func before_each() -> void:
 	_params = GridSerializer.from_tile_map_layer(_layer, "rooms")
 	var loaded: AStarBridgeResult = _bridge.load_graph(GridSerializer.METHOD, _params)
 	assert_true(loaded.is_ok(), "grid loaded: %s" % loaded.message)
-	AStarBridgeAgent2D.register_grid(_params)
 
 
 func after_each() -> void:

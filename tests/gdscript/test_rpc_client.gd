@@ -204,3 +204,41 @@ func _pump(done: Callable, timeout_ms: int = 2000) -> void:
 		if done.call():
 			return
 		OS.delay_usec(200)
+
+
+func test_an_answer_a_sync_call_reads_leaves_nothing_in_the_threads_table() -> void:
+	var client := RpcClient.new()
+	client.threaded = true
+	client.connect_to("127.0.0.1", _server.get_local_port())
+	var peer: StreamPeerTCP = null
+	var deadline: int = Time.get_ticks_msec() + 2000
+	while (peer == null or client._reader == null) and Time.get_ticks_msec() < deadline:
+		client.poll()
+		if peer == null and _server.is_connection_available():
+			peer = _server.take_connection()
+		OS.delay_usec(200)
+	var late: Array = []
+	var same: Callable = func(response: Dictionary) -> Dictionary: return response
+	var other: int = client.request(
+		"late", {}, func(r: Dictionary) -> void: late.append(r), 2000, true, same
+	)
+	var decoder := MsgpackDecoder.new()
+	while decoder.take_messages().is_empty() and Time.get_ticks_msec() < deadline:
+		peer.poll()  # the thread wrote it, so it knows the answer's transform
+		if peer.get_available_bytes() > 0:
+			var chunk: Array = peer.get_partial_data(peer.get_available_bytes())
+			var bytes: PackedByteArray = chunk[1]
+			decoder.feed(bytes)
+		OS.delay_usec(200)
+	# Hold the I/O mutex (recursive) so that the sync call, not the thread, reads both answers.
+	client._io.lock()
+	peer.put_data(MsgpackEncoder.pack([1, other, null, "late"]))
+	peer.put_data(MsgpackEncoder.pack([1, other + 1, null, "sync"]))
+	var reply: Dictionary = client.call_sync("now", {}, 2000)
+	client._io.unlock()
+	OS.delay_usec(20000)  # a few turns of the thread
+	assert_eq(reply["result"], "sync")
+	assert_eq(late.size(), 1, "the async answer was dispatched by the sync call")
+	assert_eq(client._reader._transforms.size(), 0, "and its transform forgotten by the thread")
+	client.close()
+	peer.disconnect_from_host()

@@ -102,16 +102,25 @@ static func release(bridge: Node, graph_id: String, agent: int) -> void:
 
 
 ## Sends every queued operation now: one [code]update_graph[/code] per grid. Returns the number
-## of updates that failed (their agents are then treated as not placed).
+## of updates that failed. A failed update changed nothing on the sidecar, so what was confirmed
+## before stays (and is what a restart re-uploads); its agents queue their cells again on their
+## next frame. While the bridge is not ready (a sidecar restarting) the operations wait, so a
+## frame never blocks on the restart.
 static func flush() -> int:
 	_flush_scheduled = false
 	var failed: int = 0
+	if _bridge == null or not is_instance_valid(_bridge):
+		_pending.clear()
+		return 0
+	if _bridge.has_method("is_ready") and _bridge.call("is_ready") != true:
+		return 0
 	var ids: Array = _pending.keys()
 	ids.sort()
 	for graph_id: String in ids:
 		var queued: Array = _pending[graph_id]
 		var ops: Array[Dictionary] = _compact(graph_id, queued)
-		if ops.is_empty() or _bridge == null or not is_instance_valid(_bridge):
+		_pending.erase(graph_id)
+		if ops.is_empty():
 			continue
 		var result: Object = _bridge.call(
 			"update_graph", graph_id, GraphUpdates.agents_changed(graph_id, ops)
@@ -120,9 +129,14 @@ static func flush() -> int:
 			_confirm(graph_id, ops)
 		else:
 			failed += 1
-			reset_agents(graph_id)
-	_pending.clear()
 	return failed
+
+
+## The cell the sidecar holds [param agent] on in [param graph_id] (confirmed by a successful
+## update), or (-1, -1).
+static func confirmed_cell(graph_id: String, agent: int) -> Vector2i:
+	var cells: Dictionary = _placed.get(graph_id, {})
+	return cells.get(agent, Vector2i(-1, -1))
 
 
 static func _queue(bridge: Node, graph_id: String, op: Dictionary) -> void:
@@ -176,3 +190,39 @@ static func _cell_of(op: Dictionary) -> Vector2i:
 	var x: int = pair[0]
 	var y: int = pair[1]
 	return Vector2i(x, y)
+
+
+## True when a cell of [param cells] lies on or next to (8 neighbours) the polyline
+## [param points] on grid [param graph_id]; true for an unknown grid (it cannot tell). Segments
+## are sampled at a quarter cell, so a path listing only its corners is covered too.
+static func path_touches(
+	graph_id: String, points: PackedVector2Array, cells: Array[Vector2i]
+) -> bool:
+	if not _grids.has(graph_id):
+		return true
+	var near: Dictionary = {}
+	for cell: Vector2i in cells:
+		for dy: int in range(-1, 2):
+			for dx: int in range(-1, 2):
+				near[cell + Vector2i(dx, dy)] = true
+	var grid: Dictionary = _grids[graph_id]
+	var size: Vector2 = (
+		(
+			GridSerializer.cell_to_world(grid, Vector2i.ONE)
+			- GridSerializer.cell_to_world(grid, Vector2i.ZERO)
+		)
+		. abs()
+	)
+	var step: float = maxf(minf(size.x, size.y) * 0.25, 0.0001)
+	for i: int in points.size():
+		if near.has(GridSerializer.world_to_cell(grid, points[i])):
+			return true
+		if i == 0:
+			continue
+		var length: float = points[i - 1].distance_to(points[i])
+		var samples: int = ceili(length / step)
+		for s: int in range(1, samples):
+			var at: Vector2 = points[i - 1].lerp(points[i], float(s) / samples)
+			if near.has(GridSerializer.world_to_cell(grid, at)):
+				return true
+	return false

@@ -1,4 +1,5 @@
 @tool
+@icon("res://addons/astar_bridge/icons/agent_2d.svg")
 class_name AStarBridgeAgent2D
 extends "path_follower.gd"
 ## Follows paths from the A* Bridge sidecar, in the manner of [NavigationAgent2D].
@@ -7,17 +8,32 @@ extends "path_follower.gd"
 ## [member target_position], then each physics frame move the parent towards
 ## [method get_next_path_position] until [method is_navigation_finished]. Paths are requested
 ## with [code]AStarBridge.request_path[/code] (asynchronous: a frame never waits for the
-## sidecar); a new request is made when the target changes, when the graph is reloaded or
-## updated ([method notify_graph_changed]) and, if [member repath_interval] > 0, periodically.
-## With [member agent_id] >= 0 on a grid, the agent occupies its cell as a dynamic obstacle for
-## other agents (never for itself).
+## sidecar); a new one when the target changes, when an [code]AStarBridge.update_graph[/code]
+## changes cells on or next to the rest of the path, when the graph is reloaded or the sidecar
+## restarted and, if [member repath_interval] > 0, periodically.
+## [br][br]
+## [signal navigation_finished] means arrival only; an unreachable target gives
+## [signal target_unreachable] and [method is_target_reachable] false instead.
+## With [member agent_id] >= 0 on a grid the agent occupies its cell as a dynamic obstacle for
+## other agents (never for itself): nothing else to call, the autoload knows the grid.
+## With [member avoidance_enabled], [method set_velocity] is answered by
+## [signal velocity_computed] with a velocity that keeps clear of other avoiding agents
+## (Godot's own RVO avoidance).
 ## [codeblock]
+## func _ready() -> void:
+##     $Agent.velocity_computed.connect(func(safe: Vector2) -> void:
+##         velocity = safe
+##         move_and_slide())
+##
 ## func _physics_process(_delta: float) -> void:
-##     if $Agent.is_navigation_finished():
+##     if $Agent.is_navigation_finished() or not $Agent.is_target_reachable():
 ##         return
-##     velocity = global_position.direction_to($Agent.get_next_path_position()) * 120.0
-##     move_and_slide()
+##     $Agent.set_velocity(global_position.direction_to($Agent.get_next_path_position()) * 120.0)
 ## [/codeblock]
+
+## Emitted after [method set_velocity] with the velocity to move at: the same one without
+## avoidance (at once), a safe one with [member avoidance_enabled] (after the avoidance step).
+signal velocity_computed(safe_velocity: Vector2)
 
 const AgentOccupancy = preload("agent_occupancy.gd")
 ## [member agent_id] value meaning "not an obstacle".
@@ -34,16 +50,32 @@ const NO_AGENT := -1
 ## blocks other agents' paths; it is passed in the query options so it never blocks itself.
 @export var agent_id: int = NO_AGENT
 
-var _cell: Vector2i = Vector2i(-1, -1)
+@export_group("Avoidance")
+## The agent's avoidance radius.
+@export_range(0.1, 500.0, 0.01, "or_greater", "suffix:px") var radius: float = 10.0:
+	set(value):
+		radius = value
+		_configure_avoidance()
+## The fastest the avoidance may make the agent go.
+@export_range(0.01, 10000.0, 0.01, "or_greater", "suffix:px/s") var max_speed: float = 100.0:
+	set(value):
+		max_speed = value
+		_configure_avoidance()
+## How far other agents are considered by the avoidance.
+@export_range(0.1, 10000.0, 0.01, "or_greater", "suffix:px") var neighbor_distance: float = 500.0:
+	set(value):
+		neighbor_distance = value
+		_configure_avoidance()
+
 ## The path in this agent's type, kept next to the follower's 3D one so reading it copies nothing.
 var _flat_path: PackedVector2Array = PackedVector2Array()
 
 
 func _exit_tree() -> void:
+	super()
 	if Engine.is_editor_hint() or agent_id == NO_AGENT or bridge == null:
 		return
 	AgentOccupancy.release(bridge, graph_id, agent_id)
-	_cell = Vector2i(-1, -1)
 
 
 func _physics_process(delta: float) -> void:
@@ -67,6 +99,12 @@ func get_next_path_position() -> Vector2:
 	return _flat(_next_point())
 
 
+## The velocity the parent wants to move at; [signal velocity_computed] answers with the one
+## to use (see [member avoidance_enabled]). Call it once per physics frame while moving.
+func set_velocity(velocity: Vector2) -> void:
+	_submit_velocity(_lift(velocity))
+
+
 ## The current path (global coordinates), the target appended when the path reaches it.
 func get_current_navigation_path() -> PackedVector2Array:
 	return _flat_path
@@ -77,24 +115,22 @@ func get_final_position() -> Vector2:
 	return _flat(_final_point())
 
 
-## Remembers the geometry of a grid so agents with an [member agent_id] can occupy its cells.
-## Call it with the [code]graph.load_grid[/code] parameters you loaded (the grid serializer's
-## output); loading again forgets the agents placed before.
+## Deprecated: [code]AStarBridge[/code] registers a grid's geometry itself when it loads one.
+## Registers [param params] only for a grid it does not know yet (a bridge of your own), so a
+## call left in older code never forgets the agents already placed.
 static func register_grid(params: Dictionary) -> void:
-	AgentOccupancy.register_grid(params)
+	if not AgentOccupancy.has_grid(str(params.get("id", ""))):
+		AgentOccupancy.register_grid(params)
 
 
+# Queues the cell each frame the sidecar does not hold this agent there (normally one frame: the
+# update is sent at its end; a failed or postponed one is queued again this way, and the queue
+# keeps only each agent's last cell).
 func _track_cell() -> void:
 	if agent_id == NO_AGENT or not AgentOccupancy.has_grid(graph_id):
 		return
 	var cell: Vector2i = AgentOccupancy.cell_of(graph_id, _origin())
-	if cell == Vector2i(-1, -1):
-		return
-	var settled: bool = (
-		AgentOccupancy.is_placed(graph_id, agent_id) or AgentOccupancy.is_queued(graph_id, agent_id)
-	)
-	if cell != _cell or not settled:
-		_cell = cell
+	if cell != Vector2i(-1, -1) and cell != AgentOccupancy.confirmed_cell(graph_id, agent_id):
 		AgentOccupancy.occupy(bridge, graph_id, agent_id, cell)
 
 
@@ -117,6 +153,42 @@ func _query_options() -> Dictionary:
 	if agent_id != NO_AGENT and AgentOccupancy.is_placed(graph_id, agent_id):
 		options["agent"] = agent_id
 	return options
+
+
+func _dimensions() -> int:
+	return 2
+
+
+func _navigation_map() -> RID:
+	var parent: Node = get_parent()
+	if parent is Node2D:
+		return (parent as Node2D).get_world_2d().navigation_map
+	return RID()
+
+
+func _radius() -> float:
+	return radius
+
+
+func _max_speed() -> float:
+	return max_speed
+
+
+func _neighbor_distance() -> float:
+	return neighbor_distance
+
+
+func _emit_velocity(velocity: Vector3) -> void:
+	velocity_computed.emit(_flat(velocity))
+
+
+func _path_touches(points: PackedVector3Array, cells: Array[Vector2i]) -> bool:
+	if not AgentOccupancy.has_grid(graph_id):
+		return true
+	var flat := PackedVector2Array([_origin()])
+	for point: Vector3 in points:
+		flat.append(_flat(point))
+	return AgentOccupancy.path_touches(graph_id, flat, cells)
 
 
 func _parent_warning() -> String:

@@ -1,4 +1,5 @@
 @tool
+@icon("res://addons/astar_bridge/icons/agent_3d.svg")
 class_name AStarBridgeAgent3D
 extends "path_follower.gd"
 ## Follows paths from the A* Bridge sidecar, in the manner of [NavigationAgent3D].
@@ -7,9 +8,13 @@ extends "path_follower.gd"
 ## [member target_position], then each physics frame move the parent towards
 ## [method get_next_path_position] until [method is_navigation_finished]. Paths are requested
 ## with [code]AStarBridge.request_path[/code] (asynchronous: a frame never waits for the
-## sidecar); a new request is made when the target changes, when the graph is reloaded or
-## updated ([method notify_graph_changed]) and, if [member repath_interval] > 0, periodically.
-## Grids are 2D: this agent paths on 3D navmeshes and 3D waypoint graphs, so it has no
+## sidecar); a new one when the target changes, when the graph is updated, reloaded or the
+## sidecar restarted and, if [member repath_interval] > 0, periodically.
+## [signal navigation_finished] means arrival only; an unreachable target gives
+## [signal target_unreachable] and [method is_target_reachable] false instead. With
+## [member avoidance_enabled], [method set_velocity] is answered by [signal velocity_computed]
+## with a velocity that keeps clear of other avoiding agents (Godot's own RVO avoidance, on the
+## XZ plane). Grids are 2D: this agent paths on 3D navmeshes and 3D waypoint graphs, so it has no
 ## [code]agent_id[/code] (see [code]AStarBridgeAgent2D[/code]).
 ## [codeblock]
 ## func _physics_process(_delta: float) -> void:
@@ -19,6 +24,10 @@ extends "path_follower.gd"
 ##     move_and_slide()
 ## [/codeblock]
 
+## Emitted after [method set_velocity] with the velocity to move at: the same one without
+## avoidance (at once), a safe one with [member avoidance_enabled] (after the avoidance step).
+signal velocity_computed(safe_velocity: Vector3)
+
 ## Where to go, in global coordinates. Setting a different value requests a new path.
 @export var target_position: Vector3 = Vector3.ZERO:
 	set = set_target_position
@@ -26,6 +35,23 @@ extends "path_follower.gd"
 @export_range(0.1, 100.0, 0.1, "or_greater", "suffix:m") var path_desired_distance: float = 0.5
 ## Distance to [member target_position] at which the target counts as reached.
 @export_range(0.1, 100.0, 0.1, "or_greater", "suffix:m") var target_desired_distance: float = 0.5
+
+@export_group("Avoidance")
+## The agent's avoidance radius.
+@export_range(0.01, 100.0, 0.01, "or_greater", "suffix:m") var radius: float = 0.5:
+	set(value):
+		radius = value
+		_configure_avoidance()
+## The fastest the avoidance may make the agent go.
+@export_range(0.01, 10000.0, 0.01, "or_greater", "suffix:m/s") var max_speed: float = 10.0:
+	set(value):
+		max_speed = value
+		_configure_avoidance()
+## How far other agents are considered by the avoidance.
+@export_range(0.1, 10000.0, 0.01, "or_greater", "suffix:m") var neighbor_distance: float = 50.0:
+	set(value):
+		neighbor_distance = value
+		_configure_avoidance()
 
 
 ## Sets [member target_position]; a different value starts navigating there (a new path is
@@ -43,6 +69,12 @@ func get_next_path_position() -> Vector3:
 	return _next_point()
 
 
+## The velocity the parent wants to move at; [signal velocity_computed] answers with the one
+## to use (see [member avoidance_enabled]). Call it once per physics frame while moving.
+func set_velocity(velocity: Vector3) -> void:
+	_submit_velocity(velocity)
+
+
 ## The current path (global coordinates), the target appended when the path reaches it.
 func get_current_navigation_path() -> PackedVector3Array:
 	return _path
@@ -51,6 +83,33 @@ func get_current_navigation_path() -> PackedVector3Array:
 ## The last point of the current path (the parent's position when there is none).
 func get_final_position() -> Vector3:
 	return _final_point()
+
+
+func _dimensions() -> int:
+	return 3
+
+
+func _navigation_map() -> RID:
+	var parent: Node = get_parent()
+	if parent is Node3D:
+		return (parent as Node3D).get_world_3d().navigation_map
+	return RID()
+
+
+func _radius() -> float:
+	return radius
+
+
+func _max_speed() -> float:
+	return max_speed
+
+
+func _neighbor_distance() -> float:
+	return neighbor_distance
+
+
+func _emit_velocity(velocity: Vector3) -> void:
+	velocity_computed.emit(velocity)
 
 
 func _parent_warning() -> String:

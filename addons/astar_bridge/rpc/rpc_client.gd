@@ -414,6 +414,8 @@ func _dispatch(message: Variant) -> void:
 	var kind: Variant = parts[0]
 	if kind is int and kind == RESPONSE and parts.size() == 4 and parts[1] is int:
 		var msgid: int = parts[1]
+		if _reader != null:
+			_reader.answered(msgid)  # read here, not by the connection's thread
 		if _pending.has(msgid):
 			var on_done: Callable = _pending[msgid]
 			_forget(msgid)

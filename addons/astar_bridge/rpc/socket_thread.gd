@@ -40,6 +40,8 @@ var _thread: Thread = Thread.new()
 # Guarded by _lock: requests to write, results to hand over, why the connection ended.
 var _sendq: Array[Array] = []
 var _adopted: Array[Array] = []
+# Msgids whose answers a synchronous call read and dispatched itself: their transforms go.
+var _answered: PackedInt64Array = PackedInt64Array()
 var _inbox: Array[Array] = []
 var _failure: String = ""
 # Guarded by _io: the thread ends at its next turn.
@@ -82,6 +84,15 @@ func failure() -> String:
 	var why: String = _failure
 	_lock.unlock()
 	return why
+
+
+## Tells the thread that the answer of [param msgid] was read by a synchronous call (holding the
+## I/O mutex) and dispatched there, so the thread forgets its transform (else one entry a request
+## would stay, and the thread would poll as if an answer were still due).
+func answered(msgid: int) -> void:
+	_lock.lock()
+	_answered.append(msgid)
+	_lock.unlock()
 
 
 ## Makes the thread end at its next turn (it will not touch the socket again). Call it with the
@@ -143,6 +154,9 @@ func _take_sendq() -> Array[Array]:
 		if transform.is_valid():
 			_transforms[item[0]] = transform
 	_adopted = []
+	for msgid: int in _answered:  # after the adopted ones: a sync call may have read their answers
+		_transforms.erase(msgid)
+	_answered.clear()
 	_lock.unlock()
 	return writing
 

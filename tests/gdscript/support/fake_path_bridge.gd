@@ -3,6 +3,10 @@
 extends Node
 
 signal graph_loaded(id: String)
+## Emitted by [method play_ground_change], as the autoload does after an update of the ground.
+signal graph_updated(id: String, cells: Array[Vector2i])
+
+const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
 
 ## Every update_graph(id, changes) call, in order, as [id, changes].
 var updates: Array = []
@@ -38,6 +42,7 @@ func load_grid_params(params: Dictionary) -> void:
 	grid.update()
 	for i: int in cells.size():
 		grid.set_point_solid(Vector2i(i % width, floori(float(i) / width)), cells[i] == 0)
+	AgentOccupancy.register_grid(params)  # as the autoload does on a grid load
 	graph_loaded.emit(str(params["id"]))
 
 
@@ -56,6 +61,11 @@ func request_path(graph: String, from: Variant, to: Variant, options: Dictionary
 	}
 	request.completed.emit.call_deferred(result)
 	return request
+
+
+## Tells the agents that [param cells] of graph [param id] changed (empty: any part may have).
+func play_ground_change(id: String, cells: Array[Vector2i]) -> void:
+	graph_updated.emit(id, cells)
 
 
 func update_graph(id: String, changes: Dictionary) -> Ok:
