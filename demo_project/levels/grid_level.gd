@@ -14,7 +14,6 @@ const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const LevelTiles = preload("res://levels/level_tiles.gd")
 const Npc = preload("res://npc/npc.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
-const GraphUpdates = preload("res://addons/astar_bridge/serializers/graph_updates.gd")
 ## "#" wall, "." floor, "~" mud (weight 4), "D" door (starts open).
 const MAP: PackedStringArray = [
 	"########################################",
@@ -104,15 +103,16 @@ func build() -> Error:
 	layer.tile_set = LevelTiles.build(tile_size)
 	add_child(layer)
 	_paint()
-	grid_params = GridSerializer.from_tile_map_layer(layer, graph_id)
+	var options: Dictionary = {}
 	if not hierarchy.is_empty():
-		grid_params["hierarchy"] = hierarchy.duplicate()
+		options["hierarchy"] = hierarchy.duplicate()
 	var started_us: int = Time.get_ticks_usec()
-	var loaded: AStarBridgeResult = bridge.load_graph(GridSerializer.METHOD, grid_params)
+	var loaded: AStarBridgeResult = bridge.load_tile_map_layer(graph_id, layer, options)
 	load_ms = (Time.get_ticks_usec() - started_us) / 1000.0
 	if not loaded.is_ok():
 		printerr("grid level: loading the grid failed: %s" % loaded.message)
 		return FAILED
+	grid_params = bridge.get_graph_load(graph_id)["params"]
 	_spawn_npcs()
 	return OK
 
@@ -229,10 +229,9 @@ func _toggle_door(index: int) -> void:
 	var tile: Vector2i = LevelTiles.DOOR_OPEN if opening else LevelTiles.DOOR_CLOSED
 	for cell: Vector2i in cells:
 		layer.set_cell(cell, LevelTiles.SOURCE, tile)
-	var update: Dictionary = GraphUpdates.cells_walkable(graph_id, cells, opening)
 	var started_us: int = Time.get_ticks_usec()
 	# The NPCs whose path the door touches (or who have no full path) re-path on their own.
-	var result: AStarBridgeResult = bridge.update_graph(graph_id, update)
+	var result: AStarBridgeResult = bridge.set_cells_solid(graph_id, cells, not opening)
 	door_update_ms.append((Time.get_ticks_usec() - started_us) / 1000.0)
 	if not result.is_ok():
 		printerr("grid level: door update failed: %s" % result.message)

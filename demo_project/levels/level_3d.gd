@@ -9,7 +9,6 @@ extends Node3D
 signal npc_arrived(npc_index: int, goal_number: int, point: Vector3, time: float)
 
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
-const NavmeshSerializer = preload("res://addons/astar_bridge/serializers/navmesh_serializer.gd")
 const MeshSampler = preload("res://levels/mesh_sampler.gd")
 const Npc = preload("res://npc/npc_3d.gd")
 ## The floor (metres): a slab whose top face is y = 0.
@@ -79,11 +78,11 @@ func build() -> Error:
 	if region.navigation_mesh.get_polygon_count() == 0:
 		printerr("3D level: the bake gave no polygons")
 		return FAILED
-	navmesh_params = NavmeshSerializer.from_navigation_region_3d(region, graph_id)
-	var loaded: AStarBridgeResult = bridge.load_graph(NavmeshSerializer.METHOD, navmesh_params)
+	var loaded: AStarBridgeResult = bridge.load_navigation_region(graph_id, [region] as Array[Node])
 	if not loaded.is_ok():
 		printerr("3D level: loading the navmesh failed: %s" % loaded.message)
 		return FAILED
+	navmesh_params = bridge.get_graph_load(graph_id)["params"]
 	_sampler.add_navigation_mesh(region.navigation_mesh, region.global_transform, GOAL_MAX_HEIGHT)
 	_spawn_npcs()
 	return OK

@@ -10,7 +10,6 @@ extends Node2D
 signal npc_arrived(npc_index: int, goal_number: int, point: Vector2, time: float)
 
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
-const NavmeshSerializer = preload("res://addons/astar_bridge/serializers/navmesh_serializer.gd")
 const MeshSampler = preload("res://levels/mesh_sampler.gd")
 const Npc = preload("res://npc/navmesh_npc_2d.gd")
 ## The walkable area (pixels): a hall with an alcove cut into its bottom wall.
@@ -94,11 +93,11 @@ func build() -> Error:
 	if region.navigation_polygon.get_polygon_count() == 0:
 		printerr("navmesh level: the bake gave no polygons")
 		return FAILED
-	navmesh_params = NavmeshSerializer.from_navigation_region_2d(region, graph_id)
-	var loaded: AStarBridgeResult = bridge.load_graph(NavmeshSerializer.METHOD, navmesh_params)
+	var loaded: AStarBridgeResult = bridge.load_navigation_region(graph_id, [region] as Array[Node])
 	if not loaded.is_ok():
 		printerr("navmesh level: loading the navmesh failed: %s" % loaded.message)
 		return FAILED
+	navmesh_params = bridge.get_graph_load(graph_id)["params"]
 	_sampler.add_navigation_polygon(region.navigation_polygon, region.get_global_transform())
 	_spawn_npcs()
 	return OK

@@ -12,12 +12,16 @@ const WaypointSerializer = preload("res://addons/astar_bridge/serializers/waypoi
 
 
 ## The grid load map of graph [param id] from [param layer]'s used rect (or
-## [code]options.region[/code]): GridSerializer.from_tile_map_layer.
+## [code]options.region[/code]): GridSerializer.from_tile_map_layer, plus
+## [code]options.hierarchy[/code] (HPA*, docs/hpa.md) when given.
 static func tile_map_layer(id: String, layer: TileMapLayer, options: Dictionary) -> Dictionary:
 	if layer == null:
 		push_error("AStarBridge.load_tile_map_layer: the layer is null")
 		return {}
-	return GridSerializer.from_tile_map_layer(layer, id, options)
+	var params: Dictionary = GridSerializer.from_tile_map_layer(layer, id, options)
+	if not params.is_empty() and options.has("hierarchy"):
+		params["hierarchy"] = options["hierarchy"]
+	return params
 
 
 ## The engine's coordinates of the first cell of the grid [method tile_map_layer] makes.
