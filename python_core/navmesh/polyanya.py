@@ -26,7 +26,7 @@ from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND, B
 from python_core.errors import InvalidQueryError, UnsupportedOperationError
 from python_core.navmesh.build import PLANE_AXES, corner_links
 from python_core.navmesh.mesh import NavMesh
-from python_core.navmesh.polyanya_kernel import closest_reachable, polygons_at, polyanya_search, twin_corners
+from python_core.navmesh.polyanya_kernel import closest_reachable, polyanya_search, polygons_at, twin_corners
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["find_optimal_path"]
@@ -55,7 +55,7 @@ class _Prepared:
 _CACHE: weakref.WeakKeyDictionary[NavMesh, _Prepared] = weakref.WeakKeyDictionary()
 
 
-def _flags(prep_nbr: I64, cpoly: I64, verts: I64, nxt: I64, usable: B, vertex_count: int) -> tuple[B, B]:
+def _flags(prep_nbr: I64, cpoly: I64, verts: I64, nxt: I64, *, usable: B, vertex_count: int) -> tuple[B, B]:
     """Per vertex: touches an obstacle (a usable polygon's edge with no usable neighbour); per
     polygon: a dead end (at most one usable neighbour)."""
     open_edge = (prep_nbr < 0) & usable[cpoly]
@@ -82,7 +82,7 @@ def _prepare(mesh: NavMesh) -> _Prepared:
     vp_ptr = np.zeros(xy.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.bincount(verts, minlength=xy.shape[0]), out=vp_ptr[1:])
     usable = np.ones(mesh.polygon_count, dtype=np.bool_)
-    corner, dead_end = _flags(nbr, cpoly, verts, nxt, usable, xy.shape[0])
+    corner, dead_end = _flags(nbr, cpoly, verts, nxt, usable=usable, vertex_count=xy.shape[0])
     prep = _Prepared(xy, ptr, verts, cpoly, nxt, nbr, twin, vp_ptr, cpoly[order], corner, dead_end, usable)
     _CACHE[mesh] = prep
     return prep
@@ -99,7 +99,9 @@ def _masked(prep: _Prepared, traversable: npt.ArrayLike | None) -> tuple[I64, B,
             f"got {usable.dtype} of shape {usable.shape}"
         )
     nbr = np.where((prep.nbr >= 0) & usable[np.maximum(prep.nbr, 0)], prep.nbr, -1)
-    corner, dead_end = _flags(nbr, prep.cpoly, prep.verts, prep.nxt, usable, prep.xy.shape[0])
+    corner, dead_end = _flags(
+        nbr, prep.cpoly, prep.verts, prep.nxt, usable=usable, vertex_count=prep.xy.shape[0]
+    )
     return nbr, corner, dead_end, usable
 
 
@@ -167,7 +169,7 @@ def find_optimal_path(
         *args, s_xy, start_polys, g_xy, goal_set, _HEURISTICS[opts.heuristic], budget
     )
     if status == SEARCH_FOUND:
-        return _result(mesh, PathStatus.FOUND, ps, pg, roots, corridor, expanded)
+        return _result(mesh, PathStatus.FOUND, ps, pg, roots=roots, corridor=corridor, expanded=expanded)
     if status == SEARCH_BUDGET or not opts.allow_partial:
         kind = PathStatus.BUDGET_EXHAUSTED if status == SEARCH_BUDGET else PathStatus.NO_PATH
         return PathResult(kind, np.zeros((0, mesh.dim)), expanded=expanded)
@@ -182,7 +184,7 @@ def find_optimal_path(
     if status != SEARCH_FOUND:  # pragma: no cover - the end point is reachable by construction
         return PathResult(PathStatus.NO_PATH, np.zeros((0, mesh.dim)), expanded=expanded + more)
     pe = _lift(mesh, e_xy, poly_e)
-    return _result(mesh, PathStatus.PARTIAL, ps, pe, roots, corridor, expanded + more)
+    return _result(mesh, PathStatus.PARTIAL, ps, pe, roots=roots, corridor=corridor, expanded=expanded + more)
 
 
 def _plane(mesh: NavMesh, p: F64) -> F64:
@@ -208,7 +210,7 @@ def _lift(mesh: NavMesh, q: F64, poly: int) -> F64:
 
 
 def _result(
-    mesh: NavMesh, kind: PathStatus, ps: F64, pg: F64, roots: I64, corridor: I64, expanded: int
+    mesh: NavMesh, kind: PathStatus, ps: F64, pg: F64, *, roots: I64, corridor: I64, expanded: int
 ) -> PathResult:
     table = np.vstack([ps[None, :], mesh.vertices[roots], pg[None, :]])
     step = np.abs(np.diff(table, axis=0)).max(axis=1) if table.shape[0] > 1 else np.zeros(0)

@@ -41,7 +41,7 @@ _OBSERVABLE, _RIGHT, _LEFT = 0, 1, 2
 
 
 @jit
-def twin_corners(xy: F64, ptr: I64, verts: I64, cpoly: I64, nxt: I64, nbr: I64) -> I64:
+def twin_corners(xy: F64, ptr: I64, verts: I64, cpoly: I64, nxt: I64, nbr: I64) -> I64:  # noqa: PLR0917 - numba kernel, scalars passed positionally
     """For each corner with a neighbour, the neighbour's corner on the same edge (reversed); -1 else.
 
     Matched by position (welded vertices may have different indices), the closest edge of the
@@ -74,7 +74,9 @@ def _cross(ax: float, ay: float, bx: float, by: float) -> float:
 
 
 @jit
-def _h_value(ox: float, oy: float, gx: float, gy: float, lx: float, ly: float, rx: float, ry: float) -> float:
+def _h_value(  # noqa: PLR0917 - numba kernel, scalars passed positionally
+    ox: float, oy: float, gx: float, gy: float, lx: float, ly: float, rx: float, ry: float
+) -> float:
     """Shortest distance root -> interval [l, r] -> goal (the reference's ``get_h_value``)."""
     if (abs(ox - lx) < EPS and abs(oy - ly) < EPS) or (abs(ox - rx) < EPS and abs(oy - ry) < EPS):
         return math.hypot(gx - ox, gy - oy)
@@ -108,7 +110,9 @@ def _h_value(ox: float, oy: float, gx: float, gy: float, lx: float, ly: float, r
 
 
 @jit
-def _intersect(ax: float, ay: float, bx: float, by: float, cx: float, cy: float, dx: float, dy: float) -> F64:
+def _intersect(  # noqa: PLR0917 - numba kernel, scalars passed positionally
+    ax: float, ay: float, bx: float, by: float, cx: float, cy: float, dx: float, dy: float
+) -> F64:
     """The point where line ``ab`` meets line ``cd`` (not parallel), parametrised on ``ab``."""
     abx, aby = bx - ax, by - ay
     den = _cross(abx, aby, dx - cx, dy - cy)
@@ -138,10 +142,7 @@ def _successors(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel, arrays p
     root_eq_r = abs(rrx) < EPS and abs(rry) < EPS
     if root_eq_l or root_eq_r or abs(_cross(rrx, rry, lx - rx, ly - ry)) < EPS:
         # Collinear: the interval gives no direction; turn at its end nearer the root, if a corner.
-        if abs(rlx - rrx) < EPS:
-            left_nearer = abs(rly) < abs(rry)
-        else:
-            left_nearer = abs(rlx) < abs(rrx)
+        left_nearer = abs(rly) < abs(rry) if abs(rlx - rrx) < EPS else abs(rlx) < abs(rrx)
         if root_eq_l or (not root_eq_r and left_nearer):
             if not corner[lv]:
                 return 0
@@ -259,7 +260,7 @@ def _grow_i(a: I64) -> I64:
 
 
 @jit
-def polyanya_search(  # noqa: PLR0912, PLR0913, PLR0914, PLR0915, PLR0917 - one numba kernel
+def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
     xy: F64, ptr: I64, verts: I64, cpoly: I64, nxt: I64, nbr: I64, twin: I64, corner: B,
     dead_end: B, start_xy: F64, start_polys: I64, goal_xy: F64, goal_set: B, use_h: bool,
     max_expansions: int,
@@ -273,7 +274,8 @@ def polyanya_search(  # noqa: PLR0912, PLR0913, PLR0914, PLR0915, PLR0917 - one 
         nbr, twin: each corner's traversable neighbour (-1: none or masked) and its corner there.
         corner: per vertex, True when it touches an obstacle (a path may turn there).
         dead_end: per polygon, True when it has at most one traversable neighbour.
-        use_h: False searches with h = 0 (Dijkstra order), True with the interval heuristic.
+        use_h: False searches with h = 0 (Dijkstra order) except into the goal's polygons (where
+            the exact rest is needed to stop there), True with the interval heuristic.
         max_expansions: expansions allowed (< 0: no limit).
 
     Returns:
@@ -310,7 +312,8 @@ def polyanya_search(  # noqa: PLR0912, PLR0913, PLR0914, PLR0915, PLR0917 - one 
                 nf, ni = _grow_f(nf), _grow_i(ni)
             nf[count, 0], nf[count, 1], nf[count, 2], nf[count, 3] = xy[b, 0], xy[b, 1], xy[a, 0], xy[a, 1]
             nf[count, 4] = 0.0
-            h = _h_value(sx, sy, gx, gy, xy[b, 0], xy[b, 1], xy[a, 0], xy[a, 1]) if use_h else 0.0
+            exact = use_h or goal_set[q]  # a node into the goal's polygon needs its true cost
+            h = _h_value(sx, sy, gx, gy, xy[b, 0], xy[b, 1], xy[a, 0], xy[a, 1]) if exact else 0.0
             nf[count, 5] = h
             ni[count, 0], ni[count, 1], ni[count, 2] = -1, twin[c], -1
             heapq.heappush(heap, (h, 0.0, count))
@@ -362,7 +365,7 @@ def polyanya_search(  # noqa: PLR0912, PLR0913, PLR0914, PLR0915, PLR0917 - one 
                     nf, ni = _grow_f(nf), _grow_i(ni)
                 lx, ly, rx, ry = sf[j, 0], sf[j, 1], sf[j, 2], sf[j, 3]
                 px, py = (sx, sy) if new_root < 0 else (xy[new_root, 0], xy[new_root, 1])
-                h = _h_value(px, py, gx, gy, lx, ly, rx, ry) if use_h else 0.0
+                h = _h_value(px, py, gx, gy, lx, ly, rx, ry) if use_h or goal_set[q] else 0.0
                 nf[count, 0], nf[count, 1], nf[count, 2], nf[count, 3] = lx, ly, rx, ry
                 nf[count, 4], nf[count, 5] = g, g + h
                 ni[count, 0], ni[count, 1], ni[count, 2] = new_root, twin[ce], node
@@ -414,7 +417,7 @@ def polyanya_search(  # noqa: PLR0912, PLR0913, PLR0914, PLR0915, PLR0917 - one 
 
 
 @jit
-def _inside(xy: F64, ptr: I64, verts: I64, p: int, px: float, py: float) -> bool:
+def _inside(xy: F64, ptr: I64, verts: I64, p: int, px: float, py: float) -> bool:  # noqa: PLR0917 - numba kernel, scalars passed positionally
     """True when ``(px, py)`` is in polygon ``p`` (CCW), within a relative tolerance."""
     n = ptr[p + 1] - ptr[p]
     for i in range(n):
@@ -458,7 +461,7 @@ def polygons_at(  # noqa: PLR0917 - numba kernel
                     out = bigger
                 out[count] = q
                 count += 1
-    return out[:count].copy()
+    return np.asarray(out[:count].copy(), dtype=np.int64)
 
 
 @jit
