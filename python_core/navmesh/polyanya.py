@@ -50,6 +50,7 @@ class _Prepared:
     corner: B
     dead_end: B
     all_usable: B
+    key: tuple[int, ...]
 
 
 _CACHE: weakref.WeakKeyDictionary[NavMesh, _Prepared] = weakref.WeakKeyDictionary()
@@ -66,9 +67,16 @@ def _flags(prep_nbr: I64, cpoly: I64, verts: I64, nxt: I64, *, usable: B, vertex
     return corner, links <= 1
 
 
+def _key(mesh: NavMesh) -> tuple[int, ...]:
+    """What the prepared arrays depend on: a mesh that is changed gets new arrays or a new version."""
+    arrays = (mesh.vertices, mesh.poly_ptr, mesh.poly_verts, mesh.neighbours)
+    return (*(id(a) for a in arrays), int(getattr(mesh, "version", 0)))
+
+
 def _prepare(mesh: NavMesh) -> _Prepared:
+    key = _key(mesh)
     cached = _CACHE.get(mesh)
-    if cached is not None:
+    if cached is not None and cached.key == key:
         return cached
     xy = mesh.vertices[:, list(PLANE_AXES[mesh.up_axis])] if mesh.dim == 3 else mesh.vertices
     xy = np.ascontiguousarray(xy, dtype=np.float64)
@@ -83,7 +91,9 @@ def _prepare(mesh: NavMesh) -> _Prepared:
     np.cumsum(np.bincount(verts, minlength=xy.shape[0]), out=vp_ptr[1:])
     usable = np.ones(mesh.polygon_count, dtype=np.bool_)
     corner, dead_end = _flags(nbr, cpoly, verts, nxt, usable=usable, vertex_count=xy.shape[0])
-    prep = _Prepared(xy, ptr, verts, cpoly, nxt, nbr, twin, vp_ptr, cpoly[order], corner, dead_end, usable)
+    prep = _Prepared(
+        xy, ptr, verts, cpoly, nxt, nbr, twin, vp_ptr, cpoly[order], corner, dead_end, usable, key
+    )
     _CACHE[mesh] = prep
     return prep
 

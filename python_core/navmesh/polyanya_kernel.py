@@ -112,14 +112,12 @@ def _h_value(  # noqa: PLR0917 - numba kernel, scalars passed positionally
 @jit
 def _intersect(  # noqa: PLR0917 - numba kernel, scalars passed positionally
     ax: float, ay: float, bx: float, by: float, cx: float, cy: float, dx: float, dy: float
-) -> F64:
+) -> tuple[float, float]:
     """The point where line ``ab`` meets line ``cd`` (not parallel), parametrised on ``ab``."""
     abx, aby = bx - ax, by - ay
     den = _cross(abx, aby, dx - cx, dy - cy)
     t = _cross(cx - ax, cy - ay, dx - ax, dy - ay) / den if den != 0.0 else 0.0
-    out = np.empty(2)
-    out[0], out[1] = ax + abx * t, ay + aby * t
-    return out
+    return ax + abx * t, ay + aby * t
 
 
 @jit
@@ -192,13 +190,11 @@ def _successors(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel, arrays p
     if right_at_vertex and a_idx == 1:
         rix, riy = rx, ry
     else:
-        pt = _intersect(xy[va, 0], xy[va, 1], xy[vam1, 0], xy[vam1, 1], ox, oy, rx, ry)
-        rix, riy = pt[0], pt[1]
+        rix, riy = _intersect(xy[va, 0], xy[va, 1], xy[vam1, 0], xy[vam1, 1], ox, oy, rx, ry)
     if left_at_vertex and b_idx == m - 1:
         lix, liy = lx, ly
     else:
-        pt = _intersect(xy[vb, 0], xy[vb, 1], xy[vbp1, 0], xy[vbp1, 1], ox, oy, lx, ly)
-        lix, liy = pt[0], pt[1]
+        lix, liy = _intersect(xy[vb, 0], xy[vb, 1], xy[vbp1, 0], xy[vbp1, 1], ox, oy, lx, ly)
     if right_at_vertex and corner[rv]:  # non-observable, turning at the right end
         for k in range(a_idx - 1):
             c0, c1 = base + (first + k) % n, base + (first + k + 1) % n
