@@ -293,7 +293,8 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
     si = np.empty((width, 2), dtype=np.int64)
     heap: list[tuple[float, float, int]] = [(0.0, 0.0, 0)]
     heap.pop()
-    # Initial nodes: every edge of every start polygon that the start does not lie on.
+    # Initial nodes: every edge of every start polygon that the start does not lie on (one in
+    # line with it is kept: the collinear case of the expansion turns at its nearer end).
     for i in range(start_polys.shape[0]):
         s = start_polys[i]
         for c in range(ptr[s], ptr[s + 1]):
@@ -302,8 +303,12 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
                 continue
             a, b = verts[c], verts[nxt[c]]
             ex, ey = xy[b, 0] - xy[a, 0], xy[b, 1] - xy[a, 1]
-            if abs(_cross(ex, ey, sx - xy[a, 0], sy - xy[a, 1])) <= EPS * max(1.0, math.hypot(ex, ey)):
-                continue
+            along = (sx - xy[a, 0]) * ex + (sy - xy[a, 1]) * ey
+            if (
+                abs(_cross(ex, ey, sx - xy[a, 0], sy - xy[a, 1])) <= EPS * max(1.0, math.hypot(ex, ey))
+                and -EPS <= along <= ex * ex + ey * ey + EPS
+            ):
+                continue  # the start lies on this edge (the polygon across holds it too)
             if count == nf.shape[0]:
                 nf, ni = _grow_f(nf), _grow_i(ni)
             nf[count, 0], nf[count, 1], nf[count, 2], nf[count, 3] = xy[b, 0], xy[b, 1], xy[a, 0], xy[a, 1]

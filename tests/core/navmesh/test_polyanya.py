@@ -150,6 +150,16 @@ def test_start_on_an_edge_or_a_vertex_searches_every_polygon_around_it() -> None
     assert on_vertex.cost == pytest.approx(1 + math.hypot(0.5, 1.5))
 
 
+def test_start_in_line_with_the_only_way_out() -> None:
+    # A 2 x 1 block (a vertex mid-way along its long sides) over one unit square at its left end:
+    # from the block's bottom-right corner, the way down is the edge in line with the start.
+    verts = [[0, 1], [1, 1], [2, 1], [2, 2], [1, 2], [0, 2], [0, 0], [1, 0]]
+    mesh = NavMesh(verts, [[0, 1, 2, 3, 4, 5], [6, 7, 1, 0]])
+    res = find_optimal_path(mesh, (2.0, 1.0), (0.5, 0.2))
+    assert res.points.tolist() == [[2, 1], [1, 1], [0.5, 0.2]]
+    assert res.cost == pytest.approx(1 + math.hypot(0.5, 0.8))
+
+
 def test_endpoints_off_the_mesh_are_snapped_as_in_the_default_mode() -> None:
     mesh = _u_shape()
     res = find_optimal_path(mesh, (0.5, 5.0), (2.5, 5.0))
