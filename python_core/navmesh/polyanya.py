@@ -133,7 +133,8 @@ def find_optimal_path(
             ``max_expansions`` (Polyanya expansions); ``allow_partial``: an unreachable goal gives the
             shortest path to the reachable point nearest it (status ``partial``).
         traversable: optional per-polygon booleans (navigation layers): the others are obstacles.
-            A start or goal snapped into an excluded polygon has no path.
+            A start snapped into an excluded polygon has no path; a goal there is unreachable
+            (``no_path``, or with ``allow_partial`` the path to the nearest reachable point).
 
     Returns:
         ``points``: start, the mesh vertices the path turns at, goal (consecutive repeats dropped;
@@ -166,7 +167,7 @@ def find_optimal_path(
     nbr, corner, dead_end, usable = _masked(prep, traversable)
     ps, poly_s = mesh.closest_point(start)
     pg, poly_g = mesh.closest_point(goal)
-    if not (usable[poly_s] and usable[poly_g]):
+    if not usable[poly_s]:
         return PathResult(PathStatus.NO_PATH, np.zeros((0, mesh.dim)))
     s_xy, g_xy = _plane(mesh, ps), _plane(mesh, pg)
     start_polys = polygons_at(prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, usable, poly_s, *s_xy)

@@ -208,6 +208,14 @@ def test_mask_turns_polygons_into_obstacles() -> None:
     assert around.nodes.tolist() == [3, 0, 1, 2, 5]
     mask[5] = False
     assert find_optimal_path(mesh, (0.5, 1.5), (2.5, 1.5), traversable=mask).status is PathStatus.NO_PATH
+    partial = find_optimal_path(
+        mesh, (0.5, 1.5), (2.5, 1.5), options=QueryOptions(allow_partial=True), traversable=mask
+    )
+    assert partial.status is PathStatus.PARTIAL
+    assert partial.points.tolist() == [[0.5, 1.5], [1, 1], [2.5, 1]]  # to the nearest point left
+    assert partial.cost == pytest.approx(math.hypot(0.5, 0.5) + 1.5)
+    mask[3] = False  # the start's own polygon
+    assert find_optimal_path(mesh, (0.5, 1.5), (2.5, 1.5), traversable=mask).status is PathStatus.NO_PATH
 
 
 def test_path_through_a_vertex_where_polygons_only_touch() -> None:
