@@ -130,8 +130,8 @@ def find_optimal_path(
         start, goal: points in mesh coordinates, snapped onto the mesh when outside (as the
             default mode, :meth:`NavMesh.find_path`).
         options: ``heuristic`` None or ``"euclidean"`` (the interval heuristic) or ``"zero"``;
-            ``max_expansions`` (Polyanya expansions); ``allow_partial``: an unreachable goal gives the
-            shortest path to the reachable point nearest it (status ``partial``).
+            ``max_expansions`` (nodes taken off the open list); ``allow_partial``: an unreachable
+            goal gives the shortest path to the reachable point nearest it (status ``partial``).
         traversable: optional per-polygon booleans (navigation layers): the others are obstacles.
             A start snapped into an excluded polygon has no path; a goal there is unreachable
             (``no_path``, or with ``allow_partial`` the path to the nearest reachable point).
@@ -139,7 +139,8 @@ def find_optimal_path(
     Returns:
         ``points``: start, the mesh vertices the path turns at, goal (consecutive repeats dropped;
         one point when start and goal coincide); ``nodes``: the polygons crossed; ``cost``: the
-        polyline's length; ``expanded``: Polyanya expansions. An exhausted budget returns no path.
+        polyline's length; ``expanded``: nodes taken off the open list. An exhausted budget
+        returns no path.
 
     Raises:
         InvalidQueryError: bad points, a heuristic other than the three above, a negative budget,

@@ -272,11 +272,13 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
         dead_end: per polygon, True when it has at most one traversable neighbour.
         use_h: False searches with h = 0 (Dijkstra order) except into the goal's polygons (where
             the exact rest is needed to stop there), True with the interval heuristic.
-        max_expansions: expansions allowed (< 0: no limit).
+        max_expansions: nodes taken off the open list allowed (< 0: no limit); the chain of lone
+            successors a node leads to is expanded with it.
 
     Returns:
         ``(status, roots, corridor, expanded)``: the vertex indices the path turns at (start and
-        goal excluded), the polygons it crosses from the start's to the goal's, expansions made.
+        goal excluded), the polygons it crosses from the start's to the goal's, nodes taken off the
+        open list.
     """
     sx, sy, gx, gy = start_xy[0], start_xy[1], goal_xy[0], goal_xy[1]
     empty = np.zeros(0, dtype=np.int64)
@@ -331,10 +333,10 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
         if goal_set[cpoly[t]]:
             final = node
             break
+        if 0 <= max_expansions <= expanded:
+            return SEARCH_BUDGET, empty, empty, expanded
+        expanded += 1  # nodes taken off the open list, as every search counts them
         while True:  # expand; a lone successor is expanded at once (intermediate pruning)
-            if 0 <= max_expansions <= expanded:
-                return SEARCH_BUDGET, empty, empty, expanded
-            expanded += 1
             t = ni[node, 1]
             root = ni[node, 0]
             ox, oy = (sx, sy) if root < 0 else (xy[root, 0], xy[root, 1])
