@@ -2,19 +2,25 @@
 
 Usage::
 
-    .venv/bin/python bench/navmesh_vs_godot.py [--aurora-sample 200] [--godot .godot/godot]
+    .venv/bin/python bench/navmesh_vs_godot.py [--aurora-sample 200] [--godot .godot/godot] [--optimal-only]
 
 One run computes our path lengths on arena (all 160 queries, with the any-angle optimum of
 ``arena.anyangle.scen``) and on an evenly spaced sample of aurora queries, runs
 ``bench/godot/navmesh_paths.gd`` in headless Godot on the same mesh and queries, and prints the
 ratios to the optimum (arena), the ratio ours / Godot (aurora) and the median time per query.
 Godot paths that stop short of the goal (its default cap of searched polygons) count as incomplete.
+
+The optimal-mode section (:func:`report_optimal`, alone with ``--optimal-only``) runs Polyanya (the
+``"optimal"`` option) on every arena query against the exact optimum (a visibility graph, and the
+5-6 digits of ``arena.anyangle.scen``) and on every aurora query beside our default mode and Godot's
+``query_path`` without a polygon cap, in process and through a sidecar, one query at a time.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 import tempfile
@@ -28,6 +34,7 @@ sys.path.insert(0, str(REPO))
 
 from python_core.formats.polyanya import MeshScenario, load_polyanya_mesh, read_mesh_scenarios  # noqa: E402
 from python_core.navmesh import NavMesh  # noqa: E402
+from python_core.navmesh.polyanya import find_optimal_path  # noqa: E402
 
 DATA = REPO / "tests" / "data" / "mesh"
 SCRIPT = REPO / "bench" / "godot" / "navmesh_paths.gd"
@@ -123,15 +130,117 @@ def report_aurora(godot_bin: Path, sample: int) -> None:
     )
 
 
+# -- optimal mode (Polyanya, the "optimal" query option) ---------------------------------------------
+
+
+def ours_optimal(mesh: NavMesh, rows: list[MeshScenario]) -> tuple[np.ndarray, np.ndarray]:
+    """Polyanya's path lengths (-1: none) and seconds per query, in process."""
+    find_optimal_path(mesh, rows[0].start, rows[0].goal)  # compiled kernels loaded before timing
+    lengths, secs = [], []
+    for row in rows:
+        t0 = time.perf_counter()
+        res = find_optimal_path(mesh, row.start, row.goal)
+        secs.append(time.perf_counter() - t0)
+        lengths.append(res.cost if res.found else -1.0)
+    return np.array(lengths), np.array(secs)
+
+
+def sidecar_optimal(mesh: NavMesh, rows: list[MeshScenario], name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The same queries through a sidecar (``path.find`` with ``"optimal": true``), one at a time."""
+    from bridge.client import Client  # only this section needs the bridge
+    from bridge.sidecar import start_sidecar
+
+    polygons = [mesh.polygon(p).tolist() for p in range(mesh.polygon_count)]
+    params = [Client.query(name, r.start, r.goal, optimal=True) for r in rows]
+    lengths, secs = [], []
+    with (
+        start_sidecar("--log-level", "WARNING", stderr=subprocess.DEVNULL) as sidecar,
+        sidecar.connect(timeout=600) as client,
+    ):
+        client.load_navmesh(name, mesh.vertices, polygons)
+        client.call("path.find", params[0])
+        for p in params:
+            t0 = time.perf_counter()
+            out = client.call("path.find", p)
+            secs.append(time.perf_counter() - t0)
+            lengths.append(float(out["cost"]) if out["status"] == "found" else -1.0)
+    return np.array(lengths), np.array(secs)
+
+
+def _exact_arena(mesh: NavMesh, rows: list[MeshScenario]) -> np.ndarray:
+    """Full-precision optima from the visibility graph of tests/core/navmesh/mesh_oracle.py."""
+    from tests.core.navmesh.mesh_oracle import MeshOracle, VisibilityOptimum
+
+    exact = VisibilityOptimum(MeshOracle(mesh))
+    return np.array([exact.length(np.array(r.start), np.array(r.goal)) for r in rows])
+
+
+def report_optimal(godot_bin: Path) -> None:
+    """Optimal mode: arena against the any-angle optimum, aurora (all queries) against Godot."""
+    print('\n== optimal mode (Polyanya, query option "optimal": true)')
+    mesh = load_polyanya_mesh(DATA / "arena.mesh")
+    rows = read_mesh_scenarios(DATA / "arena.anyangle.scen")
+    printed = np.array([r.length for r in rows])
+    length, secs = ours_optimal(mesh, rows)
+    exact = _exact_arena(mesh, rows)
+    rel_file = np.abs(length - printed) / np.maximum(printed, 1e-12)
+    rel_exact = np.abs(length - exact) / np.maximum(exact, 1e-12)
+    found = int(np.sum(length >= 0))
+    print(f"arena.mesh, {len(rows)} queries: found {found}, median {np.median(secs) * 1e3:.3f} ms")
+    print(
+        f"  max relative error against the exact optimum (visibility graph): {rel_exact.max():.2e}; "
+        f"shorter than it: {int(np.sum(length < exact * (1 - 1e-9)))}"
+    )
+    print(
+        f"  against arena.anyangle.scen (5-6 printed digits): max relative error {rel_file.max():.2e}, "
+        f"max |difference| {np.abs(length - printed).max():.2e}"
+    )
+    aurora = load_polyanya_mesh(DATA / "aurora.mesh")
+    rows = read_mesh_scenarios(DATA / "aurora.scen")
+    length, secs = ours_optimal(aurora, rows)
+    default, default_secs = ours(aurora, rows)
+    g_len, g_secs = godot(godot_bin, aurora, rows, unlimited=True)
+    side_len, side_secs = sidecar_optimal(aurora, rows, "aurora")
+    both = (length >= 0) & (g_len >= 0)
+    print(f"aurora.mesh, all {len(rows)} queries (godot* = query_path without a polygon cap)")
+    print(f"{'':22}{'median ms':>11}{'mean ms':>9}{'found':>7}{'mean length / optimal':>23}")
+    for name, lens, sec in (
+        ("ours optimal", length, secs),
+        ("ours optimal, sidecar", side_len, side_secs),
+        ("ours default", default, default_secs),
+        ("godot*", g_len, g_secs),
+    ):
+        ok = both & (lens >= 0)
+        ratio = np.mean(lens[ok] / length[ok])
+        found = int(np.sum(lens >= 0))
+        print(f"{name:22}{np.median(sec) * 1e3:11.3f}{np.mean(sec) * 1e3:9.3f}{found:7d}{ratio:23.5f}")
+    print(
+        f"  optimal median / godot* median: {np.median(secs) / np.median(g_secs):.2f} "
+        f"(sidecar: {np.median(side_secs) / np.median(g_secs):.2f}); "
+        f"sidecar lengths equal in-process: {bool(np.allclose(side_len, length, rtol=1e-9))}"
+    )
+    straight = np.array([math.dist(r.start, r.goal) for r in rows])
+    # Godot returns float32 points and may move the start by ~1e-3: compare at that tolerance.
+    print(
+        f"  optimal longer than godot* by > 1e-3: {int(np.sum(both & (length > g_len + 1e-3)))} "
+        f"(largest excess {np.max((length - g_len)[both]):.1e}); longer than ours default: "
+        f"{int(np.sum(length > default + 1e-9))}; shorter than the straight line: "
+        f"{int(np.sum(length < straight - 1e-9))}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--aurora-sample", type=int, default=200, help="aurora queries (evenly spaced)")
     parser.add_argument(
         "--godot", type=Path, default=REPO / ".godot" / "godot", help="headless Godot 4 binary"
     )
+    parser.add_argument("--optimal-only", action="store_true", help="only the optimal-mode section")
     args = parser.parse_args(argv)
-    report_arena(args.godot)
-    report_aurora(args.godot, args.aurora_sample)
+    if not args.optimal_only:
+        report_arena(args.godot)
+        report_aurora(args.godot, args.aurora_sample)
+    report_optimal(args.godot)
     return 0
 
 

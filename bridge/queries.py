@@ -36,10 +36,11 @@ OPTION_KEYS = (
     "max_expansions",
     "agent",
     "ignore_agents",
+    "optimal",
     "hierarchical",
     "corridor",
 )
-PATH_OPTION_KEYS = OPTION_KEYS[:5]
+PATH_OPTION_KEYS = OPTION_KEYS[:6]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +70,7 @@ def parse_options(options: Params, cap: int, default: int | None = None) -> Quer
         max_expansions=min(budget, cap),
         agent=agent,
         ignore_agents=options.flag("ignore_agents"),
+        optimal=options.flag("optimal"),
     )
 
 
@@ -116,6 +118,10 @@ def parse_query(
     options.only(*OPTION_KEYS)
     hierarchical, corridor = options.flag("hierarchical"), options.flag("corridor")
     check_query_flags(hierarchical, corridor, entry.hierarchy, options.where)
+    if hierarchical and options.flag("optimal"):  # the hierarchy's paths are near-optimal only
+        raise BadRequestError(
+            f"{options.where}: 'optimal' and 'hierarchical' exclude each other", {"field": "optimal"}
+        )
     plain = Params({k: v for k, v in options.values.items() if k in PATH_OPTION_KEYS}, options.where)
     return Query(
         graph_id=entry.graph_id,

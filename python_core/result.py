@@ -73,6 +73,8 @@ class QueryOptions:
         max_expansions: stop after this many expansions with ``budget_exhausted``; None for no limit.
         agent: the id of the agent asking (grids): its own cell never blocks it.
         ignore_agents: plan through agents as if none were placed (grids).
+        optimal: navmeshes: the exactly shortest path (Polyanya) instead of the corridor + funnel;
+            grid and waypoint searches are exact already and ignore it.
     """
 
     heuristic: str | None = None
@@ -80,3 +82,4 @@ class QueryOptions:
     max_expansions: int | None = None
     agent: int | None = None
     ignore_agents: bool = False
+    optimal: bool = False

@@ -19,6 +19,7 @@ from python_core.navigation.base import NoHierarchy
 from python_core.navigation.interface import Endpoint, EndpointForm
 from python_core.navigation.updates import Update
 from python_core.navmesh import NavMesh
+from python_core.navmesh.polyanya import find_optimal_path
 from python_core.result import PathResult, QueryOptions
 
 __all__ = ["NavMeshNavigator"]
@@ -74,13 +75,17 @@ class NavMeshNavigator(NoHierarchy):
         hierarchical: bool = False,
         corridor: bool = False,
     ) -> PathResult:
-        """A* over portals, then the funnel (see :meth:`NavMesh.find_path`).
+        """A* over portals, then the funnel (see :meth:`NavMesh.find_path`); with
+        ``options.optimal``, the exactly shortest path by Polyanya
+        (:func:`python_core.navmesh.polyanya.find_optimal_path`).
 
         Raises:
             UnsupportedOperationError: ``hierarchical`` or ``corridor`` (only grids have a hierarchy).
         """
         if hierarchical or corridor:
             raise self._refuse()
+        if options is not None and options.optimal:
+            return find_optimal_path(self._mesh, start, goal, options=options)
         return self._mesh.find_path(start, goal, options=options)
 
     def apply(self, updates: Sequence[Update]) -> None:
