@@ -73,6 +73,8 @@ class QueryOptions:
         max_expansions: stop after this many expansions with ``budget_exhausted``; None for no limit.
         agent: the id of the agent asking (grids): its own cell never blocks it.
         ignore_agents: plan through agents as if none were placed (grids).
+        layers: the query's navigation layer mask (navmeshes, as Godot's ``navigation_layers``):
+            polygons and links sharing no bit with it are avoided; None admits every layer.
     """
 
     heuristic: str | None = None
@@ -80,3 +82,4 @@ class QueryOptions:
     max_expansions: int | None = None
     agent: int | None = None
     ignore_agents: bool = False
+    layers: int | None = None
