@@ -36,10 +36,11 @@ OPTION_KEYS = (
     "max_expansions",
     "agent",
     "ignore_agents",
+    "navigation_layers",
     "hierarchical",
     "corridor",
 )
-PATH_OPTION_KEYS = OPTION_KEYS[:5]
+PATH_OPTION_KEYS = OPTION_KEYS[:6]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +64,18 @@ def parse_options(options: Params, cap: int, default: int | None = None) -> Quer
     fallback = cap if default is None else default
     budget = options.integer("max_expansions", minimum=0) if options.has("max_expansions") else fallback
     agent = options.agent_id("agent") if options.has("agent") else None
+    layers = (
+        options.integer("navigation_layers", minimum=0, maximum=0xFFFFFFFF)
+        if options.has("navigation_layers")
+        else None
+    )
     return QueryOptions(
         heuristic=heuristic,
         allow_partial=options.flag("allow_partial"),
         max_expansions=min(budget, cap),
         agent=agent,
         ignore_agents=options.flag("ignore_agents"),
+        layers=layers,
     )
 
 
