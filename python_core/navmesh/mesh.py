@@ -193,8 +193,11 @@ class NavMesh:
         """A uniform grid over the polygons' bounding boxes (CSR of polygon ids per bucket), and
         each polygon's plane (height as a function of the plane point) in 3D."""
         xy = self._xy[self.poly_verts]
-        lo = np.minimum.reduceat(xy, self.poly_ptr[:-1], axis=0)
-        hi = np.maximum.reduceat(xy, self.poly_ptr[:-1], axis=0)
+        # boxes grown a little, so a point on an edge that rounding puts just outside its
+        # polygon's box (across a bucket border) is still looked up in that polygon
+        pad = 1e-6 * (1.0 + float(np.abs(xy).max()))
+        lo = np.minimum.reduceat(xy, self.poly_ptr[:-1], axis=0) - pad
+        hi = np.maximum.reduceat(xy, self.poly_ptr[:-1], axis=0) + pad
         self._origin = lo.min(axis=0)
         extent = np.maximum(hi.max(axis=0) - self._origin, 1e-9)
         self._cell = float(np.sqrt(extent[0] * extent[1] / self.polygon_count)) * 1.5 or 1.0

@@ -99,7 +99,8 @@ def test_region_joined_only_by_a_link(godot_paths: list[np.ndarray]) -> None:
     ours = _ours(REGIONS, [LINK]).mesh.find_path((5, 2), (35, 5), layers=1)
     assert _reaches(godot_paths[1], [35, 5])
     assert ours.found
-    assert [16.0, 8.0] in ours.points.tolist() and [30.0, 8.0] in ours.points.tolist()
+    assert [16.0, 8.0] in ours.points.tolist()
+    assert [30.0, 8.0] in ours.points.tolist()
     assert ours.cost <= _length(godot_paths[1]) + 1e-3
 
 
@@ -113,11 +114,15 @@ def test_a_layer_mask_changes_the_path_as_in_godot(godot_paths: list[np.ndarray]
     nav = _ours(REGIONS, [LINK])
     long_way = nav.mesh.find_path((2, 8), (16, 24), layers=1)
     shortcut = nav.mesh.find_path((2, 8), (16, 24), layers=3)
-    assert long_way.found and shortcut.found
+    assert long_way.found
+    assert shortcut.found
     g_long, g_short = _length(godot_paths[3]), _length(godot_paths[4])
-    assert _reaches(godot_paths[3], [16, 24]) and _reaches(godot_paths[4], [16, 24])
-    assert g_short < g_long - 1.0 and shortcut.cost < long_way.cost - 1.0
-    assert long_way.cost <= g_long + 1e-3 and shortcut.cost <= g_short + 1e-3
+    assert _reaches(godot_paths[3], [16, 24])
+    assert _reaches(godot_paths[4], [16, 24])
+    assert g_short < g_long - 1.0
+    assert shortcut.cost < long_way.cost - 1.0
+    assert long_way.cost <= g_long + 1e-3
+    assert shortcut.cost <= g_short + 1e-3
     assert not (set(nav.region_polygons(4)) | set(nav.region_polygons(5))) & set(long_way.nodes.tolist())
 
 
