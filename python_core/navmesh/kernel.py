@@ -125,6 +125,31 @@ def _locate(st: Any, qx: float, qy: float, h: float, mask: int, eps: float = 1e-
 
 
 @jit
+def _holding(st: Any, poly: int, qx: float, qy: float, mask: int) -> I64:  # noqa: PLR0917
+    """Every allowed polygon holding the plane point that ``poly`` (the one located) holds too, at
+    the same height: a point on a shared vertex or edge lies in several, and on a grid-made mesh
+    two of them may touch only there (a diagonal gap), so the search starts from all of them."""
+    out = np.empty(16, np.int64)
+    out[0] = poly
+    count = 1
+    cx = math.floor((qx - st.origin[0]) / st.cell)
+    cy = math.floor((qy - st.origin[1]) / st.cell)
+    if cx < 0 or cy < 0 or cx >= st.cols or cy >= st.rows:
+        return out[:1]
+    c = cy * st.cols + cx
+    h = _height(st, poly, qx, qy)
+    for k in range(st.cell_ptr[c], st.cell_ptr[c + 1]):
+        p = st.cell_polys[k]
+        if p == poly or count == 16 or st.poly_layers[p] & mask == 0 or not _inside(st, p, qx, qy):
+            continue
+        if st.up >= 0 and abs(_height(st, p, qx, qy) - h) > 1e-6 * (1.0 + abs(h)):
+            continue
+        out[count] = p
+        count += 1
+    return out[:count]
+
+
+@jit
 def _closest(st: Any, qx: float, qy: float, h: float, mask: int) -> tuple[int, float, float]:
     """The allowed polygon nearest the point and the closest point on it (the point itself when
     inside); ``(-1, qx, qy)`` when no polygon shares ``mask``. Buckets are searched ring by ring
@@ -290,10 +315,50 @@ def _reset(sc: Any, st: Any, count: int) -> None:
 
 
 @jit
+def _seed(  # noqa: PLR0917, PLR0913
+    st: Any,
+    sc: Any,
+    poly: int,
+    sx: float,
+    sy: float,
+    sz: float,
+    gx: float,
+    gy: float,
+    gz: float,
+    mask: int,
+    count: int,
+    size: int,
+    keys: F64,
+    nodes: I64,
+) -> tuple[int, int, F64, I64]:
+    """Open the nodes leaving ``poly`` at their straight distance from the start."""
+    work, opened, group_key, touched = sc.work, sc.opened, sc.group_key, sc.touched
+    travel = st.poly_travel[poly]
+    for k in range(st.out_ptr[poly], st.out_ptr[poly + 1]):
+        v = st.out_nodes[k]
+        if st.node_layers[v] & mask == 0:
+            continue
+        gv = _h(work, v, sx, sy, sz) * travel
+        if gv < work[v, 0]:
+            if work[v, 0] == np.inf:
+                touched[count] = v
+                count += 1
+            work[v, 0] = gv
+            opened[v] = True
+            f = gv + st.scale * _h(work, v, gx, gy, gz)
+            grp = _group(v, st.portal_nodes, st.samples)
+            if f < group_key[grp]:
+                group_key[grp] = f
+                keys, nodes, size = _push(keys, nodes, size, f, grp)
+    return count, size, keys, nodes
+
+
+@jit
 def _search(  # noqa: PLR0917, PLR0912, PLR0915
-    st: Any, sc: Any, ps: F64, pg: F64, poly_s: int, poly_g: int, mask: int, budget: int
+    st: Any, sc: Any, ps: F64, pg: F64, starts: I64, goals: I64, mask: int, budget: int
 ) -> tuple[int, int, int, int]:
-    """A* from ``ps`` in ``poly_s`` to ``pg`` in ``poly_g`` over the search graph, by groups.
+    """A* from ``ps`` (in each polygon of ``starts``) to ``pg`` (in each of ``goals``) over the
+    search graph, by groups.
 
     The points of one portal are expanded together: the heap holds groups keyed by the least
     ``f`` of their open points, so one pop settles up to ``samples`` points and a group is pushed
@@ -320,26 +385,12 @@ def _search(  # noqa: PLR0917, PLR0912, PLR0915
     cap = 1024
     keys, nodes = np.empty(cap), np.empty(cap, np.int64)
     size = 0
-    travel_s = st.poly_travel[poly_s]
-    for k in range(st.out_ptr[poly_s], st.out_ptr[poly_s + 1]):
-        v = st.out_nodes[k]
-        if node_layers[v] & mask == 0:
-            continue
-        gv = _h(work, v, sx, sy, sz) * travel_s
-        if gv < work[v, 0]:
-            if work[v, 0] == np.inf:
-                touched[count] = v
-                count += 1
-            work[v, 0] = gv
-            opened[v] = True
-            f = gv + scale * _h(work, v, gx, gy, gz)
-            grp = _group(v, portal_nodes, samples)
-            if f < group_key[grp]:
-                group_key[grp] = f
-                keys, nodes, size = _push(keys, nodes, size, f, grp)
+    for i in range(starts.shape[0]):
+        count, size, keys, nodes = _seed(
+            st, sc, starts[i], sx, sy, sz, gx, gy, gz, mask, count, size, keys, nodes
+        )
     goal_g = math.inf
     goal_from = -1
-    travel_g = st.poly_travel[poly_g]
     expanded = 0
     best, best_h = -1, math.inf
     link_groups = portal_nodes // samples
@@ -363,10 +414,11 @@ def _search(  # noqa: PLR0917, PLR0912, PLR0915
             if h_u < best_h:
                 best, best_h = u, h_u
             g_u = work[u, 0]
-            if dst[u] == poly_g:
-                cand = g_u + enter[u] + h_u * travel_g
-                if cand < goal_g:
-                    goal_g, goal_from = cand, u
+            for i in range(goals.shape[0]):
+                if dst[u] == goals[i]:
+                    cand = g_u + enter[u] + h_u * st.poly_travel[goals[i]]
+                    if cand < goal_g:
+                        goal_g, goal_from = cand, u
             for j in range(indptr[u], indptr[u + 1]):
                 v = indices[j]
                 new_g = g_u + costs[j]
@@ -553,6 +605,12 @@ def nav_query(  # noqa: PLR0917
     _lift(st, poly_s, qsx, qsy, ends, 0)
     _lift(st, poly_g, qgx, qgy, ends, 1)
     ps, pg = ends[0], ends[1]
+    starts = _holding(st, poly_s, qsx, qsy, mask)
+    goals = _holding(st, poly_g, qgx, qgy, mask)
+    for i in range(starts.shape[0]):
+        for j in range(goals.shape[0]):
+            if starts[i] == goals[j]:
+                poly_s = poly_g = starts[i]
     if poly_s == poly_g:
         pts = np.empty((2, dim))
         pts[0], pts[1] = ps, pg
@@ -560,7 +618,7 @@ def nav_query(  # noqa: PLR0917
         if np.sum((pg - ps) ** 2) == 0.0:
             return SEARCH_FOUND, 0, pts[:1].copy(), np.array([poly_s]), 0.0
         return SEARCH_FOUND, 0, pts, np.array([poly_s]), cost
-    status, end, expanded, touched = _search(st, sc, ps, pg, poly_s, poly_g, mask, budget)
+    status, end, expanded, touched = _search(st, sc, ps, pg, starts, goals, mask, budget)
     answer = _finish(st, sc, status, end, expanded, ps, pg, poly_s, gx, gy, partial)
     _reset(sc, st, touched)
     return answer
@@ -608,6 +666,8 @@ def _finish(  # noqa: PLR0917
     for k in range(length - 1, -1, -1):
         chain[k] = u
         u = parent[u]
+    if length > 0:
+        poly_s = st.src[chain[0]]  # the start polygon the search set out from
     corridor = np.empty(length + 1, np.int64)
     corridor[0] = poly_s
     for k in range(length):
