@@ -100,12 +100,12 @@ def test_travel_and_enter_costs_weigh_the_path() -> None:
 def test_closest_point_finds_the_nearest_polygon_far_off_the_mesh() -> None:
     rng = np.random.default_rng(3)
     verts = rng.uniform(0, 100, (40, 2))
-    from scipy.spatial import Delaunay  # noqa: PLC0415
+    from scipy.spatial import Delaunay
 
     tris = Delaunay(verts).simplices
     mesh = NavMesh(verts, tris.tolist())
     for point in rng.uniform(-50, 150, (200, 2)):
-        pt, poly = mesh.closest_point(point)
+        pt, _poly = mesh.closest_point(point)
         # brute force over every polygon edge: the distance must be the least
         best = math.inf
         for p in range(mesh.polygon_count):

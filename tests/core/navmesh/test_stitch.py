@@ -68,7 +68,7 @@ def test_a_3d_junction_splits_in_3d() -> None:
 
 @pytest.mark.parametrize("margin", [-1.0, float("nan")])
 def test_bad_margin_is_rejected(margin: float) -> None:
-    from python_core.errors import InvalidGraphError  # noqa: PLC0415
+    from python_core.errors import InvalidGraphError
 
     with pytest.raises(InvalidGraphError, match="edge_margin"):
         NavMesh([[0, 0], [1, 0], [1, 1]], [[0, 1, 2]], edge_margin=margin)
