@@ -167,6 +167,8 @@ def conform(
             return
         pa, pb = vertices[flat[corner]], vertices[flat[nxt[corner]]]
         point = pa + t * (pb - pa)
+        if min(np.linalg.norm(point - pa), np.linalg.norm(point - pb)) <= weld:
+            return  # the overlap ends at this edge's own end (as welded): nothing to split
         if other_vertex >= 0 and np.linalg.norm(vertices[other_vertex] - point) <= weld:
             vid = other_vertex
         else:
