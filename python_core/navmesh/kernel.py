@@ -125,7 +125,7 @@ def _locate(st: Any, qx: float, qy: float, h: float, mask: int, eps: float = 1e-
 
 
 @jit
-def _holding(st: Any, poly: int, qx: float, qy: float, mask: int) -> I64:  # noqa: PLR0917
+def _holding(st: Any, poly: int, qx: float, qy: float, mask: int) -> I64:
     """Every allowed polygon holding the plane point that ``poly`` (the one located) holds too, at
     the same height: a point on a shared vertex or edge lies in several, and on a grid-made mesh
     two of them may touch only there (a diagonal gap), so the search starts from all of them."""
@@ -315,7 +315,7 @@ def _reset(sc: Any, st: Any, count: int) -> None:
 
 
 @jit
-def _seed(  # noqa: PLR0917, PLR0913
+def _seed(  # noqa: PLR0917
     st: Any,
     sc: Any,
     poly: int,

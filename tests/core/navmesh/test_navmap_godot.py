@@ -52,7 +52,8 @@ def _godot_paths(regions: dict[int, dict[str, Any]], links: list[dict[str, Any]]
     run = subprocess.run(
         cmd, capture_output=True, text=True, timeout=300, check=False, stdin=subprocess.DEVNULL
     )
-    assert run.returncode == 0 and dst.exists(), run.stdout + run.stderr
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert dst.exists(), run.stdout + run.stderr
     return [np.asarray(p, dtype=float).reshape(-1, 2) for p in json.loads(dst.read_text())["paths"]]
 
 
