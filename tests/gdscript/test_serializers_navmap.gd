@@ -33,7 +33,8 @@ func test_scene_2d_regions_links_layers_and_costs() -> void:
 	assert_eq(moved["layers"], 2)
 	assert_eq(moved["enter_cost"], 3.0)
 	assert_eq(moved["travel_cost"], 2.0)
-	assert_eq(moved["vertices"].to_float32_array()[0], 10.0)  # in the root's frame
+	var vertices: PackedByteArray = moved["vertices"]
+	assert_eq(vertices.to_float32_array()[0], 10.0)  # in the root's frame
 	var links: Array = params["links"]
 	assert_eq(links.size(), 1)
 	var wire: Dictionary = links[0]

@@ -51,7 +51,8 @@ static func from_scene_2d(root: Node, id: String) -> Dictionary:
 	var links: Array[Dictionary] = []
 	for node: Node in _all(root):
 		if node is NavigationLink2D:
-			links.append(link_2d(node, links.size()))
+			var link: NavigationLink2D = node
+			links.append(link_2d(link, links.size()))
 	var margin: float = DEFAULT_EDGE_MARGIN_2D
 	var radius: float = DEFAULT_LINK_RADIUS_2D
 	if root is CanvasItem and root.is_inside_tree():
@@ -82,7 +83,8 @@ static func from_scene_3d(root: Node, id: String) -> Dictionary:
 	var links: Array[Dictionary] = []
 	for node: Node in _all(root):
 		if node is NavigationLink3D:
-			links.append(link_3d(node, links.size()))
+			var link: NavigationLink3D = node
+			links.append(link_3d(link, links.size()))
 	var margin: float = DEFAULT_EDGE_MARGIN_3D
 	var radius: float = DEFAULT_LINK_RADIUS_3D
 	if root is Node3D and root.is_inside_tree():
@@ -105,7 +107,10 @@ static func link_2d(link: NavigationLink2D, link_id: int) -> Dictionary:
 	else:
 		start = link.transform * start
 		end = link.transform * end
-	return _link(link_id, [start.x, start.y], [end.x, end.y], link)
+	var wire: Dictionary = _link(link_id, [start.x, start.y], [end.x, end.y], link.bidirectional)
+	return _link_costs(
+		wire, link.enter_cost, link.travel_cost, link.navigation_layers, link.enabled
+	)
 
 
 ## The wire map of [param link] (global ends) under [param link_id].
@@ -118,7 +123,12 @@ static func link_3d(link: NavigationLink3D, link_id: int) -> Dictionary:
 	else:
 		start = link.transform * start
 		end = link.transform * end
-	return _link(link_id, [start.x, start.y, start.z], [end.x, end.y, end.z], link)
+	var wire: Dictionary = _link(
+		link_id, [start.x, start.y, start.z], [end.x, end.y, end.z], link.bidirectional
+	)
+	return _link_costs(
+		wire, link.enter_cost, link.travel_cost, link.navigation_layers, link.enabled
+	)
 
 
 ## The region ids [method from_scene_2d] / [method from_scene_3d] give, by node.
@@ -177,17 +187,18 @@ static func _region(
 	}
 
 
-static func _link(link_id: int, start: Array, end: Array, link: Node) -> Dictionary:
-	return {
-		"id": link_id,
-		"start": start,
-		"end": end,
-		"bidirectional": bool(link.get("bidirectional")),
-		"enter_cost": float(link.get("enter_cost")),
-		"travel_cost": float(link.get("travel_cost")),
-		"layers": int(link.get("navigation_layers")),
-		"enabled": bool(link.get("enabled")),
-	}
+static func _link(link_id: int, start: Array, end: Array, bidirectional: bool) -> Dictionary:
+	return {"id": link_id, "start": start, "end": end, "bidirectional": bidirectional}
+
+
+static func _link_costs(
+	wire: Dictionary, enter_cost: float, travel_cost: float, layers: int, enabled: bool
+) -> Dictionary:
+	wire["enter_cost"] = enter_cost
+	wire["travel_cost"] = travel_cost
+	wire["layers"] = layers
+	wire["enabled"] = enabled
+	return wire
 
 
 static func _map(
