@@ -35,6 +35,10 @@ const _BRIDGE_PATH := ^"/root/AStarBridge"
 @export_range(0.0, 10.0, 0.05, "or_greater", "suffix:s") var repath_interval: float = 0.0
 ## Extra query options merged into every request (e.g. {"allow_partial": true}).
 @export var path_options: Dictionary = {}
+## Navigation layers the paths may use on a navmesh (as NavigationAgent2D's):
+## polygons and links of regions sharing no bit are avoided. Sent with every request; a
+## [code]"navigation_layers"[/code] key in [member path_options] takes precedence.
+@export_flags_2d_navigation var navigation_layers: int = 1
 
 ## The bridge used for requests; defaults to the [code]AStarBridge[/code] autoload. Any node with
 ## [code]request_path[/code] works (the 2D agent with an agent id also needs
@@ -277,7 +281,10 @@ func _parent_warning() -> String:
 
 ## Hook: the options of the next request (the agent adds its own, e.g. its obstacle id).
 func _query_options() -> Dictionary:
-	return path_options.duplicate()
+	var options: Dictionary = path_options.duplicate()
+	if not options.has("navigation_layers"):
+		options["navigation_layers"] = navigation_layers
+	return options
 
 
 ## Hook: the parent's global position in the follower's 3D space.
