@@ -1,14 +1,18 @@
-"""Navmesh paths: python_core's NavMesh against Godot's NavigationServer2D on the Polyanya meshes.
+"""Navmesh paths: python_core's NavMesh against Godot's NavigationServer2D/3D on the benchmark meshes.
 
 Usage::
 
-    .venv/bin/python bench/navmesh_vs_godot.py [--aurora-sample 200] [--godot .godot/godot] [--optimal-only]
+    .venv/bin/python bench/navmesh_vs_godot.py [--aurora-sample 0] [--godot .godot/godot]
+        [--data ../shared/benchmarks/mesh] [--no-sidecar] [--optimal-only]
 
 One run computes our path lengths on arena (all 160 queries, with the any-angle optimum of
-``arena.anyangle.scen``) and on an evenly spaced sample of aurora queries, runs
-``bench/godot/navmesh_paths.gd`` in headless Godot on the same mesh and queries, and prints the
-ratios to the optimum (arena), the ratio ours / Godot (aurora) and the median time per query.
-Godot paths that stop short of the goal (its default cap of searched polygons) count as incomplete.
+``arena.anyangle.scen``), on aurora (all 2990 queries unless ``--aurora-sample N`` takes N evenly
+spaced) and on the v3 scene ``scene_mp_2p_01`` (2000 queries with their Euclidean optimum; ours as
+a 3D mesh, y up, beside NavigationServer3D), runs ``bench/godot/navmesh_paths.gd`` in headless
+Godot on the same meshes and queries, and prints the ratios to the optimum (arena, scene), the
+ratio ours / Godot (aurora) and the median time per query. Godot paths that stop short of the goal
+(its default cap of searched polygons) count as incomplete. Then the same queries go through a
+sidecar (``path.find``, one request at a time, over its socket) with the time per query printed.
 
 The optimal-mode section (:func:`report_optimal`, alone with ``--optimal-only``) runs Polyanya (the
 ``"optimal"`` option) on every arena query against the exact optimum (a visibility graph, and the
@@ -32,12 +36,16 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bridge.sidecar import start_sidecar  # noqa: E402
 from python_core.formats.polyanya import MeshScenario, load_polyanya_mesh, read_mesh_scenarios  # noqa: E402
+from python_core.formats.polyanya_v3 import parse_polyanya_v3  # noqa: E402
 from python_core.navmesh import NavMesh  # noqa: E402
 from python_core.navmesh.polyanya import find_optimal_path  # noqa: E402
 
-DATA = REPO / "tests" / "data" / "mesh"
+SHARED = REPO.parent / "shared" / "benchmarks" / "mesh"
+DATA = SHARED if SHARED.is_dir() else REPO / "tests" / "data" / "mesh"
 SCRIPT = REPO / "bench" / "godot" / "navmesh_paths.gd"
+SCENE = "v3/scene_mp_2p_01.mesh"
 
 
 def ours(mesh: NavMesh, rows: list[MeshScenario]) -> tuple[np.ndarray, np.ndarray]:
@@ -52,20 +60,30 @@ def ours(mesh: NavMesh, rows: list[MeshScenario]) -> tuple[np.ndarray, np.ndarra
 
 
 def godot(
-    godot_bin: Path, mesh: NavMesh, rows: list[MeshScenario], *, unlimited: bool
+    godot_bin: Path,
+    mesh: NavMesh,
+    rows: list[MeshScenario],
+    *,
+    unlimited: bool,
+    dim: int = 2,
+    cell_size: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Godot's path lengths and seconds per query (optimize = true).
 
     ``unlimited=False`` is plain ``map_get_path``; True is ``query_path`` with
     ``path_search_max_polygons = 0``. A path that stops short of the goal (Godot gives up after
-    its polygon cap and returns a path to the closest polygon so far) counts as -1.
+    its polygon cap and returns a path to the closest polygon so far) counts as -1. ``dim=3``
+    runs NavigationServer3D (no cap) on the mesh laid flat; a 3D ``mesh`` is sent as (x, z).
     """
     polygons = [mesh.polygon(p).tolist() for p in range(mesh.polygon_count)]
+    flat = mesh.vertices[:, [0, 2]] if mesh.dim == 3 else mesh.vertices
     payload = {
-        "vertices": mesh.vertices.tolist(),
+        "vertices": flat.tolist(),
         "polygons": polygons,
         "queries": [[*row.start, *row.goal] for row in rows],
         "unlimited": unlimited,
+        "dim": dim,
+        "cell_size": cell_size,
     }
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "in.json", Path(tmp) / "out.json"
@@ -105,7 +123,7 @@ def report_arena(godot_bin: Path) -> None:
 def report_aurora(godot_bin: Path, sample: int) -> None:
     mesh = load_polyanya_mesh(DATA / "aurora.mesh")
     every = read_mesh_scenarios(DATA / "aurora.scen")
-    rows = [every[i] for i in np.linspace(0, len(every) - 1, sample).astype(int)]
+    rows = every if sample <= 0 else [every[i] for i in np.linspace(0, len(every) - 1, sample).astype(int)]
     octile = np.array([r.length for r in rows])
     ours_len, ours_t = ours(mesh, rows)
     runs = [("ours", ours_len, ours_t)]
@@ -128,6 +146,81 @@ def report_aurora(godot_bin: Path, sample: int) -> None:
         f"ours / godot*: mean {ratio.mean():.5f}, min {ratio.min():.5f}, max {ratio.max():.5f}; "
         f"ours shorter on {int(np.sum(ratio < 1 - 1e-6))}, longer on {int(np.sum(ratio > 1 + 1e-6))}"
     )
+    print(f"median time ours / godot*: {np.median(ours_t) / np.median(runs[2][2]):.3f}x")
+
+
+def scene_3d() -> tuple[NavMesh, list[MeshScenario]]:
+    """The v3 scene as a 3D mesh (x, 0, y; y up) and its queries lifted the same way."""
+    flat, polygons = parse_polyanya_v3((DATA / SCENE).read_text(encoding="ascii"), SCENE)
+    verts = np.zeros((flat.shape[0], 3))
+    verts[:, 0], verts[:, 2] = flat[:, 0], flat[:, 1]
+    return NavMesh(verts, polygons, up_axis=1), read_mesh_scenarios(DATA / (SCENE + ".scen"))
+
+
+def report_scene(godot_bin: Path) -> None:
+    """The 3D scene: ours in 3D beside NavigationServer3D, both against the Euclidean optimum."""
+    mesh, rows = scene_3d()
+    lifted = [
+        MeshScenario(r.bucket, r.map_name, r.width, r.height, (r.start[0], 0.0, r.start[1]),  # type: ignore[arg-type]
+                     (r.goal[0], 0.0, r.goal[1]), r.length)  # type: ignore[arg-type]
+        for r in rows
+    ]  # fmt: skip
+    opt = np.array([r.length for r in rows])
+    ours_len, ours_t = ours(mesh, lifted)
+    g_len, g_t = godot(godot_bin, mesh, rows, unlimited=True, dim=3, cell_size=0.01)
+    print(f"\n{SCENE} as a 3D mesh, {len(rows)} queries (ratio = length / Euclidean optimum)")
+    print("godot* = NavigationServer3D.query_path, no polygon cap, cell size 0.01")
+    print(f"{'':8}{'mean':>10}{'worst':>10}{'below opt':>11}{'no path':>9}{'median ms':>11}")
+    keep = opt > 0
+    for name, length, secs in (("ours", ours_len, ours_t), ("godot*", g_len, g_t)):
+        ok = keep & (length >= 0)
+        ratio = length[ok] / opt[ok]
+        below = int(np.sum((length >= 0) & (length < opt - 1e-4 * np.maximum(opt, 1.0))))
+        print(
+            f"{name:8}{ratio.mean():10.5f}{ratio.max():10.5f}{below:11d}{int(np.sum(length < 0)):9d}"
+            f"{np.median(secs) * 1e3:11.3f}"
+        )
+    print(f"median time ours / godot*: {np.median(ours_t) / np.median(g_t):.3f}x")
+
+
+def report_sidecar(aurora_sample: int) -> None:
+    """The same queries through a sidecar: one ``path.find`` at a time, timed at the client."""
+    meshes: list[tuple[str, NavMesh, list[MeshScenario]]] = [
+        ("arena", load_polyanya_mesh(DATA / "arena.mesh"), read_mesh_scenarios(DATA / "arena.anyangle.scen")),
+    ]
+    every = read_mesh_scenarios(DATA / "aurora.scen")
+    if aurora_sample > 0:
+        every = [every[i] for i in np.linspace(0, len(every) - 1, aurora_sample).astype(int)]
+    meshes.append(("aurora", load_polyanya_mesh(DATA / "aurora.mesh"), every))
+    scene, scene_rows = scene_3d()
+    lifted = [
+        MeshScenario(r.bucket, r.map_name, r.width, r.height, (r.start[0], 0.0, r.start[1]),  # type: ignore[arg-type]
+                     (r.goal[0], 0.0, r.goal[1]), r.length)  # type: ignore[arg-type]
+        for r in scene_rows
+    ]  # fmt: skip
+    meshes.append(("scene 3D", scene, lifted))
+    print("\nthrough the sidecar (path.find, one request at a time, timed at the client)")
+    print(f"{'':10}{'queries':>8}{'median ms':>11}{'mean ms':>10}{'in process median ms':>22}")
+    with (
+        start_sidecar("--log-level", "WARNING", stderr=subprocess.DEVNULL) as sidecar,
+        sidecar.connect(timeout=600) as client,
+    ):
+        for name, mesh, rows in meshes:
+            polygons = [mesh.polygon(p).tolist() for p in range(mesh.polygon_count)]
+            client.load_navmesh(name, mesh.vertices, polygons)
+            client.find(name, rows[0].start, rows[0].goal)
+            secs = []
+            for row in rows:
+                t0 = time.perf_counter()
+                answer = client.find(name, row.start, row.goal)
+                secs.append(time.perf_counter() - t0)
+                if answer["status"] != "found":
+                    raise SystemExit(f"{name}: the sidecar found no path for {row}")
+            _lengths, local = ours(mesh, rows)
+            print(
+                f"{name:10}{len(rows):8d}{np.median(secs) * 1e3:11.3f}{np.mean(secs) * 1e3:10.3f}"
+                f"{np.median(local) * 1e3:22.3f}"
+            )
 
 
 # -- optimal mode (Polyanya, the "optimal" query option) ---------------------------------------------
@@ -231,7 +324,10 @@ def report_optimal(godot_bin: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--aurora-sample", type=int, default=200, help="aurora queries (evenly spaced)")
+    parser.add_argument(
+        "--aurora-sample", type=int, default=0, help="aurora queries (evenly spaced; 0: all 2990)"
+    )
+    parser.add_argument("--no-sidecar", action="store_true", help="skip the sidecar section")
     parser.add_argument(
         "--godot", type=Path, default=REPO / ".godot" / "godot", help="headless Godot 4 binary"
     )
@@ -240,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.optimal_only:
         report_arena(args.godot)
         report_aurora(args.godot, args.aurora_sample)
+        report_scene(args.godot)
+        if not args.no_sidecar:
+            report_sidecar(args.aurora_sample)
     report_optimal(args.godot)
     return 0
 

@@ -220,6 +220,82 @@ class Client:
             params["up_axis"] = up_axis
         return dict(self.call("graph.load_navmesh", params))
 
+    @staticmethod
+    def region(
+        region_id: int,
+        vertices: npt.ArrayLike,
+        polygons: Iterable[Sequence[int]],
+        *,
+        layers: int = 1,
+        enter_cost: float = 0.0,
+        travel_cost: float = 1.0,
+        transform: Sequence[float] | None = None,
+    ) -> dict[str, Any]:
+        """The wire map of one region (for :meth:`load_navmap` and a ``regions`` update's
+        ``{"op": "set", **region}``); ``transform`` as Godot's Transform2D (6 numbers: x axis,
+        y axis, origin) or Transform3D (12: basis columns, origin)."""
+        verts = np.asarray(vertices, dtype=np.float64)
+        polys = [list(p) for p in polygons]
+        out: dict[str, Any] = {
+            "id": int(region_id),
+            "vertices": _bin(verts, "<f4"),
+            "indices": _bin([i for p in polys for i in p], "<i4"),
+            "sizes": _bin([len(p) for p in polys], "<i4"),
+            "layers": int(layers),
+            "enter_cost": float(enter_cost),
+            "travel_cost": float(travel_cost),
+        }
+        if transform is not None:
+            out["transform"] = [float(v) for v in transform]
+        return out
+
+    @staticmethod
+    def link(
+        link_id: int,
+        start: Sequence[float],
+        end: Sequence[float],
+        *,
+        bidirectional: bool = True,
+        enter_cost: float = 0.0,
+        travel_cost: float = 1.0,
+        layers: int = 1,
+        enabled: bool = True,
+    ) -> dict[str, Any]:
+        """The wire map of one off-mesh link (as Godot's NavigationLink2D/3D)."""
+        return {
+            "id": int(link_id), "start": [float(v) for v in start], "end": [float(v) for v in end],
+            "bidirectional": bool(bidirectional), "enter_cost": float(enter_cost),
+            "travel_cost": float(travel_cost), "layers": int(layers), "enabled": bool(enabled),
+        }  # fmt: skip
+
+    def load_navmap(
+        self,
+        graph_id: str,
+        regions: Sequence[dict[str, Any]],
+        links: Sequence[dict[str, Any]] = (),
+        *,
+        dim: int = 2,
+        up_axis: str | None = None,
+        edge_margin: float | None = None,
+        link_radius: float | None = None,
+    ) -> dict[str, Any]:
+        """Load a navmesh as several regions (:meth:`region`) joined as Godot joins them, plus
+        links (:meth:`link`); the regions and links can then be changed with :meth:`update`
+        (``regions=[{"op": ...}]``, ``links=[...]``, see PROTOCOL.md)."""
+        params: dict[str, Any] = {
+            "id": graph_id,
+            "dim": int(dim),
+            "regions": list(regions),
+            "links": list(links),
+        }
+        if up_axis is not None:
+            params["up_axis"] = up_axis
+        if edge_margin is not None:
+            params["edge_margin"] = float(edge_margin)
+        if link_radius is not None:
+            params["link_radius"] = float(link_radius)
+        return dict(self.call("graph.load_navmesh", params))
+
     def update(self, graph_id: str, **fields: Any) -> dict[str, Any]:
         """Send ``graph.update`` with the fields as given (see PROTOCOL.md)."""
         return dict(self.call("graph.update", {"id": graph_id, **fields}))

@@ -19,7 +19,7 @@ from typing import Any
 from bridge.errors import UnsupportedError, short_repr
 from bridge.params import Params
 from bridge.protocol import COORDINATE_MAX
-from bridge.updates import UPDATE_KEYS, grid_updates, waypoint_updates
+from bridge.updates import UPDATE_KEYS, grid_updates, navmesh_updates, waypoint_updates
 from python_core.errors import InvalidGraphError
 from python_core.formats.records import from_record
 from python_core.navigation import GridNavigator, Navigator, NavMeshNavigator, Update, WaypointNavigator
@@ -36,8 +36,8 @@ class GraphKind:
         open: a load's record (its fields but ``id`` and ``hierarchy``) -> a navigator; raises
             python_core's ``InvalidGraphError`` on bad data.
         size: the nodes a load would create, from its byte lengths alone.
-        updates: ``graph.update`` fields -> a batch, given the graph's node count; None when this
-            kind cannot be updated.
+        updates: ``graph.update`` fields -> a batch, given the graph; None when this kind cannot
+            be updated.
         hierarchy: loads take a ``hierarchy`` option, ``graph.build_hierarchy`` applies and
             ``graph.info`` reports one.
     """
@@ -45,7 +45,7 @@ class GraphKind:
     name: str
     open: Callable[[Mapping[str, Any]], Navigator[Any]]
     size: Callable[[Params], int]
-    updates: Callable[[Params, int], list[Update]] | None = None
+    updates: Callable[[Params, Navigator[Any]], list[Update]] | None = None
     hierarchy: bool = False
 
     def parse_update(self, params: Params, graph: Navigator[Any]) -> list[Update]:
@@ -53,12 +53,12 @@ class GraphKind:
 
         Raises:
             BadRequestError: fields of the wrong type or size, or of another graph type.
-            UnsupportedError: this kind cannot be updated (navmesh).
+            UnsupportedError: this kind cannot be updated.
         """
         params.only(*UPDATE_KEYS)
         if self.updates is None:
             raise UnsupportedError(f"graph.update: a {self.name} graph cannot be updated; load it again")
-        return self.updates(params, graph.node_count)
+        return self.updates(params, graph)
 
 
 def _length(params: Params, key: str) -> int:
@@ -90,23 +90,42 @@ def _open_grid(record: Mapping[str, Any]) -> Navigator[Any]:
     return GridNavigator(from_record("grid", record), world=world)
 
 
+def _navmesh_size(params: Params) -> int:
+    """Vertices or polygons, whichever is more, of the mesh or of all its regions together."""
+    parts = params.raw("regions") if isinstance(params.raw("regions"), list) else [params.values]
+    verts = sum(
+        len(p.get("vertices", b""))
+        for p in parts
+        if isinstance(p, dict) and isinstance(p.get("vertices"), bytes)
+    )
+    sizes = sum(
+        len(p.get("sizes", b"")) for p in parts if isinstance(p, dict) and isinstance(p.get("sizes"), bytes)
+    )
+    return max(verts // _point_bytes(params), sizes // 4)
+
+
+def _navmesh_updates(params: Params, graph: Navigator[Any]) -> list[Update]:
+    return navmesh_updates(params, graph.dim)
+
+
 GRID = GraphKind(
     "grid",
     _open_grid,
     lambda params: _length(params, "cells"),
-    grid_updates,
+    lambda params, graph: grid_updates(params, graph.node_count),
     hierarchy=True,
 )
 WAYPOINTS = GraphKind(
     "waypoints",
     lambda record: WaypointNavigator(from_record("waypoints", record)),
     lambda params: _length(params, "positions") // _point_bytes(params),
-    waypoint_updates,
+    lambda params, graph: waypoint_updates(params, graph.node_count),
 )
 NAVMESH = GraphKind(
     "navmesh",
     lambda record: NavMeshNavigator(from_record("navmesh", record)),
-    lambda params: max(_length(params, "vertices") // _point_bytes(params), _length(params, "sizes") // 4),
+    _navmesh_size,
+    _navmesh_updates,
 )
 KINDS: dict[str, GraphKind] = {kind.name: kind for kind in (GRID, WAYPOINTS, NAVMESH)}
 """By name, in the order of the protocol's ``graph.load_*`` methods."""

@@ -37,6 +37,7 @@ OPTION_KEYS = (
     "agent",
     "ignore_agents",
     "optimal",
+    "navigation_layers",
     "hierarchical",
     "corridor",
 )
@@ -64,6 +65,11 @@ def parse_options(options: Params, cap: int, default: int | None = None) -> Quer
     fallback = cap if default is None else default
     budget = options.integer("max_expansions", minimum=0) if options.has("max_expansions") else fallback
     agent = options.agent_id("agent") if options.has("agent") else None
+    layers = (
+        options.integer("navigation_layers", minimum=0, maximum=0xFFFFFFFF)
+        if options.has("navigation_layers")
+        else None
+    )
     return QueryOptions(
         heuristic=heuristic,
         allow_partial=options.flag("allow_partial"),
@@ -71,6 +77,7 @@ def parse_options(options: Params, cap: int, default: int | None = None) -> Quer
         agent=agent,
         ignore_agents=options.flag("ignore_agents"),
         optimal=options.flag("optimal"),
+        layers=layers,
     )
 
 

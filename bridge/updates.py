@@ -19,19 +19,32 @@ import numpy as np
 
 from bridge.errors import BadRequestError, short_repr
 from bridge.params import Params, is_vector
+from python_core.formats.navmap_record import link_from, region_from
 from python_core.navigation import (
     MoveAgent,
+    MoveRegion,
     PlaceAgent,
     RemoveAgent,
+    RemoveLink,
+    RemoveRegion,
     SetDisabled,
+    SetLink,
+    SetLinkEnabled,
+    SetRegion,
+    SetRegionCosts,
+    SetRegionLayers,
     SetWalkable,
     SetWeights,
     Update,
 )
+from python_core.navmesh.links import check_cost, check_layers
+from python_core.navmesh.navmap import check_transform
 
-__all__ = ["UPDATE_KEYS", "grid_updates", "waypoint_updates"]
+__all__ = ["UPDATE_KEYS", "grid_updates", "navmesh_updates", "waypoint_updates"]
 
-UPDATE_KEYS = ("id", "cells", "walkable", "weights", "weight_cells", "agents", "points", "disabled")
+UPDATE_KEYS = (
+    "id", "cells", "walkable", "weights", "weight_cells", "agents", "points", "disabled", "regions", "links",
+)  # fmt: skip
 
 
 def _flags(params: Params, key: str, count: int) -> np.ndarray[Any, np.dtype[np.bool_]]:
@@ -103,6 +116,8 @@ def grid_updates(params: Params, cell_count: int) -> list[Update]:
         changes.extend(_agents(params))
     if params.has("points") or params.has("disabled"):
         raise BadRequestError(f"{params.where}: 'points'/'disabled' apply to waypoint graphs only")
+    if params.has("regions") or params.has("links"):
+        raise BadRequestError(f"{params.where}: 'regions'/'links' apply to navmeshes only")
     return changes
 
 
@@ -118,3 +133,66 @@ def waypoint_updates(params: Params, point_count: int) -> list[Update]:
         return []
     ids = _int_array(params, "points", 8, 1).reshape(-1)
     return [SetDisabled(ids, _flags(params, "disabled", len(ids)))]
+
+
+def _item_id(item: Params) -> int:
+    value = item.raw("id")
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise BadRequestError(f"{item.where}: 'id' must be an integer >= 0, got {short_repr(value)}")
+    return value
+
+
+def _region_change(item: Params, dim: int) -> Update:
+    verb = item.text("op", choices=("set", "remove", "move", "layers", "costs"))
+    values = {k: v for k, v in item.values.items() if k != "op"}
+    if verb == "set":
+        rid, region = region_from(values, dim, item.where)
+        return SetRegion(rid, region)
+    rid = _item_id(item)
+    if verb == "remove":
+        item.only("op", "id")
+        return RemoveRegion(rid)
+    if verb == "move":
+        item.only("op", "id", "transform")
+        return MoveRegion(rid, check_transform(np.asarray(item.array("transform"), dtype=np.float64), dim))
+    if verb == "layers":
+        item.only("op", "id", "layers")
+        return SetRegionLayers(rid, check_layers(item.raw("layers"), f"{item.where}: 'layers'"))
+    item.only("op", "id", "enter_cost", "travel_cost")
+    enter = check_cost(
+        item.raw("enter_cost") if item.has("enter_cost") else 0.0, f"{item.where}: 'enter_cost'"
+    )
+    travel = check_cost(
+        item.raw("travel_cost") if item.has("travel_cost") else 1.0, f"{item.where}: 'travel_cost'"
+    )
+    return SetRegionCosts(rid, enter, travel)
+
+
+def _link_change(item: Params, dim: int) -> Update:
+    verb = item.text("op", choices=("set", "remove", "enable", "disable"))
+    if verb == "set":
+        lid, link = link_from({k: v for k, v in item.values.items() if k != "op"}, dim, item.where)
+        return SetLink(lid, link)
+    item.only("op", "id")
+    lid = _item_id(item)
+    return RemoveLink(lid) if verb == "remove" else SetLinkEnabled(lid, verb == "enable")
+
+
+def navmesh_updates(params: Params, dim: int) -> list[Update]:
+    """A navigation map's fields: ``regions`` then ``links``, each a list of ``{"op", ...}`` maps.
+
+    Raises:
+        BadRequestError: fields of the wrong type, or a grid's or waypoint graph's fields.
+        InvalidGraphError: a bad region or link (python_core's checks).
+    """
+    if set(params.values) - {"id", "regions", "links"}:
+        raise BadRequestError(f"{params.where}: navmeshes take only 'regions' and 'links'")
+    changes: list[Update] = []
+    for key, parse in (("regions", _region_change), ("links", _link_change)):
+        if not params.has(key):
+            continue
+        for i, raw in enumerate(params.array(key)):
+            if not isinstance(raw, dict):
+                raise BadRequestError(f"{params.where}: {key}[{i}] must be a map")
+            changes.append(parse(Params(raw, f"{params.where}.{key}[{i}]"), dim))
+    return changes

@@ -44,6 +44,7 @@ DISABLE_ENV = "ASTAR_BRIDGE_NO_JIT"
 WARM_UP_MODULES = (
     "python_core.grid.graph",
     "python_core.csr.kernel",
+    "python_core.navmesh.mesh",
     "python_core.navmesh.polyanya_kernel",
 )
 """Modules whose kernels :func:`warm_up` compiles; each registers its own warm-up on import."""

@@ -75,6 +75,8 @@ class QueryOptions:
         ignore_agents: plan through agents as if none were placed (grids).
         optimal: navmeshes: the exactly shortest path (Polyanya) instead of the corridor + funnel;
             grid and waypoint searches are exact already and ignore it.
+        layers: the query's navigation layer mask (navmeshes, as Godot's ``navigation_layers``):
+            polygons and links sharing no bit with it are avoided; None admits every layer.
     """
 
     heuristic: str | None = None
@@ -83,3 +85,4 @@ class QueryOptions:
     agent: int | None = None
     ignore_agents: bool = False
     optimal: bool = False
+    layers: int | None = None

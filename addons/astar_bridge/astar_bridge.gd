@@ -180,6 +180,12 @@ func load_navigation_region(id: String, regions: Array[Node]) -> BridgeResult:
 	return _graphs.load_source(id, NAVMESH, GraphSources.navigation_regions(id, regions))
 
 
+## Loads every navigation region and [NavigationLink2D]/[NavigationLink3D] under [param root]
+## as one map [param id], with their navigation layers and enter/travel costs (docs/navmesh.md).
+func load_navigation_scene(id: String, root: Node) -> BridgeResult:
+	return _graphs.load_source(id, NAVMESH, GraphSources.navigation_scene(id, root))
+
+
 ## Loads a grid of [param width] x [param height] cells, one byte each, row-major (0 = solid).
 ## [param extra]: weights, cell_size, origin, hierarchy (HPA*: docs/hpa.md).
 func load_grid(

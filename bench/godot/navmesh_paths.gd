@@ -3,7 +3,9 @@ extends SceneTree
 ##
 ## Usage: godot --headless --script navmesh_paths.gd -- <in.json> <out.json>
 ## The input holds "vertices" ([[x, y], ...]), "polygons" ([[i, j, k, ...], ...]), "queries"
-## ([[sx, sy, gx, gy], ...]) and optionally "unlimited" (true: no cap on searched polygons).
+## ([[sx, sy, gx, gy], ...]) and optionally "unlimited" (true: no cap on searched polygons),
+## "cell_size" (the map's and mesh's, default 1) and "dim": 3, which runs NavigationServer3D on
+## the same mesh laid flat (x, 0, y) with 3D queries, paths flattened back to (x, y).
 ## The output holds per query "lengths" (-1 for an empty path), "usec" (wall time of the query)
 ## and "paths" (waypoints as flat [x0, y0, x1, y1, ...]).
 
@@ -26,11 +28,16 @@ func _run(in_path: String, out_path: String) -> void:
 		quit(1)
 		return
 	var data: Dictionary = parsed
+	if int(data.get("dim", 2)) == 3:
+		_run_3d(data, out_path)
+		return
 	var unlimited: bool = data.get("unlimited", false)
 	var region: RID = NavigationServer2D.region_create()
 	var vertices: Array = data["vertices"]
 	var polygons: Array = data["polygons"]
-	var map: RID = _make_map(region, _navigation_polygon(vertices, polygons))
+	var nav: NavigationPolygon = _navigation_polygon(vertices, polygons)
+	nav.cell_size = float(data.get("cell_size", 1.0))
+	var map: RID = _make_map(region, nav)
 	var probe: Vector2 = _first_vertex(vertices)
 	# Map and region synchronise asynchronously (the region joins one iteration after the map):
 	# wait until a query at a mesh vertex lands on our region.
@@ -120,3 +127,65 @@ func _flatten(path: PackedVector2Array) -> PackedFloat32Array:
 		flat.append(point.x)
 		flat.append(point.y)
 	return flat
+
+
+## The same run on NavigationServer3D (query_path, no polygon cap), the mesh at height 0.
+func _run_3d(data: Dictionary, out_path: String) -> void:
+	# A script run (no main scene) leaves the 3D server inactive: its maps would never sync.
+	NavigationServer3D.set_active(true)
+	var cell: float = float(data.get("cell_size", 0.25))
+	var mesh := NavigationMesh.new()
+	mesh.cell_size = cell
+	mesh.cell_height = cell
+	var points := PackedVector3Array()
+	for vertex: Array in data["vertices"]:
+		var v := PackedFloat64Array(vertex)
+		points.append(Vector3(v[0], 0.0, v[1]))
+	mesh.set_vertices(points)
+	for polygon: Array in data["polygons"]:
+		mesh.add_polygon(PackedInt32Array(polygon))
+	var map: RID = NavigationServer3D.map_create()
+	NavigationServer3D.map_set_cell_size(map, cell)
+	NavigationServer3D.map_set_cell_height(map, cell)
+	NavigationServer3D.map_set_active(map, true)
+	var region: RID = NavigationServer3D.region_create()
+	NavigationServer3D.region_set_map(region, map)
+	NavigationServer3D.region_set_navigation_mesh(region, mesh)
+	var probe: Vector3 = points[0]
+	var frames: int = 0
+	while frames < MAX_SYNC_FRAMES:
+		if NavigationServer3D.map_get_iteration_id(map) > 0:
+			if NavigationServer3D.map_get_closest_point_owner(map, probe) == region:
+				break
+		await physics_frame
+		frames += 1
+	var lengths: Array[float] = []
+	var usec: Array[int] = []
+	var paths: Array[PackedFloat32Array] = []
+	var params := NavigationPathQueryParameters3D.new()
+	params.map = map
+	params.path_search_max_polygons = 0
+	var result := NavigationPathQueryResult3D.new()
+	for query: Array in data["queries"]:
+		var q := PackedFloat64Array(query)
+		params.start_position = Vector3(q[0], 0.0, q[1])
+		params.target_position = Vector3(q[2], 0.0, q[3])
+		var t0: int = Time.get_ticks_usec()
+		NavigationServer3D.query_path(params, result)
+		usec.append(Time.get_ticks_usec() - t0)
+		var flat := PackedFloat32Array()
+		var total: float = 0.0
+		var path: PackedVector3Array = result.path
+		for i: int in range(path.size()):
+			flat.append(path[i].x)
+			flat.append(path[i].z)
+			if i > 0:
+				total += path[i - 1].distance_to(path[i])
+		lengths.append(total if not path.is_empty() else -1.0)
+		paths.append(flat)
+	var out: FileAccess = FileAccess.open(out_path, FileAccess.WRITE)
+	out.store_string(JSON.stringify({"lengths": lengths, "usec": usec, "paths": paths}))
+	out.close()
+	NavigationServer3D.free_rid(region)
+	NavigationServer3D.free_rid(map)
+	quit(0 if frames < MAX_SYNC_FRAMES else 3)

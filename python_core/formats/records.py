@@ -23,8 +23,10 @@ import numpy.typing as npt
 
 from python_core.csr import WaypointGraph
 from python_core.errors import AStarError, InvalidGraphError
+from python_core.formats.navmap_record import navmap_from
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.navmesh import NavMesh
+from python_core.navmesh.navmap import NavMap
 
 __all__ = ["GRAPH_KINDS", "from_record", "kind_of", "to_record"]
 
@@ -208,7 +210,9 @@ def _waypoints_to(graph: WaypointGraph) -> dict[str, Any]:
 _UP_AXES = {"x": 0, "y": 1, "z": 2}
 
 
-def _navmesh_from(record: Mapping[str, Any]) -> NavMesh:
+def _navmesh_from(record: Mapping[str, Any]) -> NavMesh | NavMap:
+    if isinstance(record, Mapping) and "regions" in record:  # a map of regions and links
+        return navmap_from(record)
     _check_keys(record, NAVMESH_KEYS, ("dim", "vertices", "indices", "sizes"))
     dim = _int(record, "dim", 2, 3)
     vertices = _floats(_bin(record, "vertices", 4 * dim), "vertices").reshape(-1, dim)

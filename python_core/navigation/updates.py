@@ -1,7 +1,8 @@
 """The changes a batch sent to :meth:`Navigator.apply` may hold, as plain picklable values.
 
 Each is one kind of change; a batch applies them in order, all or nothing. Grids take walls,
-weights and agents; waypoint graphs take disabled points; a navmesh takes none.
+weights and agents; waypoint graphs take disabled points; a navigation map (a navmesh loaded as
+regions) takes region and link changes.
 
     import numpy as np
     from python_core.navigation.updates import MoveAgent, SetWalkable
@@ -12,10 +13,27 @@ weights and agents; waypoint graphs take disabled points; a navmesh takes none.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from python_core._types import F64, I64, B
 
-__all__ = ["MoveAgent", "PlaceAgent", "RemoveAgent", "SetDisabled", "SetWalkable", "SetWeights", "Update"]
+__all__ = [
+    "MoveAgent",
+    "MoveRegion",
+    "PlaceAgent",
+    "RemoveAgent",
+    "RemoveLink",
+    "RemoveRegion",
+    "SetDisabled",
+    "SetLink",
+    "SetLinkEnabled",
+    "SetRegion",
+    "SetRegionCosts",
+    "SetRegionLayers",
+    "SetWalkable",
+    "SetWeights",
+    "Update",
+]
 
 
 # eq=False: the fields are arrays, whose == gives an array, not a bool
@@ -66,5 +84,80 @@ class SetDisabled:
     disabled: B
 
 
-Update = SetWalkable | SetWeights | PlaceAgent | MoveAgent | RemoveAgent | SetDisabled
+@dataclass(frozen=True, slots=True, eq=False)
+class SetRegion:
+    """Add or replace a region of a navigation map (``region`` a ``NavRegion``)."""
+
+    region_id: int
+    region: Any
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveRegion:
+    """Remove a region of a navigation map."""
+
+    region_id: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class MoveRegion:
+    """Give a region a new transform (see ``python_core.navmesh.navmap.check_transform``)."""
+
+    region_id: int
+    transform: Any
+
+
+@dataclass(frozen=True, slots=True)
+class SetRegionLayers:
+    """Change a region's navigation layer mask."""
+
+    region_id: int
+    layers: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetRegionCosts:
+    """Change a region's enter and travel costs."""
+
+    region_id: int
+    enter_cost: float
+    travel_cost: float
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SetLink:
+    """Add or replace a link (``link`` a ``NavLink``)."""
+
+    link_id: int
+    link: Any
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveLink:
+    """Remove a link."""
+
+    link_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetLinkEnabled:
+    """Enable or disable a link."""
+
+    link_id: int
+    enabled: bool
+
+
+MapUpdate = (
+    SetRegion
+    | RemoveRegion
+    | MoveRegion
+    | SetRegionLayers
+    | SetRegionCosts
+    | SetLink
+    | RemoveLink
+    | SetLinkEnabled
+)
+"""A change of a navigation map."""
+
+Update = SetWalkable | SetWeights | PlaceAgent | MoveAgent | RemoveAgent | SetDisabled | MapUpdate
 """One change of a batch."""

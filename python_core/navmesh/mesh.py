@@ -7,14 +7,16 @@ Quick start::
     result = mesh.find_path((0.5, 0.5), (2.5, 0.5))
     assert result.found and result.nodes.tolist() == [0, 1]
 
-A* runs on the portal graph: one node per (polygon edge shared with a neighbour, direction), edge
-cost the distance between sample points on the portals (ends and middle), heuristic the straight-line
-distance to the goal, searched by the compiled CSR kernel (:mod:`python_core.csr.kernel`). That
-cost is an estimate of the true length (the chosen corridor is good, not always the optimal one);
-the funnel then pulls the path taut inside the corridor and ``PathResult.cost`` is its real length.
-Start and goal outside the mesh are snapped to the closest point on it, as Godot's
-NavigationServer does. In 3D, location and funnel work in the plane perpendicular to ``up_axis``
-and heights come from the polygons' planes.
+Building: polygons are checked and wound counter-clockwise (:mod:`~python_core.navmesh.build`), the
+mesh made conformal (:mod:`~python_core.navmesh.stitch`: shared edges, T-junctions, overlapping
+edges, and region borders within ``edge_margin`` all become shared edges), links attached to their
+nearest polygons, and the search graph built (:mod:`~python_core.navmesh.graph`). A query is one
+compiled call (:mod:`~python_core.navmesh.kernel`): start and goal are located with a bucket grid
+(and clamped onto the mesh when outside, as Godot's NavigationServer does), A* runs over points on
+the portals (ends and middle) and link ends, and the funnel pulls the corridor taut; ``cost`` is
+the path's length weighted by the polygons' travel costs, plus enter and link costs. In 3D,
+location and funnel work in the plane perpendicular to ``up_axis``; heights come from the
+polygons' planes.
 """
 
 from __future__ import annotations
@@ -24,14 +26,37 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import F64, I64, SEARCH_FOUND, SEARCH_NO_PATH
-from python_core.csr.kernel import astar_kernel, heuristic_code, walk_back
+from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND
+from python_core.compiled import register_warm_up
+from python_core.csr.graph import CsrGraph
+from python_core.csr.kernel import heuristic_code
 from python_core.errors import InvalidGraphError, InvalidQueryError
-from python_core.navmesh.build import PLANE_AXES, corner_links, flatten, match_edges, normalise, portal_graph
-from python_core.navmesh.funnel import string_pull
+from python_core.navmesh.build import PLANE_AXES, corner_links, flatten, normalise
+from python_core.navmesh.graph import LinkEnds, SearchGraph, build_search_graph
+from python_core.navmesh.kernel import closest_point as closest_kernel
+from python_core.navmesh.kernel import locate as locate_kernel
+from python_core.navmesh.kernel import nav_query, nav_scratch, nav_static
+from python_core.navmesh.links import LAYERS_MAX, NavLink, check_cost
+from python_core.navmesh.stitch import conform
 from python_core.result import PathResult, PathStatus, QueryOptions
 
-__all__ = ["NavMesh"]
+__all__ = ["ALL_LAYERS", "NavMesh"]
+
+ALL_LAYERS = LAYERS_MAX
+"""The query mask that admits every polygon and link (what a query without layers uses)."""
+
+
+def _per_polygon(values: npt.ArrayLike | None, count: int, default: float, what: str) -> F64:
+    if values is None:
+        return np.full(count, default, dtype=np.float64)
+    out = np.asarray(values, dtype=np.float64).reshape(-1)
+    if out.shape[0] != count:
+        raise InvalidGraphError(f"{what} needs one value per polygon ({count}), got {out.shape[0]}")
+    if not np.all(np.isfinite(out)) or np.any(out < 0):
+        raise InvalidGraphError(
+            f"{what} must be finite and >= 0, got {out[~(np.isfinite(out) & (out >= 0))][0]}"
+        )
+    return out
 
 
 class NavMesh:
@@ -42,15 +67,31 @@ class NavMesh:
         polygons: vertex index lists (either winding), or a flat index array with ``sizes``.
         sizes: vertex counts per polygon when ``polygons`` is flat.
         up_axis: 3D only: 0, 1 (Y up, Godot's default) or 2.
-        merge_margin: vertices closer than this (per axis, by rounding) count as one when matching
-            shared edges, like Godot's edge connection margin for near-coincident edges.
+        merge_margin: vertices closer than this count as one; also how far a T-junction's vertex
+            may lie off the edge it splits.
         area_epsilon: polygons with area at most this are degenerate.
         portal_samples: search points per portal (3: both ends and the middle, which lets the
             search hug corners as shortest paths do; 1: midpoints only, smaller and faster).
+        regions: region id per polygon (default: all one region). ``edge_margin`` joins regions.
+        edge_margin: Godot's ``edge_connection_margin``: free edges of different regions that run
+            along each other this close are joined where they overlap.
+        layers: navigation layer mask per polygon (default 1, as Godot's regions).
+        enter_costs: per polygon, paid when a path enters it from another region (default 0).
+        travel_costs: per polygon, multiplies distances travelled in it (default 1).
+        links: off-mesh links (:class:`~python_core.navmesh.links.NavLink`).
+        link_radius: a link end joins the nearest polygon within this distance (Godot's
+            ``link_connection_radius``; default 4 in 2D, 1 in 3D); farther, the link is unused.
+
+    Attributes:
+        vertices: the given vertices, then any inserted where edges were split.
+        poly_ptr, poly_verts: the polygons as CSR, counter-clockwise in the plane frame.
+        neighbours: per corner ``poly_ptr[p] + i``, the polygon across edge ``i -> i + 1`` of ``p``.
+        region, layers, enter_costs, travel_costs: per polygon.
+        links: the links, in the order given.
 
     Raises:
         InvalidGraphError: bad shapes, non-finite coordinates, indices out of range, fewer than 3
-            vertices, zero area, or a non-convex polygon; the message names the polygon.
+            vertices, zero area, a non-convex polygon (the message names it), bad costs or masks.
 
     Example:
         >>> NavMesh([[0, 0], [1, 0], [1, 1]], [[0, 2, 1]]).polygon_count  # clockwise is fine
@@ -70,6 +111,13 @@ class NavMesh:
         merge_margin: float = 1e-6,
         area_epsilon: float = 1e-10,
         portal_samples: int = 3,
+        regions: npt.ArrayLike | None = None,
+        edge_margin: float = 0.0,
+        layers: npt.ArrayLike | None = None,
+        enter_costs: npt.ArrayLike | None = None,
+        travel_costs: npt.ArrayLike | None = None,
+        links: Sequence[NavLink] = (),
+        link_radius: float | None = None,
     ) -> None:
         verts = np.asarray(vertices, dtype=np.float64)
         if verts.ndim != 2 or verts.shape[1] not in (2, 3) or not np.all(np.isfinite(verts)):
@@ -84,22 +132,47 @@ class NavMesh:
                 np.searchsorted(ptr, np.flatnonzero((flat < 0) | (flat >= verts.shape[0]))[0], "right") - 1
             )
             raise InvalidGraphError(f"polygon {p} has a vertex index outside 0..{verts.shape[0] - 1}")
-        self.dim = int(verts.shape[1])
-        self.up_axis = up_axis if self.dim == 3 else -1
-        self.vertices = verts
-        self._xy = verts[:, list(PLANE_AXES[up_axis])] if self.dim == 3 else verts
-        self.poly_ptr = ptr
-        self.poly_verts = normalise(self._xy, ptr, flat, area_epsilon)
-        self._corner_poly, self._next = corner_links(ptr)
-        self._twin = match_edges(verts, self.poly_verts, self._next, merge_margin)
-        self.neighbours = np.where(self._twin >= 0, self._corner_poly[np.maximum(self._twin, 0)], -1)
         self._samples = int(portal_samples)
         if self._samples < 1:
             raise InvalidGraphError(f"portal_samples must be >= 1, got {portal_samples}")
-        self._graph, self._portal_corner = portal_graph(
-            verts, self.poly_verts, self._next, self._corner_poly, self._twin, samples=self._samples
+        count = ptr.shape[0] - 1
+        self.dim = int(verts.shape[1])
+        self.up_axis = up_axis if self.dim == 3 else -1
+        self.edge_margin = check_cost(edge_margin, "edge_margin")
+        self.link_radius = check_cost(
+            (4.0 if self.dim == 2 else 1.0) if link_radius is None else link_radius, "link_radius"
         )
+        self.region = (
+            np.zeros(count, np.int64) if regions is None else np.asarray(regions, np.int64).reshape(-1)
+        )
+        if self.region.shape[0] != count:
+            raise InvalidGraphError(f"regions needs one id per polygon ({count}), got {self.region.shape[0]}")
+        self.layers = np.ones(count, np.int64) if layers is None else np.asarray(layers, np.int64).reshape(-1)
+        if self.layers.shape[0] != count or np.any((self.layers < 0) | (self.layers > LAYERS_MAX)):
+            raise InvalidGraphError(f"layers needs one mask in [0, 2**32 - 1] per polygon ({count})")
+        self.enter_costs = _per_polygon(enter_costs, count, 0.0, "enter_costs")
+        self.travel_costs = _per_polygon(travel_costs, count, 1.0, "travel_costs")
+        plane = verts[:, list(PLANE_AXES[up_axis])] if self.dim == 3 else verts
+        ccw = normalise(plane, ptr, flat, area_epsilon)
+        conformed = conform(verts, ptr, ccw, self.region, weld=merge_margin, margin=self.edge_margin)
+        self.vertices = conformed.vertices
+        self._xy = np.ascontiguousarray(
+            self.vertices[:, list(PLANE_AXES[up_axis])] if self.dim == 3 else self.vertices
+        )
+        self.poly_ptr = conformed.ptr
+        self.poly_verts = conformed.flat
+        self._corner_poly, self._next = corner_links(self.poly_ptr)
+        self._twin = conformed.twin
+        self.neighbours = np.where(self._twin >= 0, self._corner_poly[np.maximum(self._twin, 0)], -1)
+        self._portal_corner = np.flatnonzero(self._twin >= 0)
+        for link in links:
+            if not isinstance(link, NavLink) or link.start.shape[0] != self.dim:
+                raise InvalidGraphError(
+                    f"links must be NavLink objects of {self.dim} coordinates, got {link!r:.80}"
+                )
+        self.links: list[NavLink] = list(links)
         self._build_locator()
+        self._build_search()
 
     @property
     def polygon_count(self) -> int:
@@ -110,16 +183,26 @@ class NavMesh:
         """Vertex indices of polygon ``index``, counter-clockwise in the plane frame."""
         return self.poly_verts[self.poly_ptr[index] : self.poly_ptr[index + 1]]
 
-    # ---- location -----------------------------------------------------------------------------
+    @property
+    def search_graph(self) -> SearchGraph:
+        """The graph the corridor search runs on (see :mod:`python_core.navmesh.graph`)."""
+        return self._search
+
+    # ---- building ---------------------------------------------------------------------------
     def _build_locator(self) -> None:
-        """A uniform grid over the polygons' bounding boxes (CSR of polygon ids per cell)."""
+        """A uniform grid over the polygons' bounding boxes (CSR of polygon ids per bucket), and
+        each polygon's plane (height as a function of the plane point) in 3D."""
         xy = self._xy[self.poly_verts]
-        lo = np.minimum.reduceat(xy, self.poly_ptr[:-1], axis=0)
-        hi = np.maximum.reduceat(xy, self.poly_ptr[:-1], axis=0)
+        # boxes grown a little, so a point on an edge that rounding puts just outside its
+        # polygon's box (across a bucket border) is still looked up in that polygon
+        pad = 1e-6 * (1.0 + float(np.abs(xy).max()))
+        lo = np.minimum.reduceat(xy, self.poly_ptr[:-1], axis=0) - pad
+        hi = np.maximum.reduceat(xy, self.poly_ptr[:-1], axis=0) + pad
         self._origin = lo.min(axis=0)
         extent = np.maximum(hi.max(axis=0) - self._origin, 1e-9)
         self._cell = float(np.sqrt(extent[0] * extent[1] / self.polygon_count)) * 1.5 or 1.0
         self._cols = int(extent[0] // self._cell) + 1
+        self._rows = int(extent[1] // self._cell) + 1
         c0 = ((lo - self._origin) // self._cell).astype(np.int64)
         c1 = ((hi - self._origin) // self._cell).astype(np.int64)
         w, h = c1[:, 0] - c0[:, 0] + 1, c1[:, 1] - c0[:, 1] + 1
@@ -127,22 +210,158 @@ class NavMesh:
         local = np.arange(pid.shape[0]) - np.repeat(np.cumsum(w * h) - w * h, w * h)
         cell = (c0[pid, 1] + local // w[pid]) * self._cols + c0[pid, 0] + local % w[pid]
         order = np.argsort(cell, kind="stable")
-        self._cell_polys = pid[order]
-        self._cell_ptr = np.zeros(self._cols * (int(extent[1] // self._cell) + 1) + 1, dtype=np.int64)
+        self._cell_polys = pid[order].astype(np.int64)
+        self._cell_ptr = np.zeros(self._cols * self._rows + 1, dtype=np.int64)
         np.cumsum(np.bincount(cell, minlength=self._cell_ptr.shape[0] - 1), out=self._cell_ptr[1:])
-        boundary = np.flatnonzero(self._twin < 0)
-        self._bnd_corner = boundary
-        self._bnd_a = self.vertices[self.poly_verts[boundary]]
-        self._bnd_b = self.vertices[self.poly_verts[self._next[boundary]]]
+        self._plane = np.zeros((self.polygon_count, 3))
+        if self.dim == 3:
+            self._plane = self._planes()
 
-    def _contains(self, poly: int, p: F64, eps: float) -> bool:
-        v = self._xy[self.polygon(poly)]
-        d = np.roll(v, -1, axis=0) - v
-        cross = d[:, 0] * (p[1] - v[:, 1]) - d[:, 1] * (p[0] - v[:, 0])
-        return bool(np.all(cross >= -eps * np.linalg.norm(d, axis=1)))
+    def _planes(self) -> F64:
+        """Per polygon ``(a, b, c)`` with height ``a * x + b * y + c`` (Newell normal); a vertical
+        polygon gets its mean height."""
+        u = self.up_axis
+        i, j = PLANE_AXES[u]
+        v = self.vertices[self.poly_verts]
+        w = self.vertices[self.poly_verts[self._next]]
+        normal = np.add.reduceat(np.cross(v, w), self.poly_ptr[:-1], axis=0)
+        centre = np.add.reduceat(v, self.poly_ptr[:-1], axis=0) / np.diff(self.poly_ptr)[:, None]
+        flat = np.abs(normal[:, u]) < 1e-12 * np.maximum(np.linalg.norm(normal, axis=1), 1e-300)
+        nu = np.where(flat, 1.0, normal[:, u])
+        a = np.where(flat, 0.0, -normal[:, i] / nu)
+        b = np.where(flat, 0.0, -normal[:, j] / nu)
+        c = centre[:, u] - a * centre[:, i] - b * centre[:, j]
+        return np.ascontiguousarray(np.stack([a, b, c], axis=1))
 
-    def locate(self, point: npt.ArrayLike, *, eps: float = 1e-9) -> int:
-        """Index of a polygon containing ``point`` (within ``eps``), or -1.
+    def _common_layers(self) -> None:
+        """The bits every search node carries (a query sharing one skips the per-node test)."""
+        layers = self._search.layers
+        self._layers_common[0] = int(np.bitwise_and.reduce(layers)) if layers.size else LAYERS_MAX
+
+    def _static(self, graph: SearchGraph, link_start: F64, link_end: F64) -> object:
+        pa = PLANE_AXES[self.up_axis] if self.dim == 3 else (0, 1)
+        # the heuristic (straight distance) times the cheapest cost per unit stays admissible
+        scale = float(np.min([self.travel_costs.min(), *(lk.travel_cost for lk in self.links)]))
+        return nav_static(
+            self.vertices, self._xy, self.poly_ptr, self.poly_verts, self._origin, self._cell,
+            self._cols, self._rows, self._cell_ptr, self._cell_polys, self.layers, self._plane,
+            self.up_axis, pa[0], pa[1],
+            graph.indptr, graph.indices, graph.costs, graph.pos, graph.src, graph.dst, graph.left,
+            graph.right, graph.link, graph.layers, graph.out_ptr, graph.out_nodes, graph.in_ptr,
+            graph.in_nodes, graph.enter, self.travel_costs, self.region, link_start, link_end,
+            scale, self._samples, graph.portal_count, self._layers_common,
+        )  # fmt: skip
+
+    def _build_search(self) -> None:
+        """Attach the links (each direction to the nearest polygons within ``link_radius``) and
+        build the search graph and the kernel's record."""
+        self._layers_common = np.zeros(1, np.int64)
+        self._scratch: list[object] = []
+        empty = LinkEnds(np.zeros((0, self.dim)), np.zeros((0, self.dim)), *(np.zeros(0, np.int64),) * 2,
+                         np.zeros(0), np.zeros(0, np.int64))  # fmt: skip
+        self._static_record = self._static(
+            build_search_graph(
+                self.vertices, self.poly_verts, self._next, self._corner_poly, self._twin, self.region,
+                self.travel_costs, self.enter_costs, self.layers, empty, samples=self._samples,
+            ), empty.start, empty.end,
+        )  # fmt: skip
+        starts, ends, pa, pb, cost, mask, self._link_dirs = [], [], [], [], [], [], []
+        for index, link in enumerate(self.links):
+            a, poly_a = self._attach(link.start)
+            b, poly_b = self._attach(link.end)
+            if poly_a < 0 or poly_b < 0:
+                continue
+            for s, e, ps, pe in ((a, b, poly_a, poly_b), (b, a, poly_b, poly_a))[: 1 + link.bidirectional]:
+                starts.append(s)
+                ends.append(e)
+                pa.append(ps)
+                pb.append(pe)
+                cost.append(link.enter_cost + link.travel_cost * float(np.linalg.norm(e - s)))
+                mask.append(link.layers if link.enabled else 0)
+                self._link_dirs.append(index)
+        ends_info = LinkEnds(
+            np.asarray(starts, np.float64).reshape(-1, self.dim),
+            np.asarray(ends, np.float64).reshape(-1, self.dim),
+            np.asarray(pa, np.int64), np.asarray(pb, np.int64), np.asarray(cost, np.float64),
+            np.asarray(mask, np.int64),
+        )  # fmt: skip
+        self._search = build_search_graph(
+            self.vertices, self.poly_verts, self._next, self._corner_poly, self._twin, self.region,
+            self.travel_costs, self.enter_costs, self.layers, ends_info, samples=self._samples,
+        )  # fmt: skip
+        self._graph = CsrGraph(
+            self._search.indptr, self._search.indices, self._search.costs, self._search.pos
+        )
+        self._common_layers()
+        self._static_record = self._static(self._search, ends_info.start, ends_info.end)
+
+    def _attach(self, point: F64) -> tuple[F64, int]:
+        """The closest mesh point to a link end and its polygon, or -1 beyond ``link_radius``."""
+        poly, snapped = closest_kernel(self._static_record, np.asarray(point, np.float64), ALL_LAYERS)
+        if poly < 0 or float(np.linalg.norm(snapped - point)) > self.link_radius:
+            return snapped, -1
+        return np.asarray(snapped, np.float64).copy(), int(poly)
+
+    # ---- changes that keep the geometry -------------------------------------------------------
+    def set_layers(self, polygons: npt.ArrayLike, mask: int) -> None:
+        """Give ``polygons`` the layer ``mask`` (queries see it at once; nothing is rebuilt).
+
+        Raises:
+            InvalidGraphError: a polygon index out of range or a bad mask.
+        """
+        ids = self._polygon_ids(polygons)
+        if isinstance(mask, bool) or not 0 <= int(mask) <= LAYERS_MAX:
+            raise InvalidGraphError(f"mask must be in [0, 2**32 - 1], got {mask}")
+        self.layers[ids] = int(mask)
+        # nodes leading into those polygons (portal points and link ends) carry their mask
+        self._search.layers[np.isin(self._search.dst, ids)] = int(mask)
+        self._common_layers()
+
+    def set_link_enabled(self, index: int, enabled: bool) -> None:
+        """Enable or disable link ``index`` (nothing is rebuilt).
+
+        Raises:
+            InvalidGraphError: no such link.
+        """
+        if not 0 <= index < len(self.links):
+            raise InvalidGraphError(f"no link {index}; the mesh has {len(self.links)}")
+        link = self.links[index]
+        self.links[index] = NavLink(link.start, link.end, link.bidirectional, link.enter_cost,
+                                    link.travel_cost, link.layers, bool(enabled))  # fmt: skip
+        graph = self._search
+        for d, owner in enumerate(self._link_dirs):
+            if owner == index:
+                graph.layers[graph.portal_count + d] = link.layers if enabled else 0
+        self._common_layers()
+
+    def _polygon_ids(self, polygons: npt.ArrayLike) -> I64:
+        ids = np.asarray(polygons, dtype=np.int64).reshape(-1)
+        if ids.size and (ids.min() < 0 or ids.max() >= self.polygon_count):
+            raise InvalidGraphError(f"polygon ids must be in 0..{self.polygon_count - 1}")
+        return ids
+
+    # ---- queries ----------------------------------------------------------------------------------
+    def _check_point(self, point: npt.ArrayLike) -> F64:
+        p = np.asarray(point, dtype=np.float64).reshape(-1)
+        if p.shape[0] != self.dim or not np.all(np.isfinite(p)):
+            raise InvalidQueryError(f"point must be {self.dim} finite numbers, got {p.tolist()}")
+        return p
+
+    @staticmethod
+    def _check_mask(layers: int | None) -> int:
+        if layers is None:
+            return ALL_LAYERS
+        if (
+            isinstance(layers, bool)
+            or not isinstance(layers, int | np.integer)
+            or not 0 <= layers <= LAYERS_MAX
+        ):
+            raise InvalidQueryError(f"layers must be an integer mask in [0, 2**32 - 1], got {layers!r:.40}")
+        return int(layers)
+
+    def locate(self, point: npt.ArrayLike, *, eps: float = 1e-9, layers: int | None = None) -> int:
+        """Index of a polygon containing ``point`` (within ``eps`` relative to the coordinates'
+        size; whose layers share ``layers``), or -1.
 
         In 3D the point is projected along the up axis; of several polygons above each other the
         one whose plane is nearest in height wins. In 2D the lowest index wins.
@@ -151,20 +370,14 @@ class NavMesh:
             >>> NavMesh([[0, 0], [1, 0], [0, 1]], [[0, 1, 2]]).locate((0.8, 0.8))
             -1
         """
-        p = self._check_point(point)
-        q = self._project(p)
-        cx, cy = ((q - self._origin) // self._cell).astype(np.int64)
-        if not (0 <= cx < self._cols and 0 <= cy * self._cols + cx < self._cell_ptr.shape[0] - 1):
-            return -1
-        cell = int(cy * self._cols + cx)
-        hits = [int(c) for c in self._cell_polys[self._cell_ptr[cell] : self._cell_ptr[cell + 1]]
-                if self._contains(int(c), q, eps)]  # fmt: skip
-        if not hits or self.dim == 2:
-            return min(hits, default=-1)
-        return min(hits, key=lambda c: (abs(self._height(c, q) - p[self.up_axis]), c))
+        point_ = self._check_point(point)
+        return int(locate_kernel(self._static_record, point_, self._check_mask(layers), float(eps)))
 
-    def closest_point(self, point: npt.ArrayLike) -> tuple[F64, int]:
+    def closest_point(self, point: npt.ArrayLike, *, layers: int | None = None) -> tuple[F64, int]:
         """The closest point on the mesh and its polygon (the point itself when inside).
+
+        Raises:
+            InvalidQueryError: a bad point or mask; no polygon shares ``layers``.
 
         Example:
             >>> pt, poly = NavMesh([[0, 0], [1, 0], [0, 1]], [[0, 1, 2]]).closest_point((2, 0))
@@ -172,127 +385,80 @@ class NavMesh:
             ([1.0, 0.0], 0)
         """
         p = self._check_point(point)
-        poly = self.locate(p)
-        if poly >= 0:
-            return self._lift(self._project(p), poly), poly
-        ab = self._bnd_b - self._bnd_a
-        t = np.clip(
-            np.sum((p - self._bnd_a) * ab, axis=1) / np.maximum(np.sum(ab * ab, axis=1), 1e-300), 0, 1
-        )
-        proj = self._bnd_a + t[:, None] * ab
-        best = int(np.argmin(np.sum((proj - p) ** 2, axis=1)))
-        return proj[best], int(self._corner_poly[self._bnd_corner[best]])
+        poly, snapped = closest_kernel(self._static_record, p, self._check_mask(layers))
+        if poly < 0:
+            raise InvalidQueryError(f"no polygon of the mesh is on layers {layers}")
+        return np.asarray(snapped, np.float64).copy(), int(poly)
 
-    def _check_point(self, point: npt.ArrayLike) -> F64:
-        p = np.asarray(point, dtype=np.float64).reshape(-1)
-        if p.shape[0] != self.dim or not np.all(np.isfinite(p)):
-            raise InvalidQueryError(f"point must be {self.dim} finite numbers, got {p.tolist()}")
-        return p
-
-    def _project(self, p: F64) -> F64:
-        return p[list(PLANE_AXES[self.up_axis])] if self.dim == 3 else p
-
-    def _height(self, poly: int, q: F64) -> float:
-        """Height of polygon ``poly``'s plane above the plane point ``q`` (Newell normal)."""
-        v = self.vertices[self.polygon(poly)]
-        normal = np.cross(v - v.mean(axis=0), np.roll(v, -1, axis=0) - v.mean(axis=0)).sum(axis=0)
-        i, j = PLANE_AXES[self.up_axis]
-        u = self.up_axis
-        if abs(normal[u]) < 1e-12:
-            return float(v[:, u].mean())
-        c = v.mean(axis=0)
-        return float(c[u] - (normal[i] * (q[0] - c[i]) + normal[j] * (q[1] - c[j])) / normal[u])
-
-    def _lift(self, q: F64, poly: int) -> F64:
-        """A plane point back in mesh coordinates, on polygon ``poly``."""
-        if self.dim == 2:
-            return np.asarray(q, dtype=np.float64)
-        out = np.zeros(3)
-        out[list(PLANE_AXES[self.up_axis])] = q
-        out[self.up_axis] = self._height(poly, q)
-        return out
-
-    # ---- search -------------------------------------------------------------------------------
     def find_path(
-        self, start: npt.ArrayLike, goal: npt.ArrayLike, *, options: QueryOptions | None = None
+        self,
+        start: npt.ArrayLike,
+        goal: npt.ArrayLike,
+        *,
+        options: QueryOptions | None = None,
+        layers: int | None = None,
     ) -> PathResult:
-        """Shortest-looking path on the mesh: A* over portals, then the funnel.
+        """A path on the mesh: A* over portals and links, then the funnel.
 
         Args:
-            start, goal: points in mesh coordinates (snapped onto the mesh when outside).
-            options: heuristic (default Euclidean), allow_partial (to the reachable polygon nearest
-                the goal, ending at its closest point to the goal), max_expansions.
+            start, goal: points in mesh coordinates (clamped onto allowed polygons when outside).
+            options: heuristic (any known name; the search uses the straight distance),
+                allow_partial (to the reached polygon nearest the goal, ending at its closest point
+                to the goal), max_expansions.
+            layers: the query's navigation layer mask (None: every layer); polygons and links
+                sharing no bit are avoided, as Godot's ``navigation_layers``.
 
         Returns:
-            ``points`` = waypoints (start and goal after snapping included), ``nodes`` = polygon
-            corridor, ``cost`` = length of the waypoint path, ``expanded`` = portals expanded.
+            ``points`` = waypoints (start and goal after clamping, link ends included), ``nodes``
+            = polygon corridor, ``cost`` = weighted length (see the module docstring),
+            ``expanded`` = search nodes expanded. No polygon on ``layers``: ``no_path``.
 
         Raises:
-            InvalidQueryError: non-finite or wrongly sized points, unknown heuristic, bad budget.
+            InvalidQueryError: non-finite or wrongly sized points, unknown heuristic, bad budget
+                or mask.
 
         Example:
             >>> m = NavMesh([[0, 0], [1, 0], [1, 1], [0, 1]], [[0, 1, 2, 3]])
-            >>> m.find_path((0, 0), (5, 1)).points.tolist()  # the goal is snapped to (1, 1)
+            >>> m.find_path((0, 0), (5, 1)).points.tolist()  # the goal is clamped to (1, 1)
             [[0.0, 0.0], [1.0, 1.0]]
         """
         opts = options or QueryOptions()
-        code = heuristic_code(opts.heuristic)
+        heuristic_code(opts.heuristic)  # a known name (the search itself is always euclidean)
         if opts.max_expansions is not None and opts.max_expansions < 0:
             raise InvalidQueryError(f"max_expansions must be >= 0, got {opts.max_expansions}")
-        ps, poly_s = self.closest_point(start)
-        pg, poly_g = self.closest_point(goal)
-        if poly_s == poly_g:
-            return self._result(
-                PathStatus.FOUND, ps, pg, np.array([poly_s]), np.zeros(0, np.int64), expanded=0
+        mask = self._check_mask(layers)
+        s, g = self._check_point(start), self._check_point(goal)
+        budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
+        # a scratch of our own: list.pop and append are atomic, so threads never share one
+        scratch = self._scratch.pop() if self._scratch else nav_scratch(self._static_record)
+        try:
+            status, expanded, points, corridor, cost = nav_query(
+                self._static_record, scratch, s, g, mask, budget, bool(opts.allow_partial)
             )
-        graph, corners = self._graph, self._portal_corner
-        k = np.arange(self._samples)
-        out = (np.flatnonzero(self._corner_poly[corners] == poly_s)[:, None] * self._samples + k).ravel()
-        into = (np.flatnonzero(self.neighbours[corners] == poly_g)[:, None] * self._samples + k).ravel()
-        budget = -1 if opts.max_expansions is None else opts.max_expansions
-        status, best, expanded, parent, _g = astar_kernel(
-            graph.indptr, graph.indices, graph.costs, graph.coords,
-            out, np.linalg.norm(graph.coords[out] - ps, axis=1),
-            into, np.linalg.norm(graph.coords[into] - pg, axis=1), pg, code, 1.0, budget,
-        )  # fmt: skip
+        finally:
+            self._scratch.append(scratch)
         if status == SEARCH_FOUND:
-            portals = walk_back(parent, int(parent[graph.node_count])) // self._samples
-            kind = PathStatus.FOUND
-        elif opts.allow_partial and best >= 0:
-            portals = walk_back(parent, best) // self._samples
-            last = int(self.neighbours[corners[portals[-1]]])
-            pg = self._lift(self._closest_in_polygon(last, self._project(pg)), last)
-            kind = PathStatus.PARTIAL if status == SEARCH_NO_PATH else PathStatus.BUDGET_EXHAUSTED
-        else:
-            kind = PathStatus.NO_PATH if status == SEARCH_NO_PATH else PathStatus.BUDGET_EXHAUSTED
-            return PathResult(kind, np.zeros((0, self.dim)), expanded=expanded)
-        corridor = np.concatenate([[poly_s], self.neighbours[corners[portals]]]).astype(np.int64)
-        return self._result(kind, ps, pg, corridor, corners[portals], expanded=expanded)
+            return PathResult(PathStatus.FOUND, points, corridor, float(cost), int(expanded))
+        if status == 3:
+            return PathResult(PathStatus.PARTIAL, points, corridor, float(cost), int(expanded))
+        kind = PathStatus.BUDGET_EXHAUSTED if status == SEARCH_BUDGET else PathStatus.NO_PATH
+        if points.shape[0]:
+            return PathResult(kind, points, corridor, float(cost), int(expanded))
+        return PathResult(kind, np.zeros((0, self.dim)), expanded=int(expanded))
 
-    def _closest_in_polygon(self, poly: int, q: F64) -> F64:
-        if self._contains(poly, q, 0.0):
-            return q
-        v = self._xy[self.polygon(poly)]
-        ab = np.roll(v, -1, axis=0) - v
-        t = np.clip(np.sum((q - v) * ab, axis=1) / np.sum(ab * ab, axis=1), 0.0, 1.0)
-        proj = v + t[:, None] * ab
-        return np.asarray(proj[int(np.argmin(np.sum((proj - q) ** 2, axis=1)))], dtype=np.float64)
 
-    def _result(
-        self,
-        kind: PathStatus,
-        ps: F64,
-        pg: F64,
-        corridor: I64,
-        corners: I64,
-        *,
-        expanded: int,
-    ) -> PathResult:
-        """Funnel the portals of ``corners`` (edge ``v[c] -> v[next c]`` leaves its polygon)."""
-        left_v = self.poly_verts[self._next[corners]]
-        right_v = self.poly_verts[corners]
-        order = string_pull(self._project(ps), self._project(pg), self._xy[left_v], self._xy[right_v])
-        table = np.vstack([ps, pg, self.vertices[left_v], self.vertices[right_v]])
-        points = table[order]
-        cost = float(np.linalg.norm(np.diff(points, axis=0), axis=1).sum())
-        return PathResult(kind, points, corridor, cost, expanded)
+@register_warm_up
+def _warm_up() -> None:
+    """Compile (or load from the disk cache) the navmesh kernels with the dtypes queries pass:
+    a 2D and a 3D mesh with a link, each located, clamped and searched once."""
+    square = [[0, 1, 2, 3], [1, 4, 5, 2]]
+    flat = NavMesh([[0, 0], [1, 0], [1, 1], [0, 1], [2, 0], [2, 1]], square,
+                   links=[NavLink(np.array([0.5, 0.5]), np.array([1.5, 0.5]))])  # fmt: skip
+    flat.find_path((0.5, 0.5), (1.5, 0.5), options=QueryOptions(allow_partial=True))
+    flat.find_path((0.5, 0.5), (9.0, 0.5), layers=1)
+    flat.locate((0.5, 0.5))
+    flat.closest_point((5.0, 5.0))
+    up = NavMesh([[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1], [2, 0, 0], [2, 0, 1]], square,
+                 links=[NavLink(np.array([0.5, 0, 0.5]), np.array([1.5, 0, 0.5]))])  # fmt: skip
+    up.find_path((0.5, 0.0, 0.5), (1.5, 0.0, 0.5))
+    up.locate((0.5, 0.0, 0.5))

@@ -145,7 +145,8 @@ def find_optimal_path(
     Raises:
         InvalidQueryError: bad points, a heuristic other than the three above, a negative budget,
             a mask of the wrong size or type.
-        UnsupportedOperationError: the mesh has off-mesh links (optimal mode plans on polygons only).
+        UnsupportedOperationError: the mesh has off-mesh links (optimal mode plans on polygons
+            only) or regions of different enter/travel costs (it minimises length).
 
     Example:
         >>> m = NavMesh([[0, 0], [2, 0], [2, 2], [1, 1], [0, 2]], [[0, 1, 3], [1, 2, 3], [0, 3, 4]])
@@ -159,10 +160,15 @@ def find_optimal_path(
         )
     if opts.max_expansions is not None and opts.max_expansions < 0:
         raise InvalidQueryError(f"max_expansions must be >= 0, got {opts.max_expansions}")
-    if int(getattr(mesh, "link_count", 0)):
+    if mesh.links:
         raise UnsupportedOperationError(
             "optimal paths are searched on the polygons only; this mesh has off-mesh links "
             "(query without 'optimal', or without the links)"
+        )
+    if np.any(mesh.enter_costs != 0.0) or np.any(mesh.travel_costs != mesh.travel_costs[0]):
+        raise UnsupportedOperationError(
+            "optimal paths are shortest by length; this mesh's regions have enter or travel costs "
+            "(query without 'optimal', or give every region the same costs)"
         )
     prep = _prepare(mesh)
     nbr, corner, dead_end, usable = _masked(prep, traversable)

@@ -70,6 +70,20 @@ func test_new_target_requests_a_new_path() -> void:
 	assert_eq(_bridge.requests[1]["to"], GridSerializer.cell_to_world(params, Vector2i(2, 4)))
 
 
+func test_navigation_layers_go_with_every_request_unless_the_options_say() -> void:
+	var params: Dictionary = _load_level()
+	var body: CharacterBody2D = _body(GridSerializer.cell_to_world(params, Vector2i(1, 1)))
+	var agent: Agent2D = body.get_node("Agent")
+	agent.navigation_layers = 5
+	agent.target_position = GridSerializer.cell_to_world(params, Vector2i(3, 3))
+	await _walk(body, agent, 120)
+	assert_eq(_bridge.requests[0]["options"], {"navigation_layers": 5})
+	agent.path_options = {"navigation_layers": 2}
+	agent.target_position = GridSerializer.cell_to_world(params, Vector2i(2, 4))
+	await _walk(body, agent, 120)
+	assert_eq(_bridge.requests[1]["options"], {"navigation_layers": 2})
+
+
 func test_graph_reload_triggers_a_repath() -> void:
 	var params: Dictionary = _load_level()
 	var body: CharacterBody2D = _body(GridSerializer.cell_to_world(params, Vector2i(1, 1)))
@@ -152,7 +166,7 @@ func test_agent_id_places_then_moves_and_is_passed_in_options() -> void:
 	assert_eq(first["agents"], [{"op": "place", "agent": 7, "cell": [1, 1]}])
 	agent.target_position = GridSerializer.cell_to_world(params, Vector2i(3, 1))
 	await _walk(body, agent, 120)
-	assert_eq(_bridge.requests[0]["options"], {"agent": 7})
+	assert_eq(_bridge.requests[0]["options"], {"agent": 7, "navigation_layers": 1})
 	var last: Dictionary = _bridge.updates[_bridge.updates.size() - 1][1]
 	assert_eq(last["agents"], [{"op": "move", "agent": 7, "cell": [3, 1]}])
 

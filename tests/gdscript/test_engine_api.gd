@@ -134,6 +134,25 @@ func test_two_navigation_regions_load_as_one_map() -> void:
 	right.free()
 
 
+func test_a_scene_of_regions_and_a_one_way_link_loads_as_one_map() -> void:
+	var root := Node2D.new()
+	root.add_child(_region(Rect2(0, 0, 10, 10)))
+	root.add_child(_region(Rect2(30, 0, 10, 10)))  # apart: only the link joins them
+	var link := NavigationLink2D.new()
+	link.start_position = Vector2(8, 5)
+	link.end_position = Vector2(32, 5)
+	link.bidirectional = false
+	root.add_child(link)
+	assert_true(_bridge.load_navigation_scene("rooms", root).is_ok())
+	var there: PackedVector2Array = _bridge.find_path("rooms", Vector2(1, 5), Vector2(39, 5))
+	assert_true(there.size() >= 2, "over the link")
+	assert_almost(there[there.size() - 1].x, 39.0, 1e-3)
+	_bridge.config.report_failures = false  # no way back is the expected answer
+	var back: Dictionary = _bridge.find_path_result("rooms", Vector2(39, 5), Vector2(1, 5))
+	assert_eq(back["status"], "no_path", "the link is one-way")
+	root.free()
+
+
 # A 16 x 12 AStarGrid2D whose region starts at (2, 1), cells 16 px, with a wall at x = 8 that has
 # one opening at y = 9.
 func _load_grid() -> AStarGrid2D:

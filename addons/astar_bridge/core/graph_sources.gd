@@ -7,6 +7,7 @@ extends RefCounted
 
 const GraphUpdates = preload("res://addons/astar_bridge/serializers/graph_updates.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
+const NavmapSerializer = preload("res://addons/astar_bridge/serializers/navmap_serializer.gd")
 const NavmeshSerializer = preload("res://addons/astar_bridge/serializers/navmesh_serializer.gd")
 const WaypointSerializer = preload("res://addons/astar_bridge/serializers/waypoint_serializer.gd")
 
@@ -79,6 +80,19 @@ static func navigation_regions(id: String, regions: Array[Node]) -> Dictionary:
 			return {}
 		parts.append(part)
 	return _joined(parts)
+
+
+## The load map of graph [param id] from every navigation region and link under [param root]
+## (3D when it holds a [NavigationRegion3D], else 2D), with their layers and costs.
+static func navigation_scene(id: String, root: Node) -> Dictionary:
+	if root == null:
+		push_error("AStarBridge.load_navigation_scene: the root is null")
+		return {}
+	var three_d: bool = root is NavigationRegion3D
+	three_d = three_d or not root.find_children("*", "NavigationRegion3D", true, false).is_empty()
+	if three_d:
+		return NavmapSerializer.from_scene_3d(root, id)
+	return NavmapSerializer.from_scene_2d(root, id)
 
 
 ## The update map setting [param cells] solid (or walkable again).

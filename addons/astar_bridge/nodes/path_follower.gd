@@ -53,6 +53,10 @@ const AgentAvoidance = preload("agent_avoidance.gd")
 @export_range(0.0, 10.0, 0.05, "or_greater", "suffix:s") var repath_interval: float = 0.0
 ## Extra query options merged into every request (e.g. {"allow_partial": true}).
 @export var path_options: Dictionary = {}
+## Navigation layers the paths may use on a navmesh (as NavigationAgent2D's):
+## polygons and links of regions sharing no bit are avoided. Sent with every request; a
+## [code]"navigation_layers"[/code] key in [member path_options] takes precedence.
+@export_flags_2d_navigation var navigation_layers: int = 1
 
 @export_group("Avoidance")
 ## Uses Godot's own RVO avoidance ([NavigationServer2D] / [NavigationServer3D] agents on the
@@ -460,7 +464,10 @@ func _parent_warning() -> String:
 
 ## Hook: the options of the next request (the agent adds its own, e.g. its obstacle id).
 func _query_options() -> Dictionary:
-	return path_options.duplicate()
+	var options: Dictionary = path_options.duplicate()
+	if not options.has("navigation_layers"):
+		options["navigation_layers"] = navigation_layers
+	return options
 
 
 ## Hook: the parent's global position in the follower's 3D space.

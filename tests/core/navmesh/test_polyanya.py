@@ -15,6 +15,7 @@ from python_core.formats.polyanya import load_polyanya_mesh, read_mesh_scenarios
 from python_core.navigation import NavMeshNavigator
 from python_core.navmesh import NavMesh
 from python_core.navmesh.funnel import funnel_points
+from python_core.navmesh.links import NavLink
 from python_core.navmesh.polyanya import find_optimal_path
 from python_core.result import PathStatus
 from tests.core.navmesh.mesh_oracle import MeshOracle, VisibilityOptimum
@@ -293,14 +294,22 @@ def test_bad_points_raise() -> None:
         find_optimal_path(_u_shape(), (0.5, 0.5, 0.5), (2.5, 2.5))
 
 
-class _LinkedMesh(NavMesh):
-    """A mesh that reports off-mesh links, as a mesh with ``NavigationLink`` connections does."""
-
-    link_count = 1
+def _polygons(mesh: NavMesh) -> list[list[int]]:
+    return [mesh.polygon(p).tolist() for p in range(mesh.polygon_count)]
 
 
 def test_meshes_with_links_are_refused() -> None:
     flat = _u_shape()
-    mesh = _LinkedMesh(flat.vertices, [flat.polygon(p).tolist() for p in range(flat.polygon_count)])
+    link = NavLink(np.array([0.5, 0.5]), np.array([2.5, 2.5]))
+    mesh = NavMesh(flat.vertices, _polygons(flat), links=[link])
     with pytest.raises(UnsupportedOperationError, match="links"):
+        find_optimal_path(mesh, (0.5, 0.5), (2.5, 2.5))
+
+
+def test_meshes_with_uneven_region_costs_are_refused() -> None:
+    flat = _u_shape()
+    costs = np.ones(flat.polygon_count)
+    costs[0] = 3.0
+    mesh = NavMesh(flat.vertices, _polygons(flat), travel_costs=costs)
+    with pytest.raises(UnsupportedOperationError, match="costs"):
         find_optimal_path(mesh, (0.5, 0.5), (2.5, 2.5))

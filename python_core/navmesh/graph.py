@@ -1,0 +1,160 @@
+"""The graph the navmesh's corridor search runs on: points on portals, and the ends of links.
+
+Quick start::
+
+    from python_core.navmesh import NavMesh
+    mesh = NavMesh([[0, 0], [2, 0], [2, 1], [0, 1], [3, 0], [3, 1]], [[0, 1, 2, 3], [1, 4, 5, 2]])
+    graph = mesh.search_graph
+    assert graph.node_count == 2 * 3  # one shared edge, both directions, three points each
+
+A node is a place where the path passes from one polygon (``src``) into another (``dst``): one of
+``samples`` evenly spaced points of a portal (an edge shared by two polygons, per direction), the
+start of a link (``dst = -1``: the link itself) or the end of a link (``src = -1``). An edge
+``u -> v`` joins nodes with ``dst[u] == src[v]``: it crosses polygon ``dst[u]`` in a straight line,
+at that polygon's travel cost, plus its enter cost when ``u`` came from another region; the edge from
+a link's start to its end costs the link's cost. Layers are checked per query on ``layers[v]`` (the
+mask of the polygon or link a node leads into), so changing them needs no rebuild.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from python_core._types import F64, I64
+
+__all__ = ["SearchGraph", "build_search_graph", "group_by"]
+
+
+@dataclass(slots=True, eq=False)
+class SearchGraph:
+    """CSR adjacency plus what each node is (see the module docstring).
+
+    Attributes:
+        indptr, indices, costs: CSR edges (costs include travel and enter costs).
+        pos: ``(n, d)`` node positions in mesh coordinates.
+        src, dst: polygon left and polygon entered (-1: a link).
+        left, right: for portal nodes, the portal's vertex ids as seen walking through it
+            (``-1`` for link nodes).
+        link: the link direction a link node belongs to (-1 for portal nodes).
+        layers: per node, the mask a query must share to use it (0: never, e.g. a disabled link).
+        out_ptr, out_nodes: nodes leaving each polygon (``src == p``), CSR by polygon.
+        in_ptr, in_nodes: nodes entering each polygon (``dst == p``), CSR by polygon.
+        enter: per node, the enter cost paid on arriving in ``dst`` (0 inside one region).
+        portal_count: portal nodes come first: ``node // samples`` is the portal for those.
+    """
+
+    indptr: I64
+    indices: I64
+    costs: F64
+    pos: F64
+    src: I64
+    dst: I64
+    left: I64
+    right: I64
+    link: I64
+    layers: I64
+    out_ptr: I64
+    out_nodes: I64
+    in_ptr: I64
+    in_nodes: I64
+    enter: F64
+    portal_count: int
+
+    @property
+    def node_count(self) -> int:
+        """Number of nodes."""
+        return int(self.indptr.shape[0] - 1)
+
+
+def group_by(keys: I64, count: int) -> tuple[I64, I64]:
+    """``(ptr, items)``: the indices ``i`` with ``keys[i] == k`` are ``items[ptr[k]:ptr[k+1]]``
+    (negative keys are left out)."""
+    keep = np.flatnonzero(keys >= 0)
+    order = keep[np.argsort(keys[keep], kind="stable")]
+    ptr = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys[keep], minlength=count), out=ptr[1:])
+    return ptr, order.astype(np.int64)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LinkEnds:
+    """Connected link directions: ``start``/``end`` snapped points, their polygons, cost, mask."""
+
+    start: F64
+    end: F64
+    poly_a: I64
+    poly_b: I64
+    cost: F64
+    layers: I64
+
+    @property
+    def count(self) -> int:
+        """Number of link directions."""
+        return int(self.poly_a.shape[0])
+
+
+def build_search_graph(  # noqa: PLR0917 - the mesh's arrays, built once
+    vertices: F64,
+    flat: I64,
+    nxt: I64,
+    corner_poly: I64,
+    twin: I64,
+    poly_region: I64,
+    poly_travel: F64,
+    poly_enter: F64,
+    poly_layers: I64,
+    links: LinkEnds,
+    *,
+    samples: int,
+) -> SearchGraph:
+    """The search graph of a conformal mesh (twins paired) and its connected link directions."""
+    polys = int(poly_region.shape[0])
+    dim = vertices.shape[1]
+    corners = np.flatnonzero(twin >= 0)
+    k = corners.shape[0]
+    ts = np.array([0.5]) if samples == 1 else np.linspace(0.0, 1.0, samples)
+    pa, pb = vertices[flat[corners]], vertices[flat[nxt[corners]]]
+    portal_pos = (pa[:, None, :] + ts[None, :, None] * (pb - pa)[:, None, :]).reshape(-1, dim)
+    src_p = np.repeat(corner_poly[corners], samples)
+    dst_p = np.repeat(corner_poly[twin[corners]], samples)
+    m = links.count
+    pos = np.vstack([portal_pos, links.start.reshape(-1, dim), links.end.reshape(-1, dim)])
+    src = np.concatenate([src_p, links.poly_a, np.full(m, -1, np.int64)])
+    dst = np.concatenate([dst_p, np.full(m, -1, np.int64), links.poly_b])
+    # Walking from src into dst through the edge v[c] -> v[next c] of src (counter-clockwise),
+    # the portal's left end is v[next c] and its right end v[c].
+    left = np.concatenate([np.repeat(flat[nxt[corners]], samples), np.full(2 * m, -1, np.int64)])
+    right = np.concatenate([np.repeat(flat[corners], samples), np.full(2 * m, -1, np.int64)])
+    link = np.concatenate([np.full(k * samples, -1, np.int64), np.arange(m), np.arange(m)])
+    n = pos.shape[0]
+    origin_region = np.concatenate([poly_region[src_p], poly_region[links.poly_a]])
+    enter = np.zeros(n)
+    into = np.concatenate([dst_p, links.poly_b])
+    came = np.concatenate([np.arange(k * samples), np.arange(k * samples + m, n)])
+    changed = origin_region != poly_region[into]
+    enter[came[changed]] = poly_enter[into[changed]]
+    out_ptr, out_nodes = group_by(src, polys)
+    in_ptr, in_nodes = group_by(dst, polys)
+    # Every (entering node, leaving node) pair of each polygon, but not straight back out
+    # through the portal just entered.
+    per_in = (out_ptr[1:] - out_ptr[:-1])[np.maximum(dst[in_nodes], 0)]
+    u = np.repeat(in_nodes, per_in)
+    local = np.arange(u.shape[0]) - np.repeat(np.cumsum(per_in) - per_in, per_in)
+    v = out_nodes[out_ptr[dst[u]] + local]
+    back = (left[u] == right[v]) & (right[u] == left[v]) & (left[u] >= 0)
+    u, v = u[~back], v[~back]
+    costs = np.linalg.norm(pos[v] - pos[u], axis=1) * poly_travel[dst[u]] + enter[u]
+    ls = np.arange(k * samples, k * samples + m)
+    u = np.concatenate([u, ls])
+    v = np.concatenate([v, ls + m])
+    costs = np.concatenate([costs, links.cost])
+    order = np.argsort(u, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(u, minlength=n), out=indptr[1:])
+    layers = np.concatenate([poly_layers[dst_p], links.layers, poly_layers[links.poly_b]])
+    return SearchGraph(
+        indptr, v[order].astype(np.int64), costs[order].astype(np.float64), pos, src, dst, left, right,
+        link, layers.astype(np.int64), out_ptr, out_nodes, in_ptr, in_nodes, enter, k * samples,
+    )  # fmt: skip
