@@ -41,7 +41,7 @@ OPTION_KEYS = (
     "hierarchical",
     "corridor",
 )
-PATH_OPTION_KEYS = OPTION_KEYS[:6]
+PATH_OPTION_KEYS = OPTION_KEYS[:7]  # the search options; the rest choose the method
 
 
 @dataclass(frozen=True, slots=True)
