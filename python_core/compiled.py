@@ -41,7 +41,7 @@ __all__ = [
 DISABLE_ENV = "ASTAR_BRIDGE_NO_JIT"
 """Set this environment variable to ``1`` to run every kernel as plain Python."""
 
-WARM_UP_MODULES = ("python_core.grid.graph", "python_core.csr.kernel")
+WARM_UP_MODULES = ("python_core.grid.graph", "python_core.csr.kernel", "python_core.flowfield")
 """Modules whose kernels :func:`warm_up` compiles; each registers its own warm-up on import."""
 
 F = TypeVar("F", bound=Callable[..., Any])
