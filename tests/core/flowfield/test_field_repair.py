@@ -55,7 +55,7 @@ def test_weights_both_ways_and_an_unrepaired_change_is_not_served_stale() -> Non
 
 def test_the_cache_shares_fields_repairs_them_and_keeps_within_its_budget() -> None:
     grid = GridGraph(np.ones((30, 30), dtype=bool))
-    cache = FieldCache(budget_bytes=40_000)
+    cache = FieldCache(budget_bytes=8_000)
     a, field_a, tiles = cache.request("g", grid, [(0, 0)], [(29, 29)], tile_size=5)
     assert tiles and cache.request("g", grid, [(0, 0)], [(29, 29)], tile_size=5)[2] == []
     b, _, _ = cache.request("g", grid, [(29, 0)], [(0, 29)], tile_size=5)
@@ -65,7 +65,7 @@ def test_the_cache_shares_fields_repairs_them_and_keeps_within_its_budget() -> N
     assert set(reports) <= {a, b}
     for k in range(6):  # more goal sets than the budget holds: the oldest go
         cache.request("g", grid, [(k * 4, 5)], [(0, 29)], tile_size=5)
-    assert cache.nbytes <= 40_000 and a not in cache.ids()
+    assert cache.nbytes <= 8_000 and a not in cache.ids()
     assert cache.evicted > 0
 
 
