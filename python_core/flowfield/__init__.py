@@ -22,7 +22,16 @@ from python_core.flowfield.kernels import GOAL, UNREACHABLE, WALL
 from python_core.flowfield.sight import farthest_visible
 from python_core.grid import GridGraph
 
-__all__ = ["GOAL", "UNREACHABLE", "WALL", "FieldCache", "FieldKey", "FlowField", "RepairReport", "farthest_visible"]
+__all__ = [
+    "GOAL",
+    "UNREACHABLE",
+    "WALL",
+    "FieldCache",
+    "FieldKey",
+    "FlowField",
+    "RepairReport",
+    "farthest_visible",
+]
 
 
 def _warm_up() -> None:

@@ -85,13 +85,17 @@ class FieldCache:
         """
         nodes = np.unique(as_cells(goals, grid.width, grid.height))
         key = FieldKey(grid_key, tuple(nodes.tolist()), bool(agents_block))
-        field_id = self._ids.get(key)
-        field = None if field_id is None else self._fields[field_id][1]
-        if field is None or field.grid is not grid or field.hierarchy is not hierarchy:
-            if field_id is not None:
-                self.drop(field_id)
-            made = FlowField(grid, goals, hierarchy=hierarchy, agents_block=agents_block, tile_size=tile_size)
-            field_id, field = f"f{next(self._counter)}", made
+        known = self._ids.get(key)
+        field = None if known is None else self._fields[known][1]
+        if known is not None and field is not None and field.grid is grid and field.hierarchy is hierarchy:
+            field_id = known
+        else:
+            if known is not None:
+                self.drop(known)
+            field = FlowField(
+                grid, goals, hierarchy=hierarchy, agents_block=agents_block, tile_size=tile_size
+            )
+            field_id = f"f{next(self._counter)}"
             self._fields[field_id] = (key, field)
             self._ids[key] = field_id
         self._fields.move_to_end(field_id)
@@ -121,6 +125,10 @@ class FieldCache:
         entry = self._fields.pop(field_id, None)
         if entry is not None:
             del self._ids[entry[0]]
+
+    def has_grid(self, grid_key: str) -> bool:
+        """Whether a field of this grid is held."""
+        return any(key.grid == grid_key for key, _ in self._fields.values())
 
     def drop_grid(self, grid_key: str) -> list[str]:
         """Forget every field of a grid (it was dropped or replaced); returns their ids."""

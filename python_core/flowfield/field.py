@@ -118,7 +118,7 @@ class FlowField:
     @property
     def tiles(self) -> list[int]:
         """Computed tile ids (``ty * tiles_x + tx``), ascending."""
-        return np.flatnonzero(self.known_slot >= 0).tolist()
+        return [int(t) for t in np.flatnonzero(self.known_slot >= 0)]
 
     @property
     def nbytes(self) -> int:
@@ -137,7 +137,11 @@ class FlowField:
         Raises:
             InvalidQueryError: not a tile id, or a tile not computed.
         """
-        if isinstance(tile, bool) or not isinstance(tile, int | np.integer) or not 0 <= tile < self.known_slot.size:
+        if (
+            isinstance(tile, bool)
+            or not isinstance(tile, int | np.integer)
+            or not 0 <= tile < self.known_slot.size
+        ):
             raise InvalidQueryError(f"tile must be an integer in [0, {self.known_slot.size}), got {tile!r}")
         slot = int(self.known_slot[tile])
         if slot < 0:
@@ -179,8 +183,8 @@ class FlowField:
         seen: set[int] = set()
         for node in nodes.tolist():
             tile = self._tile_of_node(node)
-            if self.known_slot[tile] >= 0 or tile in seen:
-                continue
+            if self.known_slot[tile] >= 0 or tile in seen or tile in pending:
+                continue  # a tile in the region leads to a goal inside the region: no corridor of its own
             seen.add(tile)
             pending.update(t for t in self._corridor(node) if self.known_slot[t] < 0)
         return self._solve(pending)
@@ -217,7 +221,9 @@ class FlowField:
         steps = max(abs(x1 - x0), abs(y1 - y0)) // max(1, self.cs // 2) + 1
         xs = np.rint(np.linspace(x0, x1, steps + 1)).astype(np.int64)
         ys = np.rint(np.linspace(y0, y1, steps + 1)).astype(np.int64)
-        return sorted({int((yy // self.cs) * self.tiles_x + xx // self.cs) for xx, yy in zip(xs, ys, strict=True)})
+        return sorted(
+            {int((yy // self.cs) * self.tiles_x + xx // self.cs) for xx, yy in zip(xs, ys, strict=True)}
+        )
 
     def _min_weight(self) -> float:
         """The smallest weight of a walkable cell (the lower bounds' factor), cached per version."""
@@ -233,7 +239,7 @@ class FlowField:
         grid = self.grid
         walk = grid.walkable.view(np.uint8).ravel()
         weights = grid.weights.ravel()
-        occ = grid._occupancy  # noqa: SLF001 (the grid's own per-cell agent counts, read only)
+        occ = grid._occupancy
         region = np.array(sorted(pending), dtype=np.int64)
         while True:
             region_slot = np.full(self.known_slot.size, -1, dtype=np.int32)
@@ -248,7 +254,7 @@ class FlowField:
                 break
             region = np.union1d(region, culprits)
         self._store(region, cost, dirs)
-        return region.tolist()
+        return [int(t) for t in region]
 
     def _store(self, region: I64, cost: F64, dirs: U8) -> None:
         for i, tile in enumerate(region.tolist()):
@@ -269,7 +275,7 @@ class FlowField:
         cost[:used], dirs[:used] = self._cost, self._dirs
         self._cost, self._dirs = cost, dirs
         self._free = list(range(grown - 1, used, -1))
-        return used
+        return int(used)
 
     def _check_version(self) -> None:
         """A grid changed behind the field's back (no :meth:`repair`): forget every tile."""
@@ -308,11 +314,16 @@ class FlowField:
         dirty |= np.isin(known, list(changed_tiles))
         if dear.size:
             taint = np.unique(_around(dear, w, h))
-            dirty |= kernels.tainted_tiles(self._dirs, known, self.known_slot, w, h, self.cs, self.tiles_x, taint)
+            dirty |= kernels.tainted_tiles(
+                self._dirs, known, self.known_slot, w, h, self.cs, self.tiles_x, taint
+            )
         if cheap.size:
             dirty |= self._maybe_cheaper(known, cheap)
         redo = known[dirty]
-        before = {int(t): (self._dirs[self.known_slot[t]].copy(), self._cost[self.known_slot[t]].copy()) for t in redo}
+        before = {
+            int(t): (self._dirs[self.known_slot[t]].copy(), self._cost[self.known_slot[t]].copy())
+            for t in redo
+        }
         for t in redo.tolist():
             self._free.append(int(self.known_slot[t]))
             self.known_slot[t] = -1
@@ -343,7 +354,9 @@ class FlowField:
             dx = np.maximum(np.maximum(x0 - cx, cx - (x0 + cs - 1)), 0)
             dy = np.maximum(np.maximum(y0 - cy, cy - (y0 + cs - 1)), 0)
             to_tile = _octile_np(dx, dy, cw, ch, diag, never=never)
-            to_goal = float(_octile_np(np.abs(self._gx - cx), np.abs(self._gy - cy), cw, ch, diag, never=never).min())
+            to_goal = float(
+                _octile_np(np.abs(self._gx - cx), np.abs(self._gy - cy), cw, ch, diag, never=never).min()
+            )
             bound = wmin * (np.maximum(to_tile - diag, 0.0) + max(to_goal - diag, 0.0))
             out |= finite_max * (1.0 - kernels.SLACK) > bound
             out |= has_inf & (np.maximum(dx, dy) <= 1)

@@ -20,7 +20,7 @@ violation; the caller adds the tiles its bound came from and solves again.
 """
 
 # Compiled kernels take their arguments positionally: numba.njit does not compile keywords.
-# ruff: noqa: PLR0917, PLR0913, PLR0912, PLR0915, C901
+# ruff: noqa: PLR0917, PLR0912, PLR0915
 
 from __future__ import annotations
 
@@ -69,8 +69,15 @@ def _open(walk: npt.NDArray[np.uint8], occ: npt.NDArray[np.int32], agents: bool,
 
 @jit
 def _moves_from(
-    walk: npt.NDArray[np.uint8], occ: npt.NDArray[np.int32], agents: bool,
-    moves: npt.NDArray[np.uint8], diagonal: int, x: int, y: int, width: int, height: int,
+    walk: npt.NDArray[np.uint8],
+    occ: npt.NDArray[np.int32],
+    agents: bool,
+    moves: npt.NDArray[np.uint8],
+    diagonal: int,
+    x: int,
+    y: int,
+    width: int,
+    height: int,
 ) -> int:
     """Bit ``k`` set when move ``k`` from ``(x, y)`` is allowed (the grid A*'s rule, one lookup)."""
     around = 0
@@ -101,8 +108,14 @@ def _octile(dx: int, dy: int, cw: float, ch: float, diag: float, diagonal: int) 
 
 @jit
 def goal_bound(
-    x: int, y: int, gx: npt.NDArray[np.int64], gy: npt.NDArray[np.int64],
-    cw: float, ch: float, diagonal: int, wmin: float,
+    x: int,
+    y: int,
+    gx: npt.NDArray[np.int64],
+    gy: npt.NDArray[np.int64],
+    cw: float,
+    ch: float,
+    diagonal: int,
+    wmin: float,
 ) -> float:
     """``wmin *`` the octile (manhattan for ``never``) distance to the nearest goal: a lower bound
     of the cell's cost, since every move costs at least its length times the smallest weight."""
@@ -159,7 +172,7 @@ def _pop(keys: npt.NDArray[np.float64], items: npt.NDArray[np.int64], size: int)
 @jit
 def _is_goal(goals: npt.NDArray[np.int64], node: int) -> bool:
     i = np.searchsorted(goals, node)
-    return i < goals.shape[0] and goals[i] == node
+    return bool(i < goals.shape[0] and goals[i] == node)
 
 
 @jit
@@ -200,7 +213,7 @@ def solve_region(
     moves = MOVES
     cost = np.full((n_reg, block), np.inf)
     dirs = np.full((n_reg, block), WALL, dtype=np.uint8)
-    keys = np.empty(max(16, 4 * n_reg * block), dtype=np.float64)
+    keys = np.empty(max(64, 8 * n_reg * cs), dtype=np.float64)  # about a frontier; grows
     items = np.empty(keys.shape[0], dtype=np.int64)
     size = 0
     # seeds: goals in the region, exits into known tiles or onto goals (exact, real)
@@ -273,8 +286,25 @@ def solve_region(
                 dirs[ur, ulocal] = k
                 keys, items, size = _push(keys, items, size, cand, ur * block + ulocal)
     culprits = _check_bounds(
-        walk, occ, agents, weights, width, height, diagonal, cw, ch, cs, tiles_x,
-        region_tiles, region_slot, known_slot, goals, gx, gy, wmin, cost,
+        walk,
+        occ,
+        agents,
+        weights,
+        width,
+        height,
+        diagonal,
+        cw,
+        ch,
+        cs,
+        tiles_x,
+        region_tiles,
+        region_slot,
+        known_slot,
+        goals,
+        gx,
+        gy,
+        wmin,
+        cost,
     )
     return cost, dirs, culprits
 

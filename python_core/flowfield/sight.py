@@ -57,7 +57,7 @@ def farthest_visible(field: FlowField, cell: Sequence[int], *, max_cells: int = 
     start = tuple(int(v) for v in cell)
     best: Cell = (start[0], start[1])
     walk = grid.walkable.view("uint8").ravel()
-    occ = grid._occupancy  # noqa: SLF001 (read only)
+    occ = grid._occupancy
     here = best
     for _ in range(max_cells):
         code = field.direction_at(here)

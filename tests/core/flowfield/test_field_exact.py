@@ -38,14 +38,17 @@ def check_field(field: FlowField, expected: np.ndarray) -> int:
                     continue
                 want, got, code = expected[y, x], costs[ly, lx], int(dirs[ly, lx])
                 if not grid.walkable[y, x]:
-                    assert code == WALL and np.isinf(got)
+                    assert code == WALL
+                    assert np.isinf(got)
                     continue
                 if np.isinf(want):
-                    assert np.isinf(got) and code == UNREACHABLE, (x, y, got, code)
+                    assert np.isinf(got), (x, y, got)
+                    assert code == UNREACHABLE, (x, y, code)
                     continue
                 assert got == pytest.approx(want, rel=1e-9, abs=1e-9), (x, y)
                 walked, end, last = field.follow((x, y))
-                assert last == GOAL and walked == pytest.approx(want, rel=1e-9, abs=1e-9), (x, y, end)
+                assert last == GOAL, (x, y, end)
+                assert walked == pytest.approx(want, rel=1e-9, abs=1e-9), (x, y)
                 checked += 1
     return checked
 
@@ -83,7 +86,8 @@ def test_agents_block_other_cells_but_their_own_cell_gets_a_way_out() -> None:
     field = FlowField(grid, [(5, 1)], tile_size=3, agents_block=True)
     field.extend([(0, 0), (2, 1)])
     check_field(field, goal_costs(grid, [(5, 1)], agents_block=True))
-    assert field.direction_at((2, 1)) is not None and field.direction_at((2, 1)) < GOAL
+    assert field.direction_at((2, 1)) is not None
+    assert field.direction_at((2, 1)) < GOAL
     ignoring = FlowField(grid, [(5, 1)], tile_size=3)
     ignoring.extend([(0, 1)])
     assert ignoring.cost_at((0, 1)) == 5.0
@@ -99,15 +103,18 @@ def test_zero_weights_and_unreachable_pockets() -> None:
     field.extend([(8, 8), (8, 2)])
     expected = goal_costs(grid, [(0, 0)])
     check_field(field, expected)
-    assert field.direction_at((8, 8)) == UNREACHABLE and field.cost_at((8, 8)) == np.inf
+    assert field.direction_at((8, 8)) == UNREACHABLE
+    assert field.cost_at((8, 8)) == np.inf
 
 
 def test_a_goal_on_a_wall_is_never_reached_and_goal_sets_take_the_nearest() -> None:
     grid = GridGraph.from_strings(["..@...", "......"], diagonal="never")
     field = FlowField(grid, [(2, 0), (5, 1)], tile_size=2)
     field.extend([(0, 0)])
-    assert field.cost_at((0, 0)) == 6.0 and field.cost_at((2, 0)) == np.inf
-    assert field.direction_at((2, 0)) == WALL and field.direction_at((5, 1)) == GOAL
+    assert field.cost_at((0, 0)) == 6.0
+    assert field.cost_at((2, 0)) == np.inf
+    assert field.direction_at((2, 0)) == WALL
+    assert field.direction_at((5, 1)) == GOAL
 
 
 def test_bad_input_raises_named_errors_and_keeps_the_field() -> None:

@@ -35,7 +35,8 @@ def test_an_opened_gap_recomputes_what_it_shortens_and_stays_exact() -> None:
     grid, field = _open_field()
     grid.set_walkable([(20, 20)], True)
     report = field.repair(cheaper=[(20, 20)])
-    assert report.changed and len(report.recomputed) < len(field.tiles)
+    assert report.changed
+    assert len(report.recomputed) < len(field.tiles)
     check_field(field, goal_costs(grid, [(2, 2)]))
     untouched = FlowField(grid, [(2, 2)], tile_size=5)
     untouched.extend([(0, 0)])
@@ -56,8 +57,9 @@ def test_weights_both_ways_and_an_unrepaired_change_is_not_served_stale() -> Non
 def test_the_cache_shares_fields_repairs_them_and_keeps_within_its_budget() -> None:
     grid = GridGraph(np.ones((30, 30), dtype=bool))
     cache = FieldCache(budget_bytes=8_000)
-    a, field_a, tiles = cache.request("g", grid, [(0, 0)], [(29, 29)], tile_size=5)
-    assert tiles and cache.request("g", grid, [(0, 0)], [(29, 29)], tile_size=5)[2] == []
+    a, _field_a, tiles = cache.request("g", grid, [(0, 0)], [(29, 29)], tile_size=5)
+    assert tiles
+    assert cache.request("g", grid, [(0, 0)], [(29, 29)], tile_size=5)[2] == []
     b, _, _ = cache.request("g", grid, [(29, 0)], [(0, 29)], tile_size=5)
     assert a != b
     grid.set_walkable([(15, 15)], False)
@@ -65,7 +67,8 @@ def test_the_cache_shares_fields_repairs_them_and_keeps_within_its_budget() -> N
     assert set(reports) <= {a, b}
     for k in range(6):  # more goal sets than the budget holds: the oldest go
         cache.request("g", grid, [(k * 4, 5)], [(0, 29)], tile_size=5)
-    assert cache.nbytes <= 8_000 and a not in cache.ids()
+    assert cache.nbytes <= 8_000
+    assert a not in cache.ids()
     assert cache.evicted > 0
 
 
@@ -74,5 +77,6 @@ def test_sight_heads_for_the_farthest_visible_cell_down_the_field() -> None:
     field = FlowField(grid, [(0, 0)], tile_size=5)
     field.extend([(9, 2)])
     target = farthest_visible(field, (9, 2))
-    assert target != (9, 2) and field.cost_at(target) < field.cost_at((9, 2))
+    assert target != (9, 2)
+    assert field.cost_at(target) < field.cost_at((9, 2))
     assert farthest_visible(field, (0, 0)) == (0, 0)
