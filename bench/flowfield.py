@@ -132,7 +132,7 @@ def wall_change(client: Client, answers: list[dict[str, Any]], goals: np.ndarray
     client.on_notification = lambda m, p: heard.append(p) if m == "field.changed" else None
     # a wall on the first unit's path to its goal: its field's chains pass there
     path = client.find("crowd", starts[0], goals[0])
-    cells = np.asarray(path["nodes"], dtype=np.int64)
+    cells = np.frombuffer(path["nodes"], dtype="<i8")
     node = int(cells[len(cells) // 2])
     cell = np.array([[node % 512, node // 512]], dtype="<i4")
     client.update("crowd", cells=cell.tobytes(), walkable=False)

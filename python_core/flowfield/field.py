@@ -35,6 +35,9 @@ __all__ = ["FlowField", "RepairReport"]
 
 DEFAULT_TILE = 16
 """Tile side without a hierarchy."""
+FILL_SHARE = 0.5
+"""When the tiles computed and asked for pass this share of the map, every tile is computed at once:
+the exactness check's rounds over a region full of holes cost more than one pass over the rest."""
 GOALS_TRIED = 4
 """Goal tiles (nearest first) whose HPA* paths a new start tries for its corridor."""
 
@@ -181,13 +184,30 @@ class FlowField:
         self._check_version()
         pending: set[int] = set()
         seen: set[int] = set()
-        for node in nodes.tolist():
+        known = int((self.known_slot >= 0).sum())
+        fill = FILL_SHARE * self.known_slot.size
+        for node in self._farthest_first(nodes).tolist():
             tile = self._tile_of_node(node)
             if self.known_slot[tile] >= 0 or tile in seen or tile in pending:
                 continue  # a tile in the region leads to a goal inside the region: no corridor of its own
             seen.add(tile)
             pending.update(t for t in self._corridor(node) if self.known_slot[t] < 0)
+            if known + len(pending) > fill:  # most of the map: all of it costs less than the checks
+                pending = {int(t) for t in np.flatnonzero(self.known_slot < 0)}
+                break
         return self._solve(pending)
+
+    def _farthest_first(self, nodes: I64) -> I64:
+        """Starts ordered by their distance to the nearest goal, farthest first: the long corridors
+        come first and often hold the nearer starts' tiles."""
+        if nodes.size < 2:
+            return nodes
+        w = self.grid.width
+        xs, ys = nodes % w, nodes // w
+        reach = np.full(nodes.size, np.inf)
+        for gx, gy in zip(self._gx.tolist(), self._gy.tolist(), strict=True):
+            reach = np.minimum(reach, np.maximum(np.abs(xs - gx), np.abs(ys - gy)))
+        return nodes[np.argsort(-reach, kind="stable")]
 
     def _tile_of_node(self, node: int) -> int:
         w = self.grid.width
@@ -241,20 +261,22 @@ class FlowField:
         weights = grid.weights.ravel()
         occ = grid._occupancy
         region = np.array(sorted(pending), dtype=np.int64)
-        while True:
+        done: list[int] = []
+        while region.size:
             region_slot = np.full(self.known_slot.size, -1, dtype=np.int32)
             region_slot[region] = np.arange(region.size, dtype=np.int32)
-            cost, dirs, culprits = kernels.solve_region(
+            cost, dirs, culprits, violated = kernels.solve_region(
                 walk, occ, self.agents_block, weights, grid.width, grid.height,
                 DIAG_CODES[grid.diagonal], grid.cell_size[0], grid.cell_size[1], self.cs, self.tiles_x,
                 region, region_slot, self.known_slot, self._cost, self.goal_nodes, self._gx, self._gy,
                 self._min_weight(),
             )  # fmt: skip
-            if culprits.size == 0:
-                break
-            region = np.union1d(region, culprits)
-        self._store(region, cost, dirs)
-        return [int(t) for t in region]
+            exact = ~violated
+            # tiles without a violation are exact: they become known cells for the next round
+            self._store(region[exact], cost[exact], dirs[exact])
+            done.extend(int(t) for t in region[exact])
+            region = np.union1d(region[violated], culprits)
+        return sorted(done)
 
     def _store(self, region: I64, cost: F64, dirs: U8) -> None:
         for i, tile in enumerate(region.tolist()):

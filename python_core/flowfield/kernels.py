@@ -3,7 +3,7 @@ taint and line of sight.
 
 Quick start (most callers use :class:`python_core.flowfield.FlowField`)::
 
-    cost, dirs, culprits = solve_region(world, region_tiles, region_slot, known_slot, known_cost, goals, lb)
+    cost, dirs, culprits, violated = solve_region(...)   # see the docstring
 
 Cells are flat ids ``y * width + x``; a tile ``t = ty * tiles_x + tx`` holds the cells of one HPA*
 cluster, stored row-major in a ``cs * cs`` block (cells past the grid's edge stay walls). A
@@ -16,7 +16,8 @@ upper bound of the true cost ``d(v)``. The bound Dijkstra seeds every exit into 
 with a LOWER bound of that cell's cost (``wmin * octile distance to the nearest goal``): any path
 from ``v`` either stays in the region (cost ``>= d_R(v)``) or leaves it first at such an exit (cost
 ``>= E(v)``). Where ``d_R(v) <= E(v)``, ``d_R(v) = d(v)``. A cell where the bound is lower is a
-violation; the caller adds the tiles its bound came from and solves again.
+violation; the caller keeps the tiles without one (exact) and solves the others again with the
+tiles the bounds came from.
 """
 
 # Compiled kernels take their arguments positionally: numba.njit does not compile keywords.
@@ -196,16 +197,17 @@ def solve_region(
     gx: npt.NDArray[np.int64],
     gy: npt.NDArray[np.int64],
     wmin: float,
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """Exact costs and directions over the tiles ``region_tiles`` (``region_slot[t]`` = their index,
     ``-1`` elsewhere), given the exact costs of the known tiles (``known_slot[t]`` row of
     ``known_cost``, ``-1`` unknown) and the sorted goal ids ``goals`` (``gx``/``gy``: every goal,
     walls included, for the lower bounds).
 
     Returns:
-        ``(cost, dirs, culprits)``: per region tile a ``cs * cs`` row of costs and of direction
-        bytes, and the unknown tiles whose lower bounds beat a real cost somewhere (sorted, unique).
-        When ``culprits`` is empty every cell of the region is exact.
+        ``(cost, dirs, culprits, violated)``: per region tile a ``cs * cs`` row of costs and of
+        direction bytes, the unknown tiles whose lower bounds beat a real cost somewhere (sorted,
+        unique), and per region tile whether one of its cells is such a violation. Every cell of
+        a tile not violated is exact.
     """
     n_reg = region_tiles.shape[0]
     block = cs * cs
@@ -213,6 +215,7 @@ def solve_region(
     moves = MOVES
     cost = np.full((n_reg, block), np.inf)
     dirs = np.full((n_reg, block), WALL, dtype=np.uint8)
+    allowed_at = np.zeros((n_reg, block), dtype=np.uint8)  # the move bits of each cell, found once
     keys = np.empty(max(64, 8 * n_reg * cs), dtype=np.float64)  # about a frontier; grows
     items = np.empty(keys.shape[0], dtype=np.int64)
     size = 0
@@ -233,6 +236,8 @@ def solve_region(
                     continue
                 local = ly * cs + lx
                 dirs[r, local] = UNREACHABLE
+                allowed = _moves_from(walk, occ, agents, moves, diagonal, x, y, width, height)
+                allowed_at[r, local] = allowed
                 if _is_goal(goals, node) and _open(walk, occ, agents, node):
                     cost[r, local] = 0.0
                     dirs[r, local] = GOAL
@@ -240,7 +245,6 @@ def solve_region(
                     continue
                 if 0 < lx < cs - 1 and 0 < ly < cs - 1:
                     continue  # inner cells have no neighbour outside their tile
-                allowed = _moves_from(walk, occ, agents, moves, diagonal, x, y, width, height)
                 for k in range(8):
                     if not allowed >> k & 1:
                         continue
@@ -275,17 +279,15 @@ def solve_region(
             if not (0 <= ux < width and 0 <= uy < height):
                 continue
             ur = region_slot[(uy // cs) * tiles_x + ux // cs]
-            if ur < 0 or walk[uy * width + ux] == 0:
-                continue
-            if not _moves_from(walk, occ, agents, moves, diagonal, ux, uy, width, height) >> k & 1:
+            ulocal = (uy % cs) * cs + ux % cs
+            if ur < 0 or not allowed_at[ur, ulocal] >> k & 1:
                 continue
             cand = d + _step_length(k, cw, ch, diag) * weights[node]
-            ulocal = (uy % cs) * cs + ux % cs
             if cand < cost[ur, ulocal]:
                 cost[ur, ulocal] = cand
                 dirs[ur, ulocal] = k
                 keys, items, size = _push(keys, items, size, cand, ur * block + ulocal)
-    culprits = _check_bounds(
+    culprits, violated = _check_bounds(
         walk,
         occ,
         agents,
@@ -305,8 +307,9 @@ def solve_region(
         gy,
         wmin,
         cost,
+        allowed_at,
     )
-    return cost, dirs, culprits
+    return cost, dirs, culprits, violated
 
 
 @jit
@@ -330,14 +333,15 @@ def _check_bounds(
     gy: npt.NDArray[np.int64],
     wmin: float,
     cost: npt.NDArray[np.float64],
-) -> npt.NDArray[np.int64]:
+    allowed_at: npt.NDArray[np.uint8],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """The bound Dijkstra: lower bounds through exits into unknown tiles, kept only where they
     beat the real cost (a bound no lower than ``d_R(v)`` at ``v`` stays no lower at every cell it
-    would reach through ``v``, as ``d_R`` obeys the same steps). Returns the culprit tiles."""
+    would reach through ``v``, as ``d_R`` obeys the same steps). Returns the culprit tiles and
+    the region tiles with a violation."""
     n_reg = region_tiles.shape[0]
     block = cs * cs
     diag = math.hypot(cw, ch)
-    moves = MOVES
     bound = np.full((n_reg, block), np.inf)
     source = np.full((n_reg, block), -1, dtype=np.int64)
     keys = np.empty(64, dtype=np.float64)
@@ -361,7 +365,7 @@ def _check_bounds(
                 if walk[node] == 0 or cost[r, local] == 0.0:
                     continue
                 limit = cost[r, local] * (1.0 - SLACK)
-                allowed = _moves_from(walk, occ, agents, moves, diagonal, x, y, width, height)
+                allowed = allowed_at[r, local]
                 for k in range(8):
                     if not allowed >> k & 1:
                         continue
@@ -392,18 +396,19 @@ def _check_bounds(
             if not (0 <= ux < width and 0 <= uy < height):
                 continue
             ur = region_slot[(uy // cs) * tiles_x + ux // cs]
-            if ur < 0 or walk[uy * width + ux] == 0:
-                continue
-            if not _moves_from(walk, occ, agents, moves, diagonal, ux, uy, width, height) >> k & 1:
+            ulocal = (uy % cs) * cs + ux % cs
+            if ur < 0 or not allowed_at[ur, ulocal] >> k & 1:
                 continue
             cand = d + _step_length(k, cw, ch, diag) * weights[node]
-            ulocal = (uy % cs) * cs + ux % cs
             if cand < cost[ur, ulocal] * (1.0 - SLACK) and cand < bound[ur, ulocal]:
                 bound[ur, ulocal] = cand
                 source[ur, ulocal] = source[r, local]
                 keys, items, size = _push(keys, items, size, cand, ur * block + ulocal)
+    violated = np.zeros(n_reg, dtype=np.bool_)
+    for r in range(n_reg):
+        violated[r] = (source[r] >= 0).any()
     found = source.ravel()
-    return np.unique(found[found >= 0])
+    return np.unique(found[found >= 0]), violated
 
 
 @jit

@@ -134,16 +134,19 @@ def test_bad_input_raises_named_errors_and_keeps_the_field() -> None:
     assert field.cost_at((3, 1)) == pytest.approx(2 + 2**0.5)
 
 
-def test_a_moving_ai_map_sampled() -> None:
-    grid = GridGraph.from_movingai("tests/data/movingai/den312d.map")
-    hpa = HierarchicalGrid(grid, cluster_size=16).build()
-    goals = [(20, 20), (60, 70)]
-    goals = [(x, y) for x, y in goals if grid.walkable[y, x]]
+@pytest.mark.parametrize(("name", "cluster", "partial"), [("den312d", 16, True), ("maze-100-1", 8, False)])
+def test_a_moving_ai_map_sampled(name: str, cluster: int, partial: bool) -> None:
+    """A few starts: every computed cell exact. On den312d the field stays a part of the map; on
+    the maze the octile bounds are so far below the costs that the check's rounds reach it all."""
+    grid = GridGraph.from_movingai(f"tests/data/movingai/{name}.map")
+    hpa = HierarchicalGrid(grid, cluster_size=cluster).build()
     rng = np.random.default_rng(5)
     ys, xs = np.nonzero(grid.walkable)
-    pick = rng.choice(xs.size, size=12, replace=False)
+    cells = list(zip(xs.tolist(), ys.tolist(), strict=True))
+    picks = rng.choice(len(cells), size=4, replace=False).tolist()
+    goals = [cells[picks[0]], cells[picks[1]]]
     field = FlowField(grid, goals, hierarchy=hpa)
-    field.extend(list(zip(xs[pick].tolist(), ys[pick].tolist(), strict=True)))
+    field.extend([cells[picks[2]], cells[picks[3]]])
     expected = goal_costs(grid, goals)
-    assert check_field(field, expected) > 500
-    assert len(field.tiles) < field.tiles_x * field.tiles_y
+    assert check_field(field, expected) > 100
+    assert (len(field.tiles) < field.tiles_x * field.tiles_y) == partial
