@@ -14,8 +14,9 @@
    clusters; a field for one goal from the far corner, built only along the corridor, against our
    Dijkstra over every tile (the same kernel, the whole map as its region). Time, tiles and the
    bytes the field holds, and the process's peak RSS growth.
-3. Wall change: through the sidecar, a wall closed across the crowd's busiest corridor; the
-   ``field.changed`` notifications: tiles recomputed and tiles resent, beside the tiles computed.
+3. Wall change: through the sidecar, a door closed (the first cell with walls on two opposite
+   sides down the first unit's field chain); the ``field.changed`` notifications: tiles recomputed
+   and tiles resent per field, beside the tiles computed.
 
 Godot's ``AStarGrid2D.get_point_path`` per unit and the addon's per-frame cost are the addon's
 benchmark (the crowd resource comes with the addon layer), not measured here.
@@ -37,7 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bridge.client import Client
 from bridge.sidecar import Sidecar, start_sidecar
-from python_core.flowfield import FlowField
+from python_core.flowfield import GOAL, FlowField
+from python_core.flowfield.kernels import DX, DY
 from python_core.formats.movingai import read_map
 from python_core.grid import GridGraph
 from python_core.hpa import HierarchicalGrid
@@ -121,28 +123,44 @@ def crowd(units: int) -> None:
                 f"  sidecar HPA*     : cpu {h_cpu * 1e3:8.0f} ms  wall {h_wall * 1e3:8.0f} ms"
                 f"  -> fields/HPA* cpu {f_cpu / max(h_cpu, 1e-9):.2f}x"
             )
-            wall_change(client, answers, goals, starts)
+            wall_change(client, answers, starts, walk)
     finally:
         sidecar.stop()
     in_process(grid, goals, starts)
 
 
-def wall_change(client: Client, answers: list[dict[str, Any]], goals: np.ndarray, starts: np.ndarray) -> None:
+def door_on_chain(
+    client: Client, answer: dict[str, Any], start: np.ndarray, walk: np.ndarray
+) -> tuple[int, int]:
+    """The first cell down the field's chain from ``start`` with walls on two opposite sides (a
+    door or a corridor): closing it moves every chain through it."""
+    tiles = client.field_tiles(answer["field"], answer["tiles"])
+    cs, tiles_x = answer["tile_size"], answer["tiles_x"]
+    x, y = int(start[0]), int(start[1])
+    for _ in range(walk.size):
+        code = int(tiles[(y // cs) * tiles_x + x // cs][0][y % cs, x % cs])
+        if code >= GOAL:
+            break
+        x, y = x + int(DX[code]), y + int(DY[code])
+        h, w = walk.shape
+        if 0 < x < w - 1 and 0 < y < h - 1:
+            sides = (not walk[y, x - 1] and not walk[y, x + 1]) or (not walk[y - 1, x] and not walk[y + 1, x])
+            if sides:
+                return x, y
+    return x, y
+
+
+def wall_change(client: Client, answers: list[dict[str, Any]], starts: np.ndarray, walk: np.ndarray) -> None:
     heard: list[dict[str, Any]] = []
     client.on_notification = lambda m, p: heard.append(p) if m == "field.changed" else None
-    # a wall on the first unit's path to its goal: its field's chains pass there
-    path = client.find("crowd", starts[0], goals[0])
-    cells = np.frombuffer(path["nodes"], dtype="<i8")
-    node = int(cells[len(cells) // 2])
-    cell = np.array([[node % 512, node // 512]], dtype="<i4")
-    client.update("crowd", cells=cell.tobytes(), walkable=False)
-    client.call("graph.info", {"id": "crowd"})
-    recomputed = sum(h["recomputed"] for h in heard)
-    resent = sum(len(h["tiles"]) for h in heard)
+    door = door_on_chain(client, answers[0], starts[0], walk)
+    client.update("crowd", cells=np.array([door], dtype="<i4").tobytes(), walkable=False)
+    recomputed = [h["recomputed"] for h in heard]
+    resent = [len(h["tiles"]) for h in heard]
     computed = sum(a["computed"] for a in answers)
     print(
-        f"  wall at {tuple(cell[0])}: {len(heard)} field(s) changed, {recomputed} tiles recomputed, "
-        f"{resent} resent, of {computed} computed"
+        f"  door {door} closed: {len(heard)} of 4 fields changed, tiles recomputed {recomputed},"
+        f" resent {resent}, of {computed} computed (4 fields)"
     )
 
 

@@ -36,8 +36,10 @@ __all__ = ["FlowField", "RepairReport"]
 DEFAULT_TILE = 16
 """Tile side without a hierarchy."""
 FILL_SHARE = 0.5
-"""When the tiles computed and asked for pass this share of the map, every tile is computed at once:
-the exactness check's rounds over a region full of holes cost more than one pass over the rest."""
+"""When the tiles computed and asked for (or added by the check) pass this share of the map, every
+tile left is computed at once: the check's rounds over a region full of holes cost more than one
+pass over the rest (on a 4096 x 4096 rooms map, a corner-to-corner field whose rounds reached 97 %
+of the tiles took 12 times one full pass)."""
 GOALS_TRIED = 4
 """Goal tiles (nearest first) whose HPA* paths a new start tries for its corridor."""
 
@@ -276,6 +278,8 @@ class FlowField:
             self._store(region[exact], cost[exact], dirs[exact])
             done.extend(int(t) for t in region[exact])
             region = np.union1d(region[violated], culprits)
+            if (self.known_slot >= 0).sum() + region.size > FILL_SHARE * self.known_slot.size:
+                region = np.flatnonzero(self.known_slot < 0).astype(np.int64)  # one pass for the rest
         return sorted(done)
 
     def _store(self, region: I64, cost: F64, dirs: U8) -> None:
