@@ -233,8 +233,10 @@ def main() -> None:
     )
     parser.add_argument("--units", type=int, default=2000)
     parser.add_argument("--skip-corridor", action="store_true")
+    parser.add_argument("--only-corridor", action="store_true")
     args = parser.parse_args()
-    crowd(args.units)
+    if not args.only_corridor:
+        crowd(args.units)
     if not args.skip_corridor:
         corridor()
 

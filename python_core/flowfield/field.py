@@ -40,6 +40,9 @@ FILL_SHARE = 0.5
 tile left is computed at once: the check's rounds over a region full of holes cost more than one
 pass over the rest (on a 4096 x 4096 rooms map, a corner-to-corner field whose rounds reached 97 %
 of the tiles took 12 times one full pass)."""
+MAX_ROUNDS = 6
+"""Rounds of the check after which every tile left is computed in one pass (each round solves the
+violated tiles again: a corridor the octile bounds cannot certify would take many)."""
 GOALS_TRIED = 4
 """Goal tiles (nearest first) whose HPA* paths a new start tries for its corridor."""
 
@@ -264,7 +267,9 @@ class FlowField:
         occ = grid._occupancy
         region = np.array(sorted(pending), dtype=np.int64)
         done: list[int] = []
+        rounds = 0
         while region.size:
+            rounds += 1
             region_slot = np.full(self.known_slot.size, -1, dtype=np.int32)
             region_slot[region] = np.arange(region.size, dtype=np.int32)
             cost, dirs, culprits, violated = kernels.solve_region(
@@ -278,7 +283,8 @@ class FlowField:
             self._store(region[exact], cost[exact], dirs[exact])
             done.extend(int(t) for t in region[exact])
             region = np.union1d(region[violated], culprits)
-            if (self.known_slot >= 0).sum() + region.size > FILL_SHARE * self.known_slot.size:
+            big = (self.known_slot >= 0).sum() + region.size > FILL_SHARE * self.known_slot.size
+            if region.size and (big or rounds >= MAX_ROUNDS):
                 region = np.flatnonzero(self.known_slot < 0).astype(np.int64)  # one pass for the rest
         return sorted(done)
 
