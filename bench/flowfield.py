@@ -213,6 +213,17 @@ def corridor() -> None:
         f"  corridor field : {t_corr * 1e3:8.0f} ms, {len(field.tiles)} of {total} tiles,"
         f" {field.nbytes / 1e6:7.1f} MB held, peak RSS +{(rss1 - rss0) / 1e3:.0f} MB, cost {cost:.3f}"
     )
+    for reach in (64, 128):  # nearer starts (in 512-map cells, x8 on this map): shorter corridors
+        near_i = int(np.argmin(np.abs(xs - xs[near] - reach) + np.abs(ys - ys[near] - reach)))
+        nearer = (int(xs[near_i]) * 8 + 3, int(ys[near_i]) * 8 + 3)
+        began = time.perf_counter()
+        part = FlowField(grid, [goal], hierarchy=hpa)
+        part.extend([nearer])
+        took = time.perf_counter() - began
+        print(
+            f"  start {nearer}: {took * 1e3:8.0f} ms, {len(part.tiles)} of {total} tiles,"
+            f" {part.nbytes / 1e6:7.1f} MB held, cost {part.cost_at(nearer):.3f}"
+        )
     began = time.perf_counter()
     full = FlowField(grid, [goal], hierarchy=hpa)
     everywhere = [(x, y) for y in range(32, grid.height, 64) for x in range(32, grid.width, 64)]
