@@ -330,6 +330,32 @@ class Client:
         """Many paths in one request (build each with :meth:`query`); results in order."""
         return list(self.call("path.find_many", {"queries": queries})["results"])
 
+    def request_field(
+        self, graph_id: str, goals: npt.ArrayLike, starts: npt.ArrayLike, *, agents_block: bool = False
+    ) -> dict[str, Any]:
+        """Make or extend the flow field toward ``goals`` so it covers ``starts`` (cells ``(x, y)``);
+        ``{"field", "tiles" (computed now), "tile_size", "tiles_x", "tiles_y", "computed"}``."""
+        params: dict[str, Any] = {
+            "graph": graph_id,
+            "goals": _bin(np.asarray(goals).reshape(-1, 2), "<i4"),
+            "starts": _bin(np.asarray(starts).reshape(-1, 2), "<i4"),
+        }
+        if agents_block:
+            params["agents_block"] = True
+        return dict(self.call("field.request", params))
+
+    def field_tiles(
+        self, field_id: str, tiles: Sequence[int], *, costs: bool = False
+    ) -> dict[int, tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32] | None]]:
+        """Tile id -> ``(directions (cs, cs) uint8, costs (cs, cs) float32 or None)``."""
+        answer = self.call(
+            "field.tiles", {"field": field_id, "tiles": [int(t) for t in tiles], "costs": costs}
+        )
+        cs = int(answer["tile_size"])
+        dirs = np.frombuffer(answer["directions"], dtype=np.uint8).reshape(-1, cs, cs)
+        cost = np.frombuffer(answer["costs"], dtype="<f4").reshape(-1, cs, cs) if costs else None
+        return {int(t): (dirs[i], None if cost is None else cost[i]) for i, t in enumerate(answer["tiles"])}
+
     def close(self) -> None:
         """Close the socket."""
         self.sock.close()

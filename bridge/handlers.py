@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge.errors import BadRequestError, TooLargeError, UnauthorizedError
+from bridge.fields import FieldMethods
 from bridge.hierarchy_params import parse_hierarchy
 from bridge.kinds import KINDS, GraphKind
 from bridge.params import Params, params_of
@@ -62,6 +63,8 @@ class Handlers:
             "path.find_many": self.find_many,
             "path.reachable": self.reachable,
         }
+        self.fields = FieldMethods(serving)
+        self.table.update(self.fields.table)
         assert tuple(self.table) == METHODS, "PROTOCOL.md, protocol.METHODS and the table must agree"
 
     def hello(self, conn: Connection, raw: Any) -> Outcome:
@@ -119,11 +122,27 @@ class Handlers:
     def update(self, conn: Connection, raw: Any) -> Outcome:
         """Apply an update (all or nothing) once the requests before it are answered."""
         params = params_of("graph.update", raw)
-        return self.serving.update(params.text("id"), params)
+        graph_id = params.text("id")
+        outcome = self.serving.update(graph_id, params)
+        if not self.fields.has_fields(graph_id):
+            return outcome
+        return self._repair_fields(graph_id, params, outcome)
+
+    async def _repair_fields(self, graph_id: str, params: Params, outcome: Outcome) -> dict[str, Any]:
+        """After an update: repair the grid's flow fields (with the grid held alone)."""
+        result = outcome if isinstance(outcome, dict) else await outcome
+        repair = self.serving.exclusive(
+            graph_id, lambda entry: self.fields.after_update(graph_id, params, entry)
+        )
+        if not isinstance(repair, dict):
+            await repair
+        return result
 
     def drop(self, conn: Connection, raw: Any) -> Outcome:
         """Unload a graph."""
-        return self.serving.drop(params_of("graph.drop", raw).text("id"))
+        graph_id = params_of("graph.drop", raw).text("id")
+        self.fields.forget_graph(graph_id)
+        return self.serving.drop(graph_id)
 
     def info(self, conn: Connection, raw: Any) -> Outcome:
         """Describe one loaded graph."""

@@ -47,6 +47,8 @@ METHODS: Final = (
     "path.find",
     "path.find_many",
     "path.reachable",
+    "field.request",
+    "field.tiles",
 )
 """Every method the server answers, in PROTOCOL.md's order."""
 

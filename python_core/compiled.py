@@ -46,6 +46,7 @@ WARM_UP_MODULES = (
     "python_core.csr.kernel",
     "python_core.navmesh.mesh",
     "python_core.navmesh.polyanya_kernel",
+    "python_core.flowfield",
 )
 """Modules whose kernels :func:`warm_up` compiles; each registers its own warm-up on import."""
 

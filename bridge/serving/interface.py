@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from bridge.hierarchy_params import HierarchySpec
 from bridge.kinds import GraphKind
 from bridge.params import Params
+from bridge.registry import GraphEntry
 
 __all__ = ["LoadRequest", "Outcome", "Progress", "Serving"]
 
@@ -82,6 +83,9 @@ class Serving(Protocol):
 
     def reachable(self, client: Hashable, raw: Any) -> Outcome:
         """One ``path.reachable`` parameter map."""
+
+    def exclusive(self, graph_id: str, work: Callable[[GraphEntry], dict[str, Any]]) -> Outcome:
+        """Run ``work`` with the graph held alone, after the requests on it before this one."""
 
     def forget(self, client: Hashable) -> None:
         """The client went away: drop its queued work."""

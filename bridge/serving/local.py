@@ -124,6 +124,32 @@ class LocalServing:
                 self._release_read(graph_id, lock)
         return self._described_later(graph_id, lock, lock.reserve_read())
 
+    def exclusive(self, graph_id: str, work: Callable[[GraphEntry], dict[str, Any]]) -> Outcome:
+        """Run ``work`` on the loop with the graph held alone, in arrival order with its other
+        requests (flow fields: they read the grid and write their own cache)."""
+        lock = self.locks.get(graph_id)
+        if lock.try_write():
+            try:
+                return work(self.registry.get(graph_id))
+            finally:
+                lock.release_write()
+                self._tidy(graph_id)
+        return self._exclusive_later(graph_id, lock, lock.reserve_write(), work)
+
+    async def _exclusive_later(
+        self,
+        graph_id: str,
+        lock: GraphLock,
+        turn: asyncio.Future[None],
+        work: Callable[[GraphEntry], dict[str, Any]],
+    ) -> dict[str, Any]:
+        await lock.wait(turn, write=True)
+        try:
+            return work(self.registry.get(graph_id))
+        finally:
+            lock.release_write()
+            self._tidy(graph_id)
+
     async def _described_later(
         self, graph_id: str, lock: GraphLock, turn: asyncio.Future[None]
     ) -> dict[str, Any]:

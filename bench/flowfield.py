@@ -1,0 +1,256 @@
+"""Flow fields versus one exact path per unit, a corridor field on 4096 x 4096, a wall change (one run).
+
+    .venv/bin/python bench/flowfield.py               # a few minutes by the load
+    .venv/bin/python bench/flowfield.py --units 400   # quicker
+
+1. Crowd: ``--units`` units (2,000) on the Moving AI map 32room_000 (512 x 512, no corner cutting,
+   sqrt(2) diagonals), spread over 4 goals (unit i goes to goal i % 4). Through a real sidecar:
+   (a) 4 ``field.request`` (each goal, its units as starts) plus one ``field.tiles`` of every
+   computed tile (the direction bytes the units need), against (b) one ``path.find_many`` of
+   every unit's exact path (our compiled A*/JPS) and (c) the same as HPA* paths (near-optimal).
+   Printed: the sidecar's CPU time (user + system, from /proc) and the wall time of each. Then the
+   same in process: 4 fields against one ``GridGraph.find_path`` per unit.
+2. Corridor: 32room_000 scaled 8x (each cell an 8 x 8 block: 4096 x 4096), HPA* with 64-cell
+   clusters; a field for one goal from the far corner, built only along the corridor, against our
+   Dijkstra over every tile (the same kernel, the whole map as its region). Time, tiles and the
+   bytes the field holds, and the process's peak RSS growth.
+3. Wall change: through the sidecar, a door closed (the first cell with walls on two opposite
+   sides down the first unit's field chain); the ``field.changed`` notifications: tiles recomputed
+   and tiles resent per field, beside the tiles computed.
+
+Godot's ``AStarGrid2D.get_point_path`` per unit and the addon's per-frame cost are the addon's
+benchmark (the crowd resource comes with the addon layer), not measured here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bridge.client import Client
+from bridge.sidecar import Sidecar, start_sidecar
+from python_core.flowfield import GOAL, FlowField
+from python_core.flowfield.kernels import DX, DY
+from python_core.formats.movingai import read_map
+from python_core.grid import GridGraph
+from python_core.hpa import HierarchicalGrid
+
+MAP = Path("/work/shared/benchmarks/grid/32room_000.map")
+CLUSTER = 16
+RULE = "only_if_no_obstacles"
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def pick(
+    walk: np.ndarray, count: int, rng: np.random.Generator, component: np.ndarray | None = None
+) -> np.ndarray:
+    ys, xs = np.nonzero(walk if component is None else component)
+    i = rng.choice(xs.size, size=count, replace=False)
+    return np.stack([xs[i], ys[i]], axis=1)
+
+
+def main_component(grid: GridGraph) -> np.ndarray:
+    """The cells of the largest 8-connected component (so every unit can reach its goal)."""
+    from scipy import ndimage
+
+    labels, _ = ndimage.label(grid.walkable, structure=np.ones((3, 3)))
+    sizes = np.bincount(labels.ravel())
+    sizes[0] = 0
+    return labels == int(np.argmax(sizes))
+
+
+def timed(sidecar: Sidecar, work: Any) -> tuple[Any, float, float]:
+    cpu, wall = cpu_seconds(sidecar.process.pid), time.perf_counter()
+    out = work()
+    return out, cpu_seconds(sidecar.process.pid) - cpu, time.perf_counter() - wall
+
+
+def crowd(units: int) -> None:
+    walk = read_map(MAP)
+    grid = GridGraph(walk, diagonal=RULE)
+    comp = main_component(grid)
+    rng = np.random.default_rng(7)
+    goals = pick(walk, 4, rng, comp)
+    starts = pick(walk, units, rng, comp)
+    print(f"crowd: {units} units to 4 goals on {MAP.stem} {grid.width}x{grid.height}, clusters {CLUSTER}")
+    sidecar = start_sidecar("--workers", "2", "--log-level", "WARNING")
+    try:
+        with sidecar.connect() as client:
+            client.load_grid("crowd", walk, diagonal=RULE, hierarchy={"cluster_size": CLUSTER})
+            client.request_field("crowd", goals[:1], goals[:1])  # warm, untimed: kernels loaded
+            client.call("graph.drop", {"id": "crowd"})
+            client.load_grid("crowd", walk, diagonal=RULE, hierarchy={"cluster_size": CLUSTER})
+
+            def fields() -> tuple[list[dict[str, Any]], int]:
+                answers = [client.request_field("crowd", goals[g : g + 1], starts[g::4]) for g in range(4)]
+                sent = 0
+                for answer in answers:
+                    sent += len(client.field_tiles(answer["field"], answer["tiles"]))
+                return answers, sent
+
+            (answers, sent), f_cpu, f_wall = timed(sidecar, fields)
+            queries = [Client.query("crowd", starts[i], goals[i % 4]) for i in range(units)]
+            exact, p_cpu, p_wall = timed(sidecar, lambda: client.find_many(queries))
+            hq = [Client.query("crowd", starts[i], goals[i % 4], hierarchical=True) for i in range(units)]
+            _, h_cpu, h_wall = timed(sidecar, lambda: client.find_many(hq))
+            found = sum(r["status"] == "found" for r in exact)
+            computed = sum(a["computed"] for a in answers)
+            total = answers[0]["tiles_x"] * answers[0]["tiles_y"]
+            print(
+                f"  sidecar fields   : cpu {f_cpu * 1e3:8.0f} ms  wall {f_wall * 1e3:8.0f} ms"
+                f"  ({computed} tiles computed over 4 fields of {total} each, {sent} tiles sent)"
+            )
+            print(
+                f"  sidecar A*/JPS   : cpu {p_cpu * 1e3:8.0f} ms  wall {p_wall * 1e3:8.0f} ms"
+                f"  ({found}/{units} found)"
+                f"  -> fields/paths cpu {f_cpu / max(p_cpu, 1e-9):.2f}x"
+            )
+            print(
+                f"  sidecar HPA*     : cpu {h_cpu * 1e3:8.0f} ms  wall {h_wall * 1e3:8.0f} ms"
+                f"  -> fields/HPA* cpu {f_cpu / max(h_cpu, 1e-9):.2f}x"
+            )
+            wall_change(client, answers, starts, walk)
+    finally:
+        sidecar.stop()
+    in_process(grid, goals, starts)
+
+
+def door_on_chain(
+    client: Client, answer: dict[str, Any], start: np.ndarray, walk: np.ndarray
+) -> tuple[int, int]:
+    """The first cell down the field's chain from ``start`` with walls on two opposite sides (a
+    door or a corridor): closing it moves every chain through it."""
+    tiles = client.field_tiles(answer["field"], answer["tiles"])
+    cs, tiles_x = answer["tile_size"], answer["tiles_x"]
+    x, y = int(start[0]), int(start[1])
+    for _ in range(walk.size):
+        code = int(tiles[(y // cs) * tiles_x + x // cs][0][y % cs, x % cs])
+        if code >= GOAL:
+            break
+        x, y = x + int(DX[code]), y + int(DY[code])
+        h, w = walk.shape
+        if 0 < x < w - 1 and 0 < y < h - 1:
+            sides = (not walk[y, x - 1] and not walk[y, x + 1]) or (not walk[y - 1, x] and not walk[y + 1, x])
+            if sides:
+                return x, y
+    return x, y
+
+
+def wall_change(client: Client, answers: list[dict[str, Any]], starts: np.ndarray, walk: np.ndarray) -> None:
+    heard: list[dict[str, Any]] = []
+    client.on_notification = lambda m, p: heard.append(p) if m == "field.changed" else None
+    door = door_on_chain(client, answers[0], starts[0], walk)
+    client.update("crowd", cells=np.array([door], dtype="<i4").tobytes(), walkable=False)
+    recomputed = [h["recomputed"] for h in heard]
+    resent = [len(h["tiles"]) for h in heard]
+    computed = sum(a["computed"] for a in answers)
+    print(
+        f"  door {door} closed: {len(heard)} of 4 fields changed, tiles recomputed {recomputed},"
+        f" resent {resent}, of {computed} computed (4 fields)"
+    )
+
+
+def in_process(grid: GridGraph, goals: np.ndarray, starts: np.ndarray) -> None:
+    hpa = HierarchicalGrid(grid, cluster_size=CLUSTER).build()
+    FlowField(grid, goals[:1], hierarchy=hpa).extend(goals[:1])  # kernels loaded
+    began = time.process_time()
+    tiles = 0
+    for g in range(4):
+        field = FlowField(grid, goals[g : g + 1], hierarchy=hpa)
+        field.extend(starts[g::4])
+        tiles += len(field.tiles)
+    f_cpu = time.process_time() - began
+    grid.find_path(tuple(starts[0]), tuple(goals[0]))
+    began = time.process_time()
+    for i in range(len(starts)):
+        grid.find_path(tuple(starts[i].tolist()), tuple(goals[i % 4].tolist()))
+    p_cpu = time.process_time() - began
+    print(
+        f"  in process: fields {f_cpu * 1e3:.0f} ms ({tiles} tiles), exact paths {p_cpu * 1e3:.0f} ms"
+        f" -> {f_cpu / p_cpu:.2f}x"
+    )
+
+
+def corridor() -> None:
+    walk = np.kron(read_map(MAP), np.ones((8, 8), dtype=bool))
+    grid = GridGraph(walk, diagonal=RULE)
+    comp_small = main_component(GridGraph(read_map(MAP), diagonal=RULE))
+    ys, xs = np.nonzero(comp_small)
+    near, far = int(np.argmin(xs + ys)), int(np.argmax(xs + ys))
+    goal = (int(xs[near]) * 8 + 3, int(ys[near]) * 8 + 3)
+    start = (int(xs[far]) * 8 + 3, int(ys[far]) * 8 + 3)
+    began = time.perf_counter()
+    hpa = HierarchicalGrid(grid, cluster_size=64).build()
+    build = time.perf_counter() - began
+    print(
+        f"corridor: {grid.width}x{grid.height} (32room_000 x8), HPA* 64-cell clusters built in {build:.1f} s;"
+        f" goal {goal}, start {start}"
+    )
+    FlowField(grid, [goal], hierarchy=hpa).extend([goal])  # kernels loaded, one tile
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    began = time.perf_counter()
+    field = FlowField(grid, [goal], hierarchy=hpa)
+    field.extend([start])
+    t_corr = time.perf_counter() - began
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    cost = field.cost_at(start)
+    total = field.tiles_x * field.tiles_y
+    print(
+        f"  corridor field : {t_corr * 1e3:8.0f} ms, {len(field.tiles)} of {total} tiles,"
+        f" {field.nbytes / 1e6:7.1f} MB held, peak RSS +{(rss1 - rss0) / 1e3:.0f} MB, cost {cost:.3f}"
+    )
+    for reach in (64, 128):  # nearer starts (in 512-map cells, x8 on this map): shorter corridors
+        near_i = int(np.argmin(np.abs(xs - xs[near] - reach) + np.abs(ys - ys[near] - reach)))
+        nearer = (int(xs[near_i]) * 8 + 3, int(ys[near_i]) * 8 + 3)
+        began = time.perf_counter()
+        part = FlowField(grid, [goal], hierarchy=hpa)
+        part.extend([nearer])
+        took = time.perf_counter() - began
+        print(
+            f"  start {nearer}: {took * 1e3:8.0f} ms, {len(part.tiles)} of {total} tiles,"
+            f" {part.nbytes / 1e6:7.1f} MB held, cost {part.cost_at(nearer):.3f}"
+        )
+    began = time.perf_counter()
+    full = FlowField(grid, [goal], hierarchy=hpa)
+    everywhere = [(x, y) for y in range(32, grid.height, 64) for x in range(32, grid.width, 64)]
+    full.extend(everywhere)
+    t_full = time.perf_counter() - began
+    rss2 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(
+        f"  full-map field : {t_full * 1e3:8.0f} ms, {len(full.tiles)} of {total} tiles,"
+        f" {full.nbytes / 1e6:7.1f} MB held, peak RSS +{(rss2 - rss1) / 1e3:.0f} MB,"
+        f" cost {full.cost_at(start):.3f}"
+        f" -> corridor/full time {t_corr / t_full:.3f}, bytes {field.nbytes / full.nbytes:.3f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--units", type=int, default=2000)
+    parser.add_argument("--skip-corridor", action="store_true")
+    parser.add_argument("--only-corridor", action="store_true")
+    args = parser.parse_args()
+    if not args.only_corridor:
+        crowd(args.units)
+    if not args.skip_corridor:
+        corridor()
+
+
+if __name__ == "__main__":
+    main()

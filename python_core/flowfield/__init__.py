@@ -1,0 +1,47 @@
+"""Flow fields: exact cost-to-goal and one direction byte per cell, per HPA* tile, shared by crowds.
+
+Quick start::
+
+    from python_core.flowfield import FieldCache, FlowField, farthest_visible
+    field = FlowField(grid, goals, hierarchy=hpa)
+    field.extend(unit_cells)                  # only the tiles the units' corridors cross
+    cost, end, code = field.follow(unit_cells[0])   # cost == the exact Dijkstra distance
+
+Modules: :mod:`.kernels` (compiled: the tile-bounded Dijkstra and its exactness check, the repair
+taint, line of sight), :mod:`.field` (one field: tiles, extension, repair), :mod:`.cache` (fields
+shared by key within a memory budget) and :mod:`.sight` (line-of-sight
+smoothing down a field). docs/flowfield.md states the exactness invariant and why it holds.
+"""
+
+from __future__ import annotations
+
+from python_core.compiled import register_warm_up
+from python_core.flowfield.cache import FieldCache, FieldKey
+from python_core.flowfield.field import FlowField, RepairReport
+from python_core.flowfield.kernels import GOAL, UNREACHABLE, WALL
+from python_core.flowfield.sight import farthest_visible
+from python_core.grid import GridGraph
+
+__all__ = [
+    "GOAL",
+    "UNREACHABLE",
+    "WALL",
+    "FieldCache",
+    "FieldKey",
+    "FlowField",
+    "RepairReport",
+    "farthest_visible",
+]
+
+
+def _warm_up() -> None:
+    """Compile every flow-field kernel on a tiny grid (extend, the check's expansion, repair, sight)."""
+    grid = GridGraph.from_strings(["......", ".@@@..", "......", "......"], diagonal="only_if_no_obstacles")
+    field = FlowField(grid, [(0, 0)], tile_size=2)
+    field.extend([(5, 3)])
+    field.repair(dearer=[(4, 2)], cheaper=[(2, 1)])
+    field.follow((5, 3))
+    farthest_visible(field, (5, 3))
+
+
+register_warm_up(_warm_up)

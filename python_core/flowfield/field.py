@@ -1,0 +1,439 @@
+"""One flow field: exact costs to a goal set and a direction per cell, computed tile by tile.
+
+Quick start::
+
+    from python_core.flowfield import FlowField
+    field = FlowField(grid, [(40, 40), (41, 40)], hierarchy=hpa)   # nothing computed yet
+    new_tiles = field.extend([(300, 200)])   # the HPA* corridor's tiles (and any the check adds)
+    print(field.cost_at((300, 200)), field.direction_at((300, 200)))
+
+Tiles are the HPA* clusters (``cluster_size`` cells a side; without a hierarchy, ``tile_size``).
+The invariant, kept through :meth:`FlowField.extend` and :meth:`FlowField.repair`: every cell of a
+computed tile holds its exact cost to the nearest goal (``inf`` when none can be reached), equal to
+a full Dijkstra from the goal set, and a direction whose step plus the next cell's cost equals that
+cost, so following the directions from any computed cell costs exactly its cost and ends on a goal.
+See docs/flowfield.md for the argument and :mod:`python_core.flowfield.kernels` for the check.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core._types import DIAG_CODES, F64, I64, U8
+from python_core.errors import AStarError, InvalidQueryError, OutOfBoundsError
+from python_core.flowfield import kernels
+from python_core.grid import GridGraph
+from python_core.grid.cells import as_cell, as_cells
+from python_core.hpa import HierarchicalGrid
+
+__all__ = ["FlowField", "RepairReport"]
+
+DEFAULT_TILE = 16
+"""Tile side without a hierarchy."""
+FILL_SHARE = 0.5
+"""When the tiles computed and asked for (or added by the check) pass this share of the map, every
+tile left is computed at once: the check's rounds over a region full of holes cost more than one
+pass over the rest (on a 4096 x 4096 rooms map, a corner-to-corner field whose rounds reached 97 %
+of the tiles took 12 times one full pass)."""
+MAX_ROUNDS = 6
+"""Rounds of the check after which every tile left is computed in one pass (each round solves the
+violated tiles again: a corridor the octile bounds cannot certify would take many)."""
+GOALS_TRIED = 4
+"""Goal tiles (nearest first) whose HPA* paths a new start tries for its corridor."""
+
+
+@dataclass(frozen=True, slots=True)
+class RepairReport:
+    """What :meth:`FlowField.repair` did: tiles recomputed (including new ones the check added) and,
+    of those, the tiles whose directions or costs differ from before (what a client must refetch)."""
+
+    recomputed: tuple[int, ...]
+    changed: tuple[int, ...]
+
+
+class FlowField:
+    """Exact cost-to-goal and a direction byte per cell of the tiles requests touched.
+
+    Args:
+        grid: the grid (read at every computation: walls, weights and, with ``agents_block``,
+            the agents' cells).
+        goals: ``(x, y)`` goal cells (a non-empty set; walls among them are never reached).
+        hierarchy: the grid's HPA* hierarchy: its clusters are the tiles and its paths the
+            corridors; without one, tiles are ``tile_size`` a side and a corridor is the straight
+            line of tiles to the nearest goal (the exactness check adds what that misses).
+        tile_size: tile side without a hierarchy (``>= 2``).
+        agents_block: cells with agents are not entered (an agent's own cell still gets the
+            direction out of it, as a path's start never blocks).
+
+    Raises:
+        InvalidQueryError: no goals, malformed goals, a bad tile size, a hierarchy over
+            another grid.
+        OutOfBoundsError: a goal outside the grid.
+
+    Example:
+        >>> g = GridGraph.from_strings(["....", ".@@.", "...."], diagonal="never")
+        >>> f = FlowField(g, [(0, 0)], tile_size=2); f.extend([(3, 2)])
+        [0, 1, 2, 3]
+        >>> f.cost_at((3, 2)), f.direction_at((3, 0))
+        (5.0, 1)
+        >>> FlowField(g, [])
+        Traceback (most recent call last):
+        ...
+        python_core.errors.InvalidQueryError: a flow field needs at least one goal cell
+    """
+
+    def __init__(
+        self,
+        grid: GridGraph,
+        goals: npt.ArrayLike,
+        *,
+        hierarchy: HierarchicalGrid | None = None,
+        tile_size: int = DEFAULT_TILE,
+        agents_block: bool = False,
+    ) -> None:
+        nodes = np.unique(as_cells(goals, grid.width, grid.height))
+        if nodes.size == 0:
+            raise InvalidQueryError("a flow field needs at least one goal cell")
+        if hierarchy is not None:
+            if hierarchy.grid is not grid:
+                raise InvalidQueryError("the hierarchy must be built over the field's own grid")
+            tile_size = int(hierarchy.graph.csize)
+        if isinstance(tile_size, bool) or not isinstance(tile_size, int) or tile_size < 2:
+            raise InvalidQueryError(f"tile_size must be an integer >= 2, got {tile_size!r}")
+        self.grid, self.hierarchy, self.agents_block = grid, hierarchy, bool(agents_block)
+        self.cs = tile_size
+        self.tiles_x = -(-grid.width // tile_size)
+        self.tiles_y = -(-grid.height // tile_size)
+        self.goal_nodes: I64 = nodes
+        self._gx, self._gy = nodes % grid.width, nodes // grid.width
+        self.version = grid.version
+        self._reset()
+
+    def _reset(self) -> None:
+        self.known_slot = np.full(self.tiles_x * self.tiles_y, -1, dtype=np.int32)
+        self._cost: F64 = np.empty((0, self.cs * self.cs))
+        self._dirs: U8 = np.empty((0, self.cs * self.cs), dtype=np.uint8)
+        self._free: list[int] = []
+        self._wmin: tuple[int, float] = (-1, 0.0)
+
+    # -- what is known ----------------------------------------------------------------------------
+
+    @property
+    def tiles(self) -> list[int]:
+        """Computed tile ids (``ty * tiles_x + tx``), ascending."""
+        return [int(t) for t in np.flatnonzero(self.known_slot >= 0)]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held: the per-tile costs and directions (all slots) and the tile index."""
+        return int(self._cost.nbytes + self._dirs.nbytes + self.known_slot.nbytes)
+
+    def tile_of(self, cell: Sequence[int]) -> int:
+        """The tile id holding ``cell`` (raises ``OutOfBoundsError`` outside the grid)."""
+        x, y = as_cell(cell, self.grid.width, self.grid.height)
+        return (y // self.cs) * self.tiles_x + x // self.cs
+
+    def tile_arrays(self, tile: int) -> tuple[U8, F64]:
+        """``(directions, costs)`` of a computed tile, each ``(cs, cs)`` row-major (cells past the
+        grid's edge read ``WALL`` / ``inf``).
+
+        Raises:
+            InvalidQueryError: not a tile id, or a tile not computed.
+        """
+        if (
+            isinstance(tile, bool)
+            or not isinstance(tile, int | np.integer)
+            or not 0 <= tile < self.known_slot.size
+        ):
+            raise InvalidQueryError(f"tile must be an integer in [0, {self.known_slot.size}), got {tile!r}")
+        slot = int(self.known_slot[tile])
+        if slot < 0:
+            raise InvalidQueryError(f"tile {tile} is not computed; extend the field to it first")
+        return self._dirs[slot].reshape(self.cs, self.cs), self._cost[slot].reshape(self.cs, self.cs)
+
+    def _lookup(self, cell: Sequence[int]) -> tuple[int, int] | None:
+        x, y = as_cell(cell, self.grid.width, self.grid.height)
+        slot = int(self.known_slot[(y // self.cs) * self.tiles_x + x // self.cs])
+        return None if slot < 0 else (slot, (y % self.cs) * self.cs + x % self.cs)
+
+    def cost_at(self, cell: Sequence[int]) -> float | None:
+        """The exact cost to the nearest goal (``inf`` unreachable), or None outside computed tiles."""
+        at = self._lookup(cell)
+        return None if at is None else float(self._cost[at])
+
+    def direction_at(self, cell: Sequence[int]) -> int | None:
+        """The direction byte (``0..7``, ``GOAL``, ``UNREACHABLE``, ``WALL``), or None outside
+        computed tiles."""
+        at = self._lookup(cell)
+        return None if at is None else int(self._dirs[at])
+
+    # -- computing --------------------------------------------------------------------------------
+
+    def extend(self, starts: npt.ArrayLike) -> list[int]:
+        """Compute the tiles needed to lead every start to a goal: for each start in a tile not
+        yet computed, its corridor (the tiles an HPA* path to one of the nearest goals crosses),
+        plus the tiles the exactness check adds. Starts already covered cost nothing.
+
+        Returns:
+            The tile ids computed by this call, ascending.
+
+        Raises:
+            InvalidQueryError: malformed starts; OutOfBoundsError: a start outside the grid.
+        """
+        nodes = as_cells(starts, self.grid.width, self.grid.height)
+        self._check_version()
+        pending: set[int] = set()
+        seen: set[int] = set()
+        known = int((self.known_slot >= 0).sum())
+        fill = FILL_SHARE * self.known_slot.size
+        for node in self._farthest_first(nodes).tolist():
+            tile = self._tile_of_node(node)
+            if self.known_slot[tile] >= 0 or tile in seen or tile in pending:
+                continue  # a tile in the region leads to a goal inside the region: no corridor of its own
+            seen.add(tile)
+            pending.update(t for t in self._corridor(node) if self.known_slot[t] < 0)
+            if known + len(pending) > fill:  # most of the map: all of it costs less than the checks
+                pending = {int(t) for t in np.flatnonzero(self.known_slot < 0)}
+                break
+        return self._solve(pending)
+
+    def _farthest_first(self, nodes: I64) -> I64:
+        """Starts ordered by their distance to the nearest goal, farthest first: the long corridors
+        come first and often hold the nearer starts' tiles."""
+        if nodes.size < 2:
+            return nodes
+        w = self.grid.width
+        xs, ys = nodes % w, nodes // w
+        reach = np.full(nodes.size, np.inf)
+        for gx, gy in zip(self._gx.tolist(), self._gy.tolist(), strict=True):
+            reach = np.minimum(reach, np.maximum(np.abs(xs - gx), np.abs(ys - gy)))
+        return nodes[np.argsort(-reach, kind="stable")]
+
+    def _tile_of_node(self, node: int) -> int:
+        w = self.grid.width
+        return ((node // w) // self.cs) * self.tiles_x + (node % w) // self.cs
+
+    def _corridor(self, node: int) -> list[int]:
+        """Tiles an HPA* path from ``node`` to one of the nearest goal tiles crosses (the start's
+        tile alone when none is found); a straight line of tiles without a hierarchy."""
+        w = self.grid.width
+        x, y = node % w, node // w
+        order = np.argsort(np.maximum(np.abs(self._gx - x), np.abs(self._gy - y)), kind="stable")
+        goal_tiles: dict[int, int] = {}
+        for i in order.tolist():
+            goal_tiles.setdefault(self._tile_of_node(int(self.goal_nodes[i])), int(self.goal_nodes[i]))
+            if len(goal_tiles) == GOALS_TRIED:
+                break
+        if self.hierarchy is None:
+            goal = next(iter(goal_tiles.values()))
+            return self._line_tiles(x, y, goal % w, goal // w)
+        best: tuple[float, list[int]] = (math.inf, [self._tile_of_node(node)])
+        for goal in goal_tiles.values():
+            try:
+                path = self.hierarchy.find_path((x, y), (goal % w, goal // w), smooth=False)
+            except AStarError:
+                break  # a start on a wall: its tile alone
+            if path.found and path.cost < best[0]:
+                best = (path.cost, sorted({self._tile_of_node(n) for n in path.nodes.tolist()}))
+        return best[1]
+
+    def _line_tiles(self, x0: int, y0: int, x1: int, y1: int) -> list[int]:
+        steps = max(abs(x1 - x0), abs(y1 - y0)) // max(1, self.cs // 2) + 1
+        xs = np.rint(np.linspace(x0, x1, steps + 1)).astype(np.int64)
+        ys = np.rint(np.linspace(y0, y1, steps + 1)).astype(np.int64)
+        return sorted(
+            {int((yy // self.cs) * self.tiles_x + xx // self.cs) for xx, yy in zip(xs, ys, strict=True)}
+        )
+
+    def _min_weight(self) -> float:
+        """The smallest weight of a walkable cell (the lower bounds' factor), cached per version."""
+        if self._wmin[0] != self.grid.version:
+            open_weights = self.grid.weights[self.grid.walkable]
+            self._wmin = (self.grid.version, float(open_weights.min()) if open_weights.size else 0.0)
+        return self._wmin[1]
+
+    def _solve(self, pending: set[int]) -> list[int]:
+        """Compute the tiles of ``pending`` (and the ones the check adds) and store them."""
+        if not pending:
+            return []
+        grid = self.grid
+        walk = grid.walkable.view(np.uint8).ravel()
+        weights = grid.weights.ravel()
+        occ = grid._occupancy
+        region = np.array(sorted(pending), dtype=np.int64)
+        done: list[int] = []
+        rounds = 0
+        while region.size:
+            rounds += 1
+            region_slot = np.full(self.known_slot.size, -1, dtype=np.int32)
+            region_slot[region] = np.arange(region.size, dtype=np.int32)
+            cost, dirs, culprits, violated = kernels.solve_region(
+                walk, occ, self.agents_block, weights, grid.width, grid.height,
+                DIAG_CODES[grid.diagonal], grid.cell_size[0], grid.cell_size[1], self.cs, self.tiles_x,
+                region, region_slot, self.known_slot, self._cost, self.goal_nodes, self._gx, self._gy,
+                self._min_weight(),
+            )  # fmt: skip
+            exact = ~violated
+            # tiles without a violation are exact: they become known cells for the next round
+            self._store(region[exact], cost[exact], dirs[exact])
+            done.extend(int(t) for t in region[exact])
+            region = np.union1d(region[violated], culprits)
+            big = (self.known_slot >= 0).sum() + region.size > FILL_SHARE * self.known_slot.size
+            if region.size and (big or rounds >= MAX_ROUNDS):
+                region = np.flatnonzero(self.known_slot < 0).astype(np.int64)  # one pass for the rest
+        return sorted(done)
+
+    def _store(self, region: I64, cost: F64, dirs: U8) -> None:
+        for i, tile in enumerate(region.tolist()):
+            slot = int(self.known_slot[tile])
+            if slot < 0:
+                slot = self._new_slot()
+                self.known_slot[tile] = slot
+            self._cost[slot] = cost[i]
+            self._dirs[slot] = dirs[i]
+
+    def _new_slot(self) -> int:
+        if self._free:
+            return self._free.pop()
+        used = self._cost.shape[0]
+        grown = max(8, used * 2)
+        cost = np.empty((grown, self.cs * self.cs))
+        dirs = np.empty((grown, self.cs * self.cs), dtype=np.uint8)
+        cost[:used], dirs[:used] = self._cost, self._dirs
+        self._cost, self._dirs = cost, dirs
+        self._free = list(range(grown - 1, used, -1))
+        return int(used)
+
+    def _check_version(self) -> None:
+        """A grid changed behind the field's back (no :meth:`repair`): forget every tile."""
+        if self.version != self.grid.version:
+            self._reset()
+            self.version = self.grid.version
+
+    # -- repair -----------------------------------------------------------------------------------
+
+    def repair(self, *, dearer: npt.ArrayLike = (), cheaper: npt.ArrayLike = ()) -> RepairReport:
+        """Bring the computed tiles up to date after cells changed (call after the grid changed).
+
+        Args:
+            dearer: cells that got harder to cross (closed, weight up, an agent arrived where
+                agents block): a tile is recomputed when a chain of directions from one of its
+                cells passes next to one (other chains keep their cost: nothing got cheaper).
+            cheaper: cells that got easier to cross (opened, weight down, an agent left): a tile
+                is recomputed when a path through one could beat a cost it holds (a lower bound
+                through the cell, from its distances to the tile and to the goals, says no).
+            A cell whose change is unknown belongs in both.
+
+        Returns:
+            A :class:`RepairReport`.
+
+        Raises:
+            InvalidQueryError, OutOfBoundsError: malformed cells (nothing is changed).
+        """
+        w, h = self.grid.width, self.grid.height
+        dear, cheap = as_cells(dearer, w, h), as_cells(cheaper, w, h)
+        known = np.flatnonzero(self.known_slot >= 0)
+        self.version = self.grid.version
+        if known.size == 0 or dear.size + cheap.size == 0:
+            return RepairReport((), ())
+        dirty = np.zeros(known.size, dtype=np.bool_)
+        changed_tiles = {self._tile_of_node(int(n)) for n in np.concatenate([dear, cheap]).tolist()}
+        dirty |= np.isin(known, list(changed_tiles))
+        if dear.size:
+            taint = np.unique(_around(dear, w, h))
+            dirty |= kernels.tainted_tiles(
+                self._dirs, known, self.known_slot, w, h, self.cs, self.tiles_x, taint
+            )
+        if cheap.size:
+            dirty |= self._maybe_cheaper(known, cheap)
+        redo = known[dirty]
+        before = {
+            int(t): (self._dirs[self.known_slot[t]].copy(), self._cost[self.known_slot[t]].copy())
+            for t in redo
+        }
+        for t in redo.tolist():
+            self._free.append(int(self.known_slot[t]))
+            self.known_slot[t] = -1
+        done = self._solve(set(redo.tolist()))
+        changed = []
+        for t in done:
+            old = before.get(t)
+            d, c = self.tile_arrays(t)
+            if old is None or not (np.array_equal(old[0], d.ravel()) and np.array_equal(old[1], c.ravel())):
+                changed.append(t)
+        return RepairReport(tuple(done), tuple(changed))
+
+    def _maybe_cheaper(self, known: I64, cheap: I64) -> npt.NDArray[np.bool_]:
+        """Per known tile: could a path through a cheaper cell beat a cost it holds?"""
+        grid, cs = self.grid, self.cs
+        cw, ch = grid.cell_size
+        diag, never = math.hypot(cw, ch), grid.diagonal.value == "never"
+        wmin = self._min_weight()
+        slots = self.known_slot[known]
+        costs = self._cost[slots]
+        walk_open = np.isfinite(costs)
+        finite_max = np.where(walk_open, costs, 0.0).max(axis=1)
+        has_inf = self._has_unreachable(known, slots)
+        x0, y0 = (known % self.tiles_x) * cs, (known // self.tiles_x) * cs
+        out = np.zeros(known.size, dtype=np.bool_)
+        for node in cheap.tolist():
+            cx, cy = node % grid.width, node // grid.width
+            dx = np.maximum(np.maximum(x0 - cx, cx - (x0 + cs - 1)), 0)
+            dy = np.maximum(np.maximum(y0 - cy, cy - (y0 + cs - 1)), 0)
+            to_tile = _octile_np(dx, dy, cw, ch, diag, never=never)
+            to_goal = float(
+                _octile_np(np.abs(self._gx - cx), np.abs(self._gy - cy), cw, ch, diag, never=never).min()
+            )
+            bound = wmin * (np.maximum(to_tile - diag, 0.0) + max(to_goal - diag, 0.0))
+            out |= finite_max * (1.0 - kernels.SLACK) > bound
+            out |= has_inf & (np.maximum(dx, dy) <= 1)
+        return out
+
+    def _has_unreachable(self, known: I64, slots: npt.NDArray[np.int32]) -> npt.NDArray[np.bool_]:
+        """Per known tile: does it hold a walkable cell with no way to a goal (an enclosed pocket,
+        which only a change next to it can open)?"""
+        return np.asarray((self._dirs[slots] == kernels.UNREACHABLE).any(axis=1))
+
+    # -- following the field ----------------------------------------------------------------------
+
+    def follow(self, cell: Sequence[int], *, max_steps: int | None = None) -> tuple[float, Cell, int]:
+        """Walk the directions from ``cell``: ``(cost, end cell, last byte)``; the last byte is
+        ``GOAL`` on arrival, ``-1`` when the walk left the computed tiles or ran out of steps."""
+        x, y = as_cell(cell, self.grid.width, self.grid.height)
+        steps = self.grid.node_count if max_steps is None else max_steps
+        cw, ch = self.grid.cell_size
+        total, end, code = kernels.follow_cost(
+            self._dirs, self.known_slot, self.grid.weights.ravel(), self.grid.width,
+            self.cs, self.tiles_x, cw, ch, y * self.grid.width + x, steps,
+        )  # fmt: skip
+        return float(total), (end % self.grid.width, end // self.grid.width), int(code)
+
+
+Cell = tuple[int, int]
+
+
+def _around(nodes: I64, width: int, height: int) -> I64:
+    """The cells of the 3 x 3 blocks around ``nodes`` (inside the grid)."""
+    xs, ys = nodes % width, nodes // width
+    out = []
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            nx, ny = xs + dx, ys + dy
+            inside = (nx >= 0) & (nx < width) & (ny >= 0) & (ny < height)
+            out.append((ny * width + nx)[inside])
+    return np.concatenate(out)
+
+
+def _octile_np(dx: I64, dy: I64, cw: float, ch: float, diag: float, *, never: bool) -> F64:
+    if never:
+        return np.asarray(dx * cw + dy * ch, dtype=np.float64)
+    m = np.minimum(dx, dy)
+    return np.asarray(diag * m + cw * (dx - m) + ch * (dy - m), dtype=np.float64)
+
+
+_ = OutOfBoundsError  # documented in the methods' Raises

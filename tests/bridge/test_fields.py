@@ -1,0 +1,101 @@
+"""Flow fields through a real sidecar: request, fetch tiles as bin, field.changed after a wall."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from bridge.client import Client
+from bridge.errors import BridgeError, error_code
+from python_core.flowfield import GOAL, WALL
+from python_core.flowfield.kernels import DX, DY
+from python_core.grid import GridGraph
+from tests.core.flowfield.oracle import goal_costs
+
+WALK = np.ones((64, 64), dtype=bool)
+WALK[32, 4:60] = False
+
+
+def _load(client: Client, graph_id: str) -> None:
+    client.load_grid(graph_id, WALK, diagonal="only_if_no_obstacles", hierarchy={"cluster_size": 8})
+
+
+def test_a_field_round_trip_matches_the_exact_costs(client: Client) -> None:
+    _load(client, "ff_round")
+    goals = [(2, 2), (60, 3)]
+    answer = client.request_field("ff_round", goals, [(10, 60), (50, 50)])
+    assert answer["tile_size"] == 8
+    assert answer["tiles"]
+    assert answer["computed"] == len(answer["tiles"])
+    tiles = client.field_tiles(answer["field"], answer["tiles"], costs=True)
+    expected = goal_costs(GridGraph(WALK, diagonal="only_if_no_obstacles"), goals)
+    for tile, (dirs, costs) in tiles.items():
+        assert costs is not None
+        tx, ty = tile % answer["tiles_x"], tile // answer["tiles_x"]
+        want = expected[ty * 8 : ty * 8 + 8, tx * 8 : tx * 8 + 8]
+        np.testing.assert_allclose(costs, want.astype(np.float32), rtol=1e-6)
+        assert ((dirs == WALL) == ~WALK[ty * 8 : ty * 8 + 8, tx * 8 : tx * 8 + 8]).all()
+    assert tiles[0][0][2, 2] == GOAL
+    again = client.request_field("ff_round", goals[::-1], [(10, 60)])
+    assert again["field"] == answer["field"]
+    assert again["tiles"] == []
+
+
+def _walk(tiles: dict[int, Any], tiles_x: int, cell: tuple[int, int], steps: int) -> tuple[int, int]:
+    """Follow fetched direction bytes ``steps`` moves from ``cell``."""
+    x, y = cell
+    for _ in range(steps):
+        code = int(tiles[(y // 8) * tiles_x + x // 8][0][y % 8, x % 8])
+        if code >= GOAL:
+            break
+        x, y = x + int(DX[code]), y + int(DY[code])
+    return x, y
+
+
+def test_a_wall_change_recomputes_and_announces_only_the_tiles_it_affects(client: Client) -> None:
+    _load(client, "ff_wall")
+    answer = client.request_field("ff_wall", [(2, 2)], [(62, 62), (2, 62), (62, 2)])
+    tiles = client.field_tiles(answer["field"], answer["tiles"])
+    wall = _walk(tiles, answer["tiles_x"], (2, 62), 12)  # on the chain from (2, 62)
+    heard: list[dict[str, Any]] = []
+    client.on_notification = lambda method, params: (
+        heard.append(params) if method == "field.changed" else None
+    )
+    client.update("ff_wall", cells=np.array([wall], dtype="<i4").tobytes(), walkable=False)
+    assert len(heard) == 1  # before the update's answer
+    assert heard[0]["field"] == answer["field"]
+    changed = heard[0]["tiles"]
+    assert 0 < len(changed) <= heard[0]["recomputed"] < answer["computed"]
+    fresh = client.field_tiles(answer["field"], changed, costs=True)
+    grid = GridGraph(WALK, diagonal="only_if_no_obstacles")
+    grid.set_walkable([wall], False)
+    expected = goal_costs(grid, [(2, 2)])
+    for tile, (_, costs) in fresh.items():
+        assert costs is not None
+        tx, ty = tile % answer["tiles_x"], tile // answer["tiles_x"]
+        want = expected[ty * 8 : ty * 8 + 8, tx * 8 : tx * 8 + 8].astype(np.float32)
+        np.testing.assert_allclose(costs, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "code"),
+    [
+        ("field.request", {"graph": "nope", "goals": [[0, 0]], "starts": [[1, 1]]}, "unknown_graph"),
+        ("field.request", {"graph": "ff_bad", "goals": b"\x00\x00", "starts": []}, "bad_request"),
+        ("field.request", {"graph": "ff_bad", "goals": [], "starts": [[1, 1]]}, "bad_request"),
+        ("field.request", {"graph": "ff_bad", "goals": [[99, 0]], "starts": [[1, 1]]}, "out_of_bounds"),
+        ("field.request", {"graph": "ff_bad", "goals": [[0, 0]], "starts": [[1, 1]], "x": 1}, "bad_request"),
+        ("field.tiles", {"field": "f999", "tiles": [0]}, "unknown_point"),
+        ("field.tiles", {"field": "f1", "tiles": ["a"]}, "bad_request"),
+    ],
+)
+def test_bad_field_requests_are_error_objects(
+    client: Client, method: str, params: dict[str, Any], code: str
+) -> None:
+    client.load_grid("ff_bad", np.ones((8, 8), dtype=bool))
+    with pytest.raises(BridgeError) as caught:
+        client.call(method, params)
+    assert error_code(caught.value) == code
+    assert client.request_field("ff_bad", [(0, 0)], [(7, 7)])["computed"] > 0
