@@ -82,6 +82,10 @@ func test_navigation_layers_go_with_every_request_unless_the_options_say() -> vo
 	agent.target_position = GridSerializer.cell_to_world(params, Vector2i(2, 4))
 	await _walk(body, agent, 120)
 	assert_eq(_bridge.requests[1]["options"], {"navigation_layers": 2})
+	agent.optimal = true
+	agent.target_position = GridSerializer.cell_to_world(params, Vector2i(3, 3))
+	await _walk(body, agent, 120)
+	assert_eq(_bridge.requests[2]["options"], {"navigation_layers": 2, "optimal": true})
 
 
 func test_graph_reload_triggers_a_repath() -> void:

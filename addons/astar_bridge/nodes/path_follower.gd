@@ -57,6 +57,9 @@ const AgentAvoidance = preload("agent_avoidance.gd")
 ## polygons and links of regions sharing no bit are avoided. Sent with every request; a
 ## [code]"navigation_layers"[/code] key in [member path_options] takes precedence.
 @export_flags_2d_navigation var navigation_layers: int = 1
+## On a navmesh: the exactly shortest path (Polyanya, the query option [code]"optimal"[/code])
+## instead of the corridor + funnel; refused on maps with links or uneven region costs.
+@export var optimal: bool = false
 
 @export_group("Avoidance")
 ## Uses Godot's own RVO avoidance ([NavigationServer2D] / [NavigationServer3D] agents on the
@@ -467,6 +470,8 @@ func _query_options() -> Dictionary:
 	var options: Dictionary = path_options.duplicate()
 	if not options.has("navigation_layers"):
 		options["navigation_layers"] = navigation_layers
+	if optimal and not options.has("optimal"):
+		options["optimal"] = true
 	return options
 
 
