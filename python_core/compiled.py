@@ -24,12 +24,13 @@ import importlib
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 __all__ = [
     "DISABLE_ENV",
+    "FIRST_WARM_UP_MODULES",
     "JIT_ENABLED",
     "WARM_UP_MODULES",
     "jit",
@@ -40,6 +41,9 @@ __all__ = [
 
 DISABLE_ENV = "ASTAR_BRIDGE_NO_JIT"
 """Set this environment variable to ``1`` to run every kernel as plain Python."""
+
+FIRST_WARM_UP_MODULES = ("python_core.grid.graph", "python_core.csr.kernel")
+"""The kernels of grids and waypoint graphs, the graphs most games load first."""
 
 WARM_UP_MODULES = (
     "python_core.grid.graph",
@@ -171,8 +175,11 @@ def register_warm_up(routine: Callable[[], None]) -> Callable[[], None]:
     return routine
 
 
-def warm_up() -> float:
+def warm_up(modules: Sequence[str] | None = None) -> float:
     """Compile (or load from the disk cache) every search kernel; return the seconds it took.
+
+    ``modules`` limits it to the kernels of those modules (and their submodules), e.g.
+    :data:`FIRST_WARM_UP_MODULES`, so a server can be ready for the common graphs first.
 
     Call it once when a process that will answer queries starts (each bridge worker process), so
     the first real query does not pay for compilation. Harmless and quick without numba.
@@ -185,8 +192,13 @@ def warm_up() -> float:
         True
     """
     began = time.perf_counter()
-    for name in WARM_UP_MODULES:
+    for name in WARM_UP_MODULES if modules is None else modules:
         importlib.import_module(name)
     for routine in _WARM_UPS:
-        routine()
+        if modules is None or any(_within(routine.__module__, name) for name in modules):
+            routine()
     return time.perf_counter() - began
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")

@@ -21,6 +21,7 @@ import dataclasses
 import functools
 import logging
 import os
+import time
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Any
 
@@ -39,7 +40,7 @@ from bridge.serving.batches import run_chunk
 from bridge.serving.graph_lock import GraphLock, GraphLocks
 from bridge.serving.interface import LoadRequest, Outcome, Progress
 from bridge.serving.scheduler import FairScheduler
-from python_core.compiled import warm_up
+from python_core.compiled import FIRST_WARM_UP_MODULES, warm_up
 
 __all__ = ["CHUNK_QUERIES", "INLINE_EXPANSIONS", "INLINE_UPDATE_NODES", "LocalServing"]
 
@@ -84,12 +85,15 @@ class LocalServing:
     # -- life cycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start the search threads and load the compiled kernels in the background (queries and
-        loads wait for them once; the sidecar announces itself at once)."""
+        """Start the search threads and load the compiled kernels in the background: the grid and
+        waypoint kernels first (queries and loads wait for those once; the sidecar announces
+        itself at once), then the rest, which nothing waits for (a navmesh or flow-field call
+        made before they are in loads its own from the cache, under numba's lock)."""
         loop = asyncio.get_running_loop()
         self._scheduler = FairScheduler(self.threads, loop)
-        self._warm = loop.run_in_executor(None, warm_up)
-        self._warm.add_done_callback(_log_warm)
+        began = time.perf_counter()
+        self._warm = loop.run_in_executor(None, warm_up, FIRST_WARM_UP_MODULES)
+        self._warm.add_done_callback(functools.partial(_warm_rest, loop, began))
 
     async def close(self) -> None:
         """Drop queued searches, stop the refills, let running work finish."""
@@ -467,11 +471,25 @@ class LocalServing:
                 log.info("dropped %d queued jobs of a client that left", dropped)
 
 
-def _log_warm(future: asyncio.Future[float]) -> None:
+def _warm_rest(loop: asyncio.AbstractEventLoop, began: float, first: asyncio.Future[float]) -> None:
+    """After the grid and waypoint kernels: log them, then load every other kernel (``began``:
+    when the first phase started; the final log line counts from there)."""
+    if first.cancelled():
+        return
+    error = first.exception()
+    if error is not None:
+        log.error("the compiled kernels could not be loaded: %s", error)
+        return
+    log.info("grid and waypoint kernels loaded in %.2f s", first.result())
+    rest = loop.run_in_executor(None, warm_up)
+    rest.add_done_callback(functools.partial(_log_warm, began))
+
+
+def _log_warm(began: float, future: asyncio.Future[float]) -> None:
     if future.cancelled():
         return
     error = future.exception()
     if error is not None:
         log.error("the compiled kernels could not be loaded: %s", error)
     else:
-        log.info("kernels ready in %.2f s", future.result())
+        log.info("kernels ready in %.2f s", time.perf_counter() - began)
