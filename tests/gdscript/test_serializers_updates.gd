@@ -14,6 +14,15 @@ func test_cells_walkable_sends_int32_pairs_and_one_flag() -> void:
 	assert_eq(params["walkable"], false)
 
 
+func test_cells_weighted_sends_int32_pairs_and_a_float32_weight_each() -> void:
+	var params: Dictionary = GraphUpdates.cells_weighted("g", [Vector2i(1, 2), Vector2i(3, 4)], 2.5)
+	assert_eq(params["id"], "g")
+	var cells: PackedByteArray = params["weight_cells"]
+	assert_eq(cells.to_int32_array(), PackedInt32Array([1, 2, 3, 4]))
+	var weights: PackedByteArray = params["weights"]
+	assert_eq(weights.to_float32_array(), PackedFloat32Array([2.5, 2.5]))
+
+
 func test_cells_changed_sorts_cells_and_sends_a_flag_each() -> void:
 	var params: Dictionary = GraphUpdates.cells_changed(
 		"g", {Vector2i(5, 0): true, Vector2i(0, 1): false, Vector2i(2, 0): true}

@@ -107,12 +107,7 @@ static func cells_weight(id: String, cells: Array[Vector2i], weight: float) -> D
 			"AStarBridge.set_cells_weight: weight must be a finite number > 0, got %s" % weight
 		)
 		return {}
-	var flat := PackedInt32Array()
-	var weights := PackedFloat32Array()
-	for cell: Vector2i in cells:
-		flat.append_array([cell.x, cell.y])
-		weights.append(weight)
-	return {"id": id, "weight_cells": flat.to_byte_array(), "weights": weights.to_byte_array()}
+	return GraphUpdates.cells_weighted(id, cells, weight)
 
 
 ## The update map disabling waypoint [param point] (or enabling it again).

@@ -40,6 +40,15 @@ static func weights_changed(id: String, weights: PackedFloat32Array) -> Dictiona
 	return {"id": id, "weights": weights.to_byte_array()}
 
 
+## Gives every cell of [param cells] the weight [param weight] (cells as int32 pairs, one
+## float32 weight per cell).
+static func cells_weighted(id: String, cells: Array[Vector2i], weight: float) -> Dictionary:
+	var weights := PackedFloat32Array()
+	weights.resize(cells.size())
+	weights.fill(weight)
+	return {"id": id, "weight_cells": _cell_bytes(cells), "weights": weights.to_byte_array()}
+
+
 ## One agent operation for [method agents_changed]: [param op] is "place", "move" or "remove"
 ## ([param cell] is ignored for "remove").
 static func agent_op(op: String, agent: int, cell: Vector2i = Vector2i.ZERO) -> Dictionary:
