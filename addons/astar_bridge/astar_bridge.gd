@@ -249,14 +249,16 @@ func export_graph(id: String, path: String) -> Error:
 func find_path(
 	graph: String, from: Variant, to: Variant, options: Dictionary = {}
 ) -> PackedVector2Array:
-	return PathResult.new().fill(_paths.find(graph, from, to, options)).path
+	var points: Variant = _paths.find(graph, from, to, options)["points"]
+	return points if points is PackedVector2Array else PackedVector2Array()
 
 
 ## The 3D form of [method find_path] (3D waypoint graphs and navigation meshes).
 func find_path_3d(
 	graph: String, from: Variant, to: Variant, options: Dictionary = {}
 ) -> PackedVector3Array:
-	return PathResult.new().fill(_paths.find(graph, from, to, options)).path_3d
+	var points: Variant = _paths.find(graph, from, to, options)["points"]
+	return points if points is PackedVector3Array else PackedVector3Array()
 
 
 ## Answers [param query] into [param result] (synchronous), like
