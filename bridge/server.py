@@ -1,4 +1,5 @@
-"""The asyncio TCP server: one stream + session per connection over a shared method table.
+"""The asyncio TCP server: one :class:`~bridge.connection.ClientProtocol` (stream + session) per
+connection over a shared method table.
 
     config = ServerConfig(token="secret", workers=2)
     asyncio.run(Server(config).run(announce=print))
@@ -14,22 +15,17 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bridge.handlers import Connection, Handlers
+from bridge.connection import ClientProtocol
+from bridge.handlers import Handlers
 from bridge.protocol import PROTOCOL_VERSION, Limits
 from bridge.serving import LocalServing
-from bridge.session import ProtocolViolationError, Session
-from bridge.stream import READ_CHUNK, MessageStream, StreamError, StreamLimits
 
-__all__ = ["Server", "ServerConfig", "hello_limits", "message_limits"]
+__all__ = ["Server", "ServerConfig"]
 
 log = logging.getLogger("bridge.server")
 
-DRAIN_SECONDS = 30.0
-"""How long a half-closed connection may wait for its pending answers."""
-
-GRACE_SECONDS = 0.5
-"""A second look for bytes after a hello or read deadline passes: when the event loop was held up
-(e.g. validating a big load) the timer can fire before bytes that arrived in time are read."""
+STOP_SECONDS = 2.0
+"""How long a stopping server lets its connections send what they have written before cutting them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +55,7 @@ class Server:
         self.serving = LocalServing(config.limits, threads=config.workers)
         self.handlers = Handlers(self.serving, config.limits, token=config.token)
         self._stopped = asyncio.Event()
-        self._connections: set[asyncio.Task[None]] = set()
+        self._connections: set[ClientProtocol] = set()
 
     def stop(self) -> None:
         """Ask :meth:`run` to return (safe from signal handlers on the loop)."""
@@ -69,8 +65,11 @@ class Server:
         """Start the search threads, listen, announce ``{"event": "listening", ...}``, serve until
         stopped."""
         await self.serving.start()
-        server = await asyncio.start_server(
-            self._on_connect, self.config.host, self.config.port, limit=READ_CHUNK
+        limits = self.config.limits
+        server = await asyncio.get_running_loop().create_server(
+            lambda: ClientProtocol(self.handlers, self.serving, limits, self._connections),
+            self.config.host,
+            self.config.port,
         )
         try:
             host, port = server.sockets[0].getsockname()[:2]
@@ -86,145 +85,20 @@ class Server:
             await self._stopped.wait()
         finally:
             server.close()
-            for task in list(self._connections):
-                task.cancel()
-            await asyncio.gather(*self._connections, return_exceptions=True)
+            for connection in list(self._connections):
+                log.info("%s: closing, the server is stopping", connection.peer)
+                connection.close()
+            await self._closed(STOP_SECONDS)
             await self.serving.close()
             log.info("stopped")
 
-    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        peer = str(writer.get_extra_info("peername"))
-        limits = self.config.limits
-        if len(self._connections) >= limits.max_connections:
-            log.warning("%s: %d connections are open (the limit); closing", peer, len(self._connections))
-            writer.transport.abort()
-            return
-        self._connections.add(task)
-        log.info("%s connected", peer)
-        session = Session(
-            self.handlers.table,
-            send=_sender(writer, peer, limits.max_buffered_bytes),
-            connection=Connection(peer),
-            limits=limits,
-        )
-        try:
-            await self._serve(reader, writer, session)
-        except (ConnectionError, asyncio.IncompleteReadError) as exc:
-            log.info("%s: connection lost: %s", peer, exc)
-        except asyncio.CancelledError:
-            log.info("%s: closing, the server is stopping", peer)
-        finally:
-            self._connections.discard(task)
-            session.cancel()
-            self.serving.forget(session.connection)
-            writer.close()
-            log.info("%s closed", peer)
-
-    async def _serve(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, session: Session
-    ) -> None:
-        limits = self.config.limits
-        stream, wide = MessageStream(hello_limits(limits)), message_limits(limits)
-        clock = _Deadlines(limits)
-        peer = session.connection.peer
-        while True:
-            try:
-                data = await clock.read(reader, authorized=session.connection.authorized)
-            except TimeoutError as exc:
-                log.warning("%s: %s; closing", peer, exc)
-                return
-            if not data:
-                break
-            stream.feed(data)
-            try:
-                for message in stream:
-                    clock.message_done()
-                    session.on_message(message)
-                    if session.closing:
-                        log.warning("%s: hello with a wrong token; closing", peer)
-                        await writer.drain()
-                        return
-                    if session.connection.authorized and stream.limits is not wide:
-                        stream.limits = wide
-            except (StreamError, ProtocolViolationError) as exc:
-                log.warning("%s: %s; closing", peer, exc)
-                return
-            clock.pending(stream.pending_bytes)
-            await writer.drain()
-        # The peer closed its side: answer what is pending, then close ours.
-        await session.drain(DRAIN_SECONDS)
-        await writer.drain()
-
-
-def hello_limits(limits: Limits) -> StreamLimits:
-    """What one message may be before the connection has said hello."""
-    return StreamLimits(limits.hello_message_bytes, limits.hello_depth, limits.hello_items)
-
-
-def message_limits(limits: Limits) -> StreamLimits:
-    """What one message may be after hello."""
-    return StreamLimits(limits.max_message_bytes, limits.max_depth, limits.max_message_items)
-
-
-def _sender(writer: asyncio.StreamWriter, peer: str, cap: int) -> Callable[[bytes], None]:
-    """``writer.write`` that closes a connection whose peer leaves more than ``cap`` answer bytes
-    unread (answers of pending requests are written whether or not the peer reads)."""
-
-    def send(data: bytes) -> None:
-        if writer.is_closing():
-            return
-        writer.write(data)
-        unread = writer.transport.get_write_buffer_size()
-        if unread > cap:
-            log.warning("%s: %d answer bytes unread, past the limit of %d; closing", peer, unread, cap)
-            writer.transport.abort()
-
-    return send
-
-
-class _Deadlines:
-    """A connection's two clocks: ``hello_timeout`` from the connection until a good hello, and
-    ``read_timeout`` from a message's first byte until it is whole."""
-
-    def __init__(self, limits: Limits) -> None:
-        self.limits = limits
-        self.loop = asyncio.get_running_loop()
-        self.hello_by = self.loop.time() + limits.hello_timeout
-        self.message_by: float | None = None
-        self._completed = False
-
-    def message_done(self) -> None:
-        """A message was completed by the last read."""
-        self._completed = True
-
-    def pending(self, pending_bytes: int) -> None:
-        """After a read: ``pending_bytes`` of an incomplete message wait."""
-        if not pending_bytes:
-            self.message_by = None
-        elif self.message_by is None or self._completed:  # a new message started
-            self.message_by = self.loop.time() + self.limits.read_timeout
-        self._completed = False
-
-    async def read(self, reader: asyncio.StreamReader, *, authorized: bool) -> bytes:
-        """The next bytes (b"" at EOF).
-
-        Raises:
-            TimeoutError: a deadline passed first.
-        """
-        deadlines = [(self.message_by, f"a message stayed incomplete {self.limits.read_timeout:g} s")]
-        if not authorized:
-            deadlines.append((self.hello_by, f"no hello within {self.limits.hello_timeout:g} s"))
-        active = [(when, why) for when, why in deadlines if when is not None]
-        if not active:
-            return await reader.read(READ_CHUNK)
-        when, why = min(active)
-        try:
-            return await asyncio.wait_for(reader.read(READ_CHUNK), max(0.0, when - self.loop.time()))
-        except TimeoutError:
-            pass
-        try:  # bytes that came in time while the loop was busy (a big load) are in the buffer now
-            return await asyncio.wait_for(reader.read(READ_CHUNK), GRACE_SECONDS)
-        except TimeoutError:
-            raise TimeoutError(why) from None
+    async def _closed(self, seconds: float) -> None:
+        """Wait for the closing connections to go (each leaves the set when its transport is gone);
+        abort those still there after ``seconds`` (a peer that does not read)."""
+        deadline = asyncio.get_running_loop().time() + seconds
+        while self._connections and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
+        for connection in list(self._connections):
+            if connection.transport is not None:
+                connection.transport.abort()
+        await asyncio.sleep(0)
