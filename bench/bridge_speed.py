@@ -234,7 +234,7 @@ def exact_section(sidecar: Sidecar, godot: Path, maps: tuple[str, ...], count: i
 
 def hpa_section(sidecar: Sidecar, maps: tuple[str, ...], count: int) -> None:
     """Each map with the hierarchy bench/hpa_speed.py gives it (64-cell clusters where a 32-cell
-    graph's all-pairs table would not fit), one query per request and then the same queries in one
+    graph's all-pairs table would not fit, its memory budgets), one query per request and then the same queries in one
     ``path.find_many`` (the trip shared), exact and HPA* in alternating rounds."""
     print("== 3. HPA* through the socket against exact search through the socket (median ms)")
     print("  one request per query: the trip (echo floor + the server's own work, section 1) is in")
@@ -243,7 +243,8 @@ def hpa_section(sidecar: Sidecar, maps: tuple[str, ...], count: int) -> None:
         for name in maps:
             mask, queries, lengths = load(name, count, 2)
             cluster = CLUSTER.get(name, 32)
-            client.load_grid(name, mask, diagonal="only_if_no_obstacles", hierarchy={"cluster_size": cluster})
+            hierarchy = {"cluster_size": cluster, "tree_mb": 512, "table_mb": 64}  # hpa_speed's budgets
+            client.load_grid(name, mask, diagonal="only_if_no_obstacles", hierarchy=hierarchy)
             exact: list[float] = []
             hpa: list[float] = []
             costs: list[float] = []

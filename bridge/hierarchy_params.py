@@ -40,6 +40,8 @@ HIERARCHY_KEYS = (
     "exact_check",
     "long_entrance",
     "repair_ms",
+    "tree_mb",
+    "table_mb",
 )
 REPAIR_MS = 1.0
 """Default time box (ms) of an update's all-pairs table repair; the sidecar refills the rest while
@@ -49,6 +51,10 @@ MAX_REGION = 1024
 """Clusters per region side: 1024 x 256 cells is past the largest grid a load takes."""
 MAX_CHECK = 1e6
 MAX_REPAIR_MS = 3_600_000.0
+TREE_MB, TABLE_MB = 64, 32
+"""Default memory budgets (MiB) of a hierarchy's cluster trees and all-pairs table."""
+MAX_BUDGET_MB = 16_384
+"""A budget past the largest graph a sidecar holds means "no limit" already."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +62,8 @@ class HierarchySpec:
     """What the client asked for: cluster side, abstraction levels (and, for 2, clusters per region
     side), path smoothing, how long a smoothed path may be (in cluster sides) for a check
     against the exact search, the entrance length from which an entrance gets more than one
-    transition, and how long an update may spend on the all-pairs table (ms)."""
+    transition, how long an update may spend on the all-pairs table (ms), and the memory its cluster
+    trees and all-pairs table may take (MiB)."""
 
     cluster_size: int = 32
     levels: int = 1
@@ -65,6 +72,8 @@ class HierarchySpec:
     exact_check: float = 4.0
     long_entrance: int = 6
     repair_ms: float = REPAIR_MS
+    tree_mb: int = TREE_MB
+    table_mb: int = TABLE_MB
 
     def options(self) -> HierarchyOptions:
         """The core's build options (its time box in seconds)."""
@@ -72,6 +81,7 @@ class HierarchySpec:
             cluster_size=self.cluster_size, levels=self.levels, region_clusters=self.region_clusters,
             exact_check=self.exact_check, long_entrance=self.long_entrance,
             repair_seconds=self.repair_ms / 1e3, smooth=self.smooth,
+            tree_budget=self.tree_mb << 20, table_budget=self.table_mb << 20,
         )  # fmt: skip
 
 
@@ -97,6 +107,8 @@ class HierarchyState:
             "exact_check": self.spec.exact_check,
             "long_entrance": self.spec.long_entrance,
             "repair_ms": self.spec.repair_ms,
+            "tree_mb": self.spec.tree_mb,
+            "table_mb": self.spec.table_mb,
             "built": self.built,
             "bytes": self.nbytes,
             "build_seconds": self.build_seconds,
@@ -124,9 +136,13 @@ def parse_hierarchy(params: Params) -> HierarchySpec:
     repair = (
         params.number("repair_ms", minimum=0, maximum=MAX_REPAIR_MS) if params.has("repair_ms") else REPAIR_MS
     )
+    tree, table = (
+        params.integer(key, minimum=0, maximum=MAX_BUDGET_MB) if params.has(key) else default
+        for key, default in (("tree_mb", TREE_MB), ("table_mb", TABLE_MB))
+    )
     return HierarchySpec(
         cluster_size=size, levels=levels, region_clusters=region, smooth=params.flag("smooth", True),
-        exact_check=check, long_entrance=entrance, repair_ms=repair,
+        exact_check=check, long_entrance=entrance, repair_ms=repair, tree_mb=tree, table_mb=table,
     )  # fmt: skip
 
 

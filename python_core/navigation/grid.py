@@ -320,4 +320,5 @@ def _construct(grid: GridGraph, options: HierarchyOptions) -> HierarchicalGrid:
         grid, cluster_size=options.cluster_size, levels=options.levels,
         region_clusters=options.region_clusters, exact_check=options.exact_check,
         long_entrance=options.long_entrance, repair_seconds=options.repair_seconds,
+        tree_budget=options.tree_budget, table_budget=options.table_budget,
     )  # fmt: skip

@@ -62,6 +62,8 @@ class HierarchyOptions:
         long_entrance: entrance length from which an entrance gets more than one transition.
         repair_seconds: time box of one update's all-pairs table repair (None: no box).
         smooth: the default of hierarchical queries: shortcut paths along straight lines.
+        tree_budget: bytes the cached cluster trees may take (0: none kept).
+        table_budget: bytes the all-pairs table of the top level may take (0: none).
     """
 
     cluster_size: int = 32
@@ -71,6 +73,8 @@ class HierarchyOptions:
     long_entrance: int = 6
     repair_seconds: float | None = None
     smooth: bool = True
+    tree_budget: int = 64 << 20
+    table_budget: int = 32 << 20
 
 
 @dataclass(frozen=True, slots=True)

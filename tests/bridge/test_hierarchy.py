@@ -267,3 +267,21 @@ def test_repair_ms_travels_and_updates_keep_wire_paths_valid(sidecar: Sidecar) -
         )
         grid.set_walkable(cells, flipped)
         _assert_near_exact(client, "hpa-r0", grid, _pairs(grid, 30, seed=6))
+
+
+def test_memory_budgets_travel_and_shape_what_the_hierarchy_keeps(sidecar: Sidecar) -> None:
+    """``tree_mb`` / ``table_mb`` are echoed (defaults 64 / 32) and reach the core: with both 0
+    the hierarchy keeps neither trees nor a table and holds fewer bytes, and its paths are still
+    valid and near-exact; bad values are ``bad_request`` and leave the loaded graph."""
+    grid = _grid()
+    with sidecar.connect() as client:
+        kept = _load(client, "hpa-budget", grid, cluster_size=16)
+        assert (kept["hierarchy"]["tree_mb"], kept["hierarchy"]["table_mb"]) == (64, 32)  # type: ignore[index]
+        lean = _load(client, "hpa-lean", grid, cluster_size=16, tree_mb=0, table_mb=0)
+        assert (lean["hierarchy"]["tree_mb"], lean["hierarchy"]["table_mb"]) == (0, 0)  # type: ignore[index]
+        assert lean["hierarchy"]["bytes"] < kept["hierarchy"]["bytes"]  # type: ignore[index]
+        for bad in (-1, "8", True, 1.5, 16_385):
+            with pytest.raises(BadRequestError):
+                _load(client, "hpa-lean", grid, cluster_size=16, table_mb=bad)
+        assert client.info("hpa-lean")["hierarchy"]["table_mb"] == 0
+        _assert_near_exact(client, "hpa-lean", grid, _pairs(grid, 20, seed=9))
