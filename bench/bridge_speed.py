@@ -234,8 +234,9 @@ def exact_section(sidecar: Sidecar, godot: Path, maps: tuple[str, ...], count: i
 
 def hpa_section(sidecar: Sidecar, maps: tuple[str, ...], count: int) -> None:
     """Each map with the hierarchy bench/hpa_speed.py gives it (64-cell clusters where a 32-cell
-    graph's all-pairs table would not fit, its memory budgets), one query per request and then the same queries in one
-    ``path.find_many`` (the trip shared), exact and HPA* in alternating rounds."""
+    graph's all-pairs table would not fit, its memory budgets), one query per request and then
+    the same queries in one ``path.find_many`` (the trip shared), exact and HPA* in alternating
+    rounds."""
     print("== 3. HPA* through the socket against exact search through the socket (median ms)")
     print("  one request per query: the trip (echo floor + the server's own work, section 1) is in")
     print("  every HPA* figure; batched: the same queries in one path.find_many, per query")
