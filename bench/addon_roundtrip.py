@@ -206,7 +206,8 @@ def _print_frame(f: dict[str, Any]) -> None:
     godot_cpu_us = f["godot_cpu_ms"] * 1000 / agents
     print(
         f"\n{agents} x request_path in one frame on {f['map']}, game at {f['fps']} fps "
-        f"({len(f['runs'])} runs); AStarGrid2D on the same {agents} queries: "
+        f"({len(f['runs'])} runs after {f.get('warm_up', 0)} not counted); "
+        f"AStarGrid2D on the same {agents} queries: "
         f"{godot_us:.1f} us/path wall, {godot_cpu_us:.1f} us/path main-thread CPU"
     )
     print(

@@ -55,10 +55,10 @@ func test_same_bytes_for_graph_ids_and_options_in_any_order() -> void:
 		{"hierarchical": true, "corridor": true, "ignore_agents": true, "optimal": false},
 		{"nested": {"a": [1, 2.5, "x"], "b": null}},
 	]
-	for round: int in 2:  # the second round comes from the kept bytes
+	for pass_index: int in 2:  # the second pass comes from the kept bytes
 		for graph: String in GRAPHS:
 			for option: Dictionary in options:
-				_assert_same(fast, 40 + round, graph, Vector2(1, 1), Vector2(9, 9), option)
+				_assert_same(fast, 40 + pass_index, graph, Vector2(1, 1), Vector2(9, 9), option)
 
 
 func test_options_changed_after_use_are_encoded_anew() -> void:
@@ -75,7 +75,7 @@ func test_options_changed_after_use_are_encoded_anew() -> void:
 
 func test_more_graphs_than_it_keeps() -> void:
 	var fast: PathFindEncoder = PathFindEncoder.new()
-	for round: int in 2:
+	for pass_index: int in 2:
 		for i: int in PathFindEncoder.MAX_KEPT * 2 + 3:
 			_assert_same(fast, i, "graph %d" % i, Vector2(i, 0), Vector2(0, i), {})
 

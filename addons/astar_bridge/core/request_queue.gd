@@ -73,7 +73,8 @@ func send_path(
 	var parts: Array = _encoder.parts_of(graph, options)
 	if parts.is_empty():
 		var why: String = "path.find: %s" % _encoder.error
-		_path_answered(request, transform.call(RpcClient.error_response("encode_failed", why)))
+		var failed: Dictionary = transform.call(RpcClient.error_response("encode_failed", why))
+		_path_answered(request, failed)
 	elif _can_send_now():
 		_link.rpc.send_prepared(parts, start, goal, request, _config.request_timeout_ms, transform)
 		if not _flush_scheduled:
@@ -127,7 +128,9 @@ func fail_all(code: String, message: String) -> void:
 			var on_done: Callable = item[2]
 			on_done.call(failed)
 		else:
-			_path_answered(item[2], failed)
+			var request: PathRequest = item[2]
+			var outcome: Dictionary = failed
+			_path_answered(request, outcome)
 
 
 # [param transform] turns the response map into the request's result (on the connection's
@@ -202,7 +205,6 @@ func _path_answered(request: PathRequest, outcome: Dictionary) -> void:
 
 
 func _finish_answered() -> void:
-	var keep: RefCounted = self  # a handler may free the autoload, and with it this queue
 	var started: int = Time.get_ticks_usec()
 	_finish_scheduled = false
 	var requests: Array[PathRequest] = _answered
@@ -210,12 +212,12 @@ func _finish_answered() -> void:
 	_answered = []
 	_answers = []
 	for i: int in requests.size():
-		var request: PathRequest = requests[i]
-		var outcome: Dictionary = outcomes[i]
-		stats.record(started - request.sent_usec, outcome.get("status") == "error")
-		request.finish(outcome)  # emits completed
+		var failed: bool = outcomes[i].get("status") == "error"
+		stats.record(started - requests[i].sent_usec, failed)
 	main_thread_usec += Time.get_ticks_usec() - started
-	keep = null
+	# Nothing of this queue is used below: a handler may free the autoload, and with it the queue.
+	for i: int in requests.size():
+		requests[i].finish(outcomes[i])  # emits completed
 
 
 func _schedule_flush() -> void:
@@ -250,10 +252,12 @@ func _flush_queue(now: bool = false) -> void:
 		var transform: Callable = item[4]
 		if method == PATH_FIND:
 			var request: PathRequest = item[2]
-			_link.rpc.send_prepared(args[0], args[1], args[2], request, timeout, transform)
+			var parts: Array = args[0]
+			_link.rpc.send_prepared(parts, args[1], args[2], request, timeout, transform)
 		else:
 			var on_done: Callable = item[2]
-			_link.rpc.request(method, args[0], on_done, timeout, true, transform)
+			var params: Dictionary = args[0]
+			_link.rpc.request(method, params, on_done, timeout, true, transform)
 	if now:
 		_link.rpc.flush()
 	else:

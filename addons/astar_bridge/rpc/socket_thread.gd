@@ -89,13 +89,13 @@ func send(msgid: int, method: String, params: Dictionary, transform: Callable) -
 ## a [method release]);
 ## [param transform] as in [method send].
 func send_prepared(
-	msgid: int, parts: Array, start: Variant, goal: Variant, transform: Callable
+	msgid: int, parts: Array, from_point: Variant, to_point: Variant, transform: Callable
 ) -> void:
 	_lock.lock()
 	_prepared_ids.append(msgid)
 	_prepared.append(parts)
-	_prepared.append(start)
-	_prepared.append(goal)
+	_prepared.append(from_point)
+	_prepared.append(to_point)
 	_prepared_transforms.append(transform)
 	_lock.unlock()
 
