@@ -26,7 +26,6 @@ var stats: BridgeStats = BridgeStats.new()
 var _config: BridgeConfig
 var _link: SidecarLink
 var _flush_scheduled: bool = false
-var _finish_scheduled: bool = false
 var _encoder: PathFindEncoder = PathFindEncoder.new()
 # dim -> the transform of a path.find response (made once: every request shares it).
 var _path_transforms: Dictionary = {}
@@ -35,9 +34,12 @@ var _path_transforms: Dictionary = {}
 var _queued: Array[Array] = []
 # [PathRequest, result] completed on the next frame (failures known at request time).
 var _finish_later: Array[Array] = []
-# Path requests answered (or failed) and their results, completed in one deferred call.
+# Path requests answered (or failed) and their results, completed in one deferred call (which
+# empties these arrays: while they hold something, that call is scheduled).
 var _answered: Array[PathRequest] = []
 var _answers: Array[Dictionary] = []
+# Main-thread time of those deferred calls (a box they share: they do not hold this queue).
+var _finish_usec: Array[int] = [0]
 
 
 func _init(config: BridgeConfig, link: SidecarLink) -> void:
@@ -46,6 +48,17 @@ func _init(config: BridgeConfig, link: SidecarLink) -> void:
 	_link.became_ready.connect(_flush_queue)
 	_link.failed.connect(fail_all)
 	_link.rpc.prepared_sink = _path_answered
+
+
+## [member main_thread_usec] plus the time spent completing answered path requests.
+func main_thread_time_usec() -> int:
+	return main_thread_usec + _finish_usec[0]
+
+
+## Sets [method main_thread_time_usec] back to 0.
+func reset_main_thread_time() -> void:
+	main_thread_usec = 0
+	_finish_usec[0] = 0
 
 
 ## Requests waiting for the sidecar or for room, plus those sent and not answered.
@@ -194,30 +207,35 @@ static func _failed(result: Dictionary) -> bool:
 
 
 # The answer (or failure) of one path.find (the connection's prepared_sink): completed with the
-# frame's others in one deferred call (still in this frame, but outside the autoload's own calls,
-# so a handler may free the autoload).
+# frame's others in one deferred call (still in this frame, but outside the autoload's own calls).
 func _path_answered(request: PathRequest, outcome: Dictionary) -> void:
+	if _answered.is_empty():
+		_finisher(stats, _answered, _answers, _finish_usec).call_deferred()
 	_answered.append(request)
 	_answers.append(outcome)
-	if not _finish_scheduled:
-		_finish_scheduled = true
-		_finish_answered.call_deferred()
 
 
-func _finish_answered() -> void:
-	var started: int = Time.get_ticks_usec()
-	_finish_scheduled = false
-	var requests: Array[PathRequest] = _answered
-	var outcomes: Array[Dictionary] = _answers
-	_answered = []
-	_answers = []
-	for i: int in requests.size():
-		var failed: bool = outcomes[i].get("status") == "error"
-		stats.record(started - requests[i].sent_usec, failed)
-	main_thread_usec += Time.get_ticks_usec() - started
-	# Nothing of this queue is used below: a handler may free the autoload, and with it the queue.
-	for i: int in requests.size():
-		requests[i].finish(outcomes[i])  # emits completed
+# The deferred call that completes [param requests] with [param outcomes]: a lambda without self,
+# so it runs even when the autoload (and this queue) was freed meanwhile (a handler may free it,
+# or stop() and free() fail pending requests and go), as requests do not depend on the queue.
+static func _finisher(
+	counters: BridgeStats,
+	requests: Array[PathRequest],
+	outcomes: Array[Dictionary],
+	usec: Array[int]
+) -> Callable:
+	return func() -> void:
+		var started: int = Time.get_ticks_usec()
+		var finishing: Array[PathRequest] = requests.duplicate()
+		var results: Array[Dictionary] = outcomes.duplicate()
+		requests.clear()  # answers from now on go into the next call
+		outcomes.clear()
+		for i: int in finishing.size():
+			var failed: bool = results[i].get("status") == "error"
+			counters.record(started - finishing[i].sent_usec, failed)
+		usec[0] += Time.get_ticks_usec() - started
+		for i: int in finishing.size():
+			finishing[i].finish(results[i])  # emits completed
 
 
 func _schedule_flush() -> void:
