@@ -6,7 +6,9 @@ bench/godot/find_path_bench.gd headless. Prints, from that one run, per map (a 6
 16x16 rooms, the Moving AI arena): sync ``find_path`` median/p99 against the sidecar, the same
 call against the echo server, ``AStarGrid2D.get_point_path`` on the same queries, the ratios,
 where one request's time goes on the GDScript side, and 300 ``request_path`` sent in one frame
-at 60 fps. A command, not a test::
+at 60 fps: frames until all answered, and the main thread's CPU from the first call until the
+game saw every request done, minus that of as many idle frames of the same run (the engine's own
+per-frame work), per path beside AStarGrid2D's CPU per path. A command, not a test::
 
     .venv/bin/python bench/addon_roundtrip.py --sync 400 --agents 300
 """
@@ -204,19 +206,38 @@ def _print_frame(f: dict[str, Any]) -> None:
     godot_cpu_us = f["godot_cpu_ms"] * 1000 / agents
     print(
         f"\n{agents} x request_path in one frame on {f['map']}, game at {f['fps']} fps "
-        f"({len(f['runs'])} runs); AStarGrid2D on the same {agents} queries: "
+        f"({len(f['runs'])} runs after {f.get('warm_up', 0)} not counted); "
+        f"AStarGrid2D on the same {agents} queries: "
         f"{godot_us:.1f} us/path wall, {godot_cpu_us:.1f} us/path main-thread CPU"
     )
+    print(
+        "  main-thread CPU from the first request_path until the game saw all done (run), the same\n"
+        "  number of idle frames right after (idle), their difference per path (the addon's cost)"
+    )
+    print(
+        f"  {'frames':>6} {'ms':>6} {'run ms':>7} {'idle ms':>7} {'addon us/path':>13} "
+        f"{'x Godot':>7} {'asking us/path':>14} {'own stats us/path':>17} {'failed':>6}"
+    )
+    costs: list[float] = []
     for r in f["runs"]:
-        main_us = r["main_thread_ms"] * 1000 / agents
-        send_us = r["send_ms"] * 1000 / agents
-        cpu_us = r["main_thread_cpu_ms"] * 1000 / agents
+        addon_us = (r["main_thread_cpu_ms"] - r["idle_cpu_ms"]) * 1000 / agents
+        costs.append(addon_us)
         print(
-            f"  {r['frames']} frames until all answered, {r['ms']:6.1f} ms; main thread per path: "
-            f"addon {main_us:5.1f} us wall (asking {send_us:.1f}, answers {main_us - send_us:.1f}), "
-            f"{cpu_us:5.1f} us CPU for everything ({cpu_us / godot_cpu_us:.2f}x AStarGrid2D's CPU); "
-            f"{r['failures']} failed"
+            f"  {r['frames']:6d} {r['ms']:6.1f} {r['main_thread_cpu_ms']:7.2f} {r['idle_cpu_ms']:7.2f} "
+            f"{addon_us:13.1f} {addon_us / godot_cpu_us:7.2f} "
+            f"{r['send_cpu_ms'] * 1000 / agents:14.1f} {r['main_thread_ms'] * 1000 / agents:17.1f} "
+            f"{r['failures']:6d}"
         )
+    median = _median(costs)
+    print(
+        f"  median: the addon's main thread {median:.1f} us CPU per path = "
+        f"{median / godot_cpu_us:.2f}x AStarGrid2D's {godot_cpu_us:.1f} us; at most "
+        f"{max(r['frames'] for r in f['runs'])} frames until all answered"
+    )
+    print(
+        "  (asking: CPU of the request_path loop alone; own stats: get_stats()['main_thread_ms'], "
+        "the addon's wall-clock accounting)"
+    )
     print(f"  AStarGrid2D would block the frame {f['godot_ms']:.1f} ms for the same {agents} paths")
 
 

@@ -321,11 +321,11 @@ func get_stats() -> Dictionary:
 	var stats: Dictionary = _queue.stats.snapshot()
 	stats["pending"] = _queue.pending()
 	stats["restarts"] = _link.restarts
-	stats["main_thread_ms"] = _queue.main_thread_usec / 1000.0
+	stats["main_thread_ms"] = _queue.main_thread_time_usec() / 1000.0
 	return stats
 
 
 ## Clears the counters of [method get_stats].
 func reset_stats() -> void:
 	_queue.stats.reset()
-	_queue.main_thread_usec = 0
+	_queue.reset_main_thread_time()

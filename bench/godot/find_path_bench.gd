@@ -2,8 +2,9 @@
 ## synchronous find_path against the sidecar, the same call against a msgpack echo server (the
 ## floor: socket + codec, no search), Godot's AStarGrid2D.get_point_path on the same queries,
 ## where the GDScript side's time goes (encode, decode, dispatch), and 300 request_path sent in
-## one frame at 60 fps (frames until all answered, main-thread time per path). Prints one line
-## "BENCH {json}" with raw per-query microseconds. Run by bench/addon_roundtrip.py:
+## one frame at 60 fps (frames until all answered; main-thread CPU per path, idle frames of the
+## same run subtracted). Prints one line "BENCH {json}" with raw per-query microseconds. Run by
+## bench/addon_roundtrip.py:
 ## godot --headless --path tests/godot_project --script <repo>/bench/godot/find_path_bench.gd
 ##     -- <spec.json>
 extends SceneTree
@@ -13,7 +14,10 @@ const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encode
 const MsgpackDecoder = preload("res://addons/astar_bridge/msgpack/msgpack_decoder.gd")
 const PathResults = preload("res://addons/astar_bridge/path_results.gd")
 const WARM_UP := 20
-const FRAME_RUNS := 5
+const FRAME_RUNS := 10
+## Runs of the 300 requests before those measured (a fresh connection's first batch pays for
+## caches and threads starting).
+const FRAME_WARM_UP := 1
 const GAME_FPS := 60
 
 
@@ -150,7 +154,11 @@ func _breakdown(
 	}
 
 
-# 300 request_path in one frame of a game at 60 fps, FRAME_RUNS times.
+# 300 request_path in one frame of a game at 60 fps, FRAME_RUNS times. Each run's main-thread
+# CPU goes from the first request_path until the game saw every request done (is_done, checked
+# once a frame as a game would), and is followed by as many idle frames measured the same way
+# (same awaits, same completion check over the same finished requests): the engine's own
+# per-frame work at 60 fps is in both, so their difference is what the paths cost.
 func _bench_frame(sidecar: AStarBridgeNode, map: Dictionary, agents: int) -> Dictionary:
 	var id: String = map["name"]
 	var ends: Array[Vector2i] = _ends(map)
@@ -164,34 +172,48 @@ func _bench_frame(sidecar: AStarBridgeNode, map: Dictionary, agents: int) -> Dic
 		oracle.get_point_path(ends[2 * i], ends[2 * i + 1])
 	var godot_ms: float = (Time.get_ticks_usec() - godot_started) / 1000.0
 	var godot_cpu_ms: float = (_main_thread_cpu_ns() - godot_cpu) / 1e6
+	var froms: Array[Vector2] = []
+	var tos: Array[Vector2] = []
+	for i: int in agents:
+		froms.append(Vector2(ends[2 * i]))
+		tos.append(Vector2(ends[2 * i + 1]))
 	Engine.max_fps = GAME_FPS
 	var runs: Array[Dictionary] = []
-	for run: int in FRAME_RUNS:
+	var requests: Array[AStarBridgePathRequest] = []
+	for run: int in FRAME_WARM_UP + FRAME_RUNS:
 		await process_frame
 		sidecar.reset_stats()
 		var cpu: int = _main_thread_cpu_ns()
 		var started: int = Time.get_ticks_usec()
-		var requests: Array[AStarBridgePathRequest] = []
 		for i: int in agents:
-			requests.append(
-				sidecar.request_path(id, Vector2(ends[2 * i]), Vector2(ends[2 * i + 1]))
-			)
-		var send_ms: float = (Time.get_ticks_usec() - started) / 1000.0
+			requests.append(sidecar.request_path(id, froms[i], tos[i]))
+		var send_cpu_ms: float = (_main_thread_cpu_ns() - cpu) / 1e6
 		var frames: int = 0
 		while _pending(requests) > 0:
 			await process_frame
 			frames += 1
 		var cpu_ms: float = (_main_thread_cpu_ns() - cpu) / 1e6
+		var ms: float = (Time.get_ticks_usec() - started) / 1000.0
 		var stats: Dictionary = sidecar.get_stats()
+		var idle: int = _main_thread_cpu_ns()
+		_pending(requests)
+		for frame: int in frames:
+			await process_frame
+			_pending(requests)
+		var idle_cpu_ms: float = (_main_thread_cpu_ns() - idle) / 1e6
+		requests.clear()  # freed here, outside both measurements
+		if run < FRAME_WARM_UP:
+			continue
 		(
 			runs
 			. append(
 				{
 					"frames": frames,
-					"ms": (Time.get_ticks_usec() - started) / 1000.0,
+					"ms": ms,
 					"main_thread_ms": stats["main_thread_ms"],
-					"send_ms": send_ms,
+					"send_cpu_ms": send_cpu_ms,
 					"main_thread_cpu_ms": cpu_ms,
+					"idle_cpu_ms": idle_cpu_ms,
 					"failures": stats["failures"],
 				}
 			)
@@ -201,6 +223,7 @@ func _bench_frame(sidecar: AStarBridgeNode, map: Dictionary, agents: int) -> Dic
 		"map": id,
 		"agents": agents,
 		"fps": GAME_FPS,
+		"warm_up": FRAME_WARM_UP,
 		"godot_ms": godot_ms,
 		"godot_cpu_ms": godot_cpu_ms,
 		"runs": runs,
@@ -208,8 +231,12 @@ func _bench_frame(sidecar: AStarBridgeNode, map: Dictionary, agents: int) -> Dic
 
 
 # CPU time the main thread has run, in nanoseconds (Linux schedstat; 0 elsewhere): unlike wall
-# time, it does not count the time other processes of a busy machine took the core.
+# time, it does not count the time other processes of a busy machine took the core. The kernel
+# brings that sum up to date only when the thread is descheduled or at a scheduler tick (so a
+# bare read can miss milliseconds): a 1 us sleep first makes it exact, at the cost of the same
+# few microseconds of CPU in every reading.
 func _main_thread_cpu_ns() -> int:
+	OS.delay_usec(1)
 	var pid: int = OS.get_process_id()
 	var file: FileAccess = FileAccess.open(
 		"/proc/%d/task/%d/schedstat" % [pid, pid], FileAccess.READ

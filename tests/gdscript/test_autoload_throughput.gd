@@ -200,6 +200,31 @@ func test_asynchronous_results_are_the_same_without_the_io_thread() -> void:
 	assert_eq(results[0], results[1], "the same result maps either way")
 
 
+func test_requests_pending_when_the_bridge_is_stopped_and_freed_still_complete() -> void:
+	# Their failures complete in a deferred call after the autoload (and its queue) is gone.
+	_load_rooms()
+	var ends: Array[Vector2i] = _queries(20)
+	var requests: Array[AStarBridgePathRequest] = []
+	for i: int in 20:
+		requests.append(
+			_bridge.request_path("rooms", Vector2(ends[2 * i]), Vector2(ends[2 * i + 1]))
+		)
+	_bridge.stop()
+	_bridge.free()
+	_bridge = AStarBridgeNode.new()  # for after_each
+	_bridge.config.autostart = false
+	_tree().root.add_child(_bridge)
+	var frames: int = 0
+	while _pending(requests) > 0 and frames < 5:
+		await _tree().process_frame
+		frames += 1
+	assert_eq(_pending(requests), 0, "every request completed")
+	for request: AStarBridgePathRequest in requests:
+		assert_eq(request.result.get("status"), "error")
+		var error: Dictionary = request.result.get("error", {})
+		assert_eq(error.get("code"), "disconnected")
+
+
 func _pending(requests: Array[AStarBridgePathRequest]) -> int:
 	var count: int = 0
 	for request: AStarBridgePathRequest in requests:

@@ -222,6 +222,7 @@ func test_an_answer_a_sync_call_reads_leaves_nothing_in_the_threads_table() -> v
 	var other: int = client.request(
 		"late", {}, func(r: Dictionary) -> void: late.append(r), 2000, true, same
 	)
+	client.flush()  # buffered: the thread writes it once released
 	var decoder := MsgpackDecoder.new()
 	while decoder.take_messages().is_empty() and Time.get_ticks_msec() < deadline:
 		peer.poll()  # the thread wrote it, so it knows the answer's transform

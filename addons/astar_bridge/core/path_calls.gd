@@ -66,10 +66,17 @@ func find_query(query: PathQuery) -> Dictionary:
 	return find(query.graph, query.from, query.to, query.to_options())
 
 
-## An asynchronous query: the request completes from a later point of the frame.
+## An asynchronous query: the request completes from a later point of the frame. Its
+## main-thread time counts in the queue's [code]main_thread_usec[/code].
 func request(graph: String, from: Variant, to: Variant, options: Dictionary) -> PathRequest:
+	var started: int = Time.get_ticks_usec()
 	var made: PathRequest = PathRequest.new()
-	_queue.send_path(made, _wire_query(graph, from, to, options), _dim_of(graph, from))
+	var dim: int = _dim_of(graph, from)
+	# A float vector goes as it is (the encoder writes it as the array of its coordinates).
+	var start: Variant = from if from is Vector2 or from is Vector3 else _endpoint(graph, from)
+	var goal: Variant = to if to is Vector2 or to is Vector3 else _endpoint(graph, to)
+	_queue.send_path(made, graph, start, goal, options, dim, started)
+	_queue.main_thread_usec += Time.get_ticks_usec() - started
 	return made
 
 
@@ -135,12 +142,12 @@ func _endpoint(graph: String, value: Variant) -> Variant:
 
 
 func _dim_of(graph: String, endpoint: Variant) -> int:
-	if endpoint is Vector3 or endpoint is Vector3i:
+	var type: int = typeof(endpoint)
+	if type == TYPE_VECTOR3 or type == TYPE_VECTOR3I:
 		return 3
-	if endpoint is Array:
+	if type == TYPE_ARRAY:
 		var coords: Array = endpoint
 		if coords.size() == 3:
 			return 3
-	if _store.has(graph):
-		return PathResults.int_of(_store.params_of(graph).get("dim", 2), 2)
-	return 2
+	var dim: Variant = _store.params_of(graph).get("dim")  # {} when unknown
+	return 2 if dim == null else PathResults.int_of(dim, 2)

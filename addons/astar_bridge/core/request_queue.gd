@@ -2,29 +2,44 @@
 ## than [code]max_in_flight[/code] are pending, else queued until it is (or failed when it
 ## cannot be); answers dispatched at each point of the frame the autoload sees (physics,
 ## process, end of frame), so a request completes in the frame its answer arrived in.
+##
+## The main thread's work per [code]path.find[/code] is kept small: the request is encoded by
+## msgpack/path_find_encoder.gd (its fixed bytes made once per graph and options) and handed to
+## the connection's thread as bytes; the answer comes back decoded and turned into the result map
+## on that thread; the answers of a frame complete in one deferred call.
 extends RefCounted
 
 const BridgeConfig = preload("res://addons/astar_bridge/core/bridge_config.gd")
 const BridgeStats = preload("res://addons/astar_bridge/bridge_stats.gd")
+const PathFindEncoder = preload("res://addons/astar_bridge/msgpack/path_find_encoder.gd")
 const PathRequest = preload("res://addons/astar_bridge/path_request.gd")
 const PathResults = preload("res://addons/astar_bridge/path_results.gd")
 const RpcClient = preload("res://addons/astar_bridge/rpc/rpc_client.gd")
 const SidecarLink = preload("res://addons/astar_bridge/core/sidecar_link.gd")
+const PATH_FIND := "path.find"
 
-## Main-thread time spent on asynchronous requests (encode, socket, decode, dispatch).
+## Main-thread time spent on asynchronous requests (asking, encode, socket, decode, dispatch,
+## completion); the autoload's path calls add their own part.
 var main_thread_usec: int = 0
 var stats: BridgeStats = BridgeStats.new()
 
 var _config: BridgeConfig
 var _link: SidecarLink
 var _flush_scheduled: bool = false
+var _encoder: PathFindEncoder = PathFindEncoder.new()
 # dim -> the transform of a path.find response (made once: every request shares it).
 var _path_transforms: Dictionary = {}
-# [method, params, on_done, queued at in ms, transform] sent once ready (requests made while
-# the sidecar starts).
+# [method, args (see _hold), on_done, queued at in ms, transform] sent once ready and there is
+# room (requests made while the sidecar starts, or beyond max_in_flight).
 var _queued: Array[Array] = []
 # [PathRequest, result] completed on the next frame (failures known at request time).
 var _finish_later: Array[Array] = []
+# Path requests answered (or failed) and their results, completed in one deferred call (which
+# empties these arrays: while they hold something, that call is scheduled).
+var _answered: Array[PathRequest] = []
+var _answers: Array[Dictionary] = []
+# Main-thread time of those deferred calls (a box they share: they do not hold this queue).
+var _finish_usec: Array[int] = [0]
 
 
 func _init(config: BridgeConfig, link: SidecarLink) -> void:
@@ -32,6 +47,18 @@ func _init(config: BridgeConfig, link: SidecarLink) -> void:
 	_link = link
 	_link.became_ready.connect(_flush_queue)
 	_link.failed.connect(fail_all)
+	_link.rpc.prepared_sink = _path_answered
+
+
+## [member main_thread_usec] plus the time spent completing answered path requests.
+func main_thread_time_usec() -> int:
+	return main_thread_usec + _finish_usec[0]
+
+
+## Sets [method main_thread_time_usec] back to 0.
+func reset_main_thread_time() -> void:
+	main_thread_usec = 0
+	_finish_usec[0] = 0
 
 
 ## Requests waiting for the sidecar or for room, plus those sent and not answered.
@@ -39,20 +66,34 @@ func pending() -> int:
 	return _link.rpc.get_pending_count() + _queued.size()
 
 
-## Sends one [code]path.find[/code] with wire [param params]; [param request] completes with the
-## result map of a [param dim]-dimensional path.
-func send_path(request: PathRequest, params: Dictionary, dim: int) -> void:
-	var started: int = Time.get_ticks_usec()
-	var on_done: Callable = func(outcome: Dictionary) -> void:
-		stats.record(Time.get_ticks_usec() - request.sent_usec, _failed(outcome))
-		# Deferred: still in this frame, but outside the autoload's own calls, so a handler may
-		# free the autoload.
-		request.finish.call_deferred(outcome)
-	if not _path_transforms.has(dim):
-		_path_transforms[dim] = _path_transform(dim)
-	var transform: Callable = _path_transforms[dim]
-	_send(request, "path.find", params, on_done, transform)
-	main_thread_usec += Time.get_ticks_usec() - started
+## Sends one [code]path.find[/code] from wire endpoints [param start] to [param goal] (a
+## [Vector2] or [Vector3] as it is) on [param graph]; [param request] completes with the result
+## map of a [param dim]-dimensional path. [param now_usec]: Time.get_ticks_usec() of the call.
+func send_path(
+	request: PathRequest,
+	graph: String,
+	start: Variant,
+	goal: Variant,
+	options: Dictionary,
+	dim: int,
+	now_usec: int
+) -> void:
+	request.sent_usec = now_usec
+	var transform: Callable = _path_transforms.get(dim, Callable())
+	if not transform.is_valid():
+		transform = _path_transform(dim)
+		_path_transforms[dim] = transform
+	var parts: Array = _encoder.parts_of(graph, options)
+	if parts.is_empty():
+		var why: String = "path.find: %s" % _encoder.error
+		var failed: Dictionary = transform.call(RpcClient.error_response("encode_failed", why))
+		_path_answered(request, failed)
+	elif _can_send_now():
+		_link.rpc.send_prepared(parts, start, goal, request, _config.request_timeout_ms, transform)
+		if not _flush_scheduled:
+			_schedule_flush()
+	else:
+		_hold(request, PATH_FIND, [parts, start, goal], request, transform)
 
 
 ## Sends one [code]path.find_many[/code] of wire [param queries] with dimensions [param dims].
@@ -94,9 +135,15 @@ func fail_all(code: String, message: String) -> void:
 	var queued: Array[Array] = _queued
 	_queued = []
 	for item: Array in queued:
-		var on_done: Callable = item[2]
 		var transform: Callable = item[4]
-		on_done.call(transform.call(RpcClient.error_response(code, message)))
+		var failed: Variant = transform.call(RpcClient.error_response(code, message))
+		if item[2] is Callable:
+			var on_done: Callable = item[2]
+			on_done.call(failed)
+		else:
+			var request: PathRequest = item[2]
+			var outcome: Dictionary = failed
+			_path_answered(request, outcome)
 
 
 # [param transform] turns the response map into the request's result (on the connection's
@@ -105,20 +152,45 @@ func _send(
 	request: PathRequest, method: String, params: Dictionary, on_done: Callable, transform: Callable
 ) -> void:
 	request.sent_usec = Time.get_ticks_usec()
-	var phase: SidecarLink.Phase = _link.phase
-	if phase == SidecarLink.Phase.IDLE and _config.autostart:
-		_link.start()
-		phase = _link.phase
-	var room: bool = _link.rpc.get_pending_count() < _config.max_in_flight
-	if _link.is_ready() and _queued.is_empty() and room:
+	if _can_send_now():
 		_link.rpc.request(method, params, on_done, _config.request_timeout_ms, true, transform)
 		_schedule_flush()
-	elif phase == SidecarLink.Phase.IDLE or phase == SidecarLink.Phase.FAILED:
+	else:
+		_hold(request, method, [params], on_done, transform)
+
+
+# True when a request can be sent now (ready, nothing queued before it, fewer than max_in_flight
+# pending); starts the sidecar first when it is idle and autostart is on.
+func _can_send_now() -> bool:
+	var phase: SidecarLink.Phase = _link.phase
+	if phase == SidecarLink.Phase.READY:
+		var rpc: RpcClient = _link.rpc
+		return (
+			_queued.is_empty() and rpc.get_pending_count() < _config.max_in_flight and rpc.is_open()
+		)
+	if phase == SidecarLink.Phase.IDLE and _config.autostart:
+		_link.start()
+	return (
+		_link.is_ready()
+		and _queued.is_empty()
+		and _link.rpc.get_pending_count() < _config.max_in_flight
+	)
+
+
+# A request that cannot be sent now: failed on the next frame when the sidecar is not running,
+# else queued until it is ready and there is room. [param args]: [params] of [param method], or
+# [parts, start, goal] of a prepared path.find; [param on_done]: its callback, or for a path.find
+# the request itself (see _path_answered).
+func _hold(
+	request: PathRequest, method: String, args: Array, on_done: Variant, transform: Callable
+) -> void:
+	var phase: SidecarLink.Phase = _link.phase
+	if phase == SidecarLink.Phase.IDLE or phase == SidecarLink.Phase.FAILED:
 		var why: String = "the sidecar is not running: %s" % _link.last_error
 		var failed: Dictionary = RpcClient.error_response("not_connected", why)
 		_finish_later.append([request, transform.call(failed)])
 	else:
-		_queued.append([method, params, on_done, Time.get_ticks_msec(), transform])
+		_queued.append([method, args, on_done, Time.get_ticks_msec(), transform])
 
 
 # Transforms made in static functions: lambdas without self, safe to call on another thread.
@@ -132,6 +204,38 @@ static func _batch_transform(dims: PackedInt32Array) -> Callable:
 
 static func _failed(result: Dictionary) -> bool:
 	return str(result.get("status", "error")) == "error"
+
+
+# The answer (or failure) of one path.find (the connection's prepared_sink): completed with the
+# frame's others in one deferred call (still in this frame, but outside the autoload's own calls).
+func _path_answered(request: PathRequest, outcome: Dictionary) -> void:
+	if _answered.is_empty():
+		_finisher(stats, _answered, _answers, _finish_usec).call_deferred()
+	_answered.append(request)
+	_answers.append(outcome)
+
+
+# The deferred call that completes [param requests] with [param outcomes]: a lambda without self,
+# so it runs even when the autoload (and this queue) was freed meanwhile (a handler may free it,
+# or stop() and free() fail pending requests and go), as requests do not depend on the queue.
+static func _finisher(
+	counters: BridgeStats,
+	requests: Array[PathRequest],
+	outcomes: Array[Dictionary],
+	usec: Array[int]
+) -> Callable:
+	return func() -> void:
+		var started: int = Time.get_ticks_usec()
+		var finishing: Array[PathRequest] = requests.duplicate()
+		var results: Array[Dictionary] = outcomes.duplicate()
+		requests.clear()  # answers from now on go into the next call
+		outcomes.clear()
+		for i: int in finishing.size():
+			var failed: bool = results[i].get("status") == "error"
+			counters.record(started - finishing[i].sent_usec, failed)
+		usec[0] += Time.get_ticks_usec() - started
+		for i: int in finishing.size():
+			finishing[i].finish(results[i])  # emits completed
 
 
 func _schedule_flush() -> void:
@@ -159,12 +263,19 @@ func _flush_queue(now: bool = false) -> void:
 		return
 	var sending: Array[Array] = _queued.slice(0, count)
 	_queued = _queued.slice(count)
+	var timeout: int = _config.request_timeout_ms
 	for item: Array in sending:
 		var method: String = item[0]
-		var params: Dictionary = item[1]
-		var on_done: Callable = item[2]
+		var args: Array = item[1]
 		var transform: Callable = item[4]
-		_link.rpc.request(method, params, on_done, _config.request_timeout_ms, true, transform)
+		if method == PATH_FIND:
+			var request: PathRequest = item[2]
+			var parts: Array = args[0]
+			_link.rpc.send_prepared(parts, args[1], args[2], request, timeout, transform)
+		else:
+			var on_done: Callable = item[2]
+			var params: Dictionary = args[0]
+			_link.rpc.request(method, params, on_done, timeout, true, transform)
 	if now:
 		_link.rpc.flush()
 	else:

@@ -28,6 +28,7 @@ enum State { CLOSED, CONNECTING, OPEN }
 const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encoder.gd")
 const MsgpackDecoder = preload("res://addons/astar_bridge/msgpack/msgpack_decoder.gd")
 const SocketThread = preload("res://addons/astar_bridge/rpc/socket_thread.gd")
+const PathFindEncoder = preload("res://addons/astar_bridge/msgpack/path_find_encoder.gd")
 
 const REQUEST := 0
 const RESPONSE := 1
@@ -42,13 +43,18 @@ var last_received_ms: int = 0
 ## thread only dispatches finished results; [method call_sync] still reads the socket itself
 ## (the thread waits meanwhile).
 var threaded: bool = false
+## Gets [code](target, value)[/code] for each request of [method send_prepared]: one callable for
+## all of them, so a request needs no callable of its own.
+var prepared_sink: Callable = Callable()
 
 var _tcp: StreamPeerTCP = StreamPeerTCP.new()
 var _state: State = State.CLOSED
 var _encoder: MsgpackEncoder = MsgpackEncoder.new()
 var _decoder: MsgpackDecoder = MsgpackDecoder.new()
+var _path_encoder: PathFindEncoder = PathFindEncoder.new()
 var _next_msgid: int = 0
-# msgid -> Callable (async) or an invalid Callable (a call_sync waits for it in _done).
+# msgid -> Callable (async), an invalid Callable (a call_sync waits for it in _done), or the
+# target object of a prepared request (see send_prepared).
 var _pending: Dictionary = {}
 # msgid -> deadline in Time.get_ticks_usec() units.
 var _deadlines: Dictionary = {}
@@ -137,12 +143,47 @@ func request(
 	if threaded and _reader != null and _state == State.OPEN:
 		msgid = _register(on_done, timeout_ms, transform)
 		_reader.send(msgid, method, params, transform)
+		if not buffered:
+			_reader.release()
 		return msgid
 	msgid = _send_request(method, params, on_done, timeout_ms, buffered)
 	if msgid < 0 and on_done.is_valid():
 		on_done.call(_transformed(transform, _last_send_failure))
 	elif msgid >= 0 and transform.is_valid():
 		_transforms[msgid] = transform
+	return msgid
+
+
+## Sends a [code]path.find[/code] given as the [param parts] of msgpack/path_find_encoder.gd
+## ([method PathFindEncoder.parts_of]) and its wire endpoints: otherwise like [method request]
+## with [param buffered] (written by [method flush]; encoded and written by the connection's
+## thread when [member threaded], so the main thread does not encode it), except that its
+## outcome goes to [code]prepared_sink.call(target, transform.call(response))[/code]. Returns
+## the msgid, or -1 when it could not be sent (the sink then got the failure).
+func send_prepared(
+	parts: Array,
+	start: Variant,
+	goal: Variant,
+	target: Object,
+	timeout_ms: int,
+	transform: Callable
+) -> int:
+	if _state != State.OPEN:
+		var closed: Dictionary = error_response("not_connected", "path.find: not connected")
+		prepared_sink.call(target, transform.call(closed))
+		return -1
+	var msgid: int = _register(target, timeout_ms, transform)
+	if threaded and _reader != null:
+		_reader.send_prepared(msgid, parts, start, goal, transform)
+		return msgid
+	var bytes: PackedByteArray = _path_encoder.encode_parts(msgid, parts, start, goal)
+	if not _path_encoder.error.is_empty():
+		_forget(msgid)
+		_transforms.erase(msgid)
+		var why: String = "path.find: %s" % _path_encoder.error
+		prepared_sink.call(target, transform.call(error_response("encode_failed", why)))
+		return -1
+	_outbox.append_array(bytes)
 	return msgid
 
 
@@ -180,8 +221,11 @@ func call_sync(method: String, params: Dictionary, timeout_ms: int) -> Dictionar
 	return response
 
 
-## Writes the buffered requests (see [method request]); OK, or the error (the connection closes).
+## Writes the buffered requests (see [method request]; with [member threaded], lets the
+## connection's thread write them); OK, or the error (the connection closes).
 func flush() -> Error:
+	if _reader != null:
+		_reader.release()  # the connection's thread writes what it was handed
 	if _outbox.is_empty() or _state != State.OPEN:
 		return OK
 	var bytes: PackedByteArray = _outbox
@@ -249,8 +293,7 @@ func fail_pending(code: String, message: String) -> void:
 	_pending = {}
 	_deadlines.clear()
 	for msgid: int in pending:
-		var on_done: Callable = pending[msgid]
-		_deliver(on_done, msgid, error_response(code, message))
+		_deliver(pending[msgid], msgid, error_response(code, message))
 	_transforms.clear()
 
 
@@ -292,9 +335,11 @@ func _next_id() -> int:
 
 
 # Records a request as pending (a new msgid unless [param msgid] is given); returns its msgid.
-func _register(on_done: Callable, timeout_ms: int, transform: Callable, msgid: int = -1) -> int:
-	if msgid < 0:
-		msgid = _next_id()
+# [param on_done]: a Callable, or the target object of a prepared request.
+func _register(on_done: Variant, timeout_ms: int, transform: Callable, msgid: int = -1) -> int:
+	if msgid < 0:  # _next_id(), inline: this runs for every request
+		_next_msgid = 0 if _next_msgid >= MAX_MSGID else _next_msgid + 1
+		msgid = _next_msgid
 	_pending[msgid] = on_done
 	if transform.is_valid():
 		_transforms[msgid] = transform
@@ -335,28 +380,33 @@ func _poll_reader() -> int:
 	if _reader == null:
 		return 0
 	last_received_ms = maxi(last_received_ms, _reader.last_received_ms)
-	var items: Array[Array] = _reader.take()
-	for item: Array in items:
-		if item[2]:
-			var message: Array = item[0]
-			var msgid: int = message[1]
-			_deliver_transformed(msgid, item[1])
+	var items: Array = _reader.take()
+	var count: int = items.size()
+	for at: int in range(0, count, 2):
+		var msgid: int = items[at]
+		if msgid >= 0:
+			_deliver_transformed(msgid, items[at + 1])
 		else:
-			_dispatch(item[0])
+			_dispatch(items[at + 1])
 	var why: String = _reader.failure() if _reader != null else ""
 	if not why.is_empty():
 		close(why)
-	return items.size()
+	return count >> 1
 
 
 func _deliver_transformed(msgid: int, value: Variant) -> void:
-	if not _pending.has(msgid):
+	var found: Variant = _pending.get(msgid)
+	if found == null:
 		return  # the request already timed out or failed
-	var on_done: Callable = _pending[msgid]
-	_forget(msgid)
+	_pending.erase(msgid)
+	_deadlines.erase(msgid)
 	_transforms.erase(msgid)
-	if on_done.is_valid():
-		on_done.call(value)
+	if found is Callable:
+		var on_done: Callable = found
+		if on_done.is_valid():
+			on_done.call(value)
+	else:
+		prepared_sink.call(found, value)
 
 
 # Under _io: the requests handed to the connection's thread and not written yet go into the
@@ -365,16 +415,29 @@ func _write_drained() -> void:
 	if _reader == null:
 		return
 	for item: Array in _reader.drain():
+		if item[0] is PackedInt64Array:  # prepared path.find requests (send_prepared)
+			var failed: Dictionary = {}
+			_outbox.append_array(SocketThread.encode_chunk(item, _path_encoder, failed))
+			for msgid: int in failed:
+				_fail_unsent(msgid, "path.find: %s" % failed[msgid])
+			continue
 		var msgid: int = item[0]
 		var method: String = item[1]
 		var params: Dictionary = item[2]
 		var bytes: PackedByteArray = _encoder.encode_request(msgid, method, params)
 		if _encoder.error.is_empty():
 			_outbox.append_array(bytes)
-		elif _pending.has(msgid):
-			var on_done: Callable = _pending[msgid]
-			_forget(msgid)
-			_deliver(on_done, msgid, error_response("encode_failed", _encoder.error))
+		else:
+			_fail_unsent(msgid, _encoder.error)
+
+
+# A drained request that could not be encoded fails with "encode_failed".
+func _fail_unsent(msgid: int, why: String) -> void:
+	_reader.answered(msgid)  # the thread adopted its transform: it forgets it
+	if _pending.has(msgid):
+		var target: Variant = _pending[msgid]
+		_forget(msgid)
+		_deliver(target, msgid, error_response("encode_failed", why))
 
 
 # Stops the connection's thread; it is joined at once unless a call_sync (which holds the I/O
@@ -417,9 +480,9 @@ func _dispatch(message: Variant) -> void:
 		if _reader != null:
 			_reader.answered(msgid)  # read here, not by the connection's thread
 		if _pending.has(msgid):
-			var on_done: Callable = _pending[msgid]
+			var target: Variant = _pending[msgid]
 			_forget(msgid)
-			_deliver(on_done, msgid, {"error": parts[2], "result": parts[3]})
+			_deliver(target, msgid, {"error": parts[2], "result": parts[3]})
 		# else: the answer of a request that already timed out; dropped
 	elif kind is int and kind == NOTIFICATION and parts.size() == 3 and parts[1] is String:
 		var args: Array = parts[2] if parts[2] is Array else [parts[2]]
@@ -433,9 +496,14 @@ func _dispatch(message: Variant) -> void:
 		close("not a msgpack-RPC message: %s" % str(message).left(80))
 
 
-func _deliver(on_done: Callable, msgid: int, response: Dictionary) -> void:
+# [param target]: what _pending held for [param msgid].
+func _deliver(target: Variant, msgid: int, response: Dictionary) -> void:
 	var transform: Callable = _transforms.get(msgid, Callable())
 	_transforms.erase(msgid)
+	if not target is Callable:
+		prepared_sink.call(target, _transformed(transform, response))
+		return
+	var on_done: Callable = target
 	if on_done.is_valid():
 		on_done.call(_transformed(transform, response))
 	else:
@@ -463,7 +531,7 @@ func _expire_deadlines() -> void:
 			soonest = deadline
 	_next_deadline = soonest
 	for msgid: int in expired:
-		var on_done: Callable = _pending.get(msgid, Callable())
+		var target: Variant = _pending.get(msgid, Callable())
 		_forget(msgid)
 		# A call_sync enforces its own deadline; only asynchronous requests expire here.
-		_deliver(on_done, msgid, error_response("timeout", "no answer in time (msgid %d)" % msgid))
+		_deliver(target, msgid, error_response("timeout", "no answer in time (msgid %d)" % msgid))

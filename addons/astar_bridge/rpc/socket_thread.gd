@@ -1,7 +1,9 @@
 ## The socket work of one connection on a thread of its own, off the game's main thread: it
-## encodes and writes the requests handed to [method send], reads and decodes what arrives,
-## turns responses into their final form with the transform given for their msgid (e.g. a
-## path.find answer into the API's result map), and hands the results to [method take].
+## encodes and writes the requests handed to [method send] (and the path.find requests handed as
+## prepared parts to [method send_prepared]), reads and decodes what arrives, turns responses
+## into their final form with the transform given for their msgid (e.g. a path.find answer into
+## the API's result map), and hands the results to [method take]; the decoded messages of
+## transformed responses are freed here, never on the main thread.
 ##
 ## Every read or write of the socket and the decoder happens under the I/O mutex given to
 ## [method start], which a synchronous call of the main thread holds while it reads the socket
@@ -12,12 +14,13 @@
 ## var reader := SocketThread.new()
 ## reader.start(tcp, decoder, io_mutex)
 ## reader.send(1, "path.find", params, transform)
-## var items: Array = reader.take()  # [[message, value, transformed]...]
+## var items: Array = reader.take()  # msgid, value (transformed), or -1, message (as decoded)
 ## [/codeblock]
 extends RefCounted
 
 const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encoder.gd")
 const MsgpackDecoder = preload("res://addons/astar_bridge/msgpack/msgpack_decoder.gd")
+const PathFindEncoder = preload("res://addons/astar_bridge/msgpack/path_find_encoder.gd")
 
 const READ_CHUNK := 65536
 ## Pause of an idle turn, in microseconds, while answers are awaited: the thread's, never the
@@ -34,16 +37,27 @@ var last_received_ms: int = 0
 var _tcp: StreamPeerTCP = null
 var _decoder: MsgpackDecoder = null
 var _encoder: MsgpackEncoder = MsgpackEncoder.new()
+var _path_encoder: PathFindEncoder = PathFindEncoder.new()
 var _io: Mutex = null
 var _lock: Mutex = Mutex.new()
 var _thread: Thread = Thread.new()
-# Guarded by _lock: requests to write, results to hand over, why the connection ended.
+# Guarded by _lock: requests to write ([msgid, method, params, transform], or a chunk of
+# prepared path.find requests [msgids, [parts, start, goal...], transforms]), results to hand
+# over, why the connection ended.
 var _sendq: Array[Array] = []
+# Prepared requests handed over since the last item of _sendq (flat: no array a request).
+var _prepared_ids: PackedInt64Array = PackedInt64Array()
+var _prepared: Array = []
+var _prepared_transforms: Array[Callable] = []
 var _adopted: Array[Array] = []
 # Msgids whose answers a synchronous call read and dispatched itself: their transforms go.
 var _answered: PackedInt64Array = PackedInt64Array()
-var _inbox: Array[Array] = []
+# Flat pairs: msgid and its transformed value, or -1 and a message as decoded.
+var _inbox: Array = []
 var _failure: String = ""
+# Set by release(): what was handed over is written at the next turn (until then it waits, so a
+# frame's requests leave together, while the game's main thread is not running).
+var _released: bool = false
 # Guarded by _io: the thread ends at its next turn.
 var _stopped: bool = false
 # The thread's own: msgid -> transform of the response.
@@ -60,19 +74,65 @@ func start(tcp: StreamPeerTCP, decoder: MsgpackDecoder, io: Mutex) -> void:
 	_thread.start(_run)
 
 
-## Hands a request to the thread, to be encoded and written at its next turn; the response's
-## value is [code]transform.call(response)[/code] when [param transform] is valid.
+## Hands a request to the thread, to be encoded and written at its next turn after a
+## [method release]; the response's value is [code]transform.call(response)[/code] when
+## [param transform] is valid.
 func send(msgid: int, method: String, params: Dictionary, transform: Callable) -> void:
 	_lock.lock()
+	_close_chunk()
 	_sendq.append([msgid, method, params, transform])
 	_lock.unlock()
 
 
-## Takes what the thread decoded since the last call: [code][message, value, transformed][/code]
-## items, in arrival order.
-func take() -> Array[Array]:
+## Hands a path.find request to the thread as the [param parts] of a PathFindEncoder and its
+## endpoints, encoded and written after every request handed before it (at the next turn after
+## a [method release]);
+## [param transform] as in [method send].
+func send_prepared(
+	msgid: int, parts: Array, from_point: Variant, to_point: Variant, transform: Callable
+) -> void:
 	_lock.lock()
-	var items: Array[Array] = _inbox
+	_prepared_ids.append(msgid)
+	_prepared.append(parts)
+	_prepared.append(from_point)
+	_prepared.append(to_point)
+	_prepared_transforms.append(transform)
+	_lock.unlock()
+
+
+## The bytes of the requests of a chunk of prepared ones (see [method drain]), encoded with
+## [param encoder]; an error message in [param failed] for each that could not be (by msgid).
+static func encode_chunk(
+	chunk: Array, encoder: PathFindEncoder, failed: Dictionary
+) -> PackedByteArray:
+	var ids: PackedInt64Array = chunk[0]
+	var args: Array = chunk[1]
+	var bytes: PackedByteArray = PackedByteArray()
+	for i: int in ids.size():
+		var parts: Array = args[3 * i]
+		var encoded: PackedByteArray = encoder.encode_parts(
+			ids[i], parts, args[3 * i + 1], args[3 * i + 2]
+		)
+		if encoder.error.is_empty():
+			bytes.append_array(encoded)
+		else:
+			failed[ids[i]] = encoder.error
+	return bytes
+
+
+## Lets the thread write, at its next turn, every request handed over so far (they wait until
+## then, so that the requests of a frame leave together at its end).
+func release() -> void:
+	_lock.lock()
+	_released = true
+	_lock.unlock()
+
+
+## Takes what the thread decoded since the last call, in arrival order, as flat pairs: a msgid
+## and the transformed value of its response, or -1 and a message as decoded.
+func take() -> Array:
+	_lock.lock()
+	var items: Array = _inbox
 	_inbox = []
 	_lock.unlock()
 	return items
@@ -114,6 +174,7 @@ func join() -> void:
 ## transforms stay known to the thread, which may still read their answers.
 func drain() -> Array[Array]:
 	_lock.lock()
+	_close_chunk()
 	var writing: Array[Array] = _sendq
 	_sendq = []
 	for item: Array in writing:
@@ -145,14 +206,27 @@ func _run() -> void:
 			OS.delay_usec(IDLE_USEC if not _transforms.is_empty() else QUIET_USEC)
 
 
+# Under _lock: the prepared requests handed over so far become one item of _sendq (so requests
+# handed later, prepared or not, are written after them).
+func _close_chunk() -> void:
+	if _prepared_ids.is_empty():
+		return
+	_sendq.append([_prepared_ids, _prepared, _prepared_transforms])
+	_prepared_ids = PackedInt64Array()
+	_prepared = []
+	_prepared_transforms = []
+
+
 func _take_sendq() -> Array[Array]:
 	_lock.lock()
-	var writing: Array[Array] = _sendq
-	_sendq = []
+	var writing: Array[Array] = []
+	if _released:
+		_released = false
+		_close_chunk()
+		writing = _sendq
+		_sendq = []
 	for item: Array in _adopted:  # written by a synchronous call: only their transforms
-		var transform: Callable = item[3]
-		if transform.is_valid():
-			_transforms[item[0]] = transform
+		_keep_transforms(item)
 	_adopted = []
 	for msgid: int in _answered:  # after the adopted ones: a sync call may have read their answers
 		_transforms.erase(msgid)
@@ -161,9 +235,34 @@ func _take_sendq() -> Array[Array]:
 	return writing
 
 
+# The transforms of the requests of a _sendq item, kept for their answers.
+func _keep_transforms(item: Array) -> void:
+	if item[0] is PackedInt64Array:  # a chunk of prepared requests
+		var ids: PackedInt64Array = item[0]
+		var transforms: Array[Callable] = item[2]
+		for i: int in ids.size():
+			if transforms[i].is_valid():
+				_transforms[ids[i]] = transforms[i]
+	elif item[3] is Callable:
+		var transform: Callable = item[3]
+		if transform.is_valid():
+			_transforms[item[0]] = transform
+
+
 func _encode(writing: Array[Array]) -> PackedByteArray:
 	var bytes: PackedByteArray = PackedByteArray()
 	for item: Array in writing:
+		if item[0] is PackedInt64Array:
+			var failed: Dictionary = {}
+			bytes.append_array(encode_chunk(item, _path_encoder, failed))
+			_keep_transforms(item)
+			for msgid: int in failed:
+				_transforms.erase(msgid)
+				var error: Dictionary = {
+					"code": "encode_failed", "message": "path.find: %s" % failed[msgid], "data": {}
+				}
+				_hand_over([[RESPONSE, msgid, error, null]], "")
+			continue
 		var msgid: int = item[0]
 		var method: String = item[1]
 		var params: Dictionary = item[2]
@@ -208,25 +307,28 @@ func _read(messages: Array) -> String:
 	return ""
 
 
+# A response with a transform goes over as its msgid and transformed value (the decoded message
+# stays here, freed on this thread), anything else as -1 and the message.
 func _hand_over(messages: Array, why: String) -> void:
-	var items: Array[Array] = []
+	var items: Array = []
+	items.resize(messages.size() * 2)
+	var at: int = 0
 	for message: Variant in messages:
-		items.append(_item(message))
+		var parts: Array = message if message is Array else []
+		var found: Variant = null
+		if parts.size() == 4 and parts[0] is int and parts[0] == RESPONSE and parts[1] is int:
+			found = _transforms.get(parts[1])
+		if found is Callable:
+			_transforms.erase(parts[1])
+			var transform: Callable = found
+			items[at] = parts[1]
+			items[at + 1] = transform.call({"error": parts[2], "result": parts[3]})
+		else:
+			items[at] = -1
+			items[at + 1] = message
+		at += 2
 	_lock.lock()
 	_inbox.append_array(items)
 	if not why.is_empty():
 		_failure = why
 	_lock.unlock()
-
-
-# [message, value, transformed]: a response with a transform comes out already transformed.
-func _item(message: Variant) -> Array:
-	var parts: Array = message if message is Array else []
-	if parts.size() == 4 and parts[0] is int and parts[0] == RESPONSE and parts[1] is int:
-		var found: Variant = _transforms.get(parts[1])
-		if found is Callable:
-			_transforms.erase(parts[1])
-			var transform: Callable = found
-			var response: Dictionary = {"error": parts[2], "result": parts[3]}
-			return [message, transform.call(response), true]
-	return [message, null, false]
