@@ -139,6 +139,68 @@ func test_a_wall_refetches_only_the_tiles_the_sidecar_names() -> void:
 	assert_almost(after, _length(_grid.get_point_path(from, goal)), 1e-2, "the new shortest")
 
 
+func test_a_killed_sidecar_is_followed_by_a_new_request_and_the_held_tiles_again() -> void:
+	var goal: Vector2i = _open_cell_near(Vector2i(30, 30))
+	var from: Vector2i = _open_cell_near(Vector2i(50, 60))
+	var field: FlowField = _bridge.request_flow_field("den", [goal], {"starts": [from]})
+	assert_true(await _ready(field))
+	var expected: float = _length(_grid.get_point_path(from, goal))
+	assert_almost(await _follow(field, from), expected, 1e-2)
+	var held: PackedInt32Array = field.get_held_tiles()
+	var again: Array[int] = []
+	field.tiles_changed.connect(func(tiles: PackedInt32Array) -> void: again.append_array(tiles))
+	var requests: int = field.requests_sent
+	# A crash, not OS.kill(): OS.kill() also reaps the child, which the addon then cannot see.
+	OS.execute("kill", PackedStringArray(["-9", str(_bridge.get_sidecar_pid())]))
+	for _i: int in 3000:
+		if again.size() >= held.size():
+			break
+		await _tree().process_frame
+	assert_true(field.requests_sent > requests, "the field was asked again")
+	again.sort()
+	assert_eq(PackedInt32Array(again), held, "every held tile fetched again, once")
+	assert_almost(await _follow(field, from), expected, 1e-2, "the same costs")
+
+
+func test_a_reloaded_grid_and_a_forgotten_field_are_asked_again() -> void:
+	var goal: Vector2i = _open_cell_near(Vector2i(30, 30))
+	var from: Vector2i = _open_cell_near(Vector2i(50, 60))
+	var field: FlowField = _bridge.request_flow_field("den", [goal], {"starts": [from]})
+	assert_true(await _ready(field))
+	assert_true(await _follow(field, from) > 0.0)
+	var chain: Array[Vector2i] = _chain(field, from)
+	var wall: Vector2i = chain[int(chain.size() * 0.5)]
+	# A reload (here with one more wall) makes the sidecar forget the grid's fields.
+	_grid.set_point_solid(wall)
+	var changed: Array[int] = []
+	field.tiles_changed.connect(func(tiles: PackedInt32Array) -> void: changed.append_array(tiles))
+	assert_true(_bridge.load_astar_grid_2d("den", _grid).is_ok())
+	for _i: int in 600:
+		if field.state_at(wall) == FlowField.State.WALL:
+			break
+		await _tree().process_frame
+	assert_eq(field.state_at(wall), FlowField.State.WALL, "the reloaded grid's field")
+	assert_almost(await _follow(field, from), _length(_grid.get_point_path(from, goal)), 1e-2)
+	# Every weight changed behind the addon's back: the sidecar forgets the field without a word;
+	# the next fetch hears unknown_point and the field is asked again.
+	var cells: int = _grid.region.size.x * _grid.region.size.y
+	var weights := PackedFloat32Array()
+	weights.resize(cells)
+	weights.fill(1.0)
+	var update: Dictionary = {"id": "den", "weights": weights.to_byte_array()}
+	assert_true(_bridge.call_method("graph.update", update).is_ok())
+	var requests: int = field.requests_sent
+	var far: Vector2i = _open_cell_near(Vector2i(60, 5))
+	for _i: int in 600:
+		if field.state_at(far) != FlowField.State.UNKNOWN and field.requests_sent > requests + 1:
+			break
+		field.direction_at_cell(far)
+		await _tree().process_frame
+	assert_ne(field.state_at(far), FlowField.State.UNKNOWN, "the far tile arrived")
+	assert_true(field.requests_sent >= requests + 2, "asked, then asked again after unknown_point")
+	assert_almost(await _follow(field, from), _length(_grid.get_point_path(from, goal)), 1e-2)
+
+
 func _ready(field: FlowField) -> bool:
 	assert_true(field != null, "a field was made")
 	if field == null:

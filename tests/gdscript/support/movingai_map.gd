@@ -14,9 +14,14 @@ static func path_of(name: String) -> String:
 
 
 ## An [AStarGrid2D] of map [param name] (only-if-no-obstacles diagonals, the benchmark's rule),
-## whose region starts at [param start] and whose cells are [param cell_size] wide; null when
-## the file cannot be read.
-static func astar_grid(name: String, start: Vector2i, cell_size: Vector2) -> AStarGrid2D:
+## whose region starts at [param start] and whose cells are [param cell_size] wide, with
+## [param diagonal]'s rule; null when the file cannot be read.
+static func astar_grid(
+	name: String,
+	start: Vector2i,
+	cell_size: Vector2,
+	diagonal: AStarGrid2D.DiagonalMode = AStarGrid2D.DIAGONAL_MODE_ONLY_IF_NO_OBSTACLES
+) -> AStarGrid2D:
 	var text: String = FileAccess.get_file_as_string(path_of(name))
 	if text.is_empty():
 		return null
@@ -36,7 +41,7 @@ static func astar_grid(name: String, start: Vector2i, cell_size: Vector2) -> ASt
 	var grid := AStarGrid2D.new()
 	grid.region = Rect2i(start, Vector2i(width, height))
 	grid.cell_size = cell_size
-	grid.diagonal_mode = AStarGrid2D.DIAGONAL_MODE_ONLY_IF_NO_OBSTACLES
+	grid.diagonal_mode = diagonal
 	grid.update()
 	for y: int in height:
 		var row: String = lines[first + y].strip_edges()
