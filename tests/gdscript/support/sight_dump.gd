@@ -43,7 +43,8 @@ func _run() -> void:
 
 
 func _dump(bridge: AStarBridgeNode, mode: String) -> Dictionary:
-	var grid: AStarGrid2D = MovingAiMap.astar_grid("den312d.map", START, CELL, MODES[mode])
+	var diagonal: AStarGrid2D.DiagonalMode = MODES[mode]
+	var grid: AStarGrid2D = MovingAiMap.astar_grid("den312d.map", START, CELL, diagonal)
 	var id: String = "den_" + mode
 	bridge.load_astar_grid_2d(id, grid)
 	var field: FlowField = bridge.request_flow_field(id, [START + GOAL])
