@@ -316,6 +316,12 @@ func request_flow_field(graph_id: String, goals: Array, options: Dictionary = {}
 	return _fields.request(graph_id, goals, options)
 
 
+## The flow fields made by [method request_flow_field] that something still holds (for tools
+## such as the debug drawing).
+func get_flow_fields() -> Array[FlowField]:
+	return _fields.live_fields()
+
+
 ## Power users: uploads a graph with wire [param method] (graph.load_grid, graph.load_waypoints,
 ## graph.load_navmesh) and its parameter map (with "id"), as the serializers build them.
 func load_graph(method: String, params: Dictionary) -> BridgeResult:

@@ -147,6 +147,23 @@ func get_held_tiles() -> PackedInt32Array:
 	return held
 
 
+## The grid's cells in the engine's coordinates.
+func get_grid_rect() -> Rect2i:
+	return Rect2i(_offset, Vector2i(_width, _height))
+
+
+## The size of a cell in the world.
+func get_cell_size() -> Vector2:
+	return _cell_size
+
+
+## The direction byte of engine cell [param cell] as fetched (0..7 a move of [constant STEPS],
+## 8 a goal, 9 unreachable, 10 a wall), or -1 when its tile is not held or it is outside the
+## grid. Asks for nothing (for tools such as the debug drawing).
+func byte_at(cell: Vector2i) -> int:
+	return _code(cell.x - _offset.x, cell.y - _offset.y)
+
+
 ## The unit vector (in world space) toward the next cell down the field from the cell at
 ## [param world_position]; [constant Vector2.ZERO] on a goal, a wall, an unreachable cell,
 ## outside the grid, or in a tile not fetched yet (which asks for it: it arrives in a frame or two).
