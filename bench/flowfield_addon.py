@@ -134,7 +134,7 @@ def main() -> None:
     )
     _line("direction_at, every unit", report["direction_at_us"], units)
     _line("next_waypoint(16), every unit", report["next_waypoint_us"], units)
-    _line("  all in new cells (2 ms budget/field)", report["next_waypoint_budget_us"], units)
+    _line("  all in new cells (1 ms budget/field)", report["next_waypoint_budget_us"], units)
     _line("  all in new cells, no budget", report["next_waypoint_cold_us"], units)
     _line("loop floor (read each position)", report["floor_us"], units)
     paths = report["godot_paths"]

@@ -77,13 +77,13 @@ var fetches_sent: int = 0
 var tiles_received: int = 0
 ## Why the last request failed, or "".
 var last_error: String = ""
-## [method next_waypoint] answers from a per-cell cache, dropped whenever tiles arrive or change
+## [method next_waypoint] answers from a per-cell cache, dropped whenever held tiles change
 ## (units stay in a cell for several frames). Off: every call walks the chain (benchmarks).
 var cache_waypoints: bool = true
 ## Microseconds per frame [method next_waypoint] may spend walking chains not in its cache (0: no
 ## limit); past it, it answers the next cell down the field (in sight, not smoothed) until the
 ## next frame, so a wall change or a crowd entering new cells never stalls a frame.
-var waypoint_budget_usec: int = 2000
+var waypoint_budget_usec: int = 1000
 
 # (method, params, on_done, transform) -> void: the autoload's request queue.
 var _send: Callable
@@ -635,7 +635,10 @@ func _on_tiles(answer: Dictionary, tiles: PackedInt32Array, epoch: int) -> void:
 		if with_costs:
 			_costs[tile] = costs[i]
 	_flat = _flat_writer.data_array
-	_sight_cache.clear()
+	if not again.is_empty():
+		# Changed bytes may have closed a kept line of sight. New tiles only open cells that read
+		# as closed: a kept answer stays a visible chain cell, if not the farthest.
+		_sight_cache.clear()
 	tiles_received += tiles.size()
 	if not _refetch.is_empty():
 		_schedule()  # changed while in flight
