@@ -520,7 +520,8 @@ func _flush() -> void:
 	var again := PackedInt32Array()
 	for tile: int in _refetch.keys():
 		if not _in_flight.has(tile):
-			again.append(tile)
+			if not _dirs[tile].is_empty():
+				again.append(tile)  # a tile not held yet is asked for when sampled
 			_refetch.erase(tile)
 	if not again.is_empty():
 		_fetch(again)
@@ -588,27 +589,29 @@ func _on_requested(response: Dictionary, epoch: int, starts: PackedInt32Array) -
 		_costs.fill(PackedFloat32Array())
 	if not was_waiting:
 		return  # its tiles were fetched right behind it
-	# The first answer (or a re-request's): the cells asked meanwhile, and every tile held
-	# before a re-request, are fetched now.
-	var early: PackedInt32Array = starts + _early
-	_early = PackedInt32Array()
-	for i: int in range(0, early.size() - 1, 2):
-		_want(early[i], early[i + 1])
+	# The first answer (or a re-request's): the tiles of its own starts are computed now (and,
+	# after a re-request, every tile held: a start went in for each), so they are fetched; cells
+	# asked while it was out have no tile computed yet and go in the next frame's request.
+	var wanted: Dictionary = {}
+	for i: int in range(0, starts.size() - 1, 2):
+		var tile: int = _tile_of(starts[i], starts[i + 1])
+		if tile >= 0:
+			wanted[tile] = true
 	if _rebuilding:
 		_rebuilding = false
 		for tile: int in _dirs.size():
 			if not _dirs[tile].is_empty():
-				_refetch[tile] = true
-	var tiles := PackedInt32Array()
-	for tile: int in _asked:
-		tiles.append(tile)
-	_asked.clear()
-	for tile: int in _refetch.keys():
-		if not tiles.has(tile):
-			tiles.append(tile)
-	_refetch.clear()
-	if not tiles.is_empty():
-		_fetch(tiles)  # the starts' tiles were computed by the request just answered
+				wanted[tile] = true
+	for tile: int in wanted:
+		_asked.erase(tile)
+	if not wanted.is_empty():
+		_fetch(PackedInt32Array(wanted.keys()))
+	var early: PackedInt32Array = _early
+	_early = PackedInt32Array()
+	for i: int in range(0, early.size() - 1, 2):
+		_want(early[i], early[i + 1])
+	if not _asked.is_empty() or not _refetch.is_empty():
+		_schedule()
 
 
 func _on_tiles(answer: Dictionary, tiles: PackedInt32Array, epoch: int) -> void:

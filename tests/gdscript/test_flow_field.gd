@@ -90,6 +90,28 @@ func test_tiles_arrive_only_where_cells_are_sampled() -> void:
 	assert_eq(field.tiles_received, held)
 
 
+func test_cells_asked_while_the_first_answer_is_out_come_without_a_failure() -> void:
+	var goal: Vector2i = _open_cell_near(Vector2i(4, 4))
+	var field: FlowField = _bridge.request_flow_field("den", [goal])
+	var failed: Array[String] = []
+	field.failed.connect(func(_code: String, message: String) -> void: failed.append(message))
+	var far: Array[Vector2i] = [
+		_open_cell_near(Vector2i(60, 76)),
+		_open_cell_near(Vector2i(40, 40)),
+		_open_cell_near(Vector2i(10, 70))
+	]  # fmt: skip
+	await _tree().process_frame  # the first request left with the goal's cell alone
+	var frames: int = 0
+	while frames < 600 and far.any(func(c: Vector2i) -> bool: return field.state_at(c) == 0):
+		for cell: Vector2i in far:
+			field.direction_at_cell(cell)  # asked in every frame, also before the first answer
+		await _tree().process_frame
+		frames += 1
+	assert_eq(failed, [] as Array[String], "no fetch of a tile not computed")
+	for cell: Vector2i in far:
+		assert_ne(field.state_at(cell), FlowField.State.UNKNOWN, "%s arrived" % cell)
+
+
 func test_a_wall_refetches_only_the_tiles_the_sidecar_names() -> void:
 	var goal: Vector2i = _open_cell_near(Vector2i(8, 8))
 	var from: Vector2i = _open_cell_near(Vector2i(56, 70))
