@@ -19,6 +19,8 @@ const CrowdLevel = preload("res://levels/crowd_level.gd")
 const Crowd = preload("res://npc/crowd.gd")
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const READY_TIMEOUT_MS := 30000
+## Wall-clock milliseconds the crowd level may wait for field tiles at a stretch.
+const HOLD_LIMIT_MS := 30000
 const RULE := "+-----------------------+------------+"
 
 var _seconds: float = 60.0
@@ -37,6 +39,7 @@ var _started_ms: int = 0
 var _phase: String = "waiting"
 var _rows: Array[Array] = []
 var _all_ok: bool = true
+var _held_since_ms: int = -1
 
 
 func _initialize() -> void:
@@ -208,8 +211,20 @@ func _step() -> void:
 	var hold: bool = _level.call("any_path_pending")
 	_level.process_mode = Node.PROCESS_MODE_DISABLED if hold else Node.PROCESS_MODE_INHERIT
 	if _level is CrowdLevel:
-		if (_level as CrowdLevel).is_over() and not hold:
-			_summarise_crowd(_level)
+		var crowd: CrowdLevel = _level
+		if not hold:
+			_held_since_ms = -1
+		elif _held_since_ms < 0:
+			_held_since_ms = Time.get_ticks_msec()
+		# A sidecar that never sends the tiles must not hang the run.
+		var stuck: bool = hold and Time.get_ticks_msec() - _held_since_ms > HOLD_LIMIT_MS
+		if stuck:
+			print(
+				"crowd level FAILED: the units waited %d s for field tiles" % (HOLD_LIMIT_MS / 1000)
+			)
+			_all_ok = false
+		if (crowd.is_over() and not hold) or stuck:
+			_summarise_crowd(crowd)
 			_next_level()
 		return
 	var sim_time: float = _level.get("sim_time")
@@ -293,7 +308,8 @@ func _summarise_crowd(level: CrowdLevel) -> void:
 				["door changes", str(level.door_changes)],
 				["door median (timing)", "%.1f ms" % median],
 				["door max (timing)", "%.1f ms" % slowest],
-				["failures", str(level.failures)],
+				["door update failures", str(level.failures)],
+				["field retries (timing)", str(level.field_failures)],
 				["wall time (timing)", "%.1f s" % wall_s],
 			]
 		)

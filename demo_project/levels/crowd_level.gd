@@ -23,6 +23,9 @@ const DOOR_CLOSED_S := 4.0
 const HIERARCHY := {"cluster_size": 16}
 ## Units per goal in the first request of its field (the rest follow once it is ready).
 const FIRST_UNITS := 8
+## Seconds before a field whose first request failed is asked again (the field's own pause is
+## half a second).
+const RETRY_S := 0.6
 
 ## Units, the seed of the map, the units' starts and the doors, and the simulated seconds within
 ## which every unit must arrive.
@@ -54,8 +57,9 @@ var door_update_ms: PackedFloat64Array = PackedFloat64Array()
 ## Tiles fetched for the first time, and fetched again after a door change (every field).
 var tiles_fetched: int = 0
 var tiles_refetched: int = 0
-## Field requests and door updates that failed.
+## Door updates that failed, and field requests that failed (each field asks again).
 var failures: int = 0
+var field_failures: int = 0
 
 var _rng: RandomNumberGenerator = RandomNumberGenerator.new()
 var _door_open: PackedByteArray = PackedByteArray()
@@ -64,6 +68,8 @@ var _door_candidates: PackedInt32Array = PackedInt32Array()
 var _next_doors: float = DOOR_PERIOD_S
 # Per field, tile -> true: tiles a door change made stale that have not come back yet.
 var _stale: Array[Dictionary] = []
+# Per goal, the units' cells of its field's first request.
+var _first_starts: Array[Array] = []
 
 
 ## Generates the map, uploads it, places the units and asks for the four fields
@@ -206,8 +212,9 @@ func _spawn() -> void:
 		if field == null:
 			printerr("crowd level: request_flow_field for goal %d failed" % goal)
 			return
+		_first_starts.append(first)
 		var rest: Array = starts[goal]
-		field.ready_changed.connect(func() -> void: field.cover(rest), CONNECT_ONE_SHOT)
+		field.ready_changed.connect(_cover.bind(field, rest), CONNECT_ONE_SHOT)
 		field.tiles_arrived.connect(
 			func(tiles: PackedInt32Array) -> void: tiles_fetched += tiles.size()
 		)
@@ -221,6 +228,16 @@ func _spawn() -> void:
 	crowd.speed = unit_speed
 	add_child(crowd)
 	crowd.setup(map, fields, positions, goals)
+
+
+# The rest of a field's units, once its first tiles are there: the cells of tiles it does not
+# hold yet (cover() would fetch a held tile again).
+func _cover(field: AStarBridgeFlowField, cells: Array) -> void:
+	var unknown: Array[Vector2i] = []
+	for cell: Vector2i in cells:
+		if field.state_at(cell) == AStarBridgeFlowField.State.UNKNOWN:
+			unknown.append(cell)
+	field.cover(unknown)
 
 
 # The [param count] cells of [param cells] nearest to [param goal] (straight-line distance).
@@ -240,10 +257,17 @@ func _on_tiles_changed(tiles: PackedInt32Array, goal: int) -> void:
 		_stale[goal].erase(tile)
 
 
+# A field request failed (on a busy machine, a sidecar still loading its flow-field kernels
+# can answer the first requests after the timeout): the field asks again at the next sample
+# after a pause, and a field not ready yet is not sampled, so its first units ask again here.
 func _on_failed(code: String, message: String, goal: int) -> void:
-	printerr("crowd level: field %d: %s (%s)" % [goal, message, code])
-	failures += 1
-	_stale[goal].clear()  # the field asks again on its own; nothing to hold for
+	print("crowd level: field %d request failed, asked again: %s (%s)" % [goal, message, code])
+	field_failures += 1
+	_stale[goal].clear()  # a failed fetch is not asked again: nothing to wait for
+	var field: AStarBridgeFlowField = fields[goal]
+	if not field.is_ready():
+		var first: Array = _first_starts[goal]
+		get_tree().create_timer(RETRY_S).timeout.connect(func() -> void: field.cover(first))
 
 
 # Opens the doors closed long enough, closes up to DOORS_PER_CHANGE others (never on a unit).
