@@ -46,6 +46,8 @@ signal sidecar_unresponsive(waited_ms: int)
 
 const BridgeConfig = preload("res://addons/astar_bridge/core/bridge_config.gd")
 const DebugHooks = preload("res://addons/astar_bridge/debug/debug_hooks.gd")
+const FieldCalls = preload("res://addons/astar_bridge/core/field_calls.gd")
+const FlowField = preload("res://addons/astar_bridge/flow_field.gd")
 const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
 const GraphCalls = preload("res://addons/astar_bridge/core/graph_calls.gd")
 const GraphSources = preload("res://addons/astar_bridge/core/graph_sources.gd")
@@ -71,6 +73,7 @@ var _link: SidecarLink = SidecarLink.new(config, _store)
 var _queue: RequestQueue = RequestQueue.new(config, _link)
 var _graphs: GraphCalls = GraphCalls.new(config, _link, _store)
 var _paths: PathCalls = PathCalls.new(config, _link, _queue, _graphs, _store)
+var _fields: FieldCalls = FieldCalls.new(_link, _queue, _graphs, _store)
 
 
 func _init() -> void:
@@ -297,6 +300,26 @@ func find_path_result(
 ## [method find_path_result] between waypoint ids (like [method AStar2D.get_id_path]).
 func find_path_ids(graph: String, from_id: int, to_id: int, options: Dictionary = {}) -> Dictionary:
 	return _paths.find(graph, from_id, to_id, options)
+
+
+## A flow field of grid [param graph_id] toward [param goals] ([Vector2i] cells in the engine's
+## coordinates, as [method set_cells_solid], or [Vector2] world positions), shared by every unit
+## heading there: units sample it locally each frame ([method AStarBridgeFlowField.direction_at],
+## [method AStarBridgeFlowField.next_waypoint]). Returned at once; its tiles arrive as units reach
+## them ([signal AStarBridgeFlowField.ready_changed] when the first do). [param options]:
+## [code]starts[/code] (cells or positions to cover at once), [code]agents_block[/code] (cells
+## with agents are not entered), [code]costs[/code] (fetch costs for
+## [method AStarBridgeFlowField.cost_at]). Returns null after a push_error for an unknown graph,
+## a graph that is not a grid, no goals, a goal or start outside the grid or of another type, or
+## an unknown option. See docs/flowfield.md.
+func request_flow_field(graph_id: String, goals: Array, options: Dictionary = {}) -> FlowField:
+	return _fields.request(graph_id, goals, options)
+
+
+## The flow fields made by [method request_flow_field] that something still holds (for tools
+## such as the debug drawing).
+func get_flow_fields() -> Array[FlowField]:
+	return _fields.live_fields()
 
 
 ## Power users: uploads a graph with wire [param method] (graph.load_grid, graph.load_waypoints,

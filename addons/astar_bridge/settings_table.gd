@@ -157,6 +157,18 @@ const ROWS: Array[Dictionary] = [
 		),
 	},
 	{
+		"name": "astar_bridge/debug/draw_fields",
+		"default": true,
+		"type": TYPE_BOOL,
+		"hint": PROPERTY_HINT_NONE,
+		"hint_string": "",
+		"doc":
+		(
+			"With debug drawing on: an arrow per cell of every flow field's fetched tiles in "
+			+ "view (a cross on goal cells)."
+		),
+	},
+	{
 		"name": "astar_bridge/debug/solid_color",
 		"default": Color(0.9, 0.2, 0.15, 0.45),
 		"type": TYPE_COLOR,
@@ -179,6 +191,14 @@ const ROWS: Array[Dictionary] = [
 		"hint": PROPERTY_HINT_NONE,
 		"hint_string": "",
 		"doc": "Debug colour of the agents' current paths.",
+	},
+	{
+		"name": "astar_bridge/debug/field_color",
+		"default": Color(0.35, 1.0, 0.45, 0.75),
+		"type": TYPE_COLOR,
+		"hint": PROPERTY_HINT_NONE,
+		"hint_string": "",
+		"doc": "Debug colour of the flow fields' arrows.",
 	},
 ]
 

@@ -65,6 +65,29 @@ func send_batch(request: PathRequest, queries: Array, dims: PackedInt32Array) ->
 	_send(request, "path.find_many", {"queries": queries}, on_done, _batch_transform(dims))
 
 
+## Sends any request [param method] with wire [param params] (flow fields use it): queued like a
+## path request while the sidecar starts; [param on_done] gets, deferred to the frame's deferred
+## calls, [code]transform.call(response)[/code] ([param transform] runs on the connection's
+## thread with io_thread: a static function's lambda, no [code]self[/code]).
+func send_call(method: String, params: Dictionary, on_done: Callable, transform: Callable) -> void:
+	var started: int = Time.get_ticks_usec()
+	var deferred: Callable = func(outcome: Variant) -> void: on_done.call_deferred(outcome)
+	var phase: SidecarLink.Phase = _link.phase
+	if phase == SidecarLink.Phase.IDLE and _config.autostart:
+		_link.start()
+		phase = _link.phase
+	var room: bool = _link.rpc.get_pending_count() < _config.max_in_flight
+	if _link.is_ready() and _queued.is_empty() and room:
+		_link.rpc.request(method, params, deferred, _config.request_timeout_ms, true, transform)
+		_schedule_flush()
+	elif phase == SidecarLink.Phase.IDLE or phase == SidecarLink.Phase.FAILED:
+		var why: String = "the sidecar is not running: %s" % _link.last_error
+		deferred.call(transform.call(RpcClient.error_response("not_connected", why)))
+	else:
+		_queued.append([method, params, deferred, Time.get_ticks_msec(), transform])
+	main_thread_usec += Time.get_ticks_usec() - started
+
+
 ## One frame's work: expire what waited too long, complete failures known at request time.
 func process_frame() -> void:
 	pump()

@@ -1,6 +1,7 @@
 ## The running game's debug drawing of A* Bridge, like the engine's navigation debug: every graph
 ## the autoload loaded (grids: solid and weighted cells; waypoint graphs: points and edges;
-## navmeshes: polygons and edges) and every agent's current path. Added under the autoload by
+## navmeshes: polygons and edges), every agent's current path and the arrows of every flow field
+## (field_layer_2d.gd). Added under the autoload by
 ## [code]debug_hooks.gd[/code] when [code]astar_bridge/debug/enabled[/code] is on (or the game runs
 ## with Debug > Visible Navigation); colours and parts come from the
 ## [code]astar_bridge/debug/...[/code] settings.
@@ -18,9 +19,11 @@ const GraphLayer2D = preload("res://addons/astar_bridge/debug/graph_layer_2d.gd"
 const GraphLayer3D = preload("res://addons/astar_bridge/debug/graph_layer_3d.gd")
 const PathLayer2D = preload("res://addons/astar_bridge/debug/path_layer_2d.gd")
 const PathLayer3D = preload("res://addons/astar_bridge/debug/path_layer_3d.gd")
+const FieldLayer2D = preload("res://addons/astar_bridge/debug/field_layer_2d.gd")
 ## Above the game's own 2D drawing (RenderingServer.CANVAS_ITEM_Z_MAX is 4096).
 const GRAPH_Z := 4000
 const PATH_Z := 4001
+const FIELD_Z := 4002
 ## How often dropped graphs are looked for (drop_graph has no signal).
 const DROP_CHECK_S := 0.5
 
@@ -28,9 +31,12 @@ const DROP_CHECK_S := 0.5
 var draw_graphs: bool = true
 ## Draw the agents' paths.
 var draw_paths: bool = true
+## Draw the flow fields' arrows.
+var draw_fields: bool = true
 var solid_color: Color = Color(0.9, 0.2, 0.15, 0.45)
 var edge_color: Color = Color(0.1, 0.8, 1.0, 0.6)
 var path_color: Color = Color(1.0, 0.85, 0.1, 0.9)
+var field_color: Color = Color(0.35, 1.0, 0.45, 0.75)
 
 var _bridge: Node = null
 # id -> shapes (graph_shapes.gd), folded up to date
@@ -48,9 +54,16 @@ func _init(bridge: Node) -> void:
 	solid_color = SettingsTable.value("astar_bridge/debug/solid_color")
 	edge_color = SettingsTable.value("astar_bridge/debug/edge_color")
 	path_color = SettingsTable.value("astar_bridge/debug/path_color")
+	draw_fields = SettingsTable.value("astar_bridge/debug/draw_fields")
+	field_color = SettingsTable.value("astar_bridge/debug/field_color")
 
 
 func _ready() -> void:
+	if draw_fields:
+		var fields: Node2D = FieldLayer2D.new(_bridge, field_color)
+		fields.name = "Fields2D"
+		fields.z_index = FIELD_Z
+		add_child(fields)
 	if draw_paths:
 		var paths_2d: Node2D = PathLayer2D.new(path_color)
 		paths_2d.name = "Paths2D"

@@ -19,6 +19,12 @@ extends "path_follower.gd"
 ## With [member avoidance_enabled], [method set_velocity] is answered by
 ## [signal velocity_computed] with a velocity that keeps clear of other avoiding agents
 ## (Godot's own RVO avoidance).
+## [br][br]
+## Crowd mode: with [member flow_field] set (an [AStarBridgeFlowField] shared by every unit going
+## to the same goals), the agent asks no path: [method get_next_path_position] is the farthest
+## cell down the field in sight ([method AStarBridgeFlowField.next_waypoint], sampled locally),
+## and arrival ([signal target_reached], [signal navigation_finished]) is reaching a goal cell.
+## The same per-frame code moves the parent, avoidance included.
 ## [codeblock]
 ## func _ready() -> void:
 ##     $Agent.velocity_computed.connect(func(safe: Vector2) -> void:
@@ -36,6 +42,8 @@ extends "path_follower.gd"
 signal velocity_computed(safe_velocity: Vector2)
 
 const AgentOccupancy = preload("agent_occupancy.gd")
+# By path, not class name: the agent parses before the editor has scanned the project.
+const FlowField = preload("../flow_field.gd")
 ## [member agent_id] value meaning "not an obstacle".
 const NO_AGENT := -1
 
@@ -49,6 +57,9 @@ const NO_AGENT := -1
 ## Id of this agent as a dynamic obstacle on a grid graph ([constant NO_AGENT] = none). Its cell
 ## blocks other agents' paths; it is passed in the query options so it never blocks itself.
 @export var agent_id: int = NO_AGENT
+## Crowd mode: cells [method get_next_path_position] looks down [member flow_field] for the
+## farthest one in sight.
+@export_range(1, 128, 1) var crowd_lookahead: int = 16
 
 @export_group("Avoidance")
 ## The agent's avoidance radius.
@@ -67,8 +78,17 @@ const NO_AGENT := -1
 		neighbor_distance = value
 		_configure_avoidance()
 
+## Crowd mode: the field to follow toward its goals instead of asking paths (null: paths, toward
+## [member target_position]). Setting one starts navigating at once; null stops.
+var flow_field: FlowField = null:
+	set = set_flow_field
+
 ## The path in this agent's type, kept next to the follower's 3D one so reading it copies nothing.
 var _flat_path: PackedVector2Array = PackedVector2Array()
+# Crowd mode: the last cell of the field the parent stood on that was not a wall (avoidance can
+# push a unit onto a wall cell, where the field has no direction: it steps back there).
+var _open_cell: Vector2i = Vector2i.ZERO
+var _has_open_cell: bool = false
 
 
 func _exit_tree() -> void:
@@ -92,11 +112,32 @@ func set_target_position(value: Vector2) -> void:
 	_retarget(unchanged)
 
 
+## Starts following [param field] in crowd mode (see [member flow_field]); null stops.
+func set_flow_field(field: FlowField) -> void:
+	flow_field = field
+	stop()  # drops any path and request in flight
+	_has_open_cell = false
+	if field != null:
+		_retarget(false)
+		_wanted = false
+
+
 ## The path point the parent should move towards now (its own position when there is no path).
 ## Calling it also advances along the path, emitting [signal waypoint_reached] and the arrival
-## signals, as [method NavigationAgent2D.get_next_path_position] does.
+## signals, as [method NavigationAgent2D.get_next_path_position] does. In crowd mode: the
+## farthest cell in sight down [member flow_field] (its own position on arrival, and while the
+## field has no tile there yet).
 func get_next_path_position() -> Vector2:
-	return _flat(_next_point())
+	if flow_field == null:
+		return _flat(_next_point())
+	_advance()
+	var here: Vector2 = _origin()
+	if _finished:
+		return here
+	var state: FlowField.State = flow_field.state_at(flow_field.world_to_cell(here))
+	if state == FlowField.State.WALL and _has_open_cell:
+		return flow_field.cell_to_world(_open_cell)
+	return flow_field.next_waypoint(here, crowd_lookahead)
 
 
 ## The velocity the parent wants to move at; [signal velocity_computed] answers with the one
@@ -153,6 +194,29 @@ func _query_options() -> Dictionary:
 	if agent_id != NO_AGENT and AgentOccupancy.is_placed(graph_id, agent_id):
 		options["agent"] = agent_id
 	return options
+
+
+func _follows_field() -> bool:
+	return flow_field != null
+
+
+# Crowd mode: arrival is a goal cell of the field; an unreachable cell is told once.
+func _advance_on_field() -> void:
+	if _finished:
+		return
+	var cell: Vector2i = flow_field.world_to_cell(_origin())
+	var state: FlowField.State = flow_field.state_at(cell)
+	if state == FlowField.State.MOVE:
+		_open_cell = cell
+		_has_open_cell = true
+		_reachable = true
+	elif state == FlowField.State.GOAL:
+		_reached = true
+		target_reached.emit()
+		_finish()
+	elif state == FlowField.State.UNREACHABLE and _reachable:
+		_reachable = false
+		target_unreachable.emit()
 
 
 func _dimensions() -> int:

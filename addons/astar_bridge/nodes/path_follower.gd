@@ -139,6 +139,9 @@ func _physics_process(delta: float) -> void:
 		if not _velocity_submitted:
 			# Nothing asked this frame: stand still for the others rather than keep the old wish.
 			_avoidance.set_velocity(Vector3.ZERO)
+	if _follows_field():
+		_advance()
+		return
 	if bridge == null:
 		return
 	_since_request += delta
@@ -391,6 +394,9 @@ func _first_index(points: PackedVector3Array) -> int:
 
 
 func _advance() -> void:
+	if _follows_field():
+		_advance_on_field()
+		return
 	if _finished or _path.is_empty():
 		return
 	var here: Vector3 = _parent_position()
@@ -422,6 +428,17 @@ func _finish() -> void:
 ## Replaces the path; the one place it changes, so an agent can mirror it in its own type.
 func _set_path(points: PackedVector3Array) -> void:
 	_path = points
+
+
+## Hook: true while the agent follows a flow field instead of asking paths (the 2D agent's crowd
+## mode): no requests, and arrival is the field's to tell ([method _advance_on_field]).
+func _follows_field() -> bool:
+	return false
+
+
+## Hook: the crowd mode's arrival check, in place of walking a path.
+func _advance_on_field() -> void:
+	pass
 
 
 ## Hook: 2 or 3, the agent's space (for the avoidance server).

@@ -1,0 +1,691 @@
+## A flow field toward a set of goal cells of a grid, shared by every unit heading there: each
+## unit samples it locally ([method direction_at], [method next_waypoint]) every frame with no
+## request of its own. Made by [code]AStarBridge.request_flow_field()[/code]; the tiles (the
+## grid's HPA* clusters, 16 cells a side without a hierarchy) are fetched as units reach them:
+## sampling a cell of a tile not held yet answers "no direction" this frame and asks for it,
+## one [code]field.request[/code] (those cells as starts) plus one [code]field.tiles[/code] per
+## frame for every cell asked in that frame. After a wall change ([code]set_cells_solid[/code],
+## [code]set_cells_weight[/code]) the sidecar repairs the field and names the tiles that changed;
+## those are fetched again ([signal tiles_changed]). After a sidecar restart, a reload of the
+## grid, or an eviction from the sidecar's cache, the field is requested again and its tiles
+## fetched again. Positions: [Vector2i] cells in the engine's coordinates (as
+## [code]set_cells_solid[/code]), [Vector2] world positions (as paths). See docs/flowfield.md.
+## [codeblock]
+## var field: AStarBridgeFlowField = AStarBridge.request_flow_field("level", [Vector2i(40, 8)])
+## func _physics_process(_delta: float) -> void:
+##     for unit in units:
+##         var target: Vector2 = field.next_waypoint(unit.position)
+##         unit.velocity = unit.position.direction_to(target) * speed
+## [/codeblock]
+class_name AStarBridgeFlowField
+extends RefCounted
+
+## Emitted once, when the first tiles arrived ([method is_ready] turns true).
+signal ready_changed
+## Tiles held before were fetched again (the sidecar repaired them after a grid change, or the
+## field was requested again after a restart): their directions and costs may differ.
+signal tiles_changed(tiles: PackedInt32Array)
+## Tiles arrived for the first time.
+signal tiles_arrived(tiles: PackedInt32Array)
+## A request of this field failed ([member last_error] says why); the field keeps what it holds,
+## and asks again at the next sample past a short pause.
+signal failed(code: String, message: String)
+
+## What a cell is, in the field: not known yet (tile not fetched, or outside the grid), a cell
+## with a way on, a goal, a walkable cell from which no goal can be reached, a wall.
+enum State { UNKNOWN, MOVE, GOAL, UNREACHABLE, WALL }
+
+const GOAL_BYTE := 8
+const UNREACHABLE_BYTE := 9
+const WALL_BYTE := 10
+## The move of each direction byte 0..7 (the protocol's order).
+const STEPS: Array[Vector2i] = [
+	Vector2i(1, 0),
+	Vector2i(-1, 0),
+	Vector2i(0, 1),
+	Vector2i(0, -1),
+	Vector2i(1, 1),
+	Vector2i(-1, 1),
+	Vector2i(1, -1),
+	Vector2i(-1, -1),
+]
+const DIAGONAL_NAMES: PackedStringArray = [
+	"never", "always", "at_least_one_walkable", "only_if_no_obstacles"
+]
+const DIAG_NEVER := 0
+const DIAG_ALWAYS := 1
+const DIAG_AT_LEAST_ONE := 2
+const DIAG_ONLY_IF_NO_OBSTACLES := 3
+# A failed request is not asked again for this long (units keep sampling every frame).
+const RETRY_MS := 500
+
+## The grid's id.
+var graph_id: String = ""
+## The sidecar's id of the field ("" until the first answer, and while it is requested again).
+var field_id: String = ""
+## Cells with agents are not entered (options.agents_block).
+var agents_block: bool = false
+## Costs are fetched with the directions (options.costs), for [method cost_at].
+var with_costs: bool = false
+## Counters for tests and HUDs: field.request and field.tiles sent, tiles received.
+var requests_sent: int = 0
+var fetches_sent: int = 0
+var tiles_received: int = 0
+## Why the last request failed, or "".
+var last_error: String = ""
+
+# (method, params, on_done, transform) -> void: the autoload's request queue.
+var _send: Callable
+var _goals: PackedByteArray = PackedByteArray()  # int32 (x, y) pairs, the grid's own cells
+var _width: int = 0
+var _height: int = 0
+var _offset: Vector2i = Vector2i.ZERO  # the engine's coordinates of the grid's cell (0, 0)
+var _origin: Vector2 = Vector2.ZERO
+var _cell_size: Vector2 = Vector2.ONE
+var _diagonal: int = 3
+var _units: PackedVector2Array = PackedVector2Array()  # world unit vector per direction byte
+var _tile_size: int = 0  # 0 until the first answer
+var _tiles_x: int = 0
+var _dirs: Array[PackedByteArray] = []  # per tile id; empty while not held
+var _costs: Array[PackedFloat32Array] = []
+var _ready: bool = false
+var _epoch: int = 0  # answers of an older epoch (before a re-request) are ignored
+var _awaiting_id: bool = false  # a field.request without a field id is out
+var _rebuilding: bool = false
+var _lost: bool = false
+var _retry_at_ms: int = 0
+var _asked: Dictionary = {}  # tile -> a cell index (y * width + x) asked this frame
+var _early: PackedInt32Array = PackedInt32Array()  # cells asked before the tile size is known
+var _in_flight: Dictionary = {}  # tile -> true while fetched
+var _refetch: Dictionary = {}  # tile -> true: changed, to fetch again
+var _flush_scheduled: bool = false
+
+
+## Made by the autoload (core/field_calls.gd): [param grid] holds width, height, diagonal and
+## the world placement (cell_size, origin) of the grid's load parameters.
+func _init(
+	send: Callable,
+	id: String,
+	grid: Dictionary,
+	offset: Vector2i,
+	goals: PackedInt32Array,
+	options: Dictionary
+) -> void:
+	_send = send
+	graph_id = id
+	_goals = goals.to_byte_array()
+	_width = grid.get("width", 0)
+	_height = grid.get("height", 0)
+	_offset = offset
+	_origin = _vec2(grid.get("origin", [0.0, 0.0]), Vector2.ZERO)
+	_cell_size = _vec2(grid.get("cell_size", [1.0, 1.0]), Vector2.ONE)
+	var mode: int = DIAGONAL_NAMES.find(str(grid.get("diagonal", "")))
+	_diagonal = mode if mode >= 0 else DIAG_ONLY_IF_NO_OBSTACLES
+	agents_block = options.get("agents_block", false) == true
+	with_costs = options.get("costs", false) == true
+	for step: Vector2i in STEPS:
+		_units.append((Vector2(step) * _cell_size).normalized())
+
+
+## True once the first tiles arrived.
+func is_ready() -> bool:
+	return _ready
+
+
+## The grid's tile size in cells (0 until the first answer).
+func get_tile_size() -> int:
+	return _tile_size
+
+
+## The ids of the tiles held now (a tile id is [code]ty * tiles_x + tx[/code] in the grid's
+## own cells).
+func get_held_tiles() -> PackedInt32Array:
+	var held := PackedInt32Array()
+	for tile: int in _dirs.size():
+		if not _dirs[tile].is_empty():
+			held.append(tile)
+	return held
+
+
+## The grid's cells in the engine's coordinates.
+func get_grid_rect() -> Rect2i:
+	return Rect2i(_offset, Vector2i(_width, _height))
+
+
+## The size of a cell in the world.
+func get_cell_size() -> Vector2:
+	return _cell_size
+
+
+## The direction byte of engine cell [param cell] as fetched (0..7 a move of [constant STEPS],
+## 8 a goal, 9 unreachable, 10 a wall), or -1 when its tile is not held or it is outside the
+## grid. Asks for nothing (for tools such as the debug drawing).
+func byte_at(cell: Vector2i) -> int:
+	return _code(cell.x - _offset.x, cell.y - _offset.y)
+
+
+## The unit vector (in world space) toward the next cell down the field from the cell at
+## [param world_position]; [constant Vector2.ZERO] on a goal, a wall, an unreachable cell,
+## outside the grid, or in a tile not fetched yet (which asks for it: it arrives in a frame or two).
+func direction_at(world_position: Vector2) -> Vector2:
+	var rel: Vector2 = (world_position - _origin) / _cell_size + Vector2(0.5, 0.5)
+	var x: int = floori(rel.x)
+	var y: int = floori(rel.y)
+	var code: int = _code(x, y)
+	if code < 0:
+		_want(x, y)
+		return Vector2.ZERO
+	return _units[code] if code < GOAL_BYTE else Vector2.ZERO
+
+
+## The move from engine cell [param cell] to the next one down the field ((0, 0) where
+## [method direction_at] gives zero; asks for a tile not held like it).
+func direction_at_cell(cell: Vector2i) -> Vector2i:
+	var local: Vector2i = cell - _offset
+	var code: int = _code(local.x, local.y)
+	if code < 0:
+		_want(local.x, local.y)
+		return Vector2i.ZERO
+	return STEPS[code] if code < GOAL_BYTE else Vector2i.ZERO
+
+
+## The exact cost from engine cell [param cell] to the nearest goal (the path's cost, weights
+## included), [constant INF] where no goal can be reached, on a wall, in a tile not held, or
+## when the field was made without [code]options.costs[/code]. Asks for nothing.
+func cost_at(cell: Vector2i) -> float:
+	var local: Vector2i = cell - _offset
+	var tile: int = _tile_of(local.x, local.y)
+	if tile < 0 or tile >= _costs.size() or _costs[tile].is_empty():
+		return INF
+	return _costs[tile][(local.y % _tile_size) * _tile_size + local.x % _tile_size]
+
+
+## What engine cell [param cell] is in the field ([enum State]). Asks for nothing.
+func state_at(cell: Vector2i) -> State:
+	var local: Vector2i = cell - _offset
+	var code: int = _code(local.x, local.y)
+	if code < 0:
+		return State.UNKNOWN
+	if code < GOAL_BYTE:
+		return State.MOVE
+	if code == GOAL_BYTE:
+		return State.GOAL
+	return State.UNREACHABLE if code == UNREACHABLE_BYTE else State.WALL
+
+
+## Fetches the tiles of [param points] (engine cells [Vector2i] or world positions [Vector2])
+## before units get there: one request for all of them. Points outside the grid are skipped.
+func cover(points: Array) -> void:
+	for point: Variant in points:
+		var local: Vector2i = _local_of(point)
+		if _inside(local.x, local.y):
+			_want(local.x, local.y)
+
+
+## Where a unit at [param world_position] should head: the world position of the farthest cell
+## down the field, at most [param max_cells] steps, that it sees in a straight line (the
+## segment crosses only open cells of fetched tiles, corners as the grid's diagonal rule
+## allows; python_core.flowfield.sight's rule). The unit's own cell on a goal;
+## [param world_position] itself where there is no way on (a wall, unreachable, a tile not
+## fetched yet, outside the grid).
+func next_waypoint(world_position: Vector2, max_cells: int = 32) -> Vector2:
+	var rel: Vector2 = (world_position - _origin) / _cell_size + Vector2(0.5, 0.5)
+	var start := Vector2i(floori(rel.x), floori(rel.y))
+	var code: int = _code(start.x, start.y)
+	if code < 0:
+		_want(start.x, start.y)
+		return world_position
+	if code > GOAL_BYTE:
+		return world_position
+	var best: Vector2i = _farthest(start, max_cells)
+	return _origin + Vector2(best) * _cell_size
+
+
+## [method next_waypoint] in engine cells: the farthest visible cell down the field from
+## [param cell] ([param cell] itself where there is no way on). push_error and [param cell]
+## for [param max_cells] < 1.
+func farthest_cell(cell: Vector2i, max_cells: int = 32) -> Vector2i:
+	if max_cells < 1:
+		push_error("AStarBridgeFlowField.farthest_cell: max_cells must be >= 1, got %d" % max_cells)
+		return cell
+	var local: Vector2i = cell - _offset
+	if _code(local.x, local.y) < 0:
+		_want(local.x, local.y)
+		return cell
+	return _farthest(local, max_cells) + _offset
+
+
+## The world position of engine cell [param cell] (the point paths go through).
+func cell_to_world(cell: Vector2i) -> Vector2:
+	return _origin + Vector2(cell - _offset) * _cell_size
+
+
+## The engine cell nearest to [param world_position] (it may lie outside the grid).
+func world_to_cell(world_position: Vector2) -> Vector2i:
+	var rel: Vector2 = (world_position - _origin) / _cell_size + Vector2(0.5, 0.5)
+	return Vector2i(floori(rel.x), floori(rel.y)) + _offset
+
+
+# --- sampling --------------------------------------------------------------------------------
+
+
+# The direction byte of grid cell (x, y), or -1 outside the grid or in a tile not held.
+func _code(x: int, y: int) -> int:
+	if x < 0 or y < 0 or x >= _width or y >= _height or _tile_size == 0:
+		return -1
+	@warning_ignore("integer_division")
+	var bytes: PackedByteArray = _dirs[(y / _tile_size) * _tiles_x + x / _tile_size]
+	if bytes.is_empty():
+		return -1
+	return bytes[(y % _tile_size) * _tile_size + x % _tile_size]
+
+
+func _tile_of(x: int, y: int) -> int:
+	if x < 0 or y < 0 or x >= _width or y >= _height or _tile_size == 0:
+		return -1
+	@warning_ignore("integer_division")
+	var tile: int = (y / _tile_size) * _tiles_x + x / _tile_size
+	return tile
+
+
+func _inside(x: int, y: int) -> bool:
+	return x >= 0 and y >= 0 and x < _width and y < _height
+
+
+func _open(x: int, y: int) -> bool:
+	var code: int = _code(x, y)
+	return code >= 0 and code != WALL_BYTE
+
+
+# python_core.flowfield.sight.farthest_visible on the fetched bytes: walk the chain, keep the
+# last cell in sight, stop at the first one out of sight (a chain leaving the fetched tiles asks
+# for the next tile, so units moving on find it there).
+func _farthest(start: Vector2i, max_cells: int) -> Vector2i:
+	var best: Vector2i = start
+	var here: Vector2i = start
+	for _i: int in max_cells:
+		var code: int = _code(here.x, here.y)
+		if code < 0:
+			_want(here.x, here.y)
+			break
+		if code >= GOAL_BYTE:
+			break
+		here += STEPS[code]
+		if not _sight(start.x, start.y, here.x, here.y):
+			break
+		best = here
+	return best
+
+
+# kernels.line_of_sight: a supercover walk of the segment between cell centres; a corner crossed
+# exactly is a diagonal step the grid's rule must allow. A cell is open when its tile is held
+# and its byte is not a wall.
+func _sight(ax: int, ay: int, bx: int, by: int) -> bool:
+	if not _open(ax, ay) or not _open(bx, by):
+		return false
+	var dx: int = absi(bx - ax)
+	var dy: int = absi(by - ay)
+	var sx: int = 1 if bx > ax else -1
+	var sy: int = 1 if by > ay else -1
+	var x: int = ax
+	var y: int = ay
+	var err: int = dx - dy
+	for _i: int in dx + dy:
+		if err > 0:
+			x += sx
+			err -= 2 * dy
+		elif err < 0:
+			y += sy
+			err += 2 * dx
+		else:
+			var side_a: bool = _open(x + sx, y)
+			var side_b: bool = _open(x, y + sy)
+			if _diagonal == DIAG_AT_LEAST_ONE:
+				if not (side_a or side_b):
+					return false
+			elif _diagonal != DIAG_ALWAYS and not (side_a and side_b):
+				return false
+			x += sx
+			y += sy
+			err += 2 * dx - 2 * dy
+		if not _open(x, y):
+			return false
+		if x == bx and y == by:
+			return true
+	return x == bx and y == by
+
+
+func _local_of(point: Variant) -> Vector2i:
+	if point is Vector2i:
+		var cell: Vector2i = point
+		return cell - _offset
+	if point is Vector2:
+		var position: Vector2 = point
+		var rel: Vector2 = (position - _origin) / _cell_size + Vector2(0.5, 0.5)
+		return Vector2i(floori(rel.x), floori(rel.y))
+	return Vector2i(-1, -1)
+
+
+# --- fetching --------------------------------------------------------------------------------
+
+
+## Sends the first request (the autoload calls it once), covering grid cells [param starts]
+## (int32 pairs).
+func begin(starts: PackedInt32Array) -> void:
+	for i: int in range(0, starts.size() - 1, 2):
+		_want(starts[i], starts[i + 1])
+	if _early.is_empty():
+		_early.append_array(_goal_cell())  # something to fetch: the goals' own tile
+	_schedule()
+
+
+## The sidecar tells that tiles [param tiles] of this field changed (field.changed).
+func on_changed(tiles: Array) -> void:
+	for value: Variant in tiles:
+		var tile: int = value if value is int else -1
+		if (
+			tile >= 0
+			and tile < _dirs.size()
+			and (not _dirs[tile].is_empty() or _in_flight.has(tile))
+		):
+			_refetch[tile] = true
+	if not _refetch.is_empty():
+		_schedule()
+
+
+## The connection to the sidecar was lost: the field's id means nothing to the next sidecar.
+func on_lost() -> void:
+	_epoch += 1
+	_lost = true
+	_awaiting_id = false
+	_in_flight.clear()
+	if not field_id.is_empty():
+		field_id = ""
+		_rebuilding = true
+
+
+## The sidecar is ready again after a loss, or the grid was loaded again: the field is asked
+## again when it had been asked before.
+func on_sidecar_ready(reloaded: bool) -> void:
+	if reloaded or _lost:
+		_rebuild()
+
+
+# A cell of a tile not held was sampled: ask for its tile once (batched until the frame's end).
+func _want(x: int, y: int) -> void:
+	if not _inside(x, y):
+		return
+	if _tile_size == 0:
+		if _early.size() < 4096:
+			_early.append_array([x, y])
+		_schedule()
+		return
+	var tile: int = _tile_of(x, y)
+	if _in_flight.has(tile) or _asked.has(tile):
+		return
+	_asked[tile] = y * _width + x
+	_schedule()
+
+
+func _schedule() -> void:
+	if not _flush_scheduled:
+		_flush_scheduled = true
+		_flush.call_deferred()
+
+
+# At the frame's end: one field.request for every cell asked this frame, with the field.tiles
+# of their tiles right behind it (the sidecar runs them in arrival order), and the fetch of the
+# tiles that changed.
+func _flush() -> void:
+	_flush_scheduled = false
+	if _awaiting_id:
+		return  # the answer flushes again
+	if Time.get_ticks_msec() < _retry_at_ms:
+		_asked.clear()
+		_early.clear()
+		return
+	if field_id.is_empty():
+		var starts: PackedInt32Array = _early
+		_early = PackedInt32Array()
+		for tile: int in _asked:
+			var index: int = _asked[tile]
+			starts.append_array(_cell_pair(index))
+		_asked.clear()
+		if not starts.is_empty() or _rebuilding:
+			_awaiting_id = true
+			_request(starts, PackedInt32Array())
+		return
+	if not _asked.is_empty():
+		var starts := PackedInt32Array()
+		var tiles := PackedInt32Array()
+		for tile: int in _asked:
+			var index: int = _asked[tile]
+			starts.append_array(_cell_pair(index))
+			tiles.append(tile)
+		_asked.clear()
+		_request(starts, tiles)
+	var again := PackedInt32Array()
+	for tile: int in _refetch.keys():
+		if not _in_flight.has(tile):
+			again.append(tile)
+			_refetch.erase(tile)
+	if not again.is_empty():
+		_fetch(again)
+
+
+func _request(starts: PackedInt32Array, tiles: PackedInt32Array) -> void:
+	requests_sent += 1
+	var epoch: int = _epoch
+	var params: Dictionary = {
+		"graph": graph_id,
+		"goals": _goals,
+		"starts": starts.to_byte_array(),
+		"agents_block": agents_block,
+	}
+	var on_done: Callable = func(response: Dictionary) -> void:
+		_on_requested(response, epoch, starts)
+	_send.call("field.request", params, on_done, _identity())
+	if not tiles.is_empty():
+		_fetch(tiles)
+
+
+func _fetch(tiles: PackedInt32Array) -> void:
+	fetches_sent += 1
+	for tile: int in tiles:
+		_in_flight[tile] = true
+	var epoch: int = _epoch
+	var params: Dictionary = {"field": field_id, "tiles": tiles}
+	if with_costs:
+		params["costs"] = true
+	var on_done: Callable = func(answer: Dictionary) -> void: _on_tiles(answer, tiles, epoch)
+	_send.call("field.tiles", params, on_done, _splitter(_tile_size * _tile_size, with_costs))
+
+
+func _on_requested(response: Dictionary, epoch: int, starts: PackedInt32Array) -> void:
+	if epoch != _epoch:
+		return
+	var was_waiting: bool = _awaiting_id
+	_awaiting_id = false
+	if response.get("error") != null:
+		_fail(response["error"])
+		return
+	var result: Dictionary = response["result"] if response.get("result") is Dictionary else {}
+	var size: int = _int_of(result.get("tile_size"))
+	var tiles_x: int = _int_of(result.get("tiles_x"))
+	var tiles_y: int = _int_of(result.get("tiles_y"))
+	if size <= 0 or tiles_x <= 0 or tiles_y <= 0 or not result.get("field") is String:
+		_fail({"code": "bad_answer", "message": "field.request answered %s" % str(result).left(80)})
+		return
+	field_id = result["field"]
+	_lost = false
+	if _tile_size != size or _dirs.size() != tiles_x * tiles_y:
+		_tile_size = size
+		_tiles_x = tiles_x
+		_dirs.resize(tiles_x * tiles_y)
+		_dirs.fill(PackedByteArray())
+		_costs.resize(tiles_x * tiles_y)
+		_costs.fill(PackedFloat32Array())
+	if not was_waiting:
+		return  # its tiles were fetched right behind it
+	# The first answer (or a re-request's): the cells asked meanwhile, and every tile held
+	# before a re-request, are fetched now.
+	var early: PackedInt32Array = starts + _early
+	_early = PackedInt32Array()
+	for i: int in range(0, early.size() - 1, 2):
+		_want(early[i], early[i + 1])
+	if _rebuilding:
+		_rebuilding = false
+		for tile: int in _dirs.size():
+			if not _dirs[tile].is_empty():
+				_refetch[tile] = true
+	var tiles := PackedInt32Array()
+	for tile: int in _asked:
+		tiles.append(tile)
+	_asked.clear()
+	for tile: int in _refetch.keys():
+		if not tiles.has(tile):
+			tiles.append(tile)
+	_refetch.clear()
+	if not tiles.is_empty():
+		_fetch(tiles)  # the starts' tiles were computed by the request just answered
+
+
+func _on_tiles(answer: Dictionary, tiles: PackedInt32Array, epoch: int) -> void:
+	if epoch != _epoch:
+		return
+	for tile: int in tiles:
+		_in_flight.erase(tile)
+	if answer.get("error") != null:
+		var error: Dictionary = answer["error"] if answer["error"] is Dictionary else {}
+		if str(error.get("code", "")) == "unknown_point":
+			_rebuild()  # evicted from the sidecar's cache (or the sidecar forgot it)
+		else:
+			_fail(answer["error"])
+		return
+	var dirs: Array = answer["dirs"]
+	var costs: Array = answer["costs"]
+	var fresh := PackedInt32Array()
+	var again := PackedInt32Array()
+	for i: int in tiles.size():
+		var tile: int = tiles[i]
+		if _dirs[tile].is_empty():
+			fresh.append(tile)
+		else:
+			again.append(tile)
+		_dirs[tile] = dirs[i]
+		if with_costs:
+			_costs[tile] = costs[i]
+	tiles_received += tiles.size()
+	if not _refetch.is_empty():
+		_schedule()  # changed while in flight
+	if not _ready:
+		_ready = true
+		ready_changed.emit()
+	if not fresh.is_empty():
+		tiles_arrived.emit(fresh)
+	if not again.is_empty():
+		tiles_changed.emit(again)
+
+
+# The field is asked again from scratch (a restart, a reload, an eviction): the tiles held stay
+# in use until their new bytes arrive.
+func _rebuild() -> void:
+	_epoch += 1
+	field_id = ""
+	_in_flight.clear()
+	_rebuilding = true
+	_awaiting_id = false
+	_retry_at_ms = 0
+	for tile: int in _dirs.size():
+		if not _dirs[tile].is_empty():
+			_early.append_array(_tile_corner(tile))
+	if _early.is_empty():
+		_early.append_array(_goal_cell())
+	_schedule()
+
+
+func _fail(error: Variant) -> void:
+	var map: Dictionary = error if error is Dictionary else {}
+	var code: String = str(map.get("code", "error"))
+	last_error = "%s: %s" % [code, map.get("message", "")]
+	if code in ["disconnected", "not_connected"]:
+		_lost = true  # asked again once the sidecar is back
+	_in_flight.clear()
+	_retry_at_ms = Time.get_ticks_msec() + RETRY_MS
+	failed.emit(code, last_error)
+
+
+func _cell_pair(index: int) -> PackedInt32Array:
+	@warning_ignore("integer_division")
+	var y: int = index / _width
+	return PackedInt32Array([index % _width, y])
+
+
+func _tile_corner(tile: int) -> PackedInt32Array:
+	@warning_ignore("integer_division")
+	var ty: int = tile / _tiles_x
+	return PackedInt32Array([(tile % _tiles_x) * _tile_size, ty * _tile_size])
+
+
+func _goal_cell() -> PackedInt32Array:
+	return _goals.slice(0, 8).to_int32_array()
+
+
+static func _vec2(value: Variant, fallback: Vector2) -> Vector2:
+	if value is Array:
+		var pair: Array = value
+		if pair.size() == 2 and _is_number(pair[0]) and _is_number(pair[1]):
+			var x: float = pair[0]
+			var y: float = pair[1]
+			return Vector2(x, y)
+	return fallback
+
+
+static func _is_number(value: Variant) -> bool:
+	return value is int or value is float
+
+
+static func _int_of(value: Variant) -> int:
+	return value if value is int else 0
+
+
+# Transforms run on the connection's thread (static: no self).
+static func _identity() -> Callable:
+	return func(response: Dictionary) -> Dictionary: return response
+
+
+static func _splitter(cells: int, costs: bool) -> Callable:
+	return func(response: Dictionary) -> Dictionary: return _split(response, cells, costs)
+
+
+# The field.tiles answer cut into one PackedByteArray (and PackedFloat32Array) per tile: a slice
+# per tile, never a loop over cells.
+static func _split(response: Dictionary, cells: int, costs: bool) -> Dictionary:
+	if response.get("error") != null:
+		return response
+	var result: Dictionary = response["result"] if response.get("result") is Dictionary else {}
+	var tiles: Array = result.get("tiles", []) if result.get("tiles") is Array else []
+	var dirs_value: Variant = result.get("directions")
+	var costs_value: Variant = result.get("costs")
+	var direction_bytes: PackedByteArray = (
+		dirs_value if dirs_value is PackedByteArray else PackedByteArray()
+	)
+	var cost_bytes: PackedByteArray = (
+		costs_value if costs_value is PackedByteArray else PackedByteArray()
+	)
+	var count: int = tiles.size()
+	var bad: bool = direction_bytes.size() != count * cells
+	if costs and cost_bytes.size() != count * cells * 4:
+		bad = true
+	if bad:
+		var why: String = "field.tiles answered %d tiles of the wrong size" % count
+		return {"error": {"code": "bad_answer", "message": why, "data": {}}}
+	var split_dirs: Array[PackedByteArray] = []
+	var split_costs: Array[PackedFloat32Array] = []
+	for i: int in count:
+		split_dirs.append(direction_bytes.slice(i * cells, (i + 1) * cells))
+		if costs:
+			split_costs.append(
+				cost_bytes.slice(i * cells * 4, (i + 1) * cells * 4).to_float32_array()
+			)
+	return {"error": null, "dirs": split_dirs, "costs": split_costs}
