@@ -23,9 +23,9 @@ const DOOR_CLOSED_S := 4.0
 const HIERARCHY := {"cluster_size": 16}
 ## Units per goal in the first request of its field (the rest follow once it is ready).
 const FIRST_UNITS := 8
-## Seconds before a field whose first request failed is asked again (the field's own pause is
-## half a second).
-const RETRY_S := 0.6
+## Milliseconds (wall clock, as the field's own pause of half a second) before a field whose
+## first request failed is asked again.
+const RETRY_MS := 600
 
 ## Units, the seed of the map, the units' starts and the doors, and the simulated seconds within
 ## which every unit must arrive.
@@ -68,8 +68,10 @@ var _door_candidates: PackedInt32Array = PackedInt32Array()
 var _next_doors: float = DOOR_PERIOD_S
 # Per field, tile -> true: tiles a door change made stale that have not come back yet.
 var _stale: Array[Dictionary] = []
-# Per goal, the units' cells of its field's first request.
+# Per goal, the units' cells of its field's first request, and when to ask for them again
+# after it failed (0: not to).
 var _first_starts: Array[Array] = []
+var _retry_at_ms: PackedInt64Array = PackedInt64Array([0, 0, 0, 0])
 
 
 ## Generates the map, uploads it, places the units and asks for the four fields
@@ -124,6 +126,7 @@ func order() -> Error:
 ## then, so every run moves the units the same way): tiles a unit sampled before they arrived,
 ## and tiles a door change made stale.
 func any_path_pending() -> bool:
+	_ask_failed_again()
 	for field: AStarBridgeFlowField in fields:
 		if not field.is_ready():
 			return true
@@ -166,6 +169,7 @@ func _physics_process(delta: float) -> void:
 	if is_over():
 		return
 	sim_time += delta
+	_ask_failed_again()
 	crowd.step(delta)
 	if sim_time >= _next_doors - 0.0001:
 		_next_doors += DOOR_PERIOD_S
@@ -259,15 +263,27 @@ func _on_tiles_changed(tiles: PackedInt32Array, goal: int) -> void:
 
 # A field request failed (on a busy machine, a sidecar still loading its flow-field kernels
 # can answer the first requests after the timeout): the field asks again at the next sample
-# after a pause, and a field not ready yet is not sampled, so its first units ask again here.
+# after a pause; a field not ready yet is not sampled, so its first units ask again then.
 func _on_failed(code: String, message: String, goal: int) -> void:
-	print("crowd level: field %d request failed, asked again: %s (%s)" % [goal, message, code])
+	print(
+		(
+			"crowd level: field %d request failed, asked again: %s (%s) (timing)"
+			% [goal, message, code]
+		)
+	)
 	field_failures += 1
 	_stale[goal].clear()  # a failed fetch is not asked again: nothing to wait for
-	var field: AStarBridgeFlowField = fields[goal]
-	if not field.is_ready():
-		var first: Array = _first_starts[goal]
-		get_tree().create_timer(RETRY_S).timeout.connect(func() -> void: field.cover(first))
+	if not fields[goal].is_ready():
+		_retry_at_ms[goal] = Time.get_ticks_msec() + RETRY_MS
+
+
+# A field not ready yet is not sampled, so the units of a failed first request ask again here.
+func _ask_failed_again() -> void:
+	for goal: int in fields.size():
+		if _retry_at_ms[goal] > 0 and Time.get_ticks_msec() >= _retry_at_ms[goal]:
+			_retry_at_ms[goal] = 0
+			if not fields[goal].is_ready():
+				fields[goal].cover(_first_starts[goal])
 
 
 # Opens the doors closed long enough, closes up to DOORS_PER_CHANGE others (never on a unit).

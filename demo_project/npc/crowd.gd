@@ -180,11 +180,14 @@ func get_goals() -> PackedByteArray:
 
 
 ## True while a cell a unit sampled is still unknown to its field (its tile is on its way).
+## Each such cell is sampled again: a field drops what was asked during the pause after a
+## failed request, and the units, held still, would not ask again.
 func has_unknown_cells() -> bool:
 	var left := PackedInt32Array()
 	for at: int in range(0, _unknown.size(), 3):
 		var cell := Vector2i(_unknown[at + 1], _unknown[at + 2])
-		if fields[_unknown[at]].state_at(cell) == AStarBridgeFlowField.State.UNKNOWN:
+		var field: AStarBridgeFlowField = fields[_unknown[at]]
+		if field.direction_at_cell(cell) == Vector2i.ZERO and field.state_at(cell) == UNKNOWN:
 			left.append_array(_unknown.slice(at, at + 3))
 	_unknown = left
 	return not _unknown.is_empty()
