@@ -309,7 +309,7 @@ func _summarise_crowd(level: CrowdLevel) -> void:
 				["door median (timing)", "%.1f ms" % median],
 				["door max (timing)", "%.1f ms" % slowest],
 				["door update failures", str(level.failures)],
-				["field retries (timing)", str(level.field_failures)],
+				["field retry (timing)", str(level.field_failures)],
 				["wall time (timing)", "%.1f s" % wall_s],
 			]
 		)

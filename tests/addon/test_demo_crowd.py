@@ -41,7 +41,7 @@ def test_every_unit_reaches_its_goal_and_nothing_fails(lines: list[str]) -> None
     assert rows["units"] == "500"
     assert rows["units arrived"] == "500/500", "\n".join(lines)
     assert rows["per goal"] == "125/125/125/125"
-    assert rows["failures"] == "0"
+    assert rows["door update failures"] == "0"
     assert float(rows["simulated"].removesuffix(" s")) < 60.0
     assert "demo passed" in lines
 
