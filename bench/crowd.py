@@ -110,6 +110,10 @@ def table(report: dict[str, Any]) -> list[str]:
         f"| - | {grid['wall_ms']:.1f} ms in one frame (CPU {grid['main_thread_cpu_ms']:.1f} ms; "
         f"grid set-up {grid['build_ms']:.0f} ms) | blocks 1 |",
         "",
+        "Fields' first tiles arrived "
+        + ", ".join(f"{ms:.0f}" for ms in fields["fields_ready_ms"])
+        + " ms after the order (the sidecar computes a field's tiles before it answers).",
+        "",
         f"Flow fields: {fields['field_requests']} field.request and {fields['tile_fetches']} "
         f"field.tiles sent, {fields['tiles_received']} tiles received "
         f"({units / max(fields['tiles_received'], 1):.2f} units per tile).",

@@ -26,6 +26,7 @@ const FIRST_UNITS := 8
 ## Milliseconds (wall clock, as the field's own pause of half a second) before a field whose
 ## first request failed is asked again.
 const RETRY_MS := 600
+const UNKNOWN := AStarBridgeFlowField.State.UNKNOWN
 
 ## Units, the seed of the map, the units' starts and the doors, and the simulated seconds within
 ## which every unit must arrive.
@@ -72,6 +73,8 @@ var _stale: Array[Dictionary] = []
 # after it failed (0: not to).
 var _first_starts: Array[Array] = []
 var _retry_at_ms: PackedInt64Array = PackedInt64Array([0, 0, 0, 0])
+# Per goal, the cells covered once its field was ready that are not known yet.
+var _covering: Array[Array] = [[], [], [], []]
 
 
 ## Generates the map, uploads it, places the units and asks for the four fields
@@ -127,8 +130,8 @@ func order() -> Error:
 ## and tiles a door change made stale.
 func any_path_pending() -> bool:
 	_ask_failed_again()
-	for field: AStarBridgeFlowField in fields:
-		if not field.is_ready():
+	for goal: int in fields.size():
+		if not fields[goal].is_ready() or _still_covering(goal):
 			return true
 	if crowd.has_unknown_cells():
 		return true
@@ -218,7 +221,7 @@ func _spawn() -> void:
 			return
 		_first_starts.append(first)
 		var rest: Array = starts[goal]
-		field.ready_changed.connect(_cover.bind(field, rest), CONNECT_ONE_SHOT)
+		field.ready_changed.connect(_cover.bind(goal, rest), CONNECT_ONE_SHOT)
 		field.tiles_arrived.connect(
 			func(tiles: PackedInt32Array) -> void: tiles_fetched += tiles.size()
 		)
@@ -235,13 +238,15 @@ func _spawn() -> void:
 
 
 # The rest of a field's units, once its first tiles are there: the cells of tiles it does not
-# hold yet (cover() would fetch a held tile again).
-func _cover(field: AStarBridgeFlowField, cells: Array) -> void:
+# hold yet (cover() would fetch a held tile again). The headless run waits for them.
+func _cover(goal: int, cells: Array) -> void:
+	var field: AStarBridgeFlowField = fields[goal]
 	var unknown: Array[Vector2i] = []
 	for cell: Vector2i in cells:
 		if field.state_at(cell) == AStarBridgeFlowField.State.UNKNOWN:
 			unknown.append(cell)
 	field.cover(unknown)
+	_covering[goal] = unknown
 
 
 # The [param count] cells of [param cells] nearest to [param goal] (straight-line distance).
@@ -275,6 +280,18 @@ func _on_failed(code: String, message: String, goal: int) -> void:
 	_stale[goal].clear()  # a failed fetch is not asked again: nothing to wait for
 	if not fields[goal].is_ready():
 		_retry_at_ms[goal] = Time.get_ticks_msec() + RETRY_MS
+
+
+# True while cells the level covered for [param goal]'s units are still unknown to its field
+# (each is sampled again, so tiles dropped after a failed request are asked for again).
+func _still_covering(goal: int) -> bool:
+	var field: AStarBridgeFlowField = fields[goal]
+	var left: Array[Vector2i] = []
+	for cell: Vector2i in _covering[goal]:
+		if field.direction_at_cell(cell) == Vector2i.ZERO and field.state_at(cell) == UNKNOWN:
+			left.append(cell)
+	_covering[goal] = left
+	return not left.is_empty()
 
 
 # A field not ready yet is not sampled, so the units of a failed first request ask again here.
