@@ -283,7 +283,7 @@ func _summarise_crowd(level: CrowdLevel) -> void:
 	var crowd: Crowd = level.crowd
 	var requests: int = 0
 	for field: AStarBridgeFlowField in level.fields:
-		requests += field.requests_sent
+		requests += field.requests_sent if field != null else 0
 	var wall_s: float = (Time.get_ticks_msec() - _started_ms) / 1000.0
 	var door_ms: Array = Array(level.door_update_ms)
 	door_ms.sort()

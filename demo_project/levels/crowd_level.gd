@@ -75,6 +75,8 @@ var _first_starts: Array[Array] = []
 var _retry_at_ms: PackedInt64Array = PackedInt64Array([0, 0, 0, 0])
 # Per goal, the cells covered once its field was ready that are not known yet.
 var _covering: Array[Array] = [[], [], [], []]
+# Per goal, its units' start cells.
+var _unit_starts: Array[Array] = []
 
 
 ## Generates the map, uploads it, places the units and asks for the four fields
@@ -122,7 +124,7 @@ func upload() -> Error:
 ## tiles arrive). After [method upload].
 func order() -> Error:
 	_spawn()
-	return OK if fields.size() == CrowdMap.GOAL_ROOMS.size() else FAILED
+	return OK if fields[0] != null else FAILED
 
 
 ## True while the units wait for field tiles (the headless run holds simulated time still
@@ -131,7 +133,7 @@ func order() -> Error:
 func any_path_pending() -> bool:
 	_ask_failed_again()
 	for goal: int in fields.size():
-		if not fields[goal].is_ready() or _still_covering(goal):
+		if fields[goal] == null or not fields[goal].is_ready() or _still_covering(goal):
 			return true
 	if crowd.has_unknown_cells():
 		return true
@@ -208,26 +210,10 @@ func _spawn() -> void:
 		goals.append(goal)
 		starts[goal].append(cell)
 		start_cells.append(cell)
+	_unit_starts = starts
+	fields.resize(CrowdMap.GOAL_ROOMS.size())  # each set when ordered
 	for goal: int in CrowdMap.GOAL_ROOMS.size():
-		# The units nearest the goal first: a field over their few tiles comes back within a
-		# frame or two and they set off; the rest are covered once it is there (one request
-		# for the whole crowd would keep everyone waiting for the whole field).
-		var first: Array[Vector2i] = _nearest(starts[goal], map.goal_centre(goal), FIRST_UNITS)
-		var field: AStarBridgeFlowField = bridge.request_flow_field(
-			graph_id, map.goal_cells[goal], {"starts": first}
-		)
-		if field == null:
-			printerr("crowd level: request_flow_field for goal %d failed" % goal)
-			return
-		_first_starts.append(first)
-		var rest: Array = starts[goal]
-		field.ready_changed.connect(_cover.bind(goal, rest), CONNECT_ONE_SHOT)
-		field.tiles_arrived.connect(
-			func(tiles: PackedInt32Array) -> void: tiles_fetched += tiles.size()
-		)
-		field.tiles_changed.connect(_on_tiles_changed.bind(goal))
-		field.failed.connect(_on_failed.bind(goal))
-		fields.append(field)
+		_first_starts.append(_nearest(starts[goal], map.goal_centre(goal), FIRST_UNITS))
 		_stale.append({})
 	crowd = Crowd.new()
 	crowd.name = "Crowd"
@@ -235,6 +221,36 @@ func _spawn() -> void:
 	crowd.speed = unit_speed
 	add_child(crowd)
 	crowd.setup(map, fields, positions, goals)
+	_order_field(0)
+
+
+# The fields are ordered one after the other, each once the one before is ready: the sidecar
+# runs a grid's field work in arrival order and computes a field's tiles in its field.request,
+# so four requests sent together would hold every field's first tiles back until all four are
+# computed. A field's first request names the units nearest its goal; the rest are covered
+# once it is ready (a field for the whole crowd keeps everyone waiting for all of it; with
+# lower bounds that know the walls the first one would be a few tiles, see docs/flowfield.md).
+func _order_field(goal: int) -> void:
+	var field: AStarBridgeFlowField = bridge.request_flow_field(
+		graph_id, map.goal_cells[goal], {"starts": _first_starts[goal]}
+	)
+	if field == null:
+		printerr("crowd level: request_flow_field for goal %d failed" % goal)
+		failures += 1
+		return
+	fields[goal] = field
+	field.ready_changed.connect(_on_field_ready.bind(goal), CONNECT_ONE_SHOT)
+	field.tiles_arrived.connect(
+		func(tiles: PackedInt32Array) -> void: tiles_fetched += tiles.size()
+	)
+	field.tiles_changed.connect(_on_tiles_changed.bind(goal))
+	field.failed.connect(_on_failed.bind(goal))
+
+
+func _on_field_ready(goal: int) -> void:
+	_cover(goal, _unit_starts[goal])
+	if goal + 1 < fields.size():
+		_order_field(goal + 1)
 
 
 # The rest of a field's units, once its first tiles are there: the cells of tiles it does not
@@ -299,7 +315,7 @@ func _ask_failed_again() -> void:
 	for goal: int in fields.size():
 		if _retry_at_ms[goal] > 0 and Time.get_ticks_msec() >= _retry_at_ms[goal]:
 			_retry_at_ms[goal] = 0
-			if not fields[goal].is_ready():
+			if fields[goal] != null and not fields[goal].is_ready():
 				fields[goal].cover(_first_starts[goal])
 
 
@@ -350,7 +366,7 @@ func _set_solid(cells: Array[Vector2i], solid: bool) -> void:
 func _mark_stale(cells: Array[Vector2i]) -> void:
 	for goal: int in fields.size():
 		var field: AStarBridgeFlowField = fields[goal]
-		var size: int = field.get_tile_size()
+		var size: int = field.get_tile_size() if field != null else 0
 		if size <= 0:
 			continue
 		for cell: Vector2i in cells:

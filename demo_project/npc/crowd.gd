@@ -36,7 +36,7 @@ var speed: float = 320.0
 var separation_radius: float = 5.0
 ## The map (floor, goal rooms).
 var map: CrowdMap = null
-## One field per goal.
+## One field per goal (null until the level orders it).
 var fields: Array[AStarBridgeFlowField] = []
 ## Units still walking, and the ones that reached their goal (per goal too).
 var active: int = 0
@@ -113,7 +113,7 @@ func step(delta: float) -> int:
 	# the rest ask once it is there.
 	var ready := PackedByteArray()
 	for field: AStarBridgeFlowField in fields:
-		ready.append(1 if field.is_ready() else 0)
+		ready.append(1 if field != null and field.is_ready() else 0)
 	for i: int in active:
 		var p: Vector2 = _positions[i]
 		var cx: int = int(p.x * inv)
