@@ -220,7 +220,10 @@ func _step() -> void:
 		var stuck: bool = hold and Time.get_ticks_msec() - _held_since_ms > HOLD_LIMIT_MS
 		if stuck:
 			print(
-				"crowd level FAILED: the units waited %d s for field tiles" % (HOLD_LIMIT_MS / 1000)
+				(
+					"crowd level FAILED: the units waited %.0f s for field tiles"
+					% (HOLD_LIMIT_MS / 1000.0)
+				)
 			)
 			_all_ok = false
 		if (crowd.is_over() and not hold) or stuck:
@@ -288,7 +291,7 @@ func _summarise_crowd(level: CrowdLevel) -> void:
 	var door_ms: Array = Array(level.door_update_ms)
 	door_ms.sort()
 	var slowest: float = door_ms.back() if not door_ms.is_empty() else 0.0
-	var median: float = door_ms[door_ms.size() / 2] if not door_ms.is_empty() else 0.0
+	var median: float = door_ms[door_ms.size() >> 1] if not door_ms.is_empty() else 0.0
 	if not _rows.is_empty():
 		_rows.append([])
 	(

@@ -371,6 +371,8 @@ func _mark_stale(cells: Array[Vector2i]) -> void:
 			continue
 		for cell: Vector2i in cells:
 			if field.state_at(cell) != AStarBridgeFlowField.State.UNKNOWN:
-				@warning_ignore("integer_division")
-				var tile: int = (cell.y / size) * ceili(float(CrowdMap.SIZE) / size) + cell.x / size
+				var tiles_x: int = ceili(float(CrowdMap.SIZE) / size)
+				var tile: int = (
+					floori(float(cell.y) / size) * tiles_x + floori(float(cell.x) / size)
+				)
 				_stale[goal][tile] = true

@@ -49,7 +49,7 @@ func unit_cells(count: int, rng: RandomNumberGenerator) -> Array[Vector2i]:
 ## The floor cell of goal [param goal]'s room nearest to its centre (where a single path to the
 ## goal ends).
 func goal_centre(goal: int) -> Vector2i:
-	var centre: Vector2i = GOAL_ROOMS[goal] * ROOM + Vector2i(ROOM / 2, ROOM / 2)
+	var centre: Vector2i = GOAL_ROOMS[goal] * ROOM + Vector2i(ROOM >> 1, ROOM >> 1)
 	var best: Vector2i = goal_cells[goal][0]
 	for cell: Vector2i in goal_cells[goal]:
 		if (cell - centre).length_squared() < (best - centre).length_squared():

@@ -111,20 +111,20 @@ func step(delta: float) -> int:
 	var moved: int = 0
 	# A field not ready yet is not sampled: its first request covers only a few units, and
 	# the rest ask once it is there.
-	var ready := PackedByteArray()
+	var ready_goal := PackedByteArray()
 	for field: AStarBridgeFlowField in fields:
-		ready.append(1 if field != null and field.is_ready() else 0)
+		ready_goal.append(1 if field != null and field.is_ready() else 0)
 	for i: int in active:
 		var p: Vector2 = _positions[i]
 		var cx: int = int(p.x * inv)
 		var cy: int = int(p.y * inv)
 		var goal: int = _goals[i]
 		var move := Vector2i.ZERO
-		if ready[goal] != 0:
+		if ready_goal[goal] != 0:
 			move = fields[goal].direction_at_cell(Vector2i(cx, cy))
 		var velocity := Vector2.ZERO
 		if move == Vector2i.ZERO:
-			if ready[goal] != 0 and fields[goal].state_at(Vector2i(cx, cy)) == UNKNOWN:
+			if ready_goal[goal] != 0 and fields[goal].state_at(Vector2i(cx, cy)) == UNKNOWN:
 				_unknown.append_array([goal, cx, cy])  # its tile is asked for: wait
 		else:
 			# Towards the centre of the cell the move leads to: that segment stays in the two
