@@ -38,6 +38,8 @@ enum State { UNKNOWN, MOVE, GOAL, UNREACHABLE, WALL }
 const GOAL_BYTE := 8
 const UNREACHABLE_BYTE := 9
 const WALL_BYTE := 10
+# What the flat copy of the grid holds for cells of tiles not held.
+const UNKNOWN_BYTE := 255
 ## The move of each direction byte 0..7 (the protocol's order).
 const STEPS: Array[Vector2i] = [
 	Vector2i(1, 0),
@@ -49,6 +51,8 @@ const STEPS: Array[Vector2i] = [
 	Vector2i(1, -1),
 	Vector2i(-1, -1),
 ]
+const STEP_X: PackedInt32Array = [1, -1, 0, 0, 1, -1, 1, -1]
+const STEP_Y: PackedInt32Array = [0, 0, 1, -1, 1, 1, -1, -1]
 const DIAGONAL_NAMES: PackedStringArray = [
 	"never", "always", "at_least_one_walkable", "only_if_no_obstacles"
 ]
@@ -73,6 +77,13 @@ var fetches_sent: int = 0
 var tiles_received: int = 0
 ## Why the last request failed, or "".
 var last_error: String = ""
+## [method next_waypoint] answers from a per-cell cache, dropped whenever held tiles change
+## (units stay in a cell for several frames). Off: every call walks the chain (benchmarks).
+var cache_waypoints: bool = true
+## Microseconds per frame [method next_waypoint] may spend walking chains not in its cache (0: no
+## limit); past it, it answers the next cell down the field (in sight, not smoothed) until the
+## next frame, so a wall change or a crowd entering new cells never stalls a frame.
+var waypoint_budget_usec: int = 1000
 
 # (method, params, on_done, transform) -> void: the autoload's request queue.
 var _send: Callable
@@ -88,6 +99,13 @@ var _tile_size: int = 0  # 0 until the first answer
 var _tiles_x: int = 0
 var _dirs: Array[PackedByteArray] = []  # per tile id; empty while not held
 var _costs: Array[PackedFloat32Array] = []
+# Every held tile's bytes copied, row by row, into one row-major grid (UNKNOWN_BYTE elsewhere):
+# sampling reads one byte, no tile lookup.
+var _flat: PackedByteArray = PackedByteArray()
+var _flat_writer: StreamPeerBuffer = StreamPeerBuffer.new()
+var _sight_cache: Dictionary = {}  # start index * 256 + max_cells -> farthest cell index
+var _budget_frame: int = -1
+var _spent_usec: int = 0
 var _ready: bool = false
 var _epoch: int = 0  # answers of an older epoch (before a re-request) are ignored
 var _awaiting_id: bool = false  # a field.request without a field id is out
@@ -237,7 +255,7 @@ func next_waypoint(world_position: Vector2, max_cells: int = 32) -> Vector2:
 		return world_position
 	if code > GOAL_BYTE:
 		return world_position
-	var best: Vector2i = _farthest(start, max_cells)
+	var best: Vector2i = _farthest(start, max_cells, true)
 	return _origin + Vector2(best) * _cell_size
 
 
@@ -252,7 +270,7 @@ func farthest_cell(cell: Vector2i, max_cells: int = 32) -> Vector2i:
 	if _code(local.x, local.y) < 0:
 		_want(local.x, local.y)
 		return cell
-	return _farthest(local, max_cells) + _offset
+	return _farthest(local, max_cells, false) + _offset
 
 
 ## The world position of engine cell [param cell] (the point paths go through).
@@ -271,13 +289,10 @@ func world_to_cell(world_position: Vector2) -> Vector2i:
 
 # The direction byte of grid cell (x, y), or -1 outside the grid or in a tile not held.
 func _code(x: int, y: int) -> int:
-	if x < 0 or y < 0 or x >= _width or y >= _height or _tile_size == 0:
+	if x < 0 or y < 0 or x >= _width or y >= _height or _flat.is_empty():
 		return -1
-	@warning_ignore("integer_division")
-	var bytes: PackedByteArray = _dirs[(y / _tile_size) * _tiles_x + x / _tile_size]
-	if bytes.is_empty():
-		return -1
-	return bytes[(y % _tile_size) * _tile_size + x % _tile_size]
+	var code: int = _flat[y * _width + x]
+	return -1 if code == UNKNOWN_BYTE else code
 
 
 func _tile_of(x: int, y: int) -> int:
@@ -292,67 +307,104 @@ func _inside(x: int, y: int) -> bool:
 	return x >= 0 and y >= 0 and x < _width and y < _height
 
 
-func _open(x: int, y: int) -> bool:
-	var code: int = _code(x, y)
-	return code >= 0 and code != WALL_BYTE
-
-
 # python_core.flowfield.sight.farthest_visible on the fetched bytes: walk the chain, keep the
 # last cell in sight, stop at the first one out of sight (a chain leaving the fetched tiles asks
-# for the next tile, so units moving on find it there).
-func _farthest(start: Vector2i, max_cells: int) -> Vector2i:
-	var best: Vector2i = start
-	var here: Vector2i = start
+# for the next tile, so units moving on find it there). Answers are kept per cell until tiles
+# arrive or change (units stay in a cell for several frames), except walks that ran into a tile
+# not held (they ask for it, and ask again next time).
+func _farthest(start: Vector2i, max_cells: int, budgeted: bool) -> Vector2i:
+	var w: int = _width
+	var from: int = start.y * w + start.x
+	var key: int = from * 256 + max_cells
+	if cache_waypoints and max_cells < 256 and _sight_cache.has(key):
+		var kept: int = _sight_cache[key]
+		@warning_ignore("integer_division")
+		var kept_y: int = kept / w
+		return Vector2i(kept - kept_y * w, kept_y)
+	budgeted = budgeted and waypoint_budget_usec > 0
+	if budgeted:
+		var frame: int = Engine.get_process_frames()
+		if frame != _budget_frame:
+			_budget_frame = frame
+			_spent_usec = 0
+		if _spent_usec >= waypoint_budget_usec:
+			# Over this frame's budget: the next cell down the chain (always in sight), not kept.
+			var next: int = _flat[from]
+			return start + STEPS[next] if next < GOAL_BYTE else start
+	var began: int = Time.get_ticks_usec()
+	var best: int = _walk(start.x, start.y, max_cells)
+	var complete: bool = best >= 0
+	best = absi(best) - 1 if best < 0 else best
+	@warning_ignore("integer_division")
+	var best_y: int = best / w
+	if cache_waypoints and complete and max_cells < 256:
+		_sight_cache[key] = best
+	if budgeted:
+		_spent_usec += Time.get_ticks_usec() - began
+	return Vector2i(best - best_y * w, best_y)
+
+
+# The chain walk of [method _farthest] from grid cell (x0, y0), with kernels.line_of_sight inlined
+# on the flat bytes (no call per cell: this is the hot loop): the flat index of the farthest chain
+# cell in sight, or -(index + 1) when the chain ran into a tile not held (which is asked for).
+# A cell is open when its byte is below WALL_BYTE (a tile not held reads UNKNOWN_BYTE); a corner
+# crossed exactly is a diagonal step the grid's rule must allow. The segment's cells lie in the
+# bounding box of its ends, inside the grid.
+func _walk(x0: int, y0: int, max_cells: int) -> int:
+	var flat: PackedByteArray = _flat
+	var w: int = _width
+	var diagonal: int = _diagonal
+	var from: int = y0 * w + x0
+	var best: int = from
+	var x: int = x0
+	var y: int = y0
 	for _i: int in max_cells:
-		var code: int = _code(here.x, here.y)
-		if code < 0:
-			_want(here.x, here.y)
-			break
+		var code: int = flat[y * w + x]
+		if code == UNKNOWN_BYTE:
+			_want(x, y)
+			return -(best + 1)
 		if code >= GOAL_BYTE:
 			break
-		here += STEPS[code]
-		if not _sight(start.x, start.y, here.x, here.y):
+		x += STEP_X[code]
+		y += STEP_Y[code]
+		var target: int = y * w + x
+		if flat[target] >= WALL_BYTE:
 			break
-		best = here
+		var dx: int = absi(x - x0)
+		var dy: int = absi(y - y0)
+		var sx: int = 1 if x > x0 else -1
+		var sy: int = w if y > y0 else -w
+		var index: int = from
+		var err: int = dx - dy
+		var clear: bool = true
+		for _j: int in dx + dy:
+			if err > 0:
+				index += sx
+				err -= 2 * dy
+			elif err < 0:
+				index += sy
+				err += 2 * dx
+			else:
+				var side_a: bool = flat[index + sx] < WALL_BYTE
+				var side_b: bool = flat[index + sy] < WALL_BYTE
+				clear = (
+					diagonal == DIAG_ALWAYS
+					or (side_a and side_b)
+					or (diagonal == DIAG_AT_LEAST_ONE and (side_a or side_b))
+				)
+				if not clear:
+					break
+				index += sx + sy
+				err += 2 * dx - 2 * dy
+			if flat[index] >= WALL_BYTE:
+				clear = false
+				break
+			if index == target:
+				break
+		if not clear:
+			break
+		best = target
 	return best
-
-
-# kernels.line_of_sight: a supercover walk of the segment between cell centres; a corner crossed
-# exactly is a diagonal step the grid's rule must allow. A cell is open when its tile is held
-# and its byte is not a wall.
-func _sight(ax: int, ay: int, bx: int, by: int) -> bool:
-	if not _open(ax, ay) or not _open(bx, by):
-		return false
-	var dx: int = absi(bx - ax)
-	var dy: int = absi(by - ay)
-	var sx: int = 1 if bx > ax else -1
-	var sy: int = 1 if by > ay else -1
-	var x: int = ax
-	var y: int = ay
-	var err: int = dx - dy
-	for _i: int in dx + dy:
-		if err > 0:
-			x += sx
-			err -= 2 * dy
-		elif err < 0:
-			y += sy
-			err += 2 * dx
-		else:
-			var side_a: bool = _open(x + sx, y)
-			var side_b: bool = _open(x, y + sy)
-			if _diagonal == DIAG_AT_LEAST_ONE:
-				if not (side_a or side_b):
-					return false
-			elif _diagonal != DIAG_ALWAYS and not (side_a and side_b):
-				return false
-			x += sx
-			y += sy
-			err += 2 * dx - 2 * dy
-		if not _open(x, y):
-			return false
-		if x == bx and y == by:
-			return true
-	return x == bx and y == by
 
 
 func _local_of(point: Variant) -> Vector2i:
@@ -523,6 +575,12 @@ func _on_requested(response: Dictionary, epoch: int, starts: PackedInt32Array) -
 		_tiles_x = tiles_x
 		_dirs.resize(tiles_x * tiles_y)
 		_dirs.fill(PackedByteArray())
+		var unknown := PackedByteArray()
+		unknown.resize(_width * _height)
+		unknown.fill(UNKNOWN_BYTE)
+		_flat_writer.data_array = unknown
+		_flat = unknown
+		_sight_cache.clear()
 		_costs.resize(tiles_x * tiles_y)
 		_costs.fill(PackedFloat32Array())
 	if not was_waiting:
@@ -573,8 +631,14 @@ func _on_tiles(answer: Dictionary, tiles: PackedInt32Array, epoch: int) -> void:
 		else:
 			again.append(tile)
 		_dirs[tile] = dirs[i]
+		_copy_rows(tile, dirs[i])
 		if with_costs:
 			_costs[tile] = costs[i]
+	_flat = _flat_writer.data_array
+	if not again.is_empty():
+		# Changed bytes may have closed a kept line of sight. New tiles only open cells that read
+		# as closed: a kept answer stays a visible chain cell, if not the farthest.
+		_sight_cache.clear()
 	tiles_received += tiles.size()
 	if not _refetch.is_empty():
 		_schedule()  # changed while in flight
@@ -585,6 +649,17 @@ func _on_tiles(answer: Dictionary, tiles: PackedInt32Array, epoch: int) -> void:
 		tiles_arrived.emit(fresh)
 	if not again.is_empty():
 		tiles_changed.emit(again)
+
+
+# Copies [param bytes] (tile [param tile], row-major) into the flat grid, one write per row.
+func _copy_rows(tile: int, bytes: PackedByteArray) -> void:
+	@warning_ignore("integer_division")
+	var y0: int = (tile / _tiles_x) * _tile_size
+	var x0: int = (tile % _tiles_x) * _tile_size
+	var row: int = mini(_tile_size, _width - x0)
+	for r: int in mini(_tile_size, _height - y0):
+		_flat_writer.seek((y0 + r) * _width + x0)
+		_flat_writer.put_data(bytes.slice(r * _tile_size, r * _tile_size + row))
 
 
 # The field is asked again from scratch (a restart, a reload, an eviction): the tiles held stay
