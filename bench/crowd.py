@@ -103,7 +103,8 @@ def table(report: dict[str, Any]) -> list[str]:
         f"| (b) one exact path per unit (request_path, {paths['paths']} in one frame, "
         f"{paths['found']} found, {paths['failures']} failed) "
         f"| {paths['sidecar_cpu_ms']:.0f} ms "
-        f"| addon {paths['addon_main_thread_ms']:.1f} ms in all (sending {paths['send_ms']:.1f}); "
+        f"| addon request queue {paths['addon_main_thread_ms']:.1f} ms in all; the loop of "
+        f"request_path calls {paths['send_ms']:.1f} ms; "
         f"main-thread CPU {paths['main_thread_cpu_ms']:.1f} ms "
         f"| all answered after {paths['frames']} ({paths['wall_ms']:.0f} ms) |",
         f"| (c) AStarGrid2D.get_point_path per unit ({grid['found']} found) "
