@@ -630,8 +630,9 @@ func _on_tiles(answer: Dictionary, tiles: PackedInt32Array, epoch: int) -> void:
 			fresh.append(tile)
 		else:
 			again.append(tile)
-		_dirs[tile] = dirs[i]
-		_copy_rows(tile, dirs[i])
+		var bytes: PackedByteArray = dirs[i]
+		_dirs[tile] = bytes
+		_copy_rows(tile, bytes)
 		if with_costs:
 			_costs[tile] = costs[i]
 	_flat = _flat_writer.data_array
