@@ -35,6 +35,7 @@ signal failed(code: String, message: String)
 ## with a way on, a goal, a walkable cell from which no goal can be reached, a wall.
 enum State { UNKNOWN, MOVE, GOAL, UNREACHABLE, WALL }
 
+const FieldWire = preload("res://addons/astar_bridge/core/field_wire.gd")
 const GOAL_BYTE := 8
 const UNREACHABLE_BYTE := 9
 const WALL_BYTE := 10
@@ -135,8 +136,8 @@ func _init(
 	_width = grid.get("width", 0)
 	_height = grid.get("height", 0)
 	_offset = offset
-	_origin = _vec2(grid.get("origin", [0.0, 0.0]), Vector2.ZERO)
-	_cell_size = _vec2(grid.get("cell_size", [1.0, 1.0]), Vector2.ONE)
+	_origin = FieldWire.vec2(grid.get("origin", [0.0, 0.0]), Vector2.ZERO)
+	_cell_size = FieldWire.vec2(grid.get("cell_size", [1.0, 1.0]), Vector2.ONE)
 	var mode: int = DIAGONAL_NAMES.find(str(grid.get("diagonal", "")))
 	_diagonal = mode if mode >= 0 else DIAG_ONLY_IF_NO_OBSTACLES
 	agents_block = options.get("agents_block", false) == true
@@ -519,7 +520,8 @@ func _flush() -> void:
 	var again := PackedInt32Array()
 	for tile: int in _refetch.keys():
 		if not _in_flight.has(tile):
-			again.append(tile)
+			if not _dirs[tile].is_empty():
+				again.append(tile)  # a tile not held yet is asked for when sampled
 			_refetch.erase(tile)
 	if not again.is_empty():
 		_fetch(again)
@@ -536,7 +538,7 @@ func _request(starts: PackedInt32Array, tiles: PackedInt32Array) -> void:
 	}
 	var on_done: Callable = func(response: Dictionary) -> void:
 		_on_requested(response, epoch, starts)
-	_send.call("field.request", params, on_done, _identity())
+	_send.call("field.request", params, on_done, FieldWire.identity())
 	if not tiles.is_empty():
 		_fetch(tiles)
 
@@ -550,7 +552,9 @@ func _fetch(tiles: PackedInt32Array) -> void:
 	if with_costs:
 		params["costs"] = true
 	var on_done: Callable = func(answer: Dictionary) -> void: _on_tiles(answer, tiles, epoch)
-	_send.call("field.tiles", params, on_done, _splitter(_tile_size * _tile_size, with_costs))
+	_send.call(
+		"field.tiles", params, on_done, FieldWire.splitter(_tile_size * _tile_size, with_costs)
+	)
 
 
 func _on_requested(response: Dictionary, epoch: int, starts: PackedInt32Array) -> void:
@@ -562,9 +566,9 @@ func _on_requested(response: Dictionary, epoch: int, starts: PackedInt32Array) -
 		_fail(response["error"])
 		return
 	var result: Dictionary = response["result"] if response.get("result") is Dictionary else {}
-	var size: int = _int_of(result.get("tile_size"))
-	var tiles_x: int = _int_of(result.get("tiles_x"))
-	var tiles_y: int = _int_of(result.get("tiles_y"))
+	var size: int = FieldWire.int_of(result.get("tile_size"))
+	var tiles_x: int = FieldWire.int_of(result.get("tiles_x"))
+	var tiles_y: int = FieldWire.int_of(result.get("tiles_y"))
 	if size <= 0 or tiles_x <= 0 or tiles_y <= 0 or not result.get("field") is String:
 		_fail({"code": "bad_answer", "message": "field.request answered %s" % str(result).left(80)})
 		return
@@ -585,27 +589,29 @@ func _on_requested(response: Dictionary, epoch: int, starts: PackedInt32Array) -
 		_costs.fill(PackedFloat32Array())
 	if not was_waiting:
 		return  # its tiles were fetched right behind it
-	# The first answer (or a re-request's): the cells asked meanwhile, and every tile held
-	# before a re-request, are fetched now.
-	var early: PackedInt32Array = starts + _early
-	_early = PackedInt32Array()
-	for i: int in range(0, early.size() - 1, 2):
-		_want(early[i], early[i + 1])
+	# The first answer (or a re-request's): the tiles of its own starts are computed now (and,
+	# after a re-request, every tile held: a start went in for each), so they are fetched; cells
+	# asked while it was out have no tile computed yet and go in the next frame's request.
+	var wanted: Dictionary = {}
+	for i: int in range(0, starts.size() - 1, 2):
+		var tile: int = _tile_of(starts[i], starts[i + 1])
+		if tile >= 0:
+			wanted[tile] = true
 	if _rebuilding:
 		_rebuilding = false
 		for tile: int in _dirs.size():
 			if not _dirs[tile].is_empty():
-				_refetch[tile] = true
-	var tiles := PackedInt32Array()
-	for tile: int in _asked:
-		tiles.append(tile)
-	_asked.clear()
-	for tile: int in _refetch.keys():
-		if not tiles.has(tile):
-			tiles.append(tile)
-	_refetch.clear()
-	if not tiles.is_empty():
-		_fetch(tiles)  # the starts' tiles were computed by the request just answered
+				wanted[tile] = true
+	for tile: int in wanted:
+		_asked.erase(tile)
+	if not wanted.is_empty():
+		_fetch(PackedInt32Array(wanted.keys()))
+	var early: PackedInt32Array = _early
+	_early = PackedInt32Array()
+	for i: int in range(0, early.size() - 1, 2):
+		_want(early[i], early[i + 1])
+	if not _asked.is_empty() or not _refetch.is_empty():
+		_schedule()
 
 
 func _on_tiles(answer: Dictionary, tiles: PackedInt32Array, epoch: int) -> void:
@@ -705,63 +711,3 @@ func _tile_corner(tile: int) -> PackedInt32Array:
 
 func _goal_cell() -> PackedInt32Array:
 	return _goals.slice(0, 8).to_int32_array()
-
-
-static func _vec2(value: Variant, fallback: Vector2) -> Vector2:
-	if value is Array:
-		var pair: Array = value
-		if pair.size() == 2 and _is_number(pair[0]) and _is_number(pair[1]):
-			var x: float = pair[0]
-			var y: float = pair[1]
-			return Vector2(x, y)
-	return fallback
-
-
-static func _is_number(value: Variant) -> bool:
-	return value is int or value is float
-
-
-static func _int_of(value: Variant) -> int:
-	return value if value is int else 0
-
-
-# Transforms run on the connection's thread (static: no self).
-static func _identity() -> Callable:
-	return func(response: Dictionary) -> Dictionary: return response
-
-
-static func _splitter(cells: int, costs: bool) -> Callable:
-	return func(response: Dictionary) -> Dictionary: return _split(response, cells, costs)
-
-
-# The field.tiles answer cut into one PackedByteArray (and PackedFloat32Array) per tile: a slice
-# per tile, never a loop over cells.
-static func _split(response: Dictionary, cells: int, costs: bool) -> Dictionary:
-	if response.get("error") != null:
-		return response
-	var result: Dictionary = response["result"] if response.get("result") is Dictionary else {}
-	var tiles: Array = result.get("tiles", []) if result.get("tiles") is Array else []
-	var dirs_value: Variant = result.get("directions")
-	var costs_value: Variant = result.get("costs")
-	var direction_bytes: PackedByteArray = (
-		dirs_value if dirs_value is PackedByteArray else PackedByteArray()
-	)
-	var cost_bytes: PackedByteArray = (
-		costs_value if costs_value is PackedByteArray else PackedByteArray()
-	)
-	var count: int = tiles.size()
-	var bad: bool = direction_bytes.size() != count * cells
-	if costs and cost_bytes.size() != count * cells * 4:
-		bad = true
-	if bad:
-		var why: String = "field.tiles answered %d tiles of the wrong size" % count
-		return {"error": {"code": "bad_answer", "message": why, "data": {}}}
-	var split_dirs: Array[PackedByteArray] = []
-	var split_costs: Array[PackedFloat32Array] = []
-	for i: int in count:
-		split_dirs.append(direction_bytes.slice(i * cells, (i + 1) * cells))
-		if costs:
-			split_costs.append(
-				cost_bytes.slice(i * cells * 4, (i + 1) * cells * 4).to_float32_array()
-			)
-	return {"error": null, "dirs": split_dirs, "costs": split_costs}

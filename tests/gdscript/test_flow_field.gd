@@ -90,6 +90,28 @@ func test_tiles_arrive_only_where_cells_are_sampled() -> void:
 	assert_eq(field.tiles_received, held)
 
 
+func test_cells_asked_while_the_first_answer_is_out_come_without_a_failure() -> void:
+	var goal: Vector2i = _open_cell_near(Vector2i(4, 4))
+	var field: FlowField = _bridge.request_flow_field("den", [goal])
+	var failed: Array[String] = []
+	field.failed.connect(func(_code: String, message: String) -> void: failed.append(message))
+	var far: Array[Vector2i] = [
+		_open_cell_near(Vector2i(60, 76)),
+		_open_cell_near(Vector2i(40, 40)),
+		_open_cell_near(Vector2i(10, 70))
+	]  # fmt: skip
+	await _tree().process_frame  # the first request left with the goal's cell alone
+	var frames: int = 0
+	while frames < 600 and far.any(func(c: Vector2i) -> bool: return field.state_at(c) == 0):
+		for cell: Vector2i in far:
+			field.direction_at_cell(cell)  # asked in every frame, also before the first answer
+		await _tree().process_frame
+		frames += 1
+	assert_eq(failed, [] as Array[String], "no fetch of a tile not computed")
+	for cell: Vector2i in far:
+		assert_ne(field.state_at(cell), FlowField.State.UNKNOWN, "%s arrived" % cell)
+
+
 func test_a_wall_refetches_only_the_tiles_the_sidecar_names() -> void:
 	var goal: Vector2i = _open_cell_near(Vector2i(8, 8))
 	var from: Vector2i = _open_cell_near(Vector2i(56, 70))
@@ -137,6 +159,38 @@ func test_a_wall_refetches_only_the_tiles_the_sidecar_names() -> void:
 	_grid.set_point_solid(wall)
 	var after: float = await _follow(field, from)
 	assert_almost(after, _length(_grid.get_point_path(from, goal)), 1e-2, "the new shortest")
+
+
+func test_weighted_cells_change_the_costs_as_in_astar_grid() -> void:
+	var goal: Vector2i = _open_cell_near(Vector2i(8, 8))
+	var from: Vector2i = _open_cell_near(Vector2i(56, 70))
+	var field: FlowField = _bridge.request_flow_field(
+		"den", [goal], {"starts": [from], "costs": true}
+	)
+	assert_true(await _ready(field))
+	assert_true(await _follow(field, from) > 0.0)  # every tile of the chain held
+	var chain: Array[Vector2i] = _chain(field, from)
+	var mud: Array[Vector2i] = []
+	for cell: Vector2i in chain.slice(int(chain.size() * 0.3), int(chain.size() * 0.6)):
+		for dx: int in range(-2, 3):
+			var near: Vector2i = cell + Vector2i(dx, 0)
+			if _grid.is_in_boundsv(near) and not _grid.is_point_solid(near) and not mud.has(near):
+				mud.append(near)
+	var changed: Array[PackedInt32Array] = []
+	field.tiles_changed.connect(func(tiles: PackedInt32Array) -> void: changed.append(tiles))
+	assert_true(_bridge.set_cells_weight("den", mud, 3.0).is_ok())
+	for _i: int in 600:
+		if not changed.is_empty():
+			break
+		await _tree().process_frame
+	assert_false(changed.is_empty(), "the changed tiles came again")
+	for cell: Vector2i in mud:
+		_grid.set_point_weight_scale(cell, 3.0)
+	var expected: float = _weighted_cost(_grid.get_id_path(from, goal))
+	assert_almost(field.cost_at(from), expected, 1e-4 * expected, "cost_at as AStarGrid2D's")
+	assert_true(await _follow(field, from) > 0.0)  # fetches the tiles of the new chain, if any
+	var followed: float = _weighted_cost(_chain(field, from))
+	assert_almost(followed, expected, 1e-3 * expected, "following the field costs the same")
 
 
 func test_a_killed_sidecar_is_followed_by_a_new_request_and_the_held_tiles_again() -> void:
@@ -242,6 +296,16 @@ func _chain(field: FlowField, cell: Vector2i) -> Array[Vector2i]:
 		here += field.direction_at_cell(here)
 		cells.append(here)
 	return cells
+
+
+# The cost of a path of cells (AStarGrid2D's rule: a step's length times the weight of the cell
+# it enters).
+func _weighted_cost(cells: Array[Vector2i]) -> float:
+	var total: float = 0.0
+	for i: int in range(1, cells.size()):
+		var length: float = (Vector2(cells[i] - cells[i - 1]) * CELL).length()
+		total += length * _grid.get_point_weight_scale(cells[i])
+	return total
 
 
 func _open_cell_near(local: Vector2i) -> Vector2i:

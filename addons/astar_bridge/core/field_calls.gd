@@ -48,6 +48,7 @@ func request(graph: String, goals: Array, options: Dictionary) -> FlowField:
 		return null
 	var send: Callable = _queue.send_call
 	var field: FlowField = FlowField.new(send, graph, params, offset, goal_cells, options)
+	live_fields()  # drops the references of fields gone since
 	_fields.append(weakref(field))
 	field.begin(starts)
 	return field
