@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's main command: set-up, then the demo levels run headless for a fixed simulated time
 # (fixed seed, a fixed 1/60 s step). Extra arguments go to the run: --short, --seconds=S,
-# --npcs=N, --seed=N (see demo_project/headless/run_demo.gd).
+# --npcs=N, --crowd-units=N, --seed=N, --levels=... (see demo_project/headless/run_demo.gd).
 # Exits non-zero when the run fails, and also when Godot reported any script or engine error:
 # Godot itself exits 0 after a parse error or a failed autoload.
 set -euo pipefail

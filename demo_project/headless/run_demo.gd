@@ -1,20 +1,26 @@
 ## Headless run of the demo levels, one after another: the grid level, the navmesh level, the
-## 3D level and the big level (HPA*), each for a fixed simulated time with a fixed seed; one line
-## per NPC arrival and door change, then a summary table with a section per level.
+## 3D level and the big level (HPA*), each for a fixed simulated time with a fixed seed, then the
+## crowd level (flow fields) until every unit has arrived; one line per NPC arrival and door
+## change, then a summary table with a section per level.
 ## Usage: godot --headless --fixed-fps 60 --path demo_project --script res://headless/run_demo.gd
 ##        -- [--short] [--seconds=S] [--npcs=N] [--navmesh-npcs=N] [--npcs-3d=N] [--big-npcs=N]
-##           [--seed=N] [--levels=grid,navmesh,3d,big]
-## Simulated time only advances while no path request is in flight, so the output (apart from
-## lines marked "(timing)") is the same on every run. Exit code 0 only when every NPC of every
-## level reached at least its first goal and no request failed.
+##           [--crowd-units=N] [--crowd-limit=S] [--seed=N] [--levels=grid,navmesh,3d,big,crowd]
+## Simulated time only advances while no path request (on the crowd level: no field tile the
+## units wait for) is in flight, so the output (apart from lines marked "(timing)") is the same on
+## every run. Exit code 0 only when every NPC of every level reached at least its first goal,
+## every crowd unit its goal within the crowd's limit, and no request failed.
 extends SceneTree
 
 const GridLevel = preload("res://levels/grid_level.gd")
 const NavmeshLevel2D = preload("res://levels/navmesh_level_2d.gd")
 const Level3D = preload("res://levels/level_3d.gd")
 const BigLevel = preload("res://levels/big_level.gd")
+const CrowdLevel = preload("res://levels/crowd_level.gd")
+const Crowd = preload("res://npc/crowd.gd")
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const READY_TIMEOUT_MS := 30000
+## Wall-clock milliseconds the crowd level may wait for field tiles at a stretch.
+const HOLD_LIMIT_MS := 30000
 const RULE := "+-----------------------+------------+"
 
 var _seconds: float = 60.0
@@ -22,8 +28,10 @@ var _npcs: int = 50
 var _navmesh_npcs: int = 16
 var _npcs_3d: int = 6
 var _big_npcs: int = 40
+var _crowd_units: int = 2000
+var _crowd_limit: float = 60.0
 var _seed: int = 7
-var _levels: PackedStringArray = PackedStringArray(["grid", "navmesh", "3d", "big"])
+var _levels: PackedStringArray = PackedStringArray(["grid", "navmesh", "3d", "big", "crowd"])
 var _stage: int = -1
 var _level: Node = null
 var _bridge: Bridge = null
@@ -31,6 +39,7 @@ var _started_ms: int = 0
 var _phase: String = "waiting"
 var _rows: Array[Array] = []
 var _all_ok: bool = true
+var _held_since_ms: int = -1
 
 
 func _initialize() -> void:
@@ -62,6 +71,7 @@ func _parse_args(args: PackedStringArray) -> void:
 			_navmesh_npcs = 10
 			_npcs_3d = 4
 			_big_npcs = 20
+			_crowd_units = 500
 		elif arg.begins_with("--seconds="):
 			_seconds = arg.get_slice("=", 1).to_float()
 		elif arg.begins_with("--npcs="):
@@ -72,6 +82,10 @@ func _parse_args(args: PackedStringArray) -> void:
 			_npcs_3d = arg.get_slice("=", 1).to_int()
 		elif arg.begins_with("--big-npcs="):
 			_big_npcs = arg.get_slice("=", 1).to_int()
+		elif arg.begins_with("--crowd-units="):
+			_crowd_units = arg.get_slice("=", 1).to_int()
+		elif arg.begins_with("--crowd-limit="):
+			_crowd_limit = arg.get_slice("=", 1).to_float()
 		elif arg.begins_with("--seed="):
 			_seed = arg.get_slice("=", 1).to_int()
 		elif arg.begins_with("--levels="):
@@ -119,6 +133,20 @@ func _next_level() -> void:
 		var big: BigLevel = _level
 		print(big.describe_hierarchy())
 		print("upload and hierarchy build took %.0f ms (timing)" % big.load_ms)
+	if _level is CrowdLevel:
+		var crowd: CrowdLevel = _level
+		print(
+			(
+				"512x512 cells, %d doors, %d units to 4 goal rooms, one flow field each"
+				% [crowd.map.doors.size(), _crowd_units]
+			)
+		)
+		print(
+			(
+				"map generated in %.0f ms, upload and hierarchy build %.0f ms (timing)"
+				% [crowd.generate_ms, crowd.load_ms]
+			)
+		)
 	_bridge.reset_stats()
 	_started_ms = Time.get_ticks_msec()
 	_phase = "running"
@@ -146,7 +174,20 @@ func _make_level(kind: String) -> Node:
 		"big":
 			_announce("big level (HPA*)", _big_npcs)
 			return _grid_level(BigLevel.new(), _big_npcs, "big ")
-	printerr("run_demo: unknown level %s (grid, navmesh, 3d, big)" % kind)
+		"crowd":
+			print(
+				(
+					"A* Bridge demo: crowd level (flow fields), %d units, seed %d, %.0f s limit"
+					% [_crowd_units, _seed, _crowd_limit]
+				)
+			)
+			var crowd := CrowdLevel.new()
+			crowd.unit_count = _crowd_units
+			crowd.random_seed = _seed
+			crowd.time_limit_s = _crowd_limit
+			crowd.doors_changed.connect(_on_crowd_doors.bind(crowd))
+			return crowd
+	printerr("run_demo: unknown level %s (grid, navmesh, 3d, big, crowd)" % kind)
 	return null
 
 
@@ -169,6 +210,26 @@ func _step() -> void:
 	# answer to the requests of the step before, whatever the sidecar's latency.
 	var hold: bool = _level.call("any_path_pending")
 	_level.process_mode = Node.PROCESS_MODE_DISABLED if hold else Node.PROCESS_MODE_INHERIT
+	if _level is CrowdLevel:
+		var crowd: CrowdLevel = _level
+		if not hold:
+			_held_since_ms = -1
+		elif _held_since_ms < 0:
+			_held_since_ms = Time.get_ticks_msec()
+		# A sidecar that never sends the tiles must not hang the run.
+		var stuck: bool = hold and Time.get_ticks_msec() - _held_since_ms > HOLD_LIMIT_MS
+		if stuck:
+			print(
+				(
+					"crowd level FAILED: the units waited %.0f s for field tiles"
+					% (HOLD_LIMIT_MS / 1000.0)
+				)
+			)
+			_all_ok = false
+		if (crowd.is_over() and not hold) or stuck:
+			_summarise_crowd(crowd)
+			_next_level()
+		return
 	var sim_time: float = _level.get("sim_time")
 	# Summarise only once every request has come back: the counts then cover exactly this level's
 	# requests, and none completes after the next level has reset the statistics.
@@ -209,6 +270,61 @@ func _on_3d_arrived(npc_index: int, goal_number: int, point: Vector3, time: floa
 
 func _on_door(door_index: int, open: bool, time: float, prefix: String) -> void:
 	print("[%6.2f s] %sdoor %d %s" % [time, prefix, door_index, "opened" if open else "closed"])
+
+
+func _on_crowd_doors(closed: int, opened: int, time: float, level: CrowdLevel) -> void:
+	print(
+		(
+			"[%6.2f s] crowd doors: %d closed, %d opened; %d/%d units arrived"
+			% [time, closed, opened, level.crowd.arrived, level.unit_count]
+		)
+	)
+
+
+## Adds the crowd level's section to the table: arrivals, steps, the fields' tiles.
+func _summarise_crowd(level: CrowdLevel) -> void:
+	var crowd: Crowd = level.crowd
+	var requests: int = 0
+	for field: AStarBridgeFlowField in level.fields:
+		requests += field.requests_sent if field != null else 0
+	var wall_s: float = (Time.get_ticks_msec() - _started_ms) / 1000.0
+	var door_ms: Array = Array(level.door_update_ms)
+	door_ms.sort()
+	var slowest: float = door_ms.back() if not door_ms.is_empty() else 0.0
+	var median: float = door_ms[door_ms.size() >> 1] if not door_ms.is_empty() else 0.0
+	if not _rows.is_empty():
+		_rows.append([])
+	(
+		_rows
+		. append_array(
+			[
+				["level", "crowd"],
+				["units", str(level.unit_count)],
+				["units arrived", "%d/%d" % [crowd.arrived, level.unit_count]],
+				["per goal", "/".join(Array(crowd.arrived_per_goal).map(str))],
+				["simulated", "%.2f s" % level.sim_time],
+				["steps", str(crowd.steps)],
+				["first unit moved", "step %d" % crowd.first_move_step],
+				["field requests", str(requests)],
+				["tiles fetched", str(level.tiles_fetched)],
+				["tiles re-fetched", str(level.tiles_refetched)],
+				["door changes", str(level.door_changes)],
+				["door median (timing)", "%.1f ms" % median],
+				["door max (timing)", "%.1f ms" % slowest],
+				["door update failures", str(level.failures)],
+				["field retry (timing)", str(level.field_failures)],
+				["wall time (timing)", "%.1f s" % wall_s],
+			]
+		)
+	)
+	if not level.passed():
+		print(
+			(
+				"crowd level FAILED: %d of %d units did not reach their goal within %.0f s"
+				% [level.unit_count - crowd.arrived, level.unit_count, level.time_limit_s]
+			)
+		)
+	_all_ok = _all_ok and level.passed() and level.failures == 0
 
 
 ## Adds the finished level's section to the table: its NPCs' counts and the bridge's stats
