@@ -2,18 +2,26 @@
 
     methods = FieldMethods(serving, budget_bytes=256 << 20)
     handlers.table.update(methods.table)          # "field.request", "field.tiles"
-    methods.after_update(graph_id, batch)         # repairs fields, notifies their requesters
+    await methods.repair(graph_id, update_params)  # repairs fields, notifies their requesters
 
 Every field lives in one :class:`~python_core.flowfield.FieldCache` shared by all connections:
 fields are keyed by grid id and goal set, so units of every client heading to the same goals share
 one field. Work runs with the grid held alone, in arrival order with its updates. A wall or weight
 change repairs the grid's fields; each connection that requested a field whose tiles changed gets
 ``field.changed`` with those tile ids (what it must fetch again).
+
+Building and repairing fields runs on one thread of its own, never on the event loop: a field over
+a whole 512 x 512 map takes 100-200 ms and a 4096 x 4096 one seconds, and every other client's
+paths would wait that long. The cache is shared by every grid, so one lock guards it; a tile fetch
+runs at once on the loop when that lock is free and on the field thread otherwise. Notifications
+and the list of who asked for a field stay on the loop (transports are not thread-safe).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -59,6 +67,9 @@ class FieldMethods:
         self.serving = serving
         self.cache = FieldCache(budget_bytes=budget_bytes)
         self._listeners: dict[str, list[Any]] = {}  # field id -> connections that asked for it
+        self._cache_lock = threading.Lock()  # the cache is shared by the field thread and the loop
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fields")
+        self._grids: set[str] = set()  # grids that may have fields (kept on the loop)
         self.table = {"field.request": self.request, "field.tiles": self.tiles}
 
     def request(self, conn: Any, raw: Any) -> Outcome:
@@ -71,18 +82,25 @@ class FieldMethods:
 
         def work(entry: GraphEntry) -> dict[str, Any]:
             nav = _grid_navigator(entry, "field.request")
-            field_id, field, tiles = self.cache.request(
-                graph_id, nav.grid, goals, starts, hierarchy=nav.hierarchy, agents_block=agents_block
-            )
-            listeners = self._listeners.setdefault(field_id, [])
-            if conn not in listeners:
-                listeners.append(conn)
+            with self._cache_lock:
+                field_id, field, tiles = self.cache.request(
+                    graph_id, nav.grid, goals, starts, hierarchy=nav.hierarchy, agents_block=agents_block
+                )
             return {
                 "field": field_id, "graph": graph_id, "tiles": tiles, "tile_size": field.cs,
                 "tiles_x": field.tiles_x, "tiles_y": field.tiles_y, "computed": len(field.tiles),
             }  # fmt: skip
 
-        return self.serving.exclusive(graph_id, work)
+        return self._listened(conn, graph_id, self.serving.exclusive(graph_id, work, executor=self._thread))
+
+    async def _listened(self, conn: Any, graph_id: str, outcome: Outcome) -> dict[str, Any]:
+        """The answer of a ``field.request``, its connection listed for ``field.changed`` (on the loop)."""
+        answer: dict[str, Any] = outcome if isinstance(outcome, dict) else await outcome
+        self._grids.add(graph_id)
+        listeners = self._listeners.setdefault(answer["field"], [])
+        if conn not in listeners:
+            listeners.append(conn)
+        return answer
 
     def tiles(self, conn: Any, raw: Any) -> Outcome:
         """Direction bytes (and float32 costs when asked) of computed tiles."""
@@ -93,16 +111,18 @@ class FieldMethods:
         with_costs = params.flag("costs")
         if not all(type(t) is int for t in wanted):
             raise BadRequestError("field.tiles: 'tiles' must be an array of tile ids (integers)")
-        graph_id = self.cache.grid_key_of(field_id)
+        with self._cache_lock:
+            graph_id = self.cache.grid_key_of(field_id)
 
         def work(entry: GraphEntry) -> dict[str, Any]:
-            field = self.cache.get(field_id)
             dirs, costs = [], []
-            for tile in wanted:
-                d, c = field.tile_arrays(tile)
-                dirs.append(d.tobytes())
-                if with_costs:
-                    costs.append(c.astype("<f4").tobytes())
+            with self._cache_lock:
+                field = self.cache.get(field_id)
+                for tile in wanted:
+                    d, c = field.tile_arrays(tile)
+                    dirs.append(d.tobytes())
+                    if with_costs:
+                        costs.append(c.astype("<f4").tobytes())
             out: dict[str, Any] = {
                 "field": field_id,
                 "tile_size": field.cs,
@@ -113,24 +133,42 @@ class FieldMethods:
                 out["costs"] = b"".join(costs)
             return out
 
+        if self._cache_lock.locked():  # the field thread is building: wait there, not on the loop
+            return self.serving.exclusive(graph_id, work, executor=self._thread)
         return self.serving.exclusive(graph_id, work)
 
     def has_fields(self, graph_id: str) -> bool:
-        """Whether a field of this grid is cached (updates of other grids skip the repair)."""
-        return self.cache.has_grid(graph_id)
+        """Whether a field of this grid may be cached (updates of other grids skip the repair)."""
+        return graph_id in self._grids
 
-    def after_update(self, graph_id: str, params: Params, entry: GraphEntry) -> dict[str, Any]:
-        """Repair the grid's fields after an applied ``graph.update`` and notify who asked for
-        them. Opened cells got cheaper, closed ones dearer; a weight change may be either."""
+    def repair(self, graph_id: str, params: Params) -> Outcome:
+        """After an applied ``graph.update``: repair the grid's fields on the field thread (the
+        grid held alone), then tell who asked for them which tiles changed. Opened cells got
+        cheaper, closed ones dearer; a weight change may be either."""
         walls = Params({k: v for k, v in params.values.items() if k in _WALL_KEYS}, params.where)
-        updates = grid_updates(walls, entry.graph.node_count)
-        if any(isinstance(u, SetWeights) and u.cells is None for u in updates):
-            self.forget_graph(graph_id)  # every weight changed: the fields start again
-            return {}
-        self._repair(graph_id, updates)
+
+        def work(entry: GraphEntry) -> dict[str, Any]:
+            updates = grid_updates(walls, entry.graph.node_count)
+            with self._cache_lock:
+                if any(isinstance(u, SetWeights) and u.cells is None for u in updates):
+                    return {"dropped": self.cache.drop_grid(graph_id)}  # every weight: start again
+                return {"changed": self._repaired(graph_id, updates)}
+
+        return self._after_repair(graph_id, self.serving.exclusive(graph_id, work, executor=self._thread))
+
+    async def _after_repair(self, graph_id: str, outcome: Outcome) -> dict[str, Any]:
+        result: dict[str, Any] = outcome if isinstance(outcome, dict) else await outcome
+        for field_id in result.get("dropped", []):
+            self._listeners.pop(field_id, None)
+        if "dropped" in result:
+            self._grids.discard(graph_id)
+        for message in result.get("changed", []):
+            for conn in self._listeners.get(message["field"], []):
+                conn.notify("field.changed", message)
         return {}
 
-    def _repair(self, graph_id: str, updates: Sequence[Update]) -> None:
+    def _repaired(self, graph_id: str, updates: Sequence[Update]) -> list[dict[str, Any]]:
+        """The ``field.changed`` messages of repairing the grid's fields after ``updates``."""
         dearer: list[np.ndarray[Any, Any]] = []
         cheaper: list[np.ndarray[Any, Any]] = []
         for update in updates:
@@ -142,23 +180,26 @@ class FieldMethods:
                 dearer.append(update.cells)
                 cheaper.append(update.cells)
         if not dearer and not cheaper:
-            return
+            return []
         reports = self.cache.cells_changed(graph_id, dearer=_joined(dearer), cheaper=_joined(cheaper))
-        for field_id, report in reports.items():
-            if not report.changed:
-                continue
-            message = {
-                "field": field_id, "graph": graph_id, "tiles": list(report.changed),
-                "recomputed": len(report.recomputed),
-            }  # fmt: skip
-            for conn in self._listeners.get(field_id, []):
-                conn.notify("field.changed", message)
-        return
+        return [
+            {"field": field_id, "graph": graph_id, "tiles": list(report.changed),
+             "recomputed": len(report.recomputed)}
+            for field_id, report in reports.items()
+            if report.changed
+        ]  # fmt: skip
 
     def forget_graph(self, graph_id: str) -> None:
         """The grid was dropped or replaced: its fields go."""
-        for field_id in self.cache.drop_grid(graph_id):
+        with self._cache_lock:
+            dropped = self.cache.drop_grid(graph_id)
+        for field_id in dropped:
             self._listeners.pop(field_id, None)
+        self._grids.discard(graph_id)
+
+    def close(self) -> None:
+        """Stop the field thread (after the work it has)."""
+        self._thread.shutdown(wait=True)
 
 
 def _joined(parts: list[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:

@@ -131,9 +131,7 @@ class Handlers:
     async def _repair_fields(self, graph_id: str, params: Params, outcome: Outcome) -> dict[str, Any]:
         """After an update: repair the grid's flow fields (with the grid held alone)."""
         result = outcome if isinstance(outcome, dict) else await outcome
-        repair = self.serving.exclusive(
-            graph_id, lambda entry: self.fields.after_update(graph_id, params, entry)
-        )
+        repair = self.fields.repair(graph_id, params)
         if not isinstance(repair, dict):
             await repair
         return result

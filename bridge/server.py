@@ -90,6 +90,7 @@ class Server:
                 connection.close()
             await self._closed(STOP_SECONDS)
             await self.serving.close()
+            self.handlers.fields.close()
             log.info("stopped")
 
     async def _closed(self, seconds: float) -> None:

@@ -14,6 +14,7 @@ the protocol.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -84,8 +85,15 @@ class Serving(Protocol):
     def reachable(self, client: Hashable, raw: Any) -> Outcome:
         """One ``path.reachable`` parameter map."""
 
-    def exclusive(self, graph_id: str, work: Callable[[GraphEntry], dict[str, Any]]) -> Outcome:
-        """Run ``work`` with the graph held alone, after the requests on it before this one."""
+    def exclusive(
+        self,
+        graph_id: str,
+        work: Callable[[GraphEntry], dict[str, Any]],
+        *,
+        executor: Executor | None = None,
+    ) -> Outcome:
+        """Run ``work`` with the graph held alone, after the requests on it before this one; on
+        ``executor`` when given (long work), else where the implementation likes."""
 
     def forget(self, client: Hashable) -> None:
         """The client went away: drop its queued work."""

@@ -23,6 +23,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Hashable
+from concurrent.futures import Executor
 from typing import Any
 
 from bridge.errors import (
@@ -128,10 +129,19 @@ class LocalServing:
                 self._release_read(graph_id, lock)
         return self._described_later(graph_id, lock, lock.reserve_read())
 
-    def exclusive(self, graph_id: str, work: Callable[[GraphEntry], dict[str, Any]]) -> Outcome:
-        """Run ``work`` on the loop with the graph held alone, in arrival order with its other
-        requests (flow fields: they read the grid and write their own cache)."""
+    def exclusive(
+        self,
+        graph_id: str,
+        work: Callable[[GraphEntry], dict[str, Any]],
+        *,
+        executor: Executor | None = None,
+    ) -> Outcome:
+        """Run ``work`` with the graph held alone, in arrival order with its other requests (flow
+        fields: they read the grid and write their own cache): on the loop, or on ``executor``'s
+        thread when given (work that may take long must not hold every other client up)."""
         lock = self.locks.get(graph_id)
+        if executor is not None:
+            return self._write(graph_id, lambda: self._off_loop(graph_id, work, executor))
         if lock.try_write():
             try:
                 return work(self.registry.get(graph_id))
@@ -139,6 +149,12 @@ class LocalServing:
                 lock.release_write()
                 self._tidy(graph_id)
         return self._exclusive_later(graph_id, lock, lock.reserve_write(), work)
+
+    async def _off_loop(
+        self, graph_id: str, work: Callable[[GraphEntry], dict[str, Any]], executor: Executor
+    ) -> dict[str, Any]:
+        entry = self.registry.get(graph_id)
+        return await asyncio.get_running_loop().run_in_executor(executor, work, entry)
 
     async def _exclusive_later(
         self,

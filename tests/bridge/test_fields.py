@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 
 from bridge.client import Client
 from bridge.errors import BridgeError, error_code
+from bridge.sidecar import Sidecar
 from python_core.flowfield import GOAL, WALL
 from python_core.flowfield.kernels import DX, DY
 from python_core.grid import GridGraph
@@ -99,3 +101,30 @@ def test_bad_field_requests_are_error_objects(
         client.call(method, params)
     assert error_code(caught.value) == code
     assert client.request_field("ff_bad", [(0, 0)], [(7, 7)])["computed"] > 0
+
+
+def test_a_field_being_built_holds_up_no_other_client(sidecar: Sidecar) -> None:
+    """A whole-map field on a 2048 x 2048 grid takes the field thread a second or more; another
+    client's path on another grid is answered meanwhile (before the field), and the field is
+    still answered when it is done."""
+    big = np.ones((2048, 2048), dtype=bool)
+    big[1024, 1:2047] = False
+    with sidecar.connect(timeout=600) as builder, sidecar.connect(timeout=600) as player:
+        builder.load_grid("ff_big", big, diagonal="only_if_no_obstacles")
+        player.load_grid("ff_small", WALK, diagonal="only_if_no_obstacles")
+        corners = [(0, 0), (2047, 0), (0, 2047), (2047, 2047)]
+        msgid = builder.send(
+            "field.request",
+            {"graph": "ff_big", "goals": [[1, 1]], "starts": [list(c) for c in corners]},
+        )
+        path = player.find("ff_small", (0, 0), (63, 63))
+        assert path["status"] == "found"
+        builder.sock.setblocking(False)
+        try:  # the field's answer has not come yet: the path did not wait for it
+            assert not builder.sock.recv(1 << 16, socket.MSG_PEEK)
+        except BlockingIOError:
+            pass
+        finally:
+            builder.sock.setblocking(True)
+        answer = builder.receive(msgid)
+        assert answer["computed"] >= 4  # the corners' tiles at least
