@@ -231,12 +231,16 @@ class FlowField:
         come first and often hold the nearer starts' tiles."""
         if nodes.size < 2:
             return nodes
+        return nodes[np.argsort(-self._reach(nodes), kind="stable")]
+
+    def _reach(self, nodes: I64) -> F64:
+        """Chebyshev distance of each cell to the nearest goal."""
         w = self.grid.width
         xs, ys = nodes % w, nodes // w
         reach = np.full(nodes.size, np.inf)
         for gx, gy in zip(self._gx.tolist(), self._gy.tolist(), strict=True):
             reach = np.minimum(reach, np.maximum(np.abs(xs - gx), np.abs(ys - gy)))
-        return nodes[np.argsort(-reach, kind="stable")]
+        return reach
 
     def _tile_of_node(self, node: int) -> int:
         w = self.grid.width
@@ -327,7 +331,11 @@ class FlowField:
         With octile bounds most culprits are not on a better path: the culprits alone."""
         walk = self.grid.walkable
         out = set(tiles.tolist())
-        for tile in tiles.tolist():
+        added: set[int] = set()
+        centres = (tiles // self.tiles_x) * self.cs * self.grid.width + (tiles % self.tiles_x) * self.cs
+        for tile in tiles[np.argsort(-self._reach(centres), kind="stable")].tolist():
+            if tile in added:
+                continue  # on a corridor added already: it leads on from there
             x0, y0 = (tile % self.tiles_x) * self.cs, (tile // self.tiles_x) * self.cs
             block = walk[y0 : y0 + self.cs, x0 : x0 + self.cs]
             ys, xs = np.nonzero(block)
@@ -336,7 +344,9 @@ class FlowField:
             half = self.cs / 2
             i = int(np.argmin(np.abs(xs - half) + np.abs(ys - half)))
             node = (y0 + int(ys[i])) * self.grid.width + x0 + int(xs[i])
-            out.update(t for t in self._corridor(node) if self.known_slot[t] < 0)
+            path = [t for t in self._corridor(node) if self.known_slot[t] < 0]
+            out.update(path)
+            added.update(path)
         return np.array(sorted(out), dtype=np.int64)
 
     def _landmark_args(self) -> tuple[F64, F64, F64, F64]:
@@ -350,6 +360,9 @@ class FlowField:
         return marks.to_border, marks.from_border, self._lm_terms[1], self._lm_terms[2]
 
     def _store(self, region: I64, cost: F64, dirs: U8) -> None:
+        fresh = int((self.known_slot[region] < 0).sum())
+        if fresh > len(self._free):  # one growth for the batch, sized to it (not doubled past it)
+            self._grow(max(fresh - len(self._free), self._cost.shape[0] // 4))
         for i, tile in enumerate(region.tolist()):
             slot = int(self.known_slot[tile])
             if slot < 0:
@@ -359,16 +372,18 @@ class FlowField:
             self._dirs[slot] = dirs[i]
 
     def _new_slot(self) -> int:
-        if self._free:
-            return self._free.pop()
+        if not self._free:
+            self._grow(max(8, self._cost.shape[0]))
+        return self._free.pop()
+
+    def _grow(self, more: int) -> None:
         used = self._cost.shape[0]
-        grown = max(8, used * 2)
+        grown = used + max(8, more)
         cost = np.empty((grown, self.cs * self.cs))
         dirs = np.empty((grown, self.cs * self.cs), dtype=np.uint8)
         cost[:used], dirs[:used] = self._cost, self._dirs
         self._cost, self._dirs = cost, dirs
-        self._free = list(range(grown - 1, used, -1))
-        return int(used)
+        self._free = list(range(grown - 1, used - 1, -1)) + self._free
 
     def _check_version(self) -> None:
         """A grid changed behind the field's back (no :meth:`repair`): forget every tile."""

@@ -138,3 +138,24 @@ def test_bad_landmark_input_raises_named_errors() -> None:
     field = FlowField(grid, [(0, 0)], tile_size=2, landmarks=marks)
     assert field.extend([(3, 1)])
     assert field.cost_at((3, 1)) == pytest.approx(2 + 2**0.5)
+
+
+def test_landmarks_keep_a_field_near_its_corridor_where_octile_bounds_fill_the_map() -> None:
+    """den520d: with octile bounds the check's rounds reach every tile; with landmarks (and the
+    culprits' corridors) the field stays a small part of the map, exact."""
+    grid = GridGraph.from_movingai("tests/data/movingai/den520d.map")
+    hpa = HierarchicalGrid(grid, cluster_size=16).build()
+    marks = Landmarks.build(grid, tile_size=16)
+    ys, xs = np.nonzero(grid.walkable)
+    cells = list(zip(xs.tolist(), ys.tolist(), strict=True))
+    picks = np.random.default_rng(5).choice(len(cells), size=3, replace=False).tolist()
+    goals, starts = [cells[picks[0]]], [cells[picks[1]], cells[picks[2]]]
+    sizes = []
+    for bound in (None, marks):
+        field = FlowField(grid, goals, hierarchy=hpa, landmarks=bound)
+        field.extend(starts)
+        sizes.append(len(field.tiles))
+    total = field.tiles_x * field.tiles_y
+    assert sizes[0] == total
+    assert sizes[1] < total // 4
+    assert check_field(field, goal_costs(grid, goals)) > 1000
