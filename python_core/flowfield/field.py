@@ -267,7 +267,9 @@ class FlowField:
             except AStarError:
                 break  # a start on a wall: its tile alone
             if path.found and path.cost < best[0]:
-                best = (path.cost, sorted({self._tile_of_node(n) for n in path.nodes.tolist()}))
+                nodes = path.nodes
+                tiles = ((nodes // w) // self.cs) * self.tiles_x + (nodes % w) // self.cs
+                best = (path.cost, np.unique(tiles).tolist())
         return best[1]
 
     def _line_tiles(self, x0: int, y0: int, x1: int, y1: int) -> list[int]:
