@@ -16,7 +16,8 @@
    time, bytes) and a plain full-grid Dijkstra (costs only), for a goal in a corner and a goal at
    the centre, the start in the far corner: the field built only along the corridor with octile
    bounds and with landmarks (time, tiles computed of the total, bytes held, ratios to the
-   full-map field). Every field is exact: its cost at the start equals the full-map one.
+   full-map field); then a landmark set whose first landmark is the centre goal, and that
+   field. Every field is exact: its cost at the start equals the full-map one.
 3. Wall change: through the sidecar, a door closed (the first cell with walls on two opposite
    sides down the first unit's field chain); the ``field.changed`` notifications: tiles recomputed
    and tiles resent per field, beside the tiles computed.
@@ -215,17 +216,39 @@ def corridor(name: str, count: int) -> None:
     for goal, start in ((big[0], big[1]), (big[2], big[1])):
         print(f"  goal {goal}, start {start}:")
         for label, bound in (("octile", None), ("landmarks", marks)):
-            began = time.perf_counter()
-            field = FlowField(grid, [goal], hierarchy=hpa, landmarks=bound)
-            field.extend([start])
-            took = time.perf_counter() - began
-            print(
-                f"    {label:9} field: {took * 1e3:8.0f} ms, {len(field.tiles):4} of {field.known_slot.size}"
-                f" tiles, {field.nbytes / 1e6:6.1f} MB held, cost {field.cost_at(start):.3f}"
-                f" -> / full-map field: time {took / t_full:.3f}, bytes {field.nbytes / b_full:.3f}"
-            )
-            del field
+            corridor_field(grid, hpa, bound, label, goal=goal, start=start, t_full=t_full, b_full=b_full)
+    del marks
+    began = time.perf_counter()
+    marks = Landmarks.build(grid, tile_size=64, count=count, at=[big[2]])
+    print(
+        f"  {count} landmarks, the first at the centre goal: {(time.perf_counter() - began) * 1e3:.0f} ms;"
+        f" goal {big[2]}, start {big[1]}:"
+    )
+    corridor_field(grid, hpa, marks, "at goal", goal=big[2], start=big[1], t_full=t_full, b_full=b_full)
     print(f"  process peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3:.0f} MB")
+
+
+def corridor_field(
+    grid: GridGraph,
+    hpa: HierarchicalGrid,
+    bound: Landmarks | None,
+    label: str,
+    *,
+    goal: Cell,
+    start: Cell,
+    t_full: float,
+    b_full: int,
+) -> None:
+    """One field built along the corridor from ``start``: time, tiles, bytes, ratios to the full map."""
+    began = time.perf_counter()
+    field = FlowField(grid, [goal], hierarchy=hpa, landmarks=bound)
+    field.extend([start])
+    took = time.perf_counter() - began
+    print(
+        f"    {label:9} field: {took * 1e3:8.0f} ms, {len(field.tiles):4} of {field.known_slot.size}"
+        f" tiles, {field.nbytes / 1e6:6.1f} MB held, cost {field.cost_at(start):.3f}"
+        f" -> / full-map field: time {took / t_full:.3f}, bytes {field.nbytes / b_full:.3f}"
+    )
 
 
 def full_map(grid: GridGraph, hpa: HierarchicalGrid, goal: Cell, start: Cell) -> tuple[float, int]:

@@ -44,6 +44,7 @@ from python_core.flowfield.kernels import (
     border_index,
 )
 from python_core.grid import GridGraph
+from python_core.grid.cells import as_cells
 
 __all__ = ["DEFAULT_COUNT", "Landmarks", "border_index"]
 
@@ -219,18 +220,26 @@ class Landmarks:
         self.cells, self.to_border, self.from_border = cells, to_border, from_border
 
     @classmethod
-    def build(cls, grid: GridGraph, *, tile_size: int, count: int = DEFAULT_COUNT) -> Landmarks:
-        """Pick ``count`` landmarks (the first the open cell nearest the top-left corner, then each
-        the border cell farthest from those picked, in the first one's component) and store their
-        distances on the border cells of ``tile_size`` tiles.
+    def build(
+        cls, grid: GridGraph, *, tile_size: int, count: int = DEFAULT_COUNT, at: npt.ArrayLike = ()
+    ) -> Landmarks:
+        """Pick ``count`` landmarks and store their distances on the border cells of ``tile_size``
+        tiles: first the open cells of ``at`` (the game's usual goals: a landmark at or just behind
+        a goal makes the bound tight around it), then the open cell nearest the top-left corner
+        when ``at`` has none, then each the border cell farthest from those picked.
 
         Raises:
-            InvalidQueryError: a count below 1, a tile size below 2, a grid with no open cell.
+            InvalidQueryError: a count below 1 or below the cells of ``at``, a tile size below 2,
+                a grid with no open cell, malformed cells; OutOfBoundsError: a cell off the grid.
         """
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise InvalidQueryError(f"count must be an integer >= 1, got {count!r}")
         if isinstance(tile_size, bool) or not isinstance(tile_size, int) or tile_size < 2:
             raise InvalidQueryError(f"tile_size must be an integer >= 2, got {tile_size!r}")
+        chosen = as_cells(at, grid.width, grid.height)
+        chosen = chosen[grid.walkable.ravel()[chosen]]
+        if chosen.size > count:
+            raise InvalidQueryError(f"{chosen.size} landmark cells given, more than count={count}")
         ys, xs = np.nonzero(grid.walkable)
         if xs.size == 0:
             raise InvalidQueryError("landmarks need a grid with an open cell")
@@ -245,9 +254,12 @@ class Landmarks:
         allowed_at = allowed_moves(walk, occ, code, w, h)
         first = int(np.argmin(xs + ys))
         source = int(ys[first] * w + xs[first])
-        cells, to_rows, from_rows = [], [], []
+        cells: list[int] = []
+        to_rows, from_rows = [], []
         nearest = np.full((tiles_x * tiles_y, 4 * cs), np.inf)
-        for _ in range(count):
+        for n in range(count):
+            if n < chosen.size:
+                source = int(chosen[n])
             cells.append(source)
             dist = grid_dijkstra(walk, allowed_at, weights, w, h, cw, ch, source, False)
             to_rows.append(border_values(dist, w, h, cs, tiles_x, tiles_y))
@@ -258,7 +270,7 @@ class Landmarks:
             nearest = np.minimum(nearest, to_rows[-1])
             far = np.where(np.isfinite(nearest), nearest, -1.0)
             best = int(np.argmax(far))
-            if far.flat[best] <= 0.0:
+            if far.flat[best] <= 0.0 and n + 1 >= chosen.size:
                 break  # nothing left to pick in the component
             tile, i = divmod(best, 4 * cs)
             side, j = divmod(i, cs)

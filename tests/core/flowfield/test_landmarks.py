@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from python_core._types import DIAG_CODES
-from python_core.errors import InvalidQueryError
+from python_core.errors import InvalidQueryError, OutOfBoundsError
 from python_core.flowfield import FlowField, Landmarks
 from python_core.flowfield.kernels import _landmark_bound, goal_bound
 from python_core.grid import DiagonalMode, GridGraph
@@ -79,8 +79,10 @@ def test_the_bound_never_exceeds_the_true_cost(mode: DiagonalMode, name: str, we
 @pytest.mark.parametrize("weighted", [False, True], ids=["uniform", "weighted"])
 def test_the_goals_landmark_distances_are_exact(weighted: bool) -> None:
     grid = _map("den312d", DiagonalMode.ONLY_IF_NO_OBSTACLES, weighted=weighted)
-    marks = Landmarks.build(grid, tile_size=8, count=3)
     goals = _open_cells(grid, 3, 9)
+    marks = Landmarks.build(grid, tile_size=8, count=3, at=[goals[0]])  # one at a goal, two picked
+    assert marks.cells[0] == goals[0][1] * grid.width + goals[0][0]
+    assert marks.count == 3
     nodes = np.array(sorted(y * grid.width + x for x, y in goals), dtype=np.int64)
     g_to, g_from = marks.goal_terms(nodes)
     for k, cell in enumerate(marks.cells.tolist()):
@@ -128,6 +130,10 @@ def test_bad_landmark_input_raises_named_errors() -> None:
         Landmarks.build(grid, tile_size=1)
     with pytest.raises(InvalidQueryError):
         Landmarks.build(GridGraph.from_strings(["@@", "@@"]), tile_size=2)
+    with pytest.raises(InvalidQueryError):
+        Landmarks.build(grid, tile_size=2, count=1, at=[(0, 0), (3, 1)])
+    with pytest.raises(OutOfBoundsError):
+        Landmarks.build(grid, tile_size=2, at=[(9, 0)])
     marks = Landmarks.build(grid, tile_size=2, count=2)
     with pytest.raises(InvalidQueryError):
         FlowField(grid, [(0, 0)], tile_size=4, landmarks=marks)
