@@ -10,10 +10,14 @@
    every unit's exact path (our compiled A*/JPS) and (c) the same as HPA* paths (near-optimal).
    Printed: the sidecar's CPU time (user + system, from /proc) and the wall time of each. Then the
    same in process: 4 fields against one ``GridGraph.find_path`` per unit.
-2. Corridor: 32room_000 scaled 8x (each cell an 8 x 8 block: 4096 x 4096), HPA* with 64-cell
-   clusters; a field for one goal from the far corner, built only along the corridor, against our
-   Dijkstra over every tile (the same kernel, the whole map as its region). Time, tiles and the
-   bytes the field holds, and the process's peak RSS growth.
+2. Corridor: each ``--maps`` map (32room_000 and random512-10-0) scaled 8x (each cell an 8 x 8
+   block: 4096 x 4096), HPA* with 64-cell clusters, ``--landmarks`` landmarks (6) built once
+   (time, bytes held). Against one full-map field (our region solver, every tile its region:
+   time, bytes) and a plain full-grid Dijkstra (costs only), for a goal in a corner and a goal at
+   the centre, the start in the far corner: the field built only along the corridor with octile
+   bounds and with landmarks (time, tiles computed of the total, bytes held, ratios to the
+   full-map field); then a landmark set whose first landmark is the centre goal, and that
+   field. Every field is exact: its cost at the start equals the full-map one.
 3. Wall change: through the sidecar, a door closed (the first cell with walls on two opposite
    sides down the first unit's field chain); the ``field.changed`` notifications: tiles recomputed
    and tiles resent per field, beside the tiles computed.
@@ -38,12 +42,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bridge.client import Client
 from bridge.sidecar import Sidecar, start_sidecar
-from python_core.flowfield import GOAL, FlowField
+from python_core._types import DIAG_CODES
+from python_core.flowfield import GOAL, FlowField, Landmarks
 from python_core.flowfield.kernels import DX, DY
+from python_core.flowfield.landmarks import DEFAULT_COUNT, allowed_moves, grid_dijkstra
 from python_core.formats.movingai import read_map
 from python_core.grid import GridGraph
 from python_core.hpa import HierarchicalGrid
 
+Cell = tuple[int, int]
 MAP = Path("/work/shared/benchmarks/grid/32room_000.map")
 CLUSTER = 16
 RULE = "only_if_no_obstacles"
@@ -185,57 +192,90 @@ def in_process(grid: GridGraph, goals: np.ndarray, starts: np.ndarray) -> None:
     )
 
 
-def corridor() -> None:
-    walk = np.kron(read_map(MAP), np.ones((8, 8), dtype=bool))
-    grid = GridGraph(walk, diagonal=RULE)
-    comp_small = main_component(GridGraph(read_map(MAP), diagonal=RULE))
-    ys, xs = np.nonzero(comp_small)
+def corridor(name: str, count: int) -> None:
+    small = read_map(MAP.with_name(f"{name}.map"))
+    grid = GridGraph(np.kron(small, np.ones((8, 8), dtype=bool)), diagonal=RULE)
+    ys, xs = np.nonzero(main_component(GridGraph(small, diagonal=RULE)))
     near, far = int(np.argmin(xs + ys)), int(np.argmax(xs + ys))
-    goal = (int(xs[near]) * 8 + 3, int(ys[near]) * 8 + 3)
-    start = (int(xs[far]) * 8 + 3, int(ys[far]) * 8 + 3)
+    middle = int(np.argmin(np.abs(xs - small.shape[1] // 2) + np.abs(ys - small.shape[0] // 2)))
+    big = [(int(xs[i]) * 8 + 3, int(ys[i]) * 8 + 3) for i in (near, far, middle)]
     began = time.perf_counter()
     hpa = HierarchicalGrid(grid, cluster_size=64).build()
-    build = time.perf_counter() - began
     print(
-        f"corridor: {grid.width}x{grid.height} (32room_000 x8), HPA* 64-cell clusters built in {build:.1f} s;"
-        f" goal {goal}, start {start}"
+        f"corridor: {grid.width}x{grid.height} ({name} x8), HPA* 64-cell clusters built in"
+        f" {time.perf_counter() - began:.1f} s"
     )
-    FlowField(grid, [goal], hierarchy=hpa).extend([goal])  # kernels loaded, one tile
-    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     began = time.perf_counter()
-    field = FlowField(grid, [goal], hierarchy=hpa)
-    field.extend([start])
-    t_corr = time.perf_counter() - began
-    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    cost = field.cost_at(start)
-    total = field.tiles_x * field.tiles_y
+    marks = Landmarks.build(grid, tile_size=64, count=count)
     print(
-        f"  corridor field : {t_corr * 1e3:8.0f} ms, {len(field.tiles)} of {total} tiles,"
-        f" {field.nbytes / 1e6:7.1f} MB held, peak RSS +{(rss1 - rss0) / 1e3:.0f} MB, cost {cost:.3f}"
+        f"  {count} landmarks    : {(time.perf_counter() - began) * 1e3:8.0f} ms once per grid version,"
+        f" {marks.nbytes / 1e6:.1f} MB held (border cells only)"
     )
-    for reach in (64, 128):  # nearer starts (in 512-map cells, x8 on this map): shorter corridors
-        near_i = int(np.argmin(np.abs(xs - xs[near] - reach) + np.abs(ys - ys[near] - reach)))
-        nearer = (int(xs[near_i]) * 8 + 3, int(ys[near_i]) * 8 + 3)
-        began = time.perf_counter()
-        part = FlowField(grid, [goal], hierarchy=hpa)
-        part.extend([nearer])
-        took = time.perf_counter() - began
-        print(
-            f"  start {nearer}: {took * 1e3:8.0f} ms, {len(part.tiles)} of {total} tiles,"
-            f" {part.nbytes / 1e6:7.1f} MB held, cost {part.cost_at(nearer):.3f}"
-        )
+    FlowField(grid, [big[0]], hierarchy=hpa, landmarks=marks).extend([big[0]])  # kernels loaded
+    t_full, b_full = full_map(grid, hpa, big[0], big[1])
+    t_full = min(t_full, full_map(grid, hpa, big[0], big[1])[0])  # the quicker of two: the machine is shared
+    for goal, start in ((big[0], big[1]), (big[2], big[1])):
+        print(f"  goal {goal}, start {start}:")
+        for label, bound in (("octile", None), ("landmarks", marks)):
+            corridor_field(grid, hpa, bound, label, goal=goal, start=start, t_full=t_full, b_full=b_full)
+    del marks
+    began = time.perf_counter()
+    marks = Landmarks.build(grid, tile_size=64, count=count, at=[big[2]])
+    print(
+        f"  {count} landmarks, the first at the centre goal: {(time.perf_counter() - began) * 1e3:.0f} ms;"
+        f" goal {big[2]}, start {big[1]}:"
+    )
+    corridor_field(grid, hpa, marks, "at goal", goal=big[2], start=big[1], t_full=t_full, b_full=b_full)
+    print(f"  process peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3:.0f} MB")
+
+
+def corridor_field(
+    grid: GridGraph,
+    hpa: HierarchicalGrid,
+    bound: Landmarks | None,
+    label: str,
+    *,
+    goal: Cell,
+    start: Cell,
+    t_full: float,
+    b_full: int,
+) -> None:
+    """One field built along the corridor from ``start``: time, tiles, bytes, ratios to the full map."""
+    began = time.perf_counter()
+    field = FlowField(grid, [goal], hierarchy=hpa, landmarks=bound)
+    field.extend([start])
+    took = time.perf_counter() - began
+    print(
+        f"    {label:9} field: {took * 1e3:8.0f} ms, {len(field.tiles):4} of {field.known_slot.size}"
+        f" tiles, {field.nbytes / 1e6:6.1f} MB held, cost {field.cost_at(start):.3f}"
+        f" -> / full-map field: time {took / t_full:.3f}, bytes {field.nbytes / b_full:.3f}"
+    )
+
+
+def full_map(grid: GridGraph, hpa: HierarchicalGrid, goal: Cell, start: Cell) -> tuple[float, int]:
+    """A field over every tile (our region solver, the whole map its region) and a plain Dijkstra
+    over the grid (costs only); returns the field's time and bytes."""
     began = time.perf_counter()
     full = FlowField(grid, [goal], hierarchy=hpa)
-    everywhere = [(x, y) for y in range(32, grid.height, 64) for x in range(32, grid.width, 64)]
-    full.extend(everywhere)
+    full.extend([(x, y) for y in range(32, grid.height, 64) for x in range(32, grid.width, 64)])
     t_full = time.perf_counter() - began
-    rss2 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(
-        f"  full-map field : {t_full * 1e3:8.0f} ms, {len(full.tiles)} of {total} tiles,"
-        f" {full.nbytes / 1e6:7.1f} MB held, peak RSS +{(rss2 - rss1) / 1e3:.0f} MB,"
-        f" cost {full.cost_at(start):.3f}"
-        f" -> corridor/full time {t_corr / t_full:.3f}, bytes {field.nbytes / full.nbytes:.3f}"
+        f"  full-map field  : {t_full * 1e3:8.0f} ms, {len(full.tiles):4} tiles,"
+        f" {full.nbytes / 1e6:6.1f} MB held, cost {full.cost_at(start):.3f} (goal {goal}, start {start})"
     )
+    walk = grid.walkable.view(np.uint8).ravel()
+    none = np.zeros(walk.size, dtype=np.int32)
+    allowed = allowed_moves(walk, none, DIAG_CODES[grid.diagonal], grid.width, grid.height)
+    w = grid.width
+    began = time.perf_counter()
+    dist = grid_dijkstra(
+        walk, allowed, grid.weights.ravel(), w, grid.height, 1.0, 1.0, goal[1] * w + goal[0], False
+    )
+    print(
+        f"  plain Dijkstra  : {(time.perf_counter() - began) * 1e3:8.0f} ms over the grid,"
+        f" {dist.nbytes / 1e6:6.1f} MB of costs alone, cost {dist[start[1] * w + start[0]]:.3f}"
+    )
+    return t_full, full.nbytes
 
 
 def main() -> None:
@@ -245,11 +285,16 @@ def main() -> None:
     parser.add_argument("--units", type=int, default=2000)
     parser.add_argument("--skip-corridor", action="store_true")
     parser.add_argument("--only-corridor", action="store_true")
+    parser.add_argument(
+        "--maps", default="32room_000,random512-10-0", help="corridor maps (x8), comma-separated"
+    )
+    parser.add_argument("--landmarks", type=int, default=DEFAULT_COUNT, help="landmarks of the corridor runs")
     args = parser.parse_args()
     if not args.only_corridor:
         crowd(args.units)
     if not args.skip_corridor:
-        corridor()
+        for name in args.maps.split(","):
+            corridor(name, args.landmarks)
 
 
 if __name__ == "__main__":

@@ -8,17 +8,21 @@ Quick start::
     cost, end, code = field.follow(unit_cells[0])   # cost == the exact Dijkstra distance
 
 Modules: :mod:`.kernels` (compiled: the tile-bounded Dijkstra and its exactness check, the repair
-taint, line of sight), :mod:`.field` (one field: tiles, extension, repair), :mod:`.cache` (fields
-shared by key within a memory budget) and :mod:`.sight` (line-of-sight
+taint, line of sight), :mod:`.field` (one field: tiles, extension, repair),
+:mod:`.landmarks` (landmark lower bounds for the check), :mod:`.cache` (fields shared by key
+within a memory budget) and :mod:`.sight` (line-of-sight
 smoothing down a field). docs/flowfield.md states the exactness invariant and why it holds.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from python_core.compiled import register_warm_up
 from python_core.flowfield.cache import FieldCache, FieldKey
 from python_core.flowfield.field import FlowField, RepairReport
 from python_core.flowfield.kernels import GOAL, UNREACHABLE, WALL
+from python_core.flowfield.landmarks import Landmarks
 from python_core.flowfield.sight import farthest_visible
 from python_core.grid import GridGraph
 
@@ -29,6 +33,7 @@ __all__ = [
     "FieldCache",
     "FieldKey",
     "FlowField",
+    "Landmarks",
     "RepairReport",
     "farthest_visible",
 ]
@@ -42,6 +47,11 @@ def _warm_up() -> None:
     field.repair(dearer=[(4, 2)], cheaper=[(2, 1)])
     field.follow((5, 3))
     farthest_visible(field, (5, 3))
+    marks = Landmarks.build(grid, tile_size=2, count=1)
+    FlowField(grid, [(0, 0)], tile_size=2, landmarks=marks).extend([(5, 3)])
+    weighted = GridGraph(np.ones((4, 6), dtype=bool), weights=np.arange(24.0).reshape(4, 6) + 1.0)
+    marks = Landmarks.build(weighted, tile_size=2, count=1)  # non-uniform: both ways
+    FlowField(weighted, [(0, 0)], tile_size=2, landmarks=marks).extend([(5, 3)])
 
 
 register_warm_up(_warm_up)

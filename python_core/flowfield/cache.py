@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from python_core.errors import InvalidQueryError, UnknownPointError
 from python_core.flowfield.field import FlowField, RepairReport
+from python_core.flowfield.landmarks import Landmarks
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cells
 from python_core.hpa import HierarchicalGrid
@@ -74,8 +75,10 @@ class FieldCache:
         hierarchy: HierarchicalGrid | None = None,
         agents_block: bool = False,
         tile_size: int = 16,
+        landmarks: Landmarks | None = None,
     ) -> tuple[str, FlowField, list[int]]:
-        """The field for these goals (made or reused), extended to cover ``starts``.
+        """The field for these goals (made or reused), extended to cover ``starts``; ``landmarks``
+        (the grid's :class:`Landmarks`, when the caller keeps one) replaces a reused field's set.
 
         Returns:
             ``(field id, field, tile ids computed by this request)``.
@@ -89,12 +92,15 @@ class FieldCache:
         field = None if known is None else self._fields[known][1]
         if known is not None and field is not None and field.grid is grid and field.hierarchy is hierarchy:
             field_id = known
+            if landmarks is not None:
+                field.landmarks = landmarks
         else:
             if known is not None:
                 self.drop(known)
             field = FlowField(
-                grid, goals, hierarchy=hierarchy, agents_block=agents_block, tile_size=tile_size
-            )
+                grid, goals, hierarchy=hierarchy, agents_block=agents_block, tile_size=tile_size,
+                landmarks=landmarks,
+            )  # fmt: skip
             field_id = f"f{next(self._counter)}"
             self._fields[field_id] = (key, field)
             self._ids[key] = field_id

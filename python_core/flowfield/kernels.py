@@ -128,6 +128,51 @@ def goal_bound(
 
 
 @jit
+def border_index(lx: int, ly: int, cs: int) -> int:
+    """Where a tile's border cell ``(lx, ly)`` (local) is stored in its ``4 * cs`` row: top row,
+    bottom row, left column, right column (a corner under the first side it is on); ``-1`` inside."""
+    if ly == 0:
+        return lx
+    if ly == cs - 1:
+        return cs + lx
+    if lx == 0:
+        return 2 * cs + ly
+    if lx == cs - 1:
+        return 3 * cs + ly
+    return -1
+
+
+@jit
+def _landmark_bound(
+    nt: int,
+    local: int,
+    cs: int,
+    lm_to: npt.NDArray[np.float64],
+    lm_from: npt.NDArray[np.float64],
+    g_to: npt.NDArray[np.float64],
+    g_from: npt.NDArray[np.float64],
+) -> float:
+    """The best landmark lower bound of a border cell's cost (``-inf`` without landmarks):
+    ``d(o, L) - max_g d(g, L)`` and ``min_g d(L, g) - d(L, o)``, less a relative 1e-12 of the
+    terms for rounding (a bound a rounding above the cost would hide a violation)."""
+    best = -np.inf
+    b = border_index(local % cs, local // cs, cs)
+    if b < 0:
+        return best
+    for k in range(2 * lm_to.shape[0]):
+        if k % 2 == 0:
+            a, c = lm_to[k // 2, nt, b], g_to[k // 2]
+        else:
+            a, c = g_from[k // 2], lm_from[k // 2, nt, b]
+        term = a - c  # inf: no path (it would pass the landmark); nan (inf - inf) never counts
+        if term < np.inf:
+            term -= 1e-12 * (abs(a) + abs(c))
+        if term > best:  # noqa: PLR1730 (max() of a nan is not defined the same compiled)
+            best = term
+    return best
+
+
+@jit
 def _push(
     keys: npt.NDArray[np.float64], items: npt.NDArray[np.int64], size: int, key: float, item: int
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], int]:
@@ -197,11 +242,17 @@ def solve_region(
     gx: npt.NDArray[np.int64],
     gy: npt.NDArray[np.int64],
     wmin: float,
+    lm_to: npt.NDArray[np.float64],
+    lm_from: npt.NDArray[np.float64],
+    g_to: npt.NDArray[np.float64],
+    g_from: npt.NDArray[np.float64],
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """Exact costs and directions over the tiles ``region_tiles`` (``region_slot[t]`` = their index,
     ``-1`` elsewhere), given the exact costs of the known tiles (``known_slot[t]`` row of
     ``known_cost``, ``-1`` unknown) and the sorted goal ids ``goals`` (``gx``/``gy``: every goal,
-    walls included, for the lower bounds).
+    walls included, for the lower bounds). ``lm_to``/``lm_from`` (``(K, tiles, 4 * cs)``, see
+    :mod:`python_core.flowfield.landmarks`) and ``g_to``/``g_from`` (``K``) add landmark bounds to
+    the octile one (``K = 0``: none).
 
     Returns:
         ``(cost, dirs, culprits, violated)``: per region tile a ``cs * cs`` row of costs and of
@@ -308,6 +359,10 @@ def solve_region(
         wmin,
         cost,
         allowed_at,
+        lm_to,
+        lm_from,
+        g_to,
+        g_from,
     )
     return cost, dirs, culprits, violated
 
@@ -334,6 +389,10 @@ def _check_bounds(
     wmin: float,
     cost: npt.NDArray[np.float64],
     allowed_at: npt.NDArray[np.uint8],
+    lm_to: npt.NDArray[np.float64],
+    lm_from: npt.NDArray[np.float64],
+    g_to: npt.NDArray[np.float64],
+    g_from: npt.NDArray[np.float64],
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """The bound Dijkstra: lower bounds through exits into unknown tiles, kept only where they
     beat the real cost (a bound no lower than ``d_R(v)`` at ``v`` stays no lower at every cell it
@@ -377,6 +436,9 @@ def _check_bounds(
                     if _is_goal(goals, nn):
                         continue
                     low = goal_bound(nx, ny, gx, gy, cw, ch, diagonal, wmin)
+                    if lm_to.shape[0]:
+                        nlocal = (ny % cs) * cs + nx % cs
+                        low = max(low, _landmark_bound(nt, nlocal, cs, lm_to, lm_from, g_to, g_from))
                     cand = low + _step_length(k, cw, ch, diag) * weights[nn]
                     if cand < limit and cand < bound[r, local]:
                         bound[r, local] = cand

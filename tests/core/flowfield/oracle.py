@@ -14,8 +14,11 @@ from python_core.grid import GridGraph
 _STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1))
 
 
-def goal_costs(grid: GridGraph, goals: list[tuple[int, int]], *, agents_block: bool = False) -> np.ndarray:
-    """Cost from every cell to the nearest goal (inf when none is reachable, and on walls)."""
+def goal_costs(
+    grid: GridGraph, goals: list[tuple[int, int]], *, agents_block: bool = False, from_goals: bool = False
+) -> np.ndarray:
+    """Cost from every cell to the nearest goal (inf when none is reachable, and on walls);
+    ``from_goals``: from the nearest goal to every cell instead."""
     h, w = grid.height, grid.width
     walk = grid.walkable.copy()
     enter = walk.copy()
@@ -51,7 +54,7 @@ def goal_costs(grid: GridGraph, goals: list[tuple[int, int]], *, agents_block: b
     sources = [y * w + x for x, y in goals if enter[y, x]]
     if not sources:
         return np.full((h, w), np.inf)
-    dist = dijkstra(graph.T.tocsr(), directed=True, indices=sources, min_only=True)
+    dist = dijkstra(graph if from_goals else graph.T.tocsr(), directed=True, indices=sources, min_only=True)
     dist[dist < 1e-200] = 0.0
     out = np.asarray(dist).reshape(h, w)
     out[~walk] = np.inf
