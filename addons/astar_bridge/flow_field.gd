@@ -237,7 +237,7 @@ func state_at(cell: Vector2i) -> State:
 func cover(points: Array) -> void:
 	for point: Variant in points:
 		var local: Vector2i = _local_of(point)
-		if _inside(local.x, local.y):
+		if _inside(local.x, local.y) and not _holds(local.x, local.y):
 			_want(local.x, local.y)
 
 
@@ -464,6 +464,11 @@ func on_sidecar_ready(reloaded: bool) -> void:
 		_rebuild()
 
 
+# Whether the tile of cell (x, y) is held (an unknown tile size: not yet).
+func _holds(x: int, y: int) -> bool:
+	return _tile_size != 0 and not _dirs[_tile_of(x, y)].is_empty()
+
+
 # A cell of a tile not held was sampled: ask for its tile once (batched until the frame's end).
 func _want(x: int, y: int) -> void:
 	if not _inside(x, y):
@@ -624,6 +629,9 @@ func _on_tiles(answer: Dictionary, tiles: PackedInt32Array, epoch: int) -> void:
 		if str(error.get("code", "")) == "unknown_point":
 			_rebuild()  # evicted from the sidecar's cache (or the sidecar forgot it)
 		else:
+			for tile: int in tiles:
+				if not _dirs[tile].is_empty():
+					_refetch[tile] = true  # a changed tile whose new bytes did not come: ask again
 			_fail(answer["error"])
 		return
 	var dirs: Array = answer["dirs"]
@@ -694,6 +702,10 @@ func _fail(error: Variant) -> void:
 		_lost = true  # asked again once the sidecar is back
 	_in_flight.clear()
 	_retry_at_ms = Time.get_ticks_msec() + RETRY_MS
+	var tree: SceneTree = Engine.get_main_loop() as SceneTree
+	if not _refetch.is_empty() and tree != null:
+		# Held tiles known to be stale: fetch them after the pause even if no unit asks for anything.
+		tree.create_timer(RETRY_MS / 1000.0 + 0.01).timeout.connect(_schedule)
 	failed.emit(code, last_error)
 
 
