@@ -16,12 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.errors import BadRequestError, TooLargeError, UnauthorizedError
+from bridge.errors import BadRequestError, BridgeError, TooLargeError, UnauthorizedError
 from bridge.fields import FieldMethods
 from bridge.hierarchy_params import parse_hierarchy
 from bridge.kinds import KINDS, GraphKind
 from bridge.params import Params, params_of
 from bridge.protocol import METHODS, PROTOCOL_VERSION, SERVER_NAME, Limits
+from bridge.registry import GraphEntry
 from bridge.serving import LoadRequest, Outcome, Serving
 
 __all__ = ["Connection", "Handler", "Handlers"]
@@ -120,22 +121,35 @@ class Handlers:
         return self.serving.reachable(conn, params_of("path.reachable", raw).values)
 
     def update(self, conn: Connection, raw: Any) -> Outcome:
-        """Apply an update (all or nothing) once the requests before it are answered."""
+        """Apply an update (all or nothing) once the requests before it are answered; then repair
+        the grid's flow fields, before any request that arrived after the update."""
         params = params_of("graph.update", raw)
         graph_id = params.text("id")
         outcome = self.serving.update(graph_id, params)
         if not self.fields.has_fields(graph_id):
             return outcome
-        return self._repair_fields(graph_id, params, outcome)
+        # The repair's turn is taken now, right behind the update's: a field request that came
+        # after the update (a client that did not wait for its answer) sees repaired fields. A turn
+        # taken once the update was done let such requests compute tiles in between, which the
+        # repair then missed (their field.changed never came).
+        repair = self.serving.exclusive(graph_id, lambda entry: self._repair(graph_id, params, entry))
+        return self._repaired(outcome, repair)
 
-    async def _repair_fields(self, graph_id: str, params: Params, outcome: Outcome) -> dict[str, Any]:
-        """After an update: repair the grid's flow fields (with the grid held alone)."""
-        result = outcome if isinstance(outcome, dict) else await outcome
-        repair = self.serving.exclusive(
-            graph_id, lambda entry: self.fields.after_update(graph_id, params, entry)
-        )
-        if not isinstance(repair, dict):
-            await repair
+    def _repair(self, graph_id: str, params: Params, entry: GraphEntry) -> dict[str, Any]:
+        """The fields' repair after an update; nothing when the update was refused (its fields
+        are bad the same way, and the grid did not change)."""
+        try:
+            return self.fields.after_update(graph_id, params, entry)
+        except BridgeError:
+            return {}
+
+    async def _repaired(self, outcome: Outcome, repair: Outcome) -> dict[str, Any]:
+        """The update's answer once the repair behind it is done too (its turn is always used)."""
+        try:
+            result = outcome if isinstance(outcome, dict) else await outcome
+        finally:
+            if not isinstance(repair, dict):
+                await repair
         return result
 
     def drop(self, conn: Connection, raw: Any) -> Outcome:
