@@ -2,9 +2,10 @@
 ## four goal rooms, one flow field per goal ([code]AStarBridge.request_flow_field[/code], unit i
 ## heading for goal i % 4), while doors close and open through
 ## [code]AStarBridge.request_cells_solid[/code] every few seconds: the game goes on while the
-## sidecar repairs the fields, and the changed tiles are fetched again. The units are one crowd node ([code]npc/crowd.gd[/code]):
-## packed arrays moved each physics step, drawn by a MultiMeshInstance2D. The level is over when
-## every unit has reached its goal ([method is_over], [method passed]) or at the time limit.
+## sidecar repairs the fields, and the changed tiles are fetched again. The units are one crowd
+## node ([code]npc/crowd.gd[/code]): packed arrays moved each physics step, drawn by a
+## MultiMeshInstance2D. The level is over when every unit has reached its goal
+## ([method is_over], [method passed]) or at the time limit.
 extends Node2D
 
 ## Emitted after each door change: how many doors closed and opened.

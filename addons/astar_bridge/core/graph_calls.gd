@@ -162,7 +162,9 @@ func request_wire(id: String, changes: Dictionary) -> EditRequest:
 # completion is the request's own call, so it comes even when the autoload went meanwhile).
 # A loss before the answer fails it: nothing is folded, and the restart uploads the graph as the
 # store has it (without this edit), as after a failed synchronous update.
-func _edit_answered(response: Variant, id: String, params: Dictionary, request: EditRequest) -> void:
+func _edit_answered(
+	response: Variant, id: String, params: Dictionary, request: EditRequest
+) -> void:
 	var map: Dictionary = response if response is Dictionary else {}
 	var result: BridgeResult = BridgeResult.from_response(map)
 	if result.is_ok():
