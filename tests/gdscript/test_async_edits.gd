@@ -1,8 +1,9 @@
 ## Graph edits without waiting (request_cells_solid, request_cells_weight, request_point_disabled,
 ## request_update) against a real sidecar: the path goes around once the edit completed; within one
 ## frame, edits and path requests take effect in the order they were made; graph_updated and
-## graph_update_applied come as with the synchronous edits, before the request completes; the
-## edit is kept for a restart; an edit the sidecar refuses changes nothing.
+## graph_update_applied come as with the synchronous edits, before the request completes (an agent
+## hears it and goes around); the edit is kept for a restart; an edit the sidecar refuses changes
+## nothing.
 extends "res://runner/gd_test.gd"
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
@@ -140,6 +141,37 @@ func test_a_requested_disabled_point_is_avoided() -> void:
 	assert_true((await edit.wait()).is_ok())
 	var result: PathResult = await path.wait()
 	assert_eq(result.ids, PackedInt64Array([1, 3, 4]), "around the point disabled just before")
+
+
+func test_an_agent_repaths_around_a_requested_wall() -> void:
+	_load_grid()
+	var holder := Node2D.new()
+	holder.position = Vector2(FROM * 16)
+	var agent := AStarBridgeAgent2D.new()
+	agent.graph_id = "level"
+	agent.bridge = _bridge
+	holder.add_child(agent)
+	_tree().root.add_child(holder)
+	agent.target_position = Vector2(TO * 16)
+	await _settle(agent)
+	assert_true(_passes(agent.get_current_navigation_path(), NEAR), "straight through at first")
+	var edit: EditRequest = _bridge.request_cells_solid("level", [NEAR], true)
+	assert_true((await edit.wait()).is_ok())
+	await _settle(agent)
+	var path: PackedVector2Array = agent.get_current_navigation_path()
+	assert_true(_passes(path, FAR), "the agent heard graph_updated and went around: %s" % path)
+	assert_false(_passes(path, NEAR))
+	holder.free()
+
+
+# Physics frames until the agent holds a path and asks for none.
+func _settle(agent: AStarBridgeAgent2D) -> void:
+	var deadline: int = Time.get_ticks_msec() + 20000
+	await _tree().physics_frame
+	while Time.get_ticks_msec() < deadline:
+		await _tree().physics_frame
+		if not agent.is_path_pending() and not agent.get_current_navigation_path().is_empty():
+			return
 
 
 # A 16 x 12 AStarGrid2D whose region starts at (2, 1), cells 16 px, with a wall at x = 8 open at
