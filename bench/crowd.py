@@ -15,7 +15,9 @@ heads for goal i % 4, the game at 60 fps):
     main-thread time, frames until all answered, the sidecar's CPU time;
 (c) each unit calling Godot's ``AStarGrid2D.get_point_path`` on the same grid: main-thread time;
 (d) a door closed after (a) (every field then covers the map): per field, the tiles the sidecar
-    recomputed and re-sent (``field.changed``), and the tiles the fields fetched again.
+    recomputed and re-sent (``field.changed``), and the tiles the fields fetched again; then the
+    same door opened, closed and opened again, waiting (``set_cells_solid``) and not waiting
+    (``request_cells_solid``): the main thread's time per change, the frames until the answer.
 
 Prints a markdown table. A command, not a test: nothing is asserted.
 """
@@ -134,6 +136,16 @@ def table(report: dict[str, Any]) -> list[str]:
     unchanged = door["fields"] - len(door["changed"])
     if unchanged:
         lines.append(f"| {unchanged} other field(s): no tile changed | - | 0 | {total} |")
+    shut, opened = door["async_close"], door["async_open"]
+    lines += [
+        "",
+        "The same door, main thread per change: waiting (set_cells_solid) close "
+        f"{door['update_ms']:.0f} ms, open {door['sync_open_ms']:.0f} ms; not waiting "
+        f"(request_cells_solid) close {shut['call_ms']:.2f} ms (answered {shut['answer_ms']:.0f} ms "
+        f"later, {shut['frames']} frames on), open {opened['call_ms']:.2f} ms (answered "
+        f"{opened['answer_ms']:.0f} ms later, {opened['frames']} frames on)"
+        + ("" if door["async_ok"] else " - AN UPDATE FAILED"),
+    ]
     return lines
 
 

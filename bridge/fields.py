@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from bridge.errors import BadRequestError, UnsupportedError
+from bridge.errors import BadRequestError, BridgeError, UnsupportedError
 from bridge.params import Params, params_of
 from bridge.registry import GraphEntry
 from bridge.serving import Outcome, Serving
@@ -148,7 +148,10 @@ class FieldMethods:
         walls = Params({k: v for k, v in params.values.items() if k in _WALL_KEYS}, params.where)
 
         def work(entry: GraphEntry) -> dict[str, Any]:
-            updates = grid_updates(walls, entry.graph.node_count)
+            try:
+                updates = grid_updates(walls, entry.graph.node_count)
+            except BridgeError:
+                return {}  # the update was refused for the same reason: the grid did not change
             with self._cache_lock:
                 if any(isinstance(u, SetWeights) and u.cells is None for u in updates):
                     return {"dropped": self.cache.drop_grid(graph_id)}  # every weight: start again

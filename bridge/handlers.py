@@ -120,20 +120,27 @@ class Handlers:
         return self.serving.reachable(conn, params_of("path.reachable", raw).values)
 
     def update(self, conn: Connection, raw: Any) -> Outcome:
-        """Apply an update (all or nothing) once the requests before it are answered."""
+        """Apply an update (all or nothing) once the requests before it are answered; then repair
+        the grid's flow fields, before any request that arrived after the update."""
         params = params_of("graph.update", raw)
         graph_id = params.text("id")
         outcome = self.serving.update(graph_id, params)
         if not self.fields.has_fields(graph_id):
             return outcome
-        return self._repair_fields(graph_id, params, outcome)
+        # The repair's turn is taken now, right behind the update's: a field request that came
+        # after the update (a client that did not wait for its answer) sees repaired fields. A turn
+        # taken once the update was done let such requests compute tiles in between, which the
+        # repair then missed (their field.changed never came).
+        repair = self.fields.repair(graph_id, params)  # on the field thread, its turn reserved now
+        return self._repaired(outcome, repair)
 
-    async def _repair_fields(self, graph_id: str, params: Params, outcome: Outcome) -> dict[str, Any]:
-        """After an update: repair the grid's flow fields (with the grid held alone)."""
-        result = outcome if isinstance(outcome, dict) else await outcome
-        repair = self.fields.repair(graph_id, params)
-        if not isinstance(repair, dict):
-            await repair
+    async def _repaired(self, outcome: Outcome, repair: Outcome) -> dict[str, Any]:
+        """The update's answer once the repair behind it is done too (its turn is always used)."""
+        try:
+            result = outcome if isinstance(outcome, dict) else await outcome
+        finally:
+            if not isinstance(repair, dict):
+                await repair
         return result
 
     def drop(self, conn: Connection, raw: Any) -> Outcome:

@@ -4,7 +4,9 @@
 ## [br][br]
 ## Graphs: [method load_tile_map_layer], [method load_astar_grid_2d], [method load_astar_2d],
 ## [method load_astar_3d], [method load_navigation_region] (several regions as one map); edits:
-## [method set_cells_solid], [method set_cells_weight], [method set_point_disabled]. Paths:
+## [method set_cells_solid], [method set_cells_weight], [method set_point_disabled], and without
+## waiting [method request_cells_solid], [method request_cells_weight],
+## [method request_point_disabled], [method request_update]. Paths:
 ## [method find_path] (the one-liner), [method query_path] with an [AStarBridgePathQuery] and an
 ## [AStarBridgePathResult] (like [method NavigationServer2D.query_path]), and without waiting
 ## [method request_path] / [method request_query]: [code]await request.wait()[/code] is safe
@@ -49,6 +51,7 @@ const DebugHooks = preload("res://addons/astar_bridge/debug/debug_hooks.gd")
 const FieldCalls = preload("res://addons/astar_bridge/core/field_calls.gd")
 const FlowField = preload("res://addons/astar_bridge/flow_field.gd")
 const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
+const EditRequest = preload("res://addons/astar_bridge/edit_request.gd")
 const GraphCalls = preload("res://addons/astar_bridge/core/graph_calls.gd")
 const GraphSources = preload("res://addons/astar_bridge/core/graph_sources.gd")
 const GraphStore = preload("res://addons/astar_bridge/graph_store.gd")
@@ -71,7 +74,7 @@ var config: BridgeConfig = BridgeConfig.new()
 var _store: GraphStore = GraphStore.new()
 var _link: SidecarLink = SidecarLink.new(config, _store)
 var _queue: RequestQueue = RequestQueue.new(config, _link)
-var _graphs: GraphCalls = GraphCalls.new(config, _link, _store)
+var _graphs: GraphCalls = GraphCalls.new(config, _link, _store, _queue)
 var _paths: PathCalls = PathCalls.new(config, _link, _queue, _graphs, _store)
 var _fields: FieldCalls = FieldCalls.new(_link, _queue, _graphs, _store)
 
@@ -218,6 +221,32 @@ func set_cells_weight(id: String, cells: Array[Vector2i], weight: float) -> Brid
 ## [method AStar2D.set_point_disabled].
 func set_point_disabled(id: String, point: int, disabled: bool = true) -> BridgeResult:
 	return _graphs.edit(id, GraphSources.point_disabled(id, point, disabled))
+
+
+## [method set_cells_solid] without waiting: the frame goes on while the sidecar applies the edit
+## (and repairs the grid's flow fields). Edits and path or field requests take effect in the
+## order they were made, in one frame too. [code]await request.wait()[/code] gives the
+## [AStarBridgeResult]; [signal graph_updated] comes just before it completes. Bad input or an
+## unknown graph: a push_error and a request that completes failed, as the synchronous call.
+func request_cells_solid(id: String, cells: Array[Vector2i], solid: bool = true) -> EditRequest:
+	var params: Dictionary = GraphSources.cells_solid(id, _graphs.local_cells(id, cells), solid)
+	return _graphs.request_edit(id, params)
+
+
+## [method set_cells_weight] without waiting (see [method request_cells_solid]).
+func request_cells_weight(id: String, cells: Array[Vector2i], weight: float) -> EditRequest:
+	var params: Dictionary = GraphSources.cells_weight(id, _graphs.local_cells(id, cells), weight)
+	return _graphs.request_edit(id, params)
+
+
+## [method set_point_disabled] without waiting (see [method request_cells_solid]).
+func request_point_disabled(id: String, point: int, disabled: bool = true) -> EditRequest:
+	return _graphs.request_edit(id, GraphSources.point_disabled(id, point, disabled))
+
+
+## Power users: [method update_graph] without waiting (see [method request_cells_solid]).
+func request_update(id: String, changes: Dictionary) -> EditRequest:
+	return _graphs.request_wire(id, changes)
 
 
 ## Unloads graph [param id] and forgets it.

@@ -8,7 +8,9 @@
 ##     until all answered, sidecar CPU.
 ## (c) AStarGrid2D.get_point_path per unit on the same grid: main-thread time.
 ## (d) A door closed: per field, the tiles the sidecar recomputed and re-sent (field.changed), and
-##     the tiles the fields fetched again.
+##     the tiles the fields fetched again; then the door opened, closed and opened again, once
+##     waiting for each (set_cells_solid) and once not (request_cells_solid): the main thread's
+##     time per door change, and the frames the game went on until the answer.
 ## Prints one line "BENCH {json}". No figure is checked here.
 ## godot --headless --path demo_project --script <repo>/bench/godot/crowd_bench.gd -- [units]
 extends SceneTree
@@ -178,16 +180,45 @@ func _bench_door(level: CrowdLevel) -> Dictionary:
 	for field: AStarBridgeFlowField in level.fields:
 		refetched += field.tiles_received
 	var tiles_x: int = ceili(float(CrowdMap.SIZE) / level.fields[0].get_tile_size())
+	var changed: Array[Dictionary] = _changed.duplicate()  # the close's alone
+	var sidecar_cpu: float = _sidecar_cpu_ms() - cpu
+	started = Time.get_ticks_usec()
+	var reopened: AStarBridgeResult = _bridge.set_cells_solid(level.graph_id, cells, false)
+	var sync_open_ms: float = (Time.get_ticks_usec() - started) / 1000.0
+	for _frame: int in 30:
+		await process_frame
+	var close_async: Dictionary = await _door_async(level.graph_id, cells, true)
+	var open_async: Dictionary = await _door_async(level.graph_id, cells, false)
 	return {
+		"sync_open_ms": sync_open_ms,
+		"async_ok": reopened.is_ok() and close_async["ok"] and open_async["ok"],
+		"async_close": close_async,
+		"async_open": open_async,
 		"ok": result.is_ok(),
 		"cells": cells.map(func(cell: Vector2i) -> Array: return [cell.x, cell.y]),
 		"update_ms": update_ms,
-		"sidecar_cpu_ms": _sidecar_cpu_ms() - cpu,
-		"changed": _changed.duplicate(),
+		"sidecar_cpu_ms": sidecar_cpu,
+		"changed": changed,
 		"tiles_per_field": tiles_x * tiles_x,
 		"fields": level.fields.size(),
 		"refetched": refetched,
 	}
+
+
+# The door's cells made solid (or open) without waiting: the main thread's time in the call, the
+# frames the game went on until the answer, and the time until then.
+func _door_async(graph_id: String, cells: Array[Vector2i], solid: bool) -> Dictionary:
+	var started: int = Time.get_ticks_usec()
+	var edit: AStarBridgeEditRequest = _bridge.request_cells_solid(graph_id, cells, solid)
+	var call_ms: float = (Time.get_ticks_usec() - started) / 1000.0
+	var frames: int = 0
+	while not edit.is_done():
+		await process_frame
+		frames += 1
+	var answer_ms: float = (Time.get_ticks_usec() - started) / 1000.0
+	for _frame: int in 30:
+		await process_frame
+	return {"ok": edit.result.is_ok(), "call_ms": call_ms, "frames": frames, "answer_ms": answer_ms}
 
 
 func _bench_paths(level: CrowdLevel) -> Dictionary:

@@ -1,10 +1,11 @@
 ## The crowd level: 2,000 units on a generated 512 x 512 map ([code]crowd_map.gd[/code]) stream to
 ## four goal rooms, one flow field per goal ([code]AStarBridge.request_flow_field[/code], unit i
 ## heading for goal i % 4), while doors close and open through
-## [code]AStarBridge.set_cells_solid[/code] every few seconds (the sidecar repairs the fields and
-## the changed tiles are fetched again). The units are one crowd node ([code]npc/crowd.gd[/code]):
-## packed arrays moved each physics step, drawn by a MultiMeshInstance2D. The level is over when
-## every unit has reached its goal ([method is_over], [method passed]) or at the time limit.
+## [code]AStarBridge.request_cells_solid[/code] every few seconds: the game goes on while the
+## sidecar repairs the fields, and the changed tiles are fetched again. The units are one crowd
+## node ([code]npc/crowd.gd[/code]): packed arrays moved each physics step, drawn by a
+## MultiMeshInstance2D. The level is over when every unit has reached its goal
+## ([method is_over], [method passed]) or at the time limit.
 extends Node2D
 
 ## Emitted after each door change: how many doors closed and opened.
@@ -53,8 +54,12 @@ var generate_ms: float = 0.0
 ## Door changes made (a door closing or opening counts one), and door changes refused (a unit
 ## in the doorway).
 var door_changes: int = 0
-## Milliseconds each set_cells_solid call took (the sidecar repairs the fields before answering).
+## Milliseconds of the main thread each door update took (a request_cells_solid call: the
+## sidecar repairs the fields meanwhile), and from each request to its answer.
 var door_update_ms: PackedFloat64Array = PackedFloat64Array()
+var door_answer_ms: PackedFloat64Array = PackedFloat64Array()
+## Door edits sent and not answered yet.
+var doors_pending: int = 0
 ## Tiles fetched for the first time, and fetched again after a door change (every field).
 var tiles_fetched: int = 0
 var tiles_refetched: int = 0
@@ -127,11 +132,13 @@ func order() -> Error:
 	return OK if fields[0] != null else FAILED
 
 
-## True while the units wait for field tiles (the headless run holds simulated time still
-## then, so every run moves the units the same way): tiles a unit sampled before they arrived,
-## and tiles a door change made stale.
+## True while the units wait for field tiles or a door edit (the headless run holds simulated
+## time still then, so every run moves the units the same way): tiles a unit sampled before they
+## arrived, door edits not answered yet, and tiles a door change made stale.
 func any_path_pending() -> bool:
 	_ask_failed_again()
+	if doors_pending > 0:
+		return true
 	for goal: int in fields.size():
 		if fields[goal] == null or not fields[goal].is_ready() or _still_covering(goal):
 			return true
@@ -347,6 +354,8 @@ func _change_doors() -> void:
 	doors_changed.emit(closed, opened, sim_time)
 
 
+# Asks for [param cells] solid (or open) without waiting: the main thread's part is timed, the
+# answer comes in a later frame.
 func _set_solid(cells: Array[Vector2i], solid: bool) -> void:
 	if cells.is_empty():
 		return
@@ -354,10 +363,17 @@ func _set_solid(cells: Array[Vector2i], solid: bool) -> void:
 	for cell: Vector2i in cells:
 		map.cells[cell.y * CrowdMap.SIZE + cell.x] = 0 if solid else 1
 	var started_us: int = Time.get_ticks_usec()
-	var result: AStarBridgeResult = bridge.set_cells_solid(graph_id, cells, solid)
+	var edit: AStarBridgeEditRequest = bridge.request_cells_solid(graph_id, cells, solid)
 	door_update_ms.append((Time.get_ticks_usec() - started_us) / 1000.0)
-	if not result.is_ok():
-		printerr("crowd level: door update failed: %s" % result.message)
+	doors_pending += 1
+	edit.completed.connect(_on_door_answered.bind(edit), CONNECT_ONE_SHOT)
+
+
+func _on_door_answered(_result: RefCounted, edit: AStarBridgeEditRequest) -> void:
+	doors_pending -= 1
+	door_answer_ms.append((Time.get_ticks_usec() - edit.sent_usec) / 1000.0)
+	if not edit.result.is_ok():
+		printerr("crowd level: door update failed: %s" % edit.result.message)
 		failures += 1
 
 

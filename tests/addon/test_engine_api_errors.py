@@ -104,3 +104,71 @@ def test_bad_calls_say_why_and_keep_the_loaded_graph(godot: str, tmp_path: Path)
         if error is not None:
             assert any(error in message for message in errors), f"no push_error saying {error!r}:\n{output}"
     assert len(errors) == sum(error is not None for error in EXPECTED.values()), output
+
+
+# The edits without waiting: bad input fails the request (completed in the frame's deferred
+# calls, so a handler connected after the call hears it) with the synchronous call's push_error.
+ASYNC_PROBE = """extends SceneTree
+
+var _frame: int = 0
+var _bridge: Node = null
+var _requests: Dictionary = {}
+var _heard: Array[String] = []
+
+
+func _process(_delta: float) -> bool:
+	_frame += 1
+	if _frame == 1:
+		_bridge = root.get_node(^"AStarBridge")
+		var grid := AStarGrid2D.new()
+		grid.region = Rect2i(0, 0, 8, 8)
+		grid.update()
+		_bridge.call("load_astar_grid_2d", "level", grid)
+		var cells: Array[Vector2i] = [Vector2i(1, 1)]
+		_requests["negative weight"] = _bridge.call("request_cells_weight", "level", cells, -1.0)
+		_requests["unknown graph"] = _bridge.call("request_cells_solid", "nowhere", cells, true)
+		_requests["unknown waypoints"] = _bridge.call("request_point_disabled", "nowhere", 3, true)
+		for name: String in _requests:
+			var request: Object = _requests[name]
+			print("probe: %s done at once %s" % [name, request.call("is_done")])
+			request.connect("completed", func(_result: RefCounted) -> void: _heard.append(name))
+		return false
+	for name: String in _requests:
+		var request: Object = _requests[name]
+		if not request.call("is_done"):
+			return _frame > 600
+	for name: String in _requests:
+		var result: Object = _requests[name].get("result")
+		var code: String = result.get("code")
+		print("probe: %s %s heard %s" % [name, "ok" if code.is_empty() else code, name in _heard])
+	var path: PackedVector2Array = _bridge.call("find_path", "level", Vector2i(0, 0), Vector2i(7, 7))
+	print("probe: the grid still answers with %d points" % path.size())
+	quit(0)
+	return true
+"""
+
+ASYNC_EXPECTED = {
+    "probe: negative weight done at once false": None,
+    "probe: unknown graph done at once false": None,
+    "probe: negative weight bad_request heard true": "weight must be a finite number > 0",
+    "probe: unknown graph unknown_graph heard true": "no graph nowhere was loaded",
+    "probe: unknown waypoints unknown_graph heard true": "no graph nowhere was loaded",
+    "probe: the grid still answers with 8 points": None,
+}
+
+
+def test_bad_edits_without_waiting_fail_their_request_and_keep_the_graph(godot: str, tmp_path: Path) -> None:
+    project = tmp_path / "game"
+    shutil.copytree(REPO / "addons" / "astar_bridge", project / "addons" / "astar_bridge")
+    (project / "project.godot").write_text(PROJECT.format(python=sys.executable))
+    (project / "probe.gd").write_text(ASYNC_PROBE)
+    import_project(godot, project)
+    result = run_godot(godot, project, ["--script", "res://probe.gd"], timeout=120)
+    output = result.stdout
+    assert result.returncode == 0, output
+    errors = [line for line in output.splitlines() if line.startswith("ERROR:")]
+    for line, error in ASYNC_EXPECTED.items():
+        assert line in output, output
+        if error is not None:
+            assert any(error in message for message in errors), f"no push_error saying {error!r}:\n{output}"
+    assert len(errors) == 3, output

@@ -81,6 +81,36 @@ def test_a_wall_change_recomputes_and_announces_only_the_tiles_it_affects(client
         np.testing.assert_allclose(costs, want, rtol=1e-6)
 
 
+def test_a_field_request_right_behind_an_update_comes_after_the_repair(client: Client) -> None:
+    """A client that does not wait for an update's answer (the addon's request_cells_solid) sends
+    its next field request right behind it: the fields' repair still runs first, in arrival order,
+    so field.changed names the tiles the update changed, as when the client waited. (The grid is
+    big enough for the update to wait for its turn rather than run at once.)"""
+    walk = np.ones((256, 320), dtype=bool)
+    walk[128, 4:316] = False
+    client.load_grid("ff_pipe", walk, diagonal="only_if_no_obstacles", hierarchy={"cluster_size": 8})
+    answer = client.request_field("ff_pipe", [(2, 2)], [(20, 30)])
+    tiles = client.field_tiles(answer["field"], answer["tiles"])
+    wall = _walk(tiles, answer["tiles_x"], (20, 30), 6)  # on the chain of a held tile
+    wall_tile = (wall[1] // 8) * answer["tiles_x"] + wall[0] // 8
+    heard: list[dict[str, Any]] = []
+    client.on_notification = lambda method, params: (
+        heard.append(params) if method == "field.changed" else None
+    )
+    cells = np.array([wall], dtype="<i4").tobytes()
+    update = client.send("graph.update", {"id": "ff_pipe", "cells": cells, "walkable": False})
+    starts = np.array([[200, 250], [100, 200]], dtype="<i4").tobytes()  # most of the grid
+    goals = np.array([[2, 2]], dtype="<i4").tobytes()
+    more = client.send("field.request", {"graph": "ff_pipe", "goals": goals, "starts": starts})
+    client.receive(update)
+    client.receive(more)
+    assert len(heard) == 1
+    fresh = client.field_tiles(answer["field"], answer["tiles"])
+    differ = {tile for tile, (dirs, _) in fresh.items() if not np.array_equal(dirs, tiles[tile][0])}
+    assert wall_tile in differ
+    assert differ <= set(heard[0]["tiles"]), "every held tile that changed is announced"
+
+
 @pytest.mark.parametrize(
     ("method", "params", "code"),
     [

@@ -1,7 +1,8 @@
-## The autoload's graph calls: loads, updates and drops sent synchronously, each success folded
-## into the graph store (what a restart re-uploads), agent occupancy told about grids, and the
-## [signal loaded] / [signal updated] signals the autoload re-emits. A failed call changes
-## nothing that was loaded: the sidecar keeps the old graph and so does the store.
+## The autoload's graph calls: loads, updates and drops sent synchronously, and updates sent
+## without waiting through the request queue (in order with the frame's path and field requests);
+## each success folded into the graph store (what a restart re-uploads), agent occupancy told
+## about grids, and the [signal loaded] / [signal updated] signals the autoload re-emits. A failed
+## call changes nothing that was loaded: the sidecar keeps the old graph and so does the store.
 extends RefCounted
 
 ## A graph was loaded.
@@ -14,10 +15,12 @@ signal applied(id: String, update: Dictionary)
 const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
 const BridgeConfig = preload("res://addons/astar_bridge/core/bridge_config.gd")
 const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
+const EditRequest = preload("res://addons/astar_bridge/edit_request.gd")
 const GraphFileWriter = preload("res://addons/astar_bridge/export/graph_file_writer.gd")
 const GraphStore = preload("res://addons/astar_bridge/graph_store.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
 const GroundChanges = preload("res://addons/astar_bridge/ground_changes.gd")
+const RequestQueue = preload("res://addons/astar_bridge/core/request_queue.gd")
 const SidecarLink = preload("res://addons/astar_bridge/core/sidecar_link.gd")
 
 const LOAD_METHODS: Array[String] = [
@@ -29,15 +32,17 @@ const SCANNED_CLASS := "AStarBridgeAgent2D"
 var _config: BridgeConfig
 var _link: SidecarLink
 var _store: GraphStore
+var _queue: RequestQueue
 # Grid id -> the engine's coordinates of the grid's cell (0, 0) (a TileMapLayer's used rect or an
 # AStarGrid2D's region start), so game code names cells as the engine does.
 var _cell_offsets: Dictionary = {}
 
 
-func _init(config: BridgeConfig, link: SidecarLink, store: GraphStore) -> void:
+func _init(config: BridgeConfig, link: SidecarLink, store: GraphStore, queue: RequestQueue) -> void:
 	_config = config
 	_link = link
 	_store = store
+	_queue = queue
 
 
 ## Loads grid parameters [param params] built from an engine object whose cell (0, 0) is
@@ -124,6 +129,76 @@ func edit(id: String, params: Dictionary) -> BridgeResult:
 		push_error("AStarBridge: no graph %s was loaded through this node" % id)
 		return BridgeResult.failure("unknown_graph", "no graph %s was loaded" % id)
 	return update_wire(id, params)
+
+
+## [method edit] without waiting: the edit goes out with the frame's other requests, in order;
+## the request completes with its result (a failure on the next frame when it was refused here).
+func request_edit(id: String, params: Dictionary) -> EditRequest:
+	if params.is_empty():
+		var why: String = "the edit of %s was refused (see above)" % id
+		return _failed_request(id, BridgeResult.failure("bad_request", why))
+	if not _store.has(id):
+		push_error("AStarBridge: no graph %s was loaded through this node" % id)
+		var unknown: String = "no graph %s was loaded" % id
+		return _failed_request(id, BridgeResult.failure("unknown_graph", unknown))
+	return request_wire(id, params)
+
+
+## [method update_wire] without waiting (see the autoload's request_update).
+func request_wire(id: String, changes: Dictionary) -> EditRequest:
+	var params: Dictionary = changes.duplicate()
+	params["id"] = id
+	var request: EditRequest = EditRequest.new()
+	request.graph = id
+	request.sent_usec = Time.get_ticks_usec()
+	var on_done: Callable = _edit_answered.bind(id, params, request)
+	_queue.send_call("graph.update", params, on_done, _same(), _config.load_timeout_ms, true)
+	return request
+
+
+# The answer of a requested edit, at once when it is dispatched (inside a synchronous call too),
+# so the store folds the edits in the sidecar's order, as update_wire does; the signals and the
+# request's completion wait for the frame's deferred calls (no game code runs inside a poll; the
+# completion is the request's own call, so it comes even when the autoload went meanwhile).
+# A loss before the answer fails it: nothing is folded, and the restart uploads the graph as the
+# store has it (without this edit), as after a failed synchronous update.
+func _edit_answered(
+	response: Variant, id: String, params: Dictionary, request: EditRequest
+) -> void:
+	var map: Dictionary = response if response is Dictionary else {}
+	var result: BridgeResult = BridgeResult.from_response(map)
+	if result.is_ok():
+		_store.updated(id, params)
+		if GroundChanges.changes_ground(params):
+			_emit_changes.call_deferred(id, params)
+	elif _link.reports():
+		push_error("AStarBridge: graph.update %s failed: %s" % [id, result.message])
+	_finisher(request, result).call_deferred()
+
+
+func _emit_changes(id: String, params: Dictionary) -> void:
+	updated.emit(id, GroundChanges.changed_cells(params))
+	applied.emit(id, params)
+
+
+# A request refused before it was sent: completed in the frame's deferred calls, so a handler
+# connected after the call still hears it.
+static func _failed_request(id: String, result: BridgeResult) -> EditRequest:
+	var request: EditRequest = EditRequest.new()
+	request.graph = id
+	request.sent_usec = Time.get_ticks_usec()
+	_finisher(request, result).call_deferred()
+	return request
+
+
+# A lambda that holds the request (nothing else may: the game can drop it) and completes it.
+static func _finisher(request: EditRequest, result: BridgeResult) -> Callable:
+	return func() -> void: request.finish(result)
+
+
+# The response map as it is (a static function's lambda: safe on the connection's thread).
+static func _same() -> Callable:
+	return func(response: Dictionary) -> Dictionary: return response
 
 
 ## Unloads graph [param id] and forgets its stored copy.

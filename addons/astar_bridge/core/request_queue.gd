@@ -29,8 +29,8 @@ var _flush_scheduled: bool = false
 var _encoder: PathFindEncoder = PathFindEncoder.new()
 # dim -> the transform of a path.find response (made once: every request shares it).
 var _path_transforms: Dictionary = {}
-# [method, args (see _hold), on_done, queued at in ms, transform] sent once ready and there is
-# room (requests made while the sidecar starts, or beyond max_in_flight).
+# [method, args (see _hold), on_done, queued at in ms, transform(, timeout in ms)] sent once
+# ready and there is room (requests made while the sidecar starts, or beyond max_in_flight).
 var _queued: Array[Array] = []
 # [PathRequest, result] completed on the next frame (failures known at request time).
 var _finish_later: Array[Array] = []
@@ -106,26 +106,40 @@ func send_batch(request: PathRequest, queries: Array, dims: PackedInt32Array) ->
 	_send(request, "path.find_many", {"queries": queries}, on_done, _batch_transform(dims))
 
 
-## Sends any request [param method] with wire [param params] (flow fields use it): queued like a
-## path request while the sidecar starts; [param on_done] gets, deferred to the frame's deferred
-## calls, [code]transform.call(response)[/code] ([param transform] runs on the connection's
-## thread with io_thread: a static function's lambda, no [code]self[/code]).
-func send_call(method: String, params: Dictionary, on_done: Callable, transform: Callable) -> void:
+## Sends any request [param method] with wire [param params] (flow fields and graph edits use
+## it): queued like a path request while the sidecar starts, and sent in the order of the
+## frame's other requests; [param on_done] gets [code]transform.call(response)[/code] (the
+## transform runs on the connection's thread with io_thread: a static function's lambda, no
+## [code]self[/code]), deferred to the frame's deferred calls, or with [param at_arrival] at once
+## when the answer is dispatched on the main thread (even inside a synchronous call, so the
+## caller sees answers in the order the sidecar gave them; failures known now come at once).
+## [param timeout_ms]: 0 for [code]request_timeout_ms[/code].
+func send_call(
+	method: String,
+	params: Dictionary,
+	on_done: Callable,
+	transform: Callable,
+	timeout_ms: int = 0,
+	at_arrival: bool = false
+) -> void:
 	var started: int = Time.get_ticks_usec()
-	var deferred: Callable = func(outcome: Variant) -> void: on_done.call_deferred(outcome)
+	var deferred: Callable = on_done
+	if not at_arrival:
+		deferred = func(outcome: Variant) -> void: on_done.call_deferred(outcome)
+	var timeout: int = timeout_ms if timeout_ms > 0 else _config.request_timeout_ms
 	var phase: SidecarLink.Phase = _link.phase
 	if phase == SidecarLink.Phase.IDLE and _config.autostart:
 		_link.start()
 		phase = _link.phase
 	var room: bool = _link.rpc.get_pending_count() < _config.max_in_flight
 	if _link.is_ready() and _queued.is_empty() and room:
-		_link.rpc.request(method, params, deferred, _config.request_timeout_ms, true, transform)
+		_link.rpc.request(method, params, deferred, timeout, true, transform)
 		_schedule_flush()
 	elif phase == SidecarLink.Phase.IDLE or phase == SidecarLink.Phase.FAILED:
 		var why: String = "the sidecar is not running: %s" % _link.last_error
 		deferred.call(transform.call(RpcClient.error_response("not_connected", why)))
 	else:
-		_queued.append([method, params, deferred, Time.get_ticks_msec(), transform])
+		_queued.append([method, [params], deferred, Time.get_ticks_msec(), transform, timeout])
 	main_thread_usec += Time.get_ticks_usec() - started
 
 
@@ -286,11 +300,12 @@ func _flush_queue(now: bool = false) -> void:
 		return
 	var sending: Array[Array] = _queued.slice(0, count)
 	_queued = _queued.slice(count)
-	var timeout: int = _config.request_timeout_ms
+	var default_timeout: int = _config.request_timeout_ms
 	for item: Array in sending:
 		var method: String = item[0]
 		var args: Array = item[1]
 		var transform: Callable = item[4]
+		var timeout: int = item[5] if item.size() > 5 else default_timeout
 		if method == PATH_FIND:
 			var request: PathRequest = item[2]
 			var parts: Array = args[0]
