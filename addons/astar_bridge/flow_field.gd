@@ -187,12 +187,10 @@ func byte_at(cell: Vector2i) -> int:
 ## [param world_position]; [constant Vector2.ZERO] on a goal, a wall, an unreachable cell,
 ## outside the grid, or in a tile not fetched yet (which asks for it: it arrives in a frame or two).
 func direction_at(world_position: Vector2) -> Vector2:
-	var rel: Vector2 = (world_position - _origin) / _cell_size + Vector2(0.5, 0.5)
-	var x: int = floori(rel.x)
-	var y: int = floori(rel.y)
-	var code: int = _code(x, y)
+	var cell: Vector2i = _cell_near(world_position)
+	var code: int = _code(cell.x, cell.y)
 	if code < 0:
-		_want(x, y)
+		_want(cell.x, cell.y)
 		return Vector2.ZERO
 	return _units[code] if code < GOAL_BYTE else Vector2.ZERO
 
@@ -248,8 +246,7 @@ func cover(points: Array) -> void:
 ## [param world_position] itself where there is no way on (a wall, unreachable, a tile not
 ## fetched yet, outside the grid).
 func next_waypoint(world_position: Vector2, max_cells: int = 32) -> Vector2:
-	var rel: Vector2 = (world_position - _origin) / _cell_size + Vector2(0.5, 0.5)
-	var start := Vector2i(floori(rel.x), floori(rel.y))
+	var start: Vector2i = _cell_near(world_position)
 	var code: int = _code(start.x, start.y)
 	if code < 0:
 		_want(start.x, start.y)
@@ -286,6 +283,31 @@ func world_to_cell(world_position: Vector2) -> Vector2i:
 
 
 # --- sampling --------------------------------------------------------------------------------
+
+
+# The grid cell a unit at [param world_position] samples: the nearest cell, or, when that is a
+# wall, the nearest open cell of the four around the position. A unit cutting a corner (the
+# diagonal modes "always" and "at least one", AStarGrid2D's default) passes closer to a wall
+# cell's point than to any open one, and would read "no way on" there.
+func _cell_near(world_position: Vector2) -> Vector2i:
+	var rel: Vector2 = (world_position - _origin) / _cell_size
+	var nearest := Vector2i(roundi(rel.x), roundi(rel.y))
+	if _code(nearest.x, nearest.y) != WALL_BYTE:
+		return nearest
+	var best: Vector2i = nearest
+	var best_distance: float = INF
+	for cell: Vector2i in [
+		Vector2i(floori(rel.x), floori(rel.y)),
+		Vector2i(ceili(rel.x), floori(rel.y)),
+		Vector2i(floori(rel.x), ceili(rel.y)),
+		Vector2i(ceili(rel.x), ceili(rel.y)),
+	]:
+		var code: int = _code(cell.x, cell.y)
+		var distance: float = rel.distance_squared_to(Vector2(cell))
+		if code >= 0 and code <= GOAL_BYTE and distance < best_distance:
+			best = cell
+			best_distance = distance
+	return best
 
 
 # The direction byte of grid cell (x, y), or -1 outside the grid or in a tile not held.

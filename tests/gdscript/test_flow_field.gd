@@ -255,6 +255,31 @@ func test_a_reloaded_grid_and_a_forgotten_field_are_asked_again() -> void:
 	assert_almost(await _follow(field, from), _length(_grid.get_point_path(from, goal)), 1e-2)
 
 
+func test_a_unit_cutting_a_corner_past_a_wall_point_keeps_its_way() -> void:
+	# AStarGrid2D's default diagonal mode cuts corners: the field leads (7, 13) -> (8, 14) past
+	# the wall cell (8, 13), and a unit half-way is nearest that wall's point. It must read the
+	# open cell beside it, not "no way on" (the README crowd snippet stalled there).
+	var level := AStarGrid2D.new()
+	level.region = Rect2i(0, 0, 16, 16)
+	level.cell_size = Vector2(32, 32)
+	level.update()
+	for y: int in range(0, 14):
+		level.set_point_solid(Vector2i(8, y))
+	assert_true(_bridge.load_astar_grid_2d("corner", level).is_ok())
+	var field: FlowField = _bridge.request_flow_field("corner", [Vector2i(14, 1)])
+	assert_true(await _ready(field))
+	field.cover([Vector2i(7, 13), Vector2i(8, 14), Vector2i(8, 13)])
+	for _i: int in 600:
+		if field.state_at(Vector2i(8, 13)) != FlowField.State.UNKNOWN:
+			break
+		await _tree().process_frame
+	assert_eq(field.state_at(Vector2i(8, 13)), FlowField.State.WALL, "(8, 13) is the wall")
+	var halfway := Vector2(241.0, 430.0)  # between (7, 13) and (8, 14), nearest (8, 13)
+	assert_eq(field.world_to_cell(halfway), Vector2i(8, 13))
+	assert_true(field.direction_at(halfway) != Vector2.ZERO, "a way on from beside the wall")
+	assert_true(field.next_waypoint(halfway) != halfway, "a waypoint ahead")
+
+
 func _ready(field: FlowField) -> bool:
 	assert_true(field != null, "a field was made")
 	if field == null:
