@@ -1,9 +1,10 @@
-"""The README's quick start, as written, in a brand-new Godot project.
+"""The README's GDScript examples, as written, in a brand-new Godot project.
 
-The GDScript block after the README's ``<!-- quick-start -->`` marker becomes the main scene's
-script of a project that has nothing but the addon copied in, the autoload line and the Python
-setting the README asks for. After the import step the README names, a headless run must find
-the paths the block prints, with no script error or warning.
+The GDScript block after a README marker (``<!-- quick-start -->``, ``<!-- crowd-start -->``)
+becomes the main scene's script of a project that has nothing but the addon copied in, the
+autoload line and the Python setting the README asks for. After the import step the README names,
+a headless run must do what the block prints, with no script error or warning: the quick start
+finds its paths; the crowd's 20 units walk down a flow field to the goal.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from tests.godot_env import REPO, engine_errors, import_project, run_godot
 pytestmark = [pytest.mark.godot]
 
 MARKER = "<!-- quick-start -->"
+CROWD_MARKER = "<!-- crowd-start -->"
 
 PROJECT = """config_version=5
 
@@ -38,28 +40,33 @@ SCENE = """[gd_scene load_steps=2 format=3]
 
 [ext_resource type="Script" path="res://quick_start.gd" id="1"]
 
-[node name="Main" type="Node"]
+[node name="Main" type="{root}"]
 script = ExtResource("1")
 """
 
 
-def readme_quick_start() -> str:
-    """The GDScript block that follows the marker in README.md."""
+def readme_block(marker: str = MARKER) -> str:
+    """The GDScript block that follows ``marker`` in README.md."""
     text = (REPO / "README.md").read_text()
-    assert MARKER in text, "the README lost its quick-start marker"
-    block = re.search(r"```gdscript\n(.*?)```", text[text.index(MARKER) :], re.S)
-    assert block is not None, "no GDScript block after the quick-start marker"
+    assert marker in text, f"the README lost its {marker} marker"
+    block = re.search(r"```gdscript\n(.*?)```", text[text.index(marker) :], re.S)
+    assert block is not None, f"no GDScript block after {marker}"
     return block.group(1)
+
+
+def _project(root: Path, script: str) -> Path:
+    project = root / "game"
+    shutil.copytree(REPO / "addons" / "astar_bridge", project / "addons" / "astar_bridge")
+    (project / "project.godot").write_text(PROJECT.format(python=sys.executable))
+    node = re.search(r"^extends (\w+)", script, re.M)
+    (project / "main.tscn").write_text(SCENE.format(root=node.group(1) if node else "Node"))
+    (project / "quick_start.gd").write_text(script)
+    return project
 
 
 @pytest.fixture
 def new_project(tmp_path: Path) -> Path:
-    project = tmp_path / "game"
-    shutil.copytree(REPO / "addons" / "astar_bridge", project / "addons" / "astar_bridge")
-    (project / "project.godot").write_text(PROJECT.format(python=sys.executable))
-    (project / "main.tscn").write_text(SCENE)
-    (project / "quick_start.gd").write_text(readme_quick_start())
-    return project
+    return _project(tmp_path, readme_block())
 
 
 def test_readme_quick_start_finds_paths(godot: str, new_project: Path) -> None:
@@ -73,3 +80,16 @@ def test_readme_quick_start_finds_paths(godot: str, new_project: Path) -> None:
     assert int(path.group(1)) > 2, output
     assert "quick start: door closed, status FOUND" in output, output
     assert "quick start: 20 of 20 NPCs have a path" in output, output
+
+
+def test_readme_crowd_walks_every_unit_down_the_field(godot: str, tmp_path: Path) -> None:
+    """The crowd example in a new project: all 20 units reach the goal cell. With Godot's
+    default diagonal mode the field cuts corners past the wall, where a unit is nearest a wall
+    cell's point; before the flow field sampled the open cell beside it, none arrived."""
+    project = _project(tmp_path, readme_block(CROWD_MARKER))
+    import_project(godot, project)
+    result = run_godot(godot, project, ["--fixed-fps", "60", "--quit-after", "1800"], timeout=180)
+    output = result.stdout
+    assert result.returncode == 0, output
+    assert not engine_errors(output), output
+    assert "crowd: 20 of 20 units at the goal" in output, output
