@@ -4,27 +4,13 @@ failure, and the graph loaded before keeps answering."""
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.godot_env import REPO, import_project, run_godot
+from tests.addon.new_projects import assert_said, run_probe
 
 pytestmark = [pytest.mark.godot]
-
-PROJECT = """config_version=5
-
-[application]
-config/name="errors"
-
-[astar_bridge]
-sidecar/python_executable="{python}"
-
-[autoload]
-AStarBridge="*res://addons/astar_bridge/astar_bridge.gd"
-"""
 
 # Each bad call prints "probe: <name> <ok or the error code>"; then the path still found.
 PROBE = """extends SceneTree
@@ -90,19 +76,8 @@ EXPECTED = {
 
 
 def test_bad_calls_say_why_and_keep_the_loaded_graph(godot: str, tmp_path: Path) -> None:
-    project = tmp_path / "game"
-    shutil.copytree(REPO / "addons" / "astar_bridge", project / "addons" / "astar_bridge")
-    (project / "project.godot").write_text(PROJECT.format(python=sys.executable))
-    (project / "probe.gd").write_text(PROBE)
-    import_project(godot, project)
-    result = run_godot(godot, project, ["--script", "res://probe.gd"], timeout=120)
-    output = result.stdout
-    assert result.returncode == 0, output
-    errors = [line for line in output.splitlines() if line.startswith("ERROR:")]
-    for line, error in EXPECTED.items():
-        assert line in output, output
-        if error is not None:
-            assert any(error in message for message in errors), f"no push_error saying {error!r}:\n{output}"
+    output, errors = run_probe(godot, tmp_path, "errors", PROBE)
+    assert_said(output, errors, EXPECTED)
     assert len(errors) == sum(error is not None for error in EXPECTED.values()), output
 
 
@@ -158,17 +133,6 @@ ASYNC_EXPECTED = {
 
 
 def test_bad_edits_without_waiting_fail_their_request_and_keep_the_graph(godot: str, tmp_path: Path) -> None:
-    project = tmp_path / "game"
-    shutil.copytree(REPO / "addons" / "astar_bridge", project / "addons" / "astar_bridge")
-    (project / "project.godot").write_text(PROJECT.format(python=sys.executable))
-    (project / "probe.gd").write_text(ASYNC_PROBE)
-    import_project(godot, project)
-    result = run_godot(godot, project, ["--script", "res://probe.gd"], timeout=120)
-    output = result.stdout
-    assert result.returncode == 0, output
-    errors = [line for line in output.splitlines() if line.startswith("ERROR:")]
-    for line, error in ASYNC_EXPECTED.items():
-        assert line in output, output
-        if error is not None:
-            assert any(error in message for message in errors), f"no push_error saying {error!r}:\n{output}"
+    output, errors = run_probe(godot, tmp_path, "errors", ASYNC_PROBE)
+    assert_said(output, errors, ASYNC_EXPECTED)
     assert len(errors) == 3, output

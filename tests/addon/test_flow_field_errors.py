@@ -4,27 +4,13 @@ itself), and a good field of the same grid is still made and answers afterwards.
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.godot_env import REPO, import_project, run_godot
+from tests.addon.new_projects import assert_said, run_probe
 
 pytestmark = [pytest.mark.godot]
-
-PROJECT = """config_version=5
-
-[application]
-config/name="field errors"
-
-[astar_bridge]
-sidecar/python_executable="{python}"
-
-[autoload]
-AStarBridge="*res://addons/astar_bridge/astar_bridge.gd"
-"""
 
 # Each bad call prints "probe: <name> <null or made>"; then a good field answers.
 PROBE = """extends SceneTree
@@ -102,17 +88,6 @@ EXPECTED = {
 
 
 def test_bad_field_calls_say_why_and_a_good_field_still_answers(godot: str, tmp_path: Path) -> None:
-    project = tmp_path / "game"
-    shutil.copytree(REPO / "addons" / "astar_bridge", project / "addons" / "astar_bridge")
-    (project / "project.godot").write_text(PROJECT.format(python=sys.executable))
-    (project / "probe.gd").write_text(PROBE)
-    import_project(godot, project)
-    result = run_godot(godot, project, ["--script", "res://probe.gd"], timeout=120)
-    output = result.stdout
-    assert result.returncode == 0, output
-    errors = [line for line in output.splitlines() if line.startswith("ERROR:")]
-    for line, error in EXPECTED.items():
-        assert line in output, output
-        if error is not None:
-            assert any(error in message for message in errors), f"no push_error saying {error!r}:\n{output}"
+    output, errors = run_probe(godot, tmp_path, "field errors", PROBE)
+    assert_said(output, errors, EXPECTED)
     assert len(errors) == sum(error is not None for error in EXPECTED.values()), output

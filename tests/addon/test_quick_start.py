@@ -10,31 +10,17 @@ finds its paths; the crowd's 20 units walk down a flow field to the goal.
 from __future__ import annotations
 
 import re
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.addon.new_projects import new_project as addon_project
 from tests.godot_env import REPO, engine_errors, import_project, run_godot
 
 pytestmark = [pytest.mark.godot]
 
 MARKER = "<!-- quick-start -->"
 CROWD_MARKER = "<!-- crowd-start -->"
-
-PROJECT = """config_version=5
-
-[application]
-config/name="quick start"
-run/main_scene="res://main.tscn"
-
-[astar_bridge]
-sidecar/python_executable="{python}"
-
-[autoload]
-AStarBridge="*res://addons/astar_bridge/astar_bridge.gd"
-"""
 
 SCENE = """[gd_scene load_steps=2 format=3]
 
@@ -55,13 +41,11 @@ def readme_block(marker: str = MARKER) -> str:
 
 
 def _project(root: Path, script: str) -> Path:
-    project = root / "game"
-    shutil.copytree(REPO / "addons" / "astar_bridge", project / "addons" / "astar_bridge")
-    (project / "project.godot").write_text(PROJECT.format(python=sys.executable))
     node = re.search(r"^extends (\w+)", script, re.M)
-    (project / "main.tscn").write_text(SCENE.format(root=node.group(1) if node else "Node"))
-    (project / "quick_start.gd").write_text(script)
-    return project
+    scene = SCENE.format(root=node.group(1) if node else "Node")
+    return addon_project(
+        root, "quick start", {"main.tscn": scene, "quick_start.gd": script}, main_scene="res://main.tscn"
+    )
 
 
 @pytest.fixture
