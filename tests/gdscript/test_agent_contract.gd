@@ -7,6 +7,7 @@ const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
 const GraphUpdates = preload("res://addons/astar_bridge/serializers/graph_updates.gd")
 const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
+const TestBridge = preload("res://tests/support/test_bridge.gd")
 const CELL := 16.0
 ## "#" wall, "." floor: two rooms joined by doors at (8, 3) and (8, 7); a sealed closet at
 ## (15, 1) ("x" marks its wall, opened by a test).
@@ -33,15 +34,7 @@ var _params: Dictionary = {}
 
 
 func before_each() -> void:
-	_bridge = Bridge.new()
-	if OS.get_environment("ASTAR_BRIDGE_PYTHON").is_empty():
-		var venv: String = ProjectSettings.globalize_path("res://").path_join(
-			"../../.venv/bin/python"
-		)
-		_bridge.config.python_executable = venv.simplify_path()
-	_bridge.config.extra_arguments = PackedStringArray(["--log-level", "ERROR"])
-	_bridge.config.connect_timeout_ms = 20000
-	_bridge.config.request_timeout_ms = 10000
+	_bridge = TestBridge.made(PackedStringArray(["--log-level", "ERROR"]))
 	_tree.root.add_child(_bridge)
 	_root = Node2D.new()
 	_tree.root.add_child(_root)

@@ -7,6 +7,7 @@ extends "res://runner/gd_test.gd"
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
 const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
+const TestBridge = preload("res://tests/support/test_bridge.gd")
 const SPEED := 480.0
 ## "#" wall, "." floor: two rooms joined by a one-cell doorway at (5, 4).
 const LEVEL: PackedStringArray = [
@@ -26,15 +27,7 @@ var _params: Dictionary = {}
 
 
 func before_each() -> void:
-	_bridge = Bridge.new()
-	if OS.get_environment("ASTAR_BRIDGE_PYTHON").is_empty():
-		var venv: String = ProjectSettings.globalize_path("res://").path_join(
-			"../../.venv/bin/python"
-		)
-		_bridge.config.python_executable = venv.simplify_path()
-	_bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
-	_bridge.config.connect_timeout_ms = 20000
-	_bridge.config.request_timeout_ms = 10000
+	_bridge = TestBridge.made(PackedStringArray(["--workers", "1", "--log-level", "ERROR"]))
 	_tree.root.add_child(_bridge)
 	_root = Node2D.new()
 	_tree.root.add_child(_root)

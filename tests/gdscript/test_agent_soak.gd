@@ -7,6 +7,7 @@ extends "res://runner/gd_test.gd"
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const AgentCrowd = preload("res://tests/support/agent_crowd.gd")
 const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
+const TestBridge = preload("res://tests/support/test_bridge.gd")
 const AGENTS := 50
 ## Game time of the soak, and when the first measure is taken (every agent has moved by then).
 const SOAK_S := 20.0
@@ -22,15 +23,7 @@ var _time_scale: float = 1.0
 
 func before_each() -> void:
 	_time_scale = Engine.time_scale
-	_bridge = Bridge.new()
-	if OS.get_environment("ASTAR_BRIDGE_PYTHON").is_empty():
-		var venv: String = ProjectSettings.globalize_path("res://").path_join(
-			"../../.venv/bin/python"
-		)
-		_bridge.config.python_executable = venv.simplify_path()
-	_bridge.config.extra_arguments = PackedStringArray(["--log-level", "ERROR"])
-	_bridge.config.connect_timeout_ms = 20000
-	_bridge.config.request_timeout_ms = 10000
+	_bridge = TestBridge.made(PackedStringArray(["--log-level", "ERROR"]))
 	_tree.root.add_child(_bridge)
 
 

@@ -4,6 +4,7 @@
 extends "res://runner/gd_test.gd"
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
+const TestBridge = preload("res://tests/support/test_bridge.gd")
 const SIZE := 40
 
 var _bridge: AStarBridgeNode = null
@@ -11,15 +12,7 @@ var _reports: Array[Vector3i] = []
 
 
 func before_each() -> void:
-	_bridge = AStarBridgeNode.new()
-	if OS.get_environment("ASTAR_BRIDGE_PYTHON").is_empty():
-		var venv: String = ProjectSettings.globalize_path("res://").path_join(
-			"../../.venv/bin/python"
-		)
-		_bridge.config.python_executable = venv.simplify_path()
-	_bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
-	_bridge.config.connect_timeout_ms = 20000
-	_bridge.config.request_timeout_ms = 10000
+	_bridge = TestBridge.made(PackedStringArray(["--workers", "1", "--log-level", "ERROR"]))
 	_bridge.config.load_timeout_ms = 60000
 	_reports = []
 	_bridge.graph_progress.connect(_on_progress)

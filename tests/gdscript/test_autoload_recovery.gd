@@ -6,6 +6,7 @@
 extends "res://runner/gd_test.gd"
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
+const TestBridge = preload("res://tests/support/test_bridge.gd")
 const WIDTH := 32
 const HEIGHT := 32
 const UPDATES := 3000
@@ -130,15 +131,9 @@ func _probe(walls: Dictionary) -> Array:
 
 
 func _make_bridge() -> AStarBridgeNode:
-	var bridge: AStarBridgeNode = AStarBridgeNode.new()
-	if OS.get_environment("ASTAR_BRIDGE_PYTHON").is_empty():
-		var venv: String = ProjectSettings.globalize_path("res://").path_join(
-			"../../.venv/bin/python"
-		)
-		bridge.config.python_executable = venv.simplify_path()
-	bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
-	bridge.config.connect_timeout_ms = 20000
-	bridge.config.request_timeout_ms = 10000
+	var bridge: AStarBridgeNode = TestBridge.made(
+		PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
+	)
 	bridge.config.report_failures = false
 	_tree().root.add_child(bridge)
 	return bridge

@@ -6,6 +6,7 @@ extends "res://runner/gd_test.gd"
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
 const MsgpackDecoder = preload("res://addons/astar_bridge/msgpack/msgpack_decoder.gd")
+const TestBridge = preload("res://tests/support/test_bridge.gd")
 const WIDTH := 12
 const HEIGHT := 9
 # Connect/close cycles whose INFO log lines (about 140 bytes each) overfill a 64 KiB pipe.
@@ -15,15 +16,7 @@ var _bridge: AStarBridgeNode = null
 
 
 func before_each() -> void:
-	_bridge = AStarBridgeNode.new()
-	if OS.get_environment("ASTAR_BRIDGE_PYTHON").is_empty():
-		var venv: String = ProjectSettings.globalize_path("res://").path_join(
-			"../../.venv/bin/python"
-		)
-		_bridge.config.python_executable = venv.simplify_path()
-	_bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
-	_bridge.config.connect_timeout_ms = 20000
-	_bridge.config.request_timeout_ms = 10000
+	_bridge = TestBridge.made(PackedStringArray(["--workers", "1", "--log-level", "ERROR"]))
 	_tree().root.add_child(_bridge)
 
 

@@ -8,6 +8,7 @@ const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
 const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encoder.gd")
 const MsgpackDecoder = preload("res://addons/astar_bridge/msgpack/msgpack_decoder.gd")
 const PathResults = preload("res://addons/astar_bridge/path_results.gd")
+const TestBridge = preload("res://tests/support/test_bridge.gd")
 const SIZE := 64
 const ROOM := 16
 const SYNC_CALLS := 400
@@ -21,15 +22,7 @@ var _fps_before: int = 0
 
 
 func before_each() -> void:
-	_bridge = AStarBridgeNode.new()
-	if OS.get_environment("ASTAR_BRIDGE_PYTHON").is_empty():
-		var venv: String = ProjectSettings.globalize_path("res://").path_join(
-			"../../.venv/bin/python"
-		)
-		_bridge.config.python_executable = venv.simplify_path()
-	_bridge.config.extra_arguments = PackedStringArray(["--log-level", "ERROR"])
-	_bridge.config.connect_timeout_ms = 20000
-	_bridge.config.request_timeout_ms = 10000
+	_bridge = TestBridge.made(PackedStringArray(["--log-level", "ERROR"]))
 	_tree().root.add_child(_bridge)
 	_fps_before = Engine.max_fps
 

@@ -10,6 +10,7 @@ const DebuggerReporter = preload("res://addons/astar_bridge/debug/debugger_repor
 const WaypointSerializer = preload("res://addons/astar_bridge/serializers/waypoint_serializer.gd")
 const NavmeshSerializer = preload("res://addons/astar_bridge/serializers/navmesh_serializer.gd")
 const GraphUpdates = preload("res://addons/astar_bridge/serializers/graph_updates.gd")
+const TestBridge = preload("res://tests/support/test_bridge.gd")
 const ENABLED := "astar_bridge/debug/enabled"
 const WIDTH := 12
 const HEIGHT := 9
@@ -18,15 +19,7 @@ var _bridge: AStarBridgeNode = null
 
 
 func before_each() -> void:
-	_bridge = AStarBridgeNode.new()
-	if OS.get_environment("ASTAR_BRIDGE_PYTHON").is_empty():
-		var venv: String = ProjectSettings.globalize_path("res://").path_join(
-			"../../.venv/bin/python"
-		)
-		_bridge.config.python_executable = venv.simplify_path()
-	_bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
-	_bridge.config.connect_timeout_ms = 20000
-	_bridge.config.request_timeout_ms = 10000
+	_bridge = TestBridge.made(PackedStringArray(["--workers", "1", "--log-level", "ERROR"]))
 
 
 func after_each() -> void:

@@ -8,20 +8,13 @@ const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
 const PathQuery = preload("res://addons/astar_bridge/path_query.gd")
 const PathResult = preload("res://addons/astar_bridge/path_result.gd")
 const PathRequest = preload("res://addons/astar_bridge/path_request.gd")
+const TestBridge = preload("res://tests/support/test_bridge.gd")
 
 var _bridge: AStarBridgeNode = null
 
 
 func before_each() -> void:
-	_bridge = AStarBridgeNode.new()
-	if OS.get_environment("ASTAR_BRIDGE_PYTHON").is_empty():
-		var venv: String = ProjectSettings.globalize_path("res://").path_join(
-			"../../.venv/bin/python"
-		)
-		_bridge.config.python_executable = venv.simplify_path()
-	_bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
-	_bridge.config.connect_timeout_ms = 20000
-	_bridge.config.request_timeout_ms = 10000
+	_bridge = TestBridge.made(PackedStringArray(["--workers", "1", "--log-level", "ERROR"]))
 	_tree().root.add_child(_bridge)
 
 
