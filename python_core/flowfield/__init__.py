@@ -9,7 +9,8 @@ Quick start::
 
 Modules: :mod:`.kernels` (compiled: the tile-bounded Dijkstra and its exactness check, the repair
 taint, line of sight), :mod:`.field` (one field: tiles, extension, repair),
-:mod:`.landmarks` (landmark lower bounds for the check), :mod:`.cache` (fields shared by key
+:mod:`.landmarks` (landmark lower bounds for the check), :mod:`.near_goal` (starts near the
+goals: a Dijkstra kept to a window, no check), :mod:`.cache` (fields shared by key
 within a memory budget) and :mod:`.sight` (line-of-sight
 smoothing down a field). docs/flowfield.md states the exactness invariant and why it holds.
 """
@@ -40,7 +41,8 @@ __all__ = [
 
 
 def _warm_up() -> None:
-    """Compile every flow-field kernel on a tiny grid (extend, the check's expansion, repair, sight)."""
+    """Compile every flow-field kernel on tiny grids (extend, the check's expansion, repair, sight,
+    the near-goal Dijkstra)."""
     grid = GridGraph.from_strings(["......", ".@@@..", "......", "......"], diagonal="only_if_no_obstacles")
     field = FlowField(grid, [(0, 0)], tile_size=2)
     field.extend([(5, 3)])
@@ -52,6 +54,8 @@ def _warm_up() -> None:
     weighted = GridGraph(np.ones((4, 6), dtype=bool), weights=np.arange(24.0).reshape(4, 6) + 1.0)
     marks = Landmarks.build(weighted, tile_size=2, count=1)  # non-uniform: both ways
     FlowField(weighted, [(0, 0)], tile_size=2, landmarks=marks).extend([(5, 3)])
+    # starts near the goals (a window of the map small enough for near_goal's Dijkstra)
+    FlowField(GridGraph(np.ones((40, 40), dtype=bool)), [(20, 20)], tile_size=2).extend([(22, 22)])
 
 
 register_warm_up(_warm_up)

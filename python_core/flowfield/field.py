@@ -28,6 +28,7 @@ from python_core._types import DIAG_CODES, F64, I64, U8
 from python_core.errors import AStarError, InvalidQueryError, OutOfBoundsError
 from python_core.flowfield import kernels
 from python_core.flowfield.landmarks import Landmarks, no_landmarks
+from python_core.flowfield.near_goal import solve_near_goals
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cell, as_cells
 from python_core.hpa import HierarchicalGrid
@@ -201,7 +202,10 @@ class FlowField:
     def extend(self, starts: npt.ArrayLike) -> list[int]:
         """Compute the tiles needed to lead every start to a goal: for each start in a tile not
         yet computed, its corridor (the tiles an HPA* path to one of the nearest goals crosses),
-        plus the tiles the exactness check adds. Starts already covered cost nothing.
+        plus the tiles the exactness check adds. Starts already covered cost nothing. Starts near
+        the goals are solved first without corridors or the check (:mod:`.near_goal`): the tiles
+        asked for and those their chains run through, when a small window around the goals holds
+        their Dijkstra.
 
         Returns:
             The tile ids computed by this call, ascending.
@@ -211,6 +215,11 @@ class FlowField:
         """
         nodes = as_cells(starts, self.grid.width, self.grid.height)
         self._check_version()
+        asked = np.unique(self._tiles_of_nodes(nodes))
+        near = solve_near_goals(self, asked[self.known_slot[asked] < 0])
+        if near is not None:  # the starts are near the goals: no corridors, no check
+            self._store(*near)
+            return [int(t) for t in near[0]]
         pending: set[int] = set()
         seen: set[int] = set()
         known = int((self.known_slot >= 0).sum())
@@ -241,6 +250,10 @@ class FlowField:
         for gx, gy in zip(self._gx.tolist(), self._gy.tolist(), strict=True):
             reach = np.minimum(reach, np.maximum(np.abs(xs - gx), np.abs(ys - gy)))
         return reach
+
+    def _tiles_of_nodes(self, nodes: I64) -> I64:
+        w = self.grid.width
+        return ((nodes // w) // self.cs) * self.tiles_x + (nodes % w) // self.cs
 
     def _tile_of_node(self, node: int) -> int:
         w = self.grid.width
