@@ -331,17 +331,27 @@ class Client:
         return list(self.call("path.find_many", {"queries": queries})["results"])
 
     def request_field(
-        self, graph_id: str, goals: npt.ArrayLike, starts: npt.ArrayLike, *, agents_block: bool = False
+        self,
+        graph_id: str,
+        goals: npt.ArrayLike,
+        starts: npt.ArrayLike,
+        *,
+        agents_block: bool = False,
+        fetch: bool = False,
+        costs: bool = False,
     ) -> dict[str, Any]:
         """Make or extend the flow field toward ``goals`` so it covers ``starts`` (cells ``(x, y)``);
-        ``{"field", "tiles" (computed now), "tile_size", "tiles_x", "tiles_y", "computed"}``."""
+        ``{"field", "tiles" (computed now), "tile_size", "tiles_x", "tiles_y", "computed"}``, and
+        with ``fetch`` the starts' tiles as ``field.tiles`` sends them (``"fetched"``,
+        ``"directions"``, with ``costs`` ``"costs"``)."""
         params: dict[str, Any] = {
             "graph": graph_id,
             "goals": _bin(np.asarray(goals).reshape(-1, 2), "<i4"),
             "starts": _bin(np.asarray(starts).reshape(-1, 2), "<i4"),
         }
-        if agents_block:
-            params["agents_block"] = True
+        for key, on in (("agents_block", agents_block), ("fetch", fetch), ("costs", costs)):
+            if on:
+                params[key] = True
         return dict(self.call("field.request", params))
 
     def field_tiles(

@@ -31,7 +31,7 @@ from bridge.params import Params, params_of
 from bridge.registry import GraphEntry
 from bridge.serving import Outcome, Serving
 from bridge.updates import grid_updates
-from python_core.flowfield import FieldCache
+from python_core.flowfield import FieldCache, FlowField
 from python_core.navigation.grid import GridNavigator
 from python_core.navigation.updates import SetWalkable, SetWeights, Update
 
@@ -73,12 +73,14 @@ class FieldMethods:
         self.table = {"field.request": self.request, "field.tiles": self.tiles}
 
     def request(self, conn: Any, raw: Any) -> Outcome:
-        """Make or extend the field of a goal set so it covers the start cells."""
+        """Make or extend the field of a goal set so it covers the start cells (with ``fetch``, the
+        answer carries the starts' tiles too)."""
         params = params_of("field.request", raw)
-        params.only("graph", "goals", "starts", "agents_block")
+        params.only("graph", "goals", "starts", "agents_block", "fetch", "costs")
         graph_id = params.text("graph")
         goals, starts = _cells(params, "goals"), _cells(params, "starts")
         agents_block = params.flag("agents_block")
+        fetch, with_costs = params.flag("fetch"), params.flag("costs")
 
         def work(entry: GraphEntry) -> dict[str, Any]:
             nav = _grid_navigator(entry, "field.request")
@@ -86,10 +88,15 @@ class FieldMethods:
                 field_id, field, tiles = self.cache.request(
                     graph_id, nav.grid, goals, starts, hierarchy=nav.hierarchy, agents_block=agents_block
                 )
-            return {
-                "field": field_id, "graph": graph_id, "tiles": tiles, "tile_size": field.cs,
-                "tiles_x": field.tiles_x, "tiles_y": field.tiles_y, "computed": len(field.tiles),
-            }  # fmt: skip
+                answer = {
+                    "field": field_id, "graph": graph_id, "tiles": tiles, "tile_size": field.cs,
+                    "tiles_x": field.tiles_x, "tiles_y": field.tiles_y, "computed": len(field.tiles),
+                }  # fmt: skip
+                if fetch:  # the starts' tiles in this answer: no field.tiles round trip
+                    held = list(dict.fromkeys(field.tile_of(cell) for cell in starts.tolist()))
+                    answer["fetched"] = held
+                    answer.update(_tile_bytes(field, held, with_costs))
+            return answer
 
         return self._listened(conn, graph_id, self.serving.exclusive(graph_id, work, executor=self._thread))
 
@@ -115,23 +122,10 @@ class FieldMethods:
             graph_id = self.cache.grid_key_of(field_id)
 
         def work(entry: GraphEntry) -> dict[str, Any]:
-            dirs, costs = [], []
             with self._cache_lock:
                 field = self.cache.get(field_id)
-                for tile in wanted:
-                    d, c = field.tile_arrays(tile)
-                    dirs.append(d.tobytes())
-                    if with_costs:
-                        costs.append(c.astype("<f4").tobytes())
-            out: dict[str, Any] = {
-                "field": field_id,
-                "tile_size": field.cs,
-                "tiles": wanted,
-                "directions": b"".join(dirs),
-            }
-            if with_costs:
-                out["costs"] = b"".join(costs)
-            return out
+                tiles = _tile_bytes(field, wanted, with_costs)
+            return {"field": field_id, "tile_size": field.cs, "tiles": wanted, **tiles}
 
         if self._cache_lock.locked():  # the field thread is building: wait there, not on the loop
             return self.serving.exclusive(graph_id, work, executor=self._thread)
@@ -203,6 +197,20 @@ class FieldMethods:
     def close(self) -> None:
         """Stop the field thread (after the work it has)."""
         self._thread.shutdown(wait=True)
+
+
+def _tile_bytes(field: FlowField, tiles: list[int], with_costs: bool) -> dict[str, bytes]:
+    """``directions`` (and float32 ``costs``) of computed tiles, in order, as the wire sends them."""
+    dirs, costs = [], []
+    for tile in tiles:
+        d, c = field.tile_arrays(tile)
+        dirs.append(d.tobytes())
+        if with_costs:
+            costs.append(c.astype("<f4").tobytes())
+    out = {"directions": b"".join(dirs)}
+    if with_costs:
+        out["costs"] = b"".join(costs)
+    return out
 
 
 def _joined(parts: list[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:

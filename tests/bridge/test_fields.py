@@ -45,6 +45,24 @@ def test_a_field_round_trip_matches_the_exact_costs(client: Client) -> None:
     assert again["tiles"] == []
 
 
+def test_a_first_request_can_carry_its_starts_tiles(client: Client) -> None:
+    """``fetch``: the starts' tiles come in the request's answer, the bytes ``field.tiles`` sends."""
+    _load(client, "ff_fetch")
+    goals, starts = [(2, 2)], [(10, 60), (11, 61), (50, 50)]  # two starts share a tile
+    answer = client.request_field("ff_fetch", goals, starts, fetch=True, costs=True)
+    assert answer["fetched"] == [7 * 8 + 1, 6 * 8 + 6]
+    cs = answer["tile_size"]
+    dirs = np.frombuffer(answer["directions"], dtype=np.uint8).reshape(-1, cs, cs)
+    costs = np.frombuffer(answer["costs"], dtype="<f4").reshape(-1, cs, cs)
+    fetched = client.field_tiles(answer["field"], answer["fetched"], costs=True)
+    for i, tile in enumerate(answer["fetched"]):
+        np.testing.assert_array_equal(dirs[i], fetched[tile][0])
+        np.testing.assert_array_equal(costs[i], fetched[tile][1])
+    plain = client.request_field("ff_fetch", goals, [(60, 60)])
+    assert "fetched" not in plain
+    assert "directions" not in plain
+
+
 def _walk(tiles: dict[int, Any], tiles_x: int, cell: tuple[int, int], steps: int) -> tuple[int, int]:
     """Follow fetched direction bytes ``steps`` moves from ``cell``."""
     x, y = cell
@@ -119,6 +137,7 @@ def test_a_field_request_right_behind_an_update_comes_after_the_repair(client: C
         ("field.request", {"graph": "ff_bad", "goals": [], "starts": [[1, 1]]}, "bad_request"),
         ("field.request", {"graph": "ff_bad", "goals": [[99, 0]], "starts": [[1, 1]]}, "out_of_bounds"),
         ("field.request", {"graph": "ff_bad", "goals": [[0, 0]], "starts": [[1, 1]], "x": 1}, "bad_request"),
+        ("field.request", {"graph": "ff_bad", "goals": [[0, 0]], "starts": [], "fetch": 1}, "bad_request"),
         ("field.tiles", {"field": "f999", "tiles": [0]}, "unknown_point"),
         ("field.tiles", {"field": "f1", "tiles": ["a"]}, "bad_request"),
     ],
