@@ -563,9 +563,17 @@ func _request(starts: PackedInt32Array, tiles: PackedInt32Array) -> void:
 		"starts": starts.to_byte_array(),
 		"agents_block": agents_block,
 	}
+	var transform: Callable = FieldWire.identity()
+	if _awaiting_id:
+		# The first request (or a re-request) brings its starts' tiles: no field.tiles round
+		# trip before the first units move.
+		params["fetch"] = true
+		if with_costs:
+			params["costs"] = true
+		transform = FieldWire.request_splitter(with_costs)
 	var on_done: Callable = func(response: Dictionary) -> void:
 		_on_requested(response, epoch, starts)
-	_send.call("field.request", params, on_done, FieldWire.identity())
+	_send.call("field.request", params, on_done, transform)
 	if not tiles.is_empty():
 		_fetch(tiles)
 
@@ -616,9 +624,16 @@ func _on_requested(response: Dictionary, epoch: int, starts: PackedInt32Array) -
 		_costs.fill(PackedFloat32Array())
 	if not was_waiting:
 		return  # its tiles were fetched right behind it
-	# The first answer (or a re-request's): the tiles of its own starts are computed now (and,
-	# after a re-request, every tile held: a start went in for each), so they are fetched; cells
-	# asked while it was out have no tile computed yet and go in the next frame's request.
+	# The first answer (or a re-request's): it brought the tiles of its own starts (after a
+	# re-request, every tile held: a start went in for each). A tile it did not bring is fetched;
+	# cells asked while it was out have no tile computed yet and go in the next frame's request.
+	var brought := PackedInt32Array()
+	for value: Variant in result.get("fetched", []):
+		var tile: int = value if value is int else -1
+		if tile < 0 or tile >= _dirs.size():
+			_fail({"code": "bad_answer", "message": "field.request brought tile %s" % value})
+			return
+		brought.append(tile)
 	var wanted: Dictionary = {}
 	for i: int in range(0, starts.size() - 1, 2):
 		var tile: int = _tile_of(starts[i], starts[i + 1])
@@ -629,14 +644,24 @@ func _on_requested(response: Dictionary, epoch: int, starts: PackedInt32Array) -
 		for tile: int in _dirs.size():
 			if not _dirs[tile].is_empty():
 				wanted[tile] = true
+	var dirs: Array = response["dirs"] if response.get("dirs") is Array else []
+	var costs: Array = response["costs"] if response.get("costs") is Array else []
+	if dirs.size() != brought.size():
+		_fail({"code": "bad_answer", "message": "field.request brought tiles without their bytes"})
+		return
+	for tile: int in brought:
+		wanted.erase(tile)
 	for tile: int in wanted:
 		_asked.erase(tile)
 	if not wanted.is_empty():
 		_fetch(PackedInt32Array(wanted.keys()))
+	if not brought.is_empty():
+		_take(brought, dirs, costs)
 	var early: PackedInt32Array = _early
 	_early = PackedInt32Array()
 	for i: int in range(0, early.size() - 1, 2):
-		_want(early[i], early[i + 1])
+		if not _holds(early[i], early[i + 1]):
+			_want(early[i], early[i + 1])
 	if not _asked.is_empty() or not _refetch.is_empty():
 		_schedule()
 
@@ -658,6 +683,11 @@ func _on_tiles(answer: Dictionary, tiles: PackedInt32Array, epoch: int) -> void:
 		return
 	var dirs: Array = answer["dirs"]
 	var costs: Array = answer["costs"]
+	_take(tiles, dirs, costs)
+
+
+# Stores fetched tiles (their bytes, and costs when asked) and tells who listens.
+func _take(tiles: PackedInt32Array, dirs: Array, costs: Array) -> void:
 	var fresh := PackedInt32Array()
 	var again := PackedInt32Array()
 	for i: int in tiles.size():

@@ -36,6 +36,38 @@ static func splitter(cells: int, costs: bool) -> Callable:
 	return func(response: Dictionary) -> Dictionary: return split(response, cells, costs)
 
 
+## The transform of a field.request answer sent with [code]fetch[/code]: its starts' tiles are cut
+## as [method split] cuts a field.tiles answer (the tile size comes in the same answer), and kept
+## beside the result as [code]"dirs"[/code] / [code]"costs"[/code] (none without a
+## [code]"fetched"[/code] list).
+static func request_splitter(costs: bool) -> Callable:
+	return func(response: Dictionary) -> Dictionary: return split_request(response, costs)
+
+
+## See [method request_splitter].
+static func split_request(response: Dictionary, costs: bool) -> Dictionary:
+	if response.get("error") != null or not response.get("result") is Dictionary:
+		return response
+	var result: Dictionary = response["result"]
+	if not result.get("fetched") is Array:
+		return response
+	var size: int = int_of(result.get("tile_size"))
+	var tiles: Dictionary = {
+		"result":
+		{
+			"tiles": result["fetched"],
+			"directions": result.get("directions"),
+			"costs": result.get("costs")
+		}
+	}
+	var cut: Dictionary = split(tiles, size * size, costs)
+	if cut.get("error") != null:
+		return cut
+	result.erase("directions")
+	result.erase("costs")
+	return {"error": null, "result": result, "dirs": cut["dirs"], "costs": cut["costs"]}
+
+
 ## The field.tiles answer as [code]{"error": null, "dirs": [PackedByteArray per tile], "costs":
 ## [PackedFloat32Array per tile]}[/code], or an error map ([code]bad_answer[/code] when the sizes
 ## are wrong).
