@@ -115,7 +115,7 @@ def table(report: dict[str, Any]) -> list[str]:
         "",
         "Fields' first tiles arrived "
         + ", ".join(f"{ms:.0f}" for ms in fields["fields_ready_ms"])
-        + " ms after the order (the sidecar computes a field's tiles before it answers).",
+        + " ms after the order (a field's first answer brings the tiles of its first units).",
         "",
         f"Flow fields: {fields['field_requests']} field.request and {fields['tile_fetches']} "
         f"field.tiles sent, {fields['tiles_received']} tiles received "
