@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError, short_repr
-from bridge.hierarchy_params import check_query_flags
+from bridge.hierarchy_params import HierarchyState, check_query_flags
 from bridge.params import Params, is_vector
 from bridge.registry import Registry
 from python_core import PathResult, QueryOptions
@@ -121,23 +121,51 @@ def parse_query(
         return Query(
             entry.graph_id, start, goal, _default_options(cap if default is None else min(default, cap))
         )
-    options = params.sub("options")
+    # A batch's queries mostly share one options map: validated once, then looked up.
+    key = _options_key(given, entry.hierarchy is not None, cap, default)
+    parsed = _PARSED.get(key) if key is not None else None
+    if parsed is None:
+        parsed = _parse_flags_and_options(params.sub("options"), entry.hierarchy, cap, default)
+        if key is not None:
+            if len(_PARSED) >= _PARSED_KEPT:
+                _PARSED.clear()
+            _PARSED[key] = parsed
+    options, hierarchical, corridor = parsed
+    return Query(entry.graph_id, start, goal, options, hierarchical, corridor)
+
+
+_PARSED: dict[tuple[Any, ...], tuple[QueryOptions, bool, bool]] = {}
+"""Options maps already validated (read and written by every search thread: single dict operations)."""
+_PARSED_KEPT = 256
+
+
+def _options_key(given: Any, hierarchy: bool, cap: int, default: int | None) -> tuple[Any, ...] | None:
+    """A key for an options map of plain scalars (with their types: ``1`` is not ``True``), or None."""
+    if type(given) is not dict or len(given) > len(OPTION_KEYS):
+        return None
+    items = []
+    for name, value in given.items():
+        if type(value) not in _SCALARS:
+            return None
+        items.append((name, type(value), value))
+    return (hierarchy, cap, default, *sorted(items))
+
+
+_SCALARS = (bool, int, float, str)
+
+
+def _parse_flags_and_options(
+    options: Params, hierarchy: HierarchyState | None, cap: int, default: int | None
+) -> tuple[QueryOptions, bool, bool]:
     options.only(*OPTION_KEYS)
     hierarchical, corridor = options.flag("hierarchical"), options.flag("corridor")
-    check_query_flags(hierarchical, corridor, entry.hierarchy, options.where)
+    check_query_flags(hierarchical, corridor, hierarchy, options.where)
     if hierarchical and options.flag("optimal"):  # the hierarchy's paths are near-optimal only
         raise BadRequestError(
             f"{options.where}: 'optimal' and 'hierarchical' exclude each other", {"field": "optimal"}
         )
     plain = Params({k: v for k, v in options.values.items() if k in PATH_OPTION_KEYS}, options.where)
-    return Query(
-        graph_id=entry.graph_id,
-        start=start,
-        goal=goal,
-        options=parse_options(plain, cap, default),
-        hierarchical=hierarchical,
-        corridor=corridor,
-    )
+    return parse_options(plain, cap, default), hierarchical, corridor
 
 
 @functools.lru_cache(maxsize=8)

@@ -400,19 +400,17 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
             found = self._tree_many(scratch, cells[far], hcode, opts.max_expansions, smooth)
         finally:
             self._pool.give(scratch)
-        out: list[PathResult] = [
-            self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0)
-            if s == g
-            else PathResult(PathStatus.NO_PATH)
-            for s, g in cells.tolist()
-        ]
+        out: list[PathResult | None] = [None] * len(pairs)
         sure = not smooth or self._table_optimal  # nothing to check: most answers stand as found
         for i, r in zip(far.tolist(), found, strict=True):
             if r is not None and (sure or r.cost > self._check_reach):
                 out[i] = r
             else:
                 out[i] = self._settle(r, int(cells[i, 0]), int(cells[i, 1]), opts, smooth=smooth, trees=True)
-        return out
+        for i, r in enumerate(out):  # the pairs with start == goal (a result made per pair, not per batch)
+            if r is None:
+                out[i] = self._result(PathStatus.FOUND, np.array([int(cells[i, 0])], dtype=np.int64), 0)
+        return [r for r in out if r is not None]
 
     def _all_ends(self, a: npt.NDArray[np.generic], b: npt.NDArray[np.generic], pairs: list[Any]) -> I64:
         """:meth:`_ends` of every pair, as ``(n, 2)`` flat cells: checked at once when every cell is

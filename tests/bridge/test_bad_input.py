@@ -420,5 +420,22 @@ def test_bad_request_error_names_the_field(client: Client) -> None:
     assert info.value.data == {"field": "graph"}
 
 
+def test_an_options_map_validated_once_still_refuses_its_bad_twins(client: Client) -> None:
+    """A batch's options are validated once per distinct map (bridge/queries.py keeps them): a
+    map that differs only in a value's type, or a grid without a hierarchy, is still refused."""
+    client.load_grid("opts_h", np.ones((16, 16), dtype=bool), hierarchy={"cluster_size": 8})
+    client.load_grid("opts_plain", np.ones((16, 16), dtype=bool))
+    good = Client.query("opts_h", (0, 0), (15, 15), hierarchical=True, max_expansions=500)
+    twins = [
+        {**good, "options": {"hierarchical": 1, "max_expansions": 500}},  # 1 is not true
+        {**good, "options": {"hierarchical": True, "max_expansions": 500.0}},
+        {**good, "options": {"hierarchical": True, "max_expansions": -1}},
+        {**good, "graph": "opts_plain"},  # no hierarchy there
+    ]
+    answers = client.find_many([good, *twins, good])
+    assert [a["status"] for a in answers] == ["found", "error", "error", "error", "error", "found"]
+    assert {a["error"]["code"] for a in answers[1:5]} == {"bad_request"}
+
+
 def test_struct_of_bin32_header() -> None:  # the header above really declares 4 GB
     assert struct.unpack(">I", b"\xc6\xff\xff\xff\xff"[1:])[0] == 2**32 - 1
