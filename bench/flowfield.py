@@ -11,13 +11,12 @@
    Printed: the sidecar's CPU time (user + system, from /proc) and the wall time of each. Then the
    same in process: 4 fields against one ``GridGraph.find_path`` per unit.
 2. Corridor: each ``--maps`` map (32room_000 and random512-10-0) scaled 8x (each cell an 8 x 8
-   block: 4096 x 4096), HPA* with 64-cell clusters, ``--landmarks`` landmarks (6) built once
-   (time, bytes held). Against one full-map field (our region solver, every tile its region:
-   time, bytes) and a plain full-grid Dijkstra (costs only), for a goal in a corner and a goal at
-   the centre, the start in the far corner: the field built only along the corridor with octile
-   bounds and with landmarks (time, tiles computed of the total, bytes held, ratios to the
-   full-map field); then a landmark set whose first landmark is the centre goal, and that
-   field. Every field is exact: its cost at the start equals the full-map one.
+   block: 4096 x 4096), tiles of 64 cells. Against one full-map field (our region solver, every
+   tile its region: time, bytes) and a plain full-grid Dijkstra (costs only), for a goal in a
+   corner and a goal at the centre, the start in the far corner: the field extended to that start
+   alone (the A* from the goal, python_core/flowfield/goal_search.py: time, tiles computed of the
+   total, bytes held, ratios to the full-map field). Every field is exact: its cost at the start
+   equals the full-map one.
 3. Wall change: through the sidecar, a door closed (the first cell with walls on two opposite
    sides down the first unit's field chain); the ``field.changed`` notifications: tiles recomputed
    and tiles resent per field, beside the tiles computed.
@@ -43,14 +42,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bridge.client import Client
 from bridge.sidecar import Sidecar, start_sidecar
 from python_core._types import DIAG_CODES
-from python_core.flowfield import GOAL, FlowField, Landmarks
+from python_core.flowfield import GOAL, FlowField
 from python_core.flowfield.kernels import DX, DY
-from python_core.flowfield.landmarks import DEFAULT_COUNT, allowed_moves, grid_dijkstra
+from python_core.flowfield.landmarks import allowed_moves, grid_dijkstra
 from python_core.formats.movingai import read_map
 from python_core.grid import GridGraph
 from python_core.hpa import HierarchicalGrid
 
 Cell = tuple[int, int]
+TILE = 64
+"""The corridor runs' tile side (an HPA* hierarchy's 64-cell clusters)."""
 MAP = Path("/work/shared/benchmarks/grid/32room_000.map")
 CLUSTER = 16
 RULE = "only_if_no_obstacles"
@@ -192,72 +193,42 @@ def in_process(grid: GridGraph, goals: np.ndarray, starts: np.ndarray) -> None:
     )
 
 
-def corridor(name: str, count: int) -> None:
+def corridor(name: str) -> None:
     small = read_map(MAP.with_name(f"{name}.map"))
     grid = GridGraph(np.kron(small, np.ones((8, 8), dtype=bool)), diagonal=RULE)
     ys, xs = np.nonzero(main_component(GridGraph(small, diagonal=RULE)))
     near, far = int(np.argmin(xs + ys)), int(np.argmax(xs + ys))
     middle = int(np.argmin(np.abs(xs - small.shape[1] // 2) + np.abs(ys - small.shape[0] // 2)))
     big = [(int(xs[i]) * 8 + 3, int(ys[i]) * 8 + 3) for i in (near, far, middle)]
-    began = time.perf_counter()
-    hpa = HierarchicalGrid(grid, cluster_size=64).build()
-    print(
-        f"corridor: {grid.width}x{grid.height} ({name} x8), HPA* 64-cell clusters built in"
-        f" {time.perf_counter() - began:.1f} s"
-    )
-    began = time.perf_counter()
-    marks = Landmarks.build(grid, tile_size=64, count=count)
-    print(
-        f"  {count} landmarks    : {(time.perf_counter() - began) * 1e3:8.0f} ms once per grid version,"
-        f" {marks.nbytes / 1e6:.1f} MB held (border cells only)"
-    )
-    FlowField(grid, [big[0]], hierarchy=hpa, landmarks=marks).extend([big[0]])  # kernels loaded
-    t_full, b_full = full_map(grid, hpa, big[0], big[1])
-    t_full = min(t_full, full_map(grid, hpa, big[0], big[1])[0])  # the quicker of two: the machine is shared
+    print(f"corridor: {grid.width}x{grid.height} ({name} x8), tiles of {TILE} cells")
+    FlowField(grid, [big[0]], tile_size=TILE).extend([(big[0][0] + 2 * TILE, big[0][1])])  # kernels loaded
+    t_full, b_full = full_map(grid, big[0], big[1])
+    t_full = min(t_full, full_map(grid, big[0], big[1])[0])  # the quicker of two: the machine is shared
     for goal, start in ((big[0], big[1]), (big[2], big[1])):
-        print(f"  goal {goal}, start {start}:")
-        for label, bound in (("octile", None), ("landmarks", marks)):
-            corridor_field(grid, hpa, bound, label, goal=goal, start=start, t_full=t_full, b_full=b_full)
-    del marks
-    began = time.perf_counter()
-    marks = Landmarks.build(grid, tile_size=64, count=count, at=[big[2]])
-    print(
-        f"  {count} landmarks, the first at the centre goal: {(time.perf_counter() - began) * 1e3:.0f} ms;"
-        f" goal {big[2]}, start {big[1]}:"
-    )
-    corridor_field(grid, hpa, marks, "at goal", goal=big[2], start=big[1], t_full=t_full, b_full=b_full)
+        corridor_field(grid, goal=goal, start=start, t_full=t_full, b_full=b_full)
     print(f"  process peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3:.0f} MB")
 
 
-def corridor_field(
-    grid: GridGraph,
-    hpa: HierarchicalGrid,
-    bound: Landmarks | None,
-    label: str,
-    *,
-    goal: Cell,
-    start: Cell,
-    t_full: float,
-    b_full: int,
-) -> None:
-    """One field built along the corridor from ``start``: time, tiles, bytes, ratios to the full map."""
+def corridor_field(grid: GridGraph, *, goal: Cell, start: Cell, t_full: float, b_full: int) -> None:
+    """One field extended to ``start`` only: time, tiles, bytes, ratios to the full map."""
     began = time.perf_counter()
-    field = FlowField(grid, [goal], hierarchy=hpa, landmarks=bound)
+    field = FlowField(grid, [goal], tile_size=TILE)
     field.extend([start])
     took = time.perf_counter() - began
     print(
-        f"    {label:9} field: {took * 1e3:8.0f} ms, {len(field.tiles):4} of {field.known_slot.size}"
-        f" tiles, {field.nbytes / 1e6:6.1f} MB held, cost {field.cost_at(start):.3f}"
+        f"  goal {goal}, start {start}: field {took * 1e3:8.0f} ms, {len(field.tiles):4} of"
+        f" {field.known_slot.size} tiles, {field.nbytes / 1e6:6.1f} MB held, cost {field.cost_at(start):.3f}"
         f" -> / full-map field: time {took / t_full:.3f}, bytes {field.nbytes / b_full:.3f}"
     )
 
 
-def full_map(grid: GridGraph, hpa: HierarchicalGrid, goal: Cell, start: Cell) -> tuple[float, int]:
+def full_map(grid: GridGraph, goal: Cell, start: Cell) -> tuple[float, int]:
     """A field over every tile (our region solver, the whole map its region) and a plain Dijkstra
     over the grid (costs only); returns the field's time and bytes."""
     began = time.perf_counter()
-    full = FlowField(grid, [goal], hierarchy=hpa)
-    full.extend([(x, y) for y in range(32, grid.height, 64) for x in range(32, grid.width, 64)])
+    full = FlowField(grid, [goal], tile_size=TILE)
+    half = TILE // 2
+    full.extend([(x, y) for y in range(half, grid.height, TILE) for x in range(half, grid.width, TILE)])
     t_full = time.perf_counter() - began
     print(
         f"  full-map field  : {t_full * 1e3:8.0f} ms, {len(full.tiles):4} tiles,"
@@ -288,13 +259,12 @@ def main() -> None:
     parser.add_argument(
         "--maps", default="32room_000,random512-10-0", help="corridor maps (x8), comma-separated"
     )
-    parser.add_argument("--landmarks", type=int, default=DEFAULT_COUNT, help="landmarks of the corridor runs")
     args = parser.parse_args()
     if not args.only_corridor:
         crowd(args.units)
     if not args.skip_corridor:
         for name in args.maps.split(","):
-            corridor(name, args.landmarks)
+            corridor(name)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ Quick start::
 
 Modules: :mod:`.kernels` (compiled: the tile-bounded Dijkstra and its exactness check, the repair
 taint, line of sight), :mod:`.field` (one field: tiles, extension, repair),
-:mod:`.landmarks` (landmark lower bounds for the check), :mod:`.near_goal` (starts near the
-goals: a Dijkstra kept to a window, no check), :mod:`.cache` (fields shared by key
+:mod:`.landmarks` (landmark lower bounds for the check), :mod:`.goal_search` (the tiles
+asked for by an A* from the goals, no check), :mod:`.cache` (fields shared by key
 within a memory budget) and :mod:`.sight` (line-of-sight
 smoothing down a field). docs/flowfield.md states the exactness invariant and why it holds.
 """
@@ -54,8 +54,10 @@ def _warm_up() -> None:
     weighted = GridGraph(np.ones((4, 6), dtype=bool), weights=np.arange(24.0).reshape(4, 6) + 1.0)
     marks = Landmarks.build(weighted, tile_size=2, count=1)  # non-uniform: both ways
     FlowField(weighted, [(0, 0)], tile_size=2, landmarks=marks).extend([(5, 3)])
-    # starts near the goals (a window of the map small enough for near_goal's Dijkstra)
-    FlowField(GridGraph(np.ones((40, 40), dtype=bool)), [(20, 20)], tile_size=2).extend([(22, 22)])
+    # the A* from the goals (goal_search), guided and not (past HEURISTIC_TILES tiles asked)
+    open_grid = GridGraph(np.ones((40, 40), dtype=bool))
+    FlowField(open_grid, [(20, 20)], tile_size=2).extend([(22, 22)])
+    FlowField(open_grid, [(20, 20)], tile_size=2).extend([(x, 39) for x in range(0, 40, 2)])
 
 
 register_warm_up(_warm_up)

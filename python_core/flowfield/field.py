@@ -27,8 +27,8 @@ import numpy.typing as npt
 from python_core._types import DIAG_CODES, F64, I64, U8
 from python_core.errors import AStarError, InvalidQueryError, OutOfBoundsError
 from python_core.flowfield import kernels
+from python_core.flowfield.goal_search import HEURISTIC_TILES, solve_from_goals
 from python_core.flowfield.landmarks import Landmarks, no_landmarks
-from python_core.flowfield.near_goal import solve_near_goals
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cell, as_cells
 from python_core.hpa import HierarchicalGrid
@@ -202,10 +202,10 @@ class FlowField:
     def extend(self, starts: npt.ArrayLike) -> list[int]:
         """Compute the tiles needed to lead every start to a goal: for each start in a tile not
         yet computed, its corridor (the tiles an HPA* path to one of the nearest goals crosses),
-        plus the tiles the exactness check adds. Starts already covered cost nothing. Starts near
-        the goals are solved first without corridors or the check (:mod:`.near_goal`): the tiles
-        asked for and those their chains run through, when a small window around the goals holds
-        their Dijkstra.
+        plus the tiles the exactness check adds. Starts already covered cost nothing. The starts'
+        tiles (and those their chains run through) come from an A* from the goals toward them
+        (:mod:`.goal_search`): no corridors, no check; past half the map's cells it gives up and
+        every tile left is computed in one pass (the region solver, which repairs use).
 
         Returns:
             The tile ids computed by this call, ascending.
@@ -216,31 +216,28 @@ class FlowField:
         nodes = as_cells(starts, self.grid.width, self.grid.height)
         self._check_version()
         asked = np.unique(self._tiles_of_nodes(nodes))
-        near = solve_near_goals(self, asked[self.known_slot[asked] < 0])
-        if near is not None:  # the starts are near the goals: no corridors, no check
-            self._store(*near)
-            return [int(t) for t in near[0]]
-        pending: set[int] = set()
-        seen: set[int] = set()
-        known = int((self.known_slot >= 0).sum())
-        fill = FILL_SHARE * self.known_slot.size
-        for node in self._farthest_first(nodes).tolist():
-            tile = self._tile_of_node(node)
-            if self.known_slot[tile] >= 0 or tile in seen or tile in pending:
-                continue  # a tile in the region leads to a goal inside the region: no corridor of its own
-            seen.add(tile)
-            pending.update(t for t in self._corridor(node) if self.known_slot[t] < 0)
-            if known + len(pending) > fill:  # most of the map: all of it costs less than the checks
-                pending = {int(t) for t in np.flatnonzero(self.known_slot < 0)}
-                break
-        return self._solve(pending)
+        asked = asked[self.known_slot[asked] < 0]
+        if not asked.size:
+            return []
+        fill = (self.known_slot >= 0).sum() + asked.size > FILL_SHARE * self.known_slot.size
+        if asked.size > HEURISTIC_TILES:  # an unguided search: a disc reaching the farthest tile
+            corners = self._tile_corners(asked)
+            reach = float(self._reach(corners).max()) + self.cs
+            fill |= math.pi * reach * reach > FILL_SHARE * self.grid.node_count
+        done: list[int] = []
+        if not fill:
+            tiles, cost, dirs, whole = solve_from_goals(self, asked, int(FILL_SHARE * self.grid.node_count))
+            self._store(tiles, cost, dirs)
+            done = [int(t) for t in tiles]
+            if whole:
+                return done
+        # most of the map: one pass over every tile left (the tiles a search gave up with help)
+        rest = self._solve({int(t) for t in np.flatnonzero(self.known_slot < 0)})
+        return sorted(done + rest)
 
-    def _farthest_first(self, nodes: I64) -> I64:
-        """Starts ordered by their distance to the nearest goal, farthest first: the long corridors
-        come first and often hold the nearer starts' tiles."""
-        if nodes.size < 2:
-            return nodes
-        return nodes[np.argsort(-self._reach(nodes), kind="stable")]
+    def _tile_corners(self, tiles: I64) -> I64:
+        """The top-left cell of each tile."""
+        return (tiles // self.tiles_x) * self.cs * self.grid.width + (tiles % self.tiles_x) * self.cs
 
     def _reach(self, nodes: I64) -> F64:
         """Chebyshev distance of each cell to the nearest goal."""

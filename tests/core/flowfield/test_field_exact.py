@@ -134,10 +134,10 @@ def test_bad_input_raises_named_errors_and_keeps_the_field() -> None:
     assert field.cost_at((3, 1)) == pytest.approx(2 + 2**0.5)
 
 
-@pytest.mark.parametrize(("name", "cluster", "partial"), [("den312d", 16, True), ("maze-100-1", 8, False)])
-def test_a_moving_ai_map_sampled(name: str, cluster: int, partial: bool) -> None:
-    """A few starts: every computed cell exact. On den312d the field stays a part of the map; on
-    the maze the octile bounds are so far below the costs that the check's rounds reach it all."""
+@pytest.mark.parametrize(("name", "cluster"), [("den312d", 16), ("maze-100-1", 8)])
+def test_a_moving_ai_map_sampled(name: str, cluster: int) -> None:
+    """A few starts: every computed cell exact, and the field a part of the map (the tiles the
+    starts' optimal paths cross: on the maze that is most of it)."""
     grid = GridGraph.from_movingai(f"tests/data/movingai/{name}.map")
     hpa = HierarchicalGrid(grid, cluster_size=cluster).build()
     rng = np.random.default_rng(5)
@@ -149,4 +149,4 @@ def test_a_moving_ai_map_sampled(name: str, cluster: int, partial: bool) -> None
     field.extend([cells[picks[2]], cells[picks[3]]])
     expected = goal_costs(grid, goals)
     assert check_field(field, expected) > 100
-    assert (len(field.tiles) < field.tiles_x * field.tiles_y) == partial
+    assert len(field.tiles) < field.tiles_x * field.tiles_y

@@ -146,9 +146,10 @@ def test_bad_landmark_input_raises_named_errors() -> None:
     assert field.cost_at((3, 1)) == pytest.approx(2 + 2**0.5)
 
 
-def test_landmarks_keep_a_field_near_its_corridor_where_octile_bounds_fill_the_map() -> None:
-    """den520d: with octile bounds the check's rounds reach every tile; with landmarks (and the
-    culprits' corridors) the field stays a small part of the map, exact."""
+def test_a_field_stays_near_its_corridor_with_or_without_landmarks() -> None:
+    """den520d: the A* from the goal (goal_search.py) keeps the field to the tiles the starts'
+    paths cross (the region solver's octile check used to reach every tile); landmarks, which
+    only the repairs' check reads, change nothing there. Exact either way."""
     grid = GridGraph.from_movingai("tests/data/movingai/den520d.map")
     hpa = HierarchicalGrid(grid, cluster_size=16).build()
     marks = Landmarks.build(grid, tile_size=16)
@@ -162,6 +163,5 @@ def test_landmarks_keep_a_field_near_its_corridor_where_octile_bounds_fill_the_m
         field.extend(starts)
         sizes.append(len(field.tiles))
     total = field.tiles_x * field.tiles_y
-    assert sizes[0] == total
-    assert sizes[1] < total // 4
+    assert sizes[0] == sizes[1] < total // 4
     assert check_field(field, goal_costs(grid, goals)) > 1000

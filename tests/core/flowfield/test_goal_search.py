@@ -1,6 +1,6 @@
-"""Starts near the goals are solved by a Dijkstra kept to a window (python_core/flowfield/near_goal.py):
-exact at every cell handed back (scipy's Dijkstra), chains closed, only a few tiles, and the region
-solver's answer whenever the window cannot hold the search."""
+"""A field's tiles from an A* from the goals (python_core/flowfield/goal_search.py): exact at every
+cell handed back (scipy's Dijkstra), chains closed, only the tiles near the search, pockets not
+waited for, and one pass over the map when the search gives up."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from python_core.flowfield import FlowField
-from python_core.flowfield.near_goal import solve_near_goals
+from python_core.flowfield.goal_search import solve_from_goals
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa import HierarchicalGrid
 from tests.core.flowfield.oracle import goal_costs
@@ -83,19 +83,29 @@ def test_agents_and_unreachable_pockets_near_the_goal() -> None:
     assert field.cost_at((71, 71)) == np.inf
 
 
-def test_a_window_that_cannot_hold_the_search_falls_back_to_the_region_solver() -> None:
-    # the goal's room opens only far to the east: its Dijkstra leaves any window around it
+def test_a_long_way_round_is_exact_and_a_search_past_its_budget_gives_up() -> None:
+    # the goal's side opens only far to the east: every cell nearer than the way round is settled
+    # first (past half the map, one pass computes every tile)
     walk = np.ones((96, 200), dtype=bool)
-    walk[40, 0:180] = False  # a long wall between the start and the goal
+    walk[40, 0:180] = False
     grid = GridGraph(walk, diagonal="only_if_no_obstacles")
     field = FlowField(grid, [(20, 38)], tile_size=8)
-    asked = np.array([field.tile_of((20, 42))], dtype=np.int64)
-    assert solve_near_goals(field, asked) is None
-    field.extend([(20, 42)])
+    tiles = field.extend([(20, 42)])
     expected = goal_costs(grid, [(20, 38)])
     check_field(field, expected)
     assert field.cost_at((20, 42)) == pytest.approx(expected[42, 20], rel=1e-9)
     assert expected[42, 20] > 300  # around the wall's far end
+    assert tiles == field.tiles
+    asked = np.array([field.tile_of((150, 90))], dtype=np.int64)
+    fresh = FlowField(grid, [(20, 38)], tile_size=8)
+    tiles, cost, _, whole = solve_from_goals(fresh, asked, 1000)
+    assert not whole
+    assert 0 < len(tiles) < 1000 // 64 + 1  # only tiles settled whole
+    assert np.isfinite(cost).all(axis=1).any()
+    whole = FlowField(grid, [(20, 38)], tile_size=8)
+    whole.extend([(x, 95) for x in range(0, 200, 8)])  # most of the map: one pass for every tile
+    assert len(whole.tiles) == whole.tiles_x * whole.tiles_y
+    check_field(whole, expected)
 
 
 def test_a_moving_ai_map_near_a_goal_room() -> None:
