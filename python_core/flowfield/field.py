@@ -124,6 +124,7 @@ class FlowField:
         self._reset()
 
     def _reset(self) -> None:
+        self._searched = 0  # cells settled by the searches from the goals (see extend)
         self.known_slot = np.full(self.tiles_x * self.tiles_y, -1, dtype=np.int32)
         self._cost: F64 = np.empty((0, self.cs * self.cs))
         self._dirs: U8 = np.empty((0, self.cs * self.cs), dtype=np.uint8)
@@ -225,8 +226,12 @@ class FlowField:
             reach = float(self._reach(corners).max()) + self.cs
             fill |= math.pi * reach * reach > FILL_SHARE * self.grid.node_count
         done: list[int] = []
-        if not fill:
-            tiles, cost, dirs, whole = solve_from_goals(self, asked, int(FILL_SHARE * self.grid.node_count))
+        # the searches of a field settle at most one map's worth of cells between two fill passes
+        # (each search starts at the goals again: many far requests must not cost many passes)
+        budget = min(int(FILL_SHARE * self.grid.node_count), self.grid.node_count - self._searched)
+        if not fill and budget > 0:
+            tiles, cost, dirs, whole, settled = solve_from_goals(self, asked, budget)
+            self._searched += settled
             self._store(tiles, cost, dirs)
             done = [int(t) for t in tiles]
             if whole:

@@ -2,7 +2,7 @@
 
 Quick start (:meth:`python_core.flowfield.FlowField.extend` calls it first)::
 
-    tiles, cost, dirs, whole = solve_from_goals(field, asked, budget)  # per tile a cs * cs row
+    tiles, cost, dirs, whole, settled = solve_from_goals(field, asked, budget)  # cs * cs a tile
     # whole: False when it gave up past ``budget`` settled cells (tiles: those settled whole)
 
 Why: the region solver's octile bounds fail next to the walls of a map of rooms, so even a unit
@@ -66,11 +66,11 @@ POCKET_CELLS = 4
 """A tile's component is flooded up to this many tiles' worth of cells to tell a pocket."""
 
 
-def solve_from_goals(field: FlowField, tiles: I64, budget: int) -> tuple[I64, F64, U8, bool]:
+def solve_from_goals(field: FlowField, tiles: I64, budget: int) -> tuple[I64, F64, U8, bool, int]:
     """Exact costs and directions of ``tiles`` (unknown tile ids) and of the tiles their chains run
-    through: ``(tile ids, costs, directions, True)``. When the search settled more than ``budget``
-    cells first: the unknown tiles it had settled whole, and False (their chains may run through
-    tiles not given: the caller computes every tile left)."""
+    through: ``(tile ids, costs, directions, True, cells settled)``. When the search settled more
+    than ``budget`` cells first: the unknown tiles it had settled whole, and False (their chains may
+    run through tiles not given: the caller computes every tile left)."""
     grid, cs, tx = field.grid, field.cs, field.tiles_x
     guide = tiles if tiles.size <= HEURISTIC_TILES else tiles[:0]
     rects = np.stack(
@@ -82,13 +82,13 @@ def solve_from_goals(field: FlowField, tiles: I64, budget: int) -> tuple[I64, F6
         ],
         axis=1,
     ).astype(np.int64)
-    done, slots, cost, dirs, ok = _search(
+    done, slots, cost, dirs, ok, settled = _search(
         grid.walkable.view(np.uint8).ravel(), grid._occupancy, field.agents_block,
         grid.weights.ravel(), grid.width, grid.height, DIAG_CODES[grid.diagonal],
         grid.cell_size[0], grid.cell_size[1], cs, tx, field.tiles_y,
         field.goal_nodes, tiles, field.known_slot, rects, field._min_weight(), budget,
     )  # fmt: skip
-    return done, cost[slots], dirs[slots], ok
+    return done, cost[slots], dirs[slots], ok, int(settled)
 
 
 @jit
@@ -158,11 +158,11 @@ def _search(
     wmin: float,
     budget: int,
 ) -> tuple[
-    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.uint8], bool
+    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.uint8], bool, int
 ]:
-    """Returns ``(tiles, slots, cost, dirs, ok)``: the tile ids done (ascending; the wanted ones and
+    """Returns ``(tiles, slots, cost, dirs, ok, settled)``: the tile ids done (ascending; the wanted ones and
     their chains' tiles, none known before), their rows in ``cost`` / ``dirs`` (``cs * cs`` per
-    allocated tile), and False when it gave up."""
+    allocated tile), False when it gave up, and the cells it settled."""
     block = cs * cs
     diag = math.hypot(cw, ch)
     n_tiles = tiles_x * tiles_y
@@ -240,7 +240,7 @@ def _search(
                 continue
             settled[s, local] = True
             settled_count += 1
-            if settled_count > budget:
+            if settled_count >= budget:
                 ok = False
                 break
             left[s] -= 1
@@ -321,7 +321,7 @@ def _search(
     slots = np.empty(n, dtype=np.int64)
     for i in range(n):
         slots[i] = slot_of[done[i]]
-    return done, slots, cost[:used], dirs[:used], ok
+    return done, slots, cost[:used], dirs[:used], ok, settled_count
 
 
 @jit

@@ -98,7 +98,8 @@ def test_a_long_way_round_is_exact_and_a_search_past_its_budget_gives_up() -> No
     assert tiles == field.tiles
     asked = np.array([field.tile_of((150, 90))], dtype=np.int64)
     fresh = FlowField(grid, [(20, 38)], tile_size=8)
-    tiles, cost, _, whole = solve_from_goals(fresh, asked, 1000)
+    tiles, cost, _, whole, settled = solve_from_goals(fresh, asked, 1000)
+    assert settled == 1000
     assert not whole
     assert 0 < len(tiles) < 1000 // 64 + 1  # only tiles settled whole
     assert np.isfinite(cost).all(axis=1).any()
@@ -119,3 +120,18 @@ def test_a_moving_ai_map_near_a_goal_room() -> None:
     tiles = field.extend(starts)
     assert 0 < len(tiles) <= 32  # of 256
     assert check_field(field, goal_costs(grid, goals)) > 500
+
+
+def test_far_requests_one_at_a_time_search_at_most_one_map_before_a_fill() -> None:
+    """Each search starts at the goals again: a field asked for far tiles one request at a time
+    settles at most one map's worth of cells in its searches, then computes every tile left."""
+    grid = _rooms(128, DiagonalMode.ONLY_IF_NO_OBSTACLES, seed=3)
+    goal = next((x, y) for x, y in [(60, 60), (61, 61), (59, 61), (62, 60)] if grid.walkable[y, x])
+    field = FlowField(grid, [goal], tile_size=8)
+    ys, xs = np.nonzero(grid.walkable)
+    far = [(int(x), int(y)) for x, y in zip(xs, ys, strict=True) if max(abs(x - 60), abs(y - 60)) > 50]
+    for cell in far[:: max(1, len(far) // 40)]:
+        field.extend([cell])
+        assert field._searched <= grid.node_count
+    assert len(field.tiles) == field.tiles_x * field.tiles_y  # the fill came
+    check_field(field, goal_costs(grid, [goal]))
