@@ -17,7 +17,7 @@ loopback (bridge.Client, one connection, one request at a time) unless it says o
    generated random 256x256 map with 25% blocked cells; cost mismatches against the optimal lengths.
 3. HPA* (``hierarchical``) through the socket against exact search through the socket, 512+ maps:
    one query per request (each pays the trip), its longest quarter, and the same queries batched
-   in one ``path.find_many``.
+   in one ``path.find_many`` and in one ``path.find_packed``.
 4. ``path.find_many`` of 1,000 queries on a 512x512 map with 1 and 2 search threads; 32 concurrent
    clients of single ``path.find`` on it: errors, throughput, p99.
 """
@@ -239,7 +239,8 @@ def hpa_section(sidecar: Sidecar, maps: tuple[str, ...], count: int) -> None:
     rounds."""
     print("== 3. HPA* through the socket against exact search through the socket (median ms)")
     print("  one request per query: the trip (echo floor + the server's own work, section 1) is in")
-    print("  every HPA* figure; batched: the same queries in one path.find_many, per query")
+    print("  every HPA* figure; batched: the same queries in one path.find_many, per query; packed:")
+    print("  the same in one path.find_packed (endpoints and answers as arrays)")
     with sidecar.connect(timeout=600) as client:
         for name in maps:
             mask, queries, lengths = load(name, count, 2)
@@ -264,10 +265,15 @@ def hpa_section(sidecar: Sidecar, maps: tuple[str, ...], count: int) -> None:
                 _batched(client, name, queries, {}),
                 _batched(client, name, queries, {"hierarchical": True}),
             )
+            ep, hp = (
+                _packed(client, name, queries, {}),
+                _packed(client, name, queries, {"hierarchical": True}),
+            )
             print(
                 f"  {name:<16} (cluster {cluster}) one per request: exact {e:6.3f} HPA* {h:6.3f} = "
                 f"{e / h:4.1f}x; longest quarter: exact {el:6.3f} HPA* {hl:6.3f} = {el / hl:4.1f}x | "
                 f"batched: exact {eb:6.3f} HPA* {hb:6.3f} = {eb / hb:4.1f}x | "
+                f"packed: exact {ep:6.3f} HPA* {hp:6.3f} = {ep / hp:4.1f}x | "
                 f"cost/optimal {statistics.mean(ratio):.4f}",
                 flush=True,
             )
@@ -284,6 +290,21 @@ def _batched(
         t0 = time.perf_counter()
         client.find_many(params)
         best = min(best, (time.perf_counter() - t0) / len(params) * 1e3)
+    return best
+
+
+def _packed(
+    client: Client, graph: str, queries: list[Any], options: dict[str, Any], rounds: int = 3
+) -> float:
+    """Milliseconds per query of ``queries`` sent as one ``path.find_packed`` (best of ``rounds``;
+    the answer's arrays decoded as a client would)."""
+    starts = np.array([s for s, _ in queries], dtype=np.int32)
+    goals = np.array([g for _, g in queries], dtype=np.int32)
+    best = math.inf
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        client.find_packed(graph, starts, goals, **options)
+        best = min(best, (time.perf_counter() - t0) / len(queries) * 1e3)
     return best
 
 

@@ -330,6 +330,37 @@ class Client:
         """Many paths in one request (build each with :meth:`query`); results in order."""
         return list(self.call("path.find_many", {"queries": queries})["results"])
 
+    def find_packed(
+        self, graph_id: str, starts: npt.ArrayLike, goals: npt.ArrayLike, **options: Any
+    ) -> dict[str, Any]:
+        """``path.find_packed``: the paths between ``starts[i]`` and ``goals[i]`` (cells ``(x, y)``,
+        or world positions as float32 when the grid was loaded with ``cell_size`` / ``origin``)
+        with one options map. Returns the answer with its arrays decoded: ``status`` (uint8: 0
+        found, 1 partial, 2 no path, 3 budget exhausted, 255 error), ``costs``, ``expanded``,
+        ``offsets`` (query ``i``'s points and nodes are ``[offsets[i], offsets[i + 1])``),
+        ``points`` (``(n, 2)`` float32), ``nodes`` (int64) and ``errors`` (``[index, error map]``)."""
+        s, g = np.asarray(starts), np.asarray(goals)
+        cells = s.dtype.kind in "iu" and g.dtype.kind in "iu"
+        dtype = "<i4" if cells else "<f4"
+        params: dict[str, Any] = {
+            "graph": graph_id,
+            "starts": _bin(s.reshape(-1, 2), dtype),
+            "goals": _bin(g.reshape(-1, 2), dtype),
+            "cells": cells,
+        }
+        if options:
+            params["options"] = options
+        answer = dict(self.call("path.find_packed", params))
+        return {
+            "status": np.frombuffer(answer["status"], dtype=np.uint8),
+            "costs": np.frombuffer(answer["costs"], dtype="<f8"),
+            "expanded": np.frombuffer(answer["expanded"], dtype="<i8"),
+            "offsets": np.frombuffer(answer["offsets"], dtype="<i8"),
+            "points": np.frombuffer(answer["points"], dtype="<f4").reshape(-1, 2),
+            "nodes": np.frombuffer(answer["nodes"], dtype="<i8"),
+            "errors": answer["errors"],
+        }
+
     def request_field(
         self,
         graph_id: str,

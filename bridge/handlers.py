@@ -61,6 +61,7 @@ class Handlers:
             "graph.list": self.list_graphs,
             "path.find": self.find,
             "path.find_many": self.find_many,
+            "path.find_packed": self.find_packed,
             "path.reachable": self.reachable,
         }
         self.fields = FieldMethods(serving)
@@ -169,6 +170,10 @@ class Handlers:
         params = params_of("path.find_many", raw)
         params.only("queries")
         return self.serving.find_many(conn, params.array("queries"))
+
+    def find_packed(self, conn: Connection, raw: Any) -> Outcome:
+        """Many paths on one grid with one options map, endpoints and answers as ``bin``."""
+        return self.serving.find_packed(conn, params_of("path.find_packed", raw).values)
 
 
 def _progress(conn: Connection, graph_id: str) -> Callable[[int, int], None]:

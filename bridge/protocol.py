@@ -46,6 +46,7 @@ METHODS: Final = (
     "graph.list",
     "path.find",
     "path.find_many",
+    "path.find_packed",
     "path.reachable",
     "field.request",
     "field.tiles",

@@ -21,7 +21,7 @@ import numpy as np
 from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError, short_repr
 from bridge.hierarchy_params import HierarchyState, check_query_flags
 from bridge.params import Params, is_vector
-from bridge.registry import Registry
+from bridge.registry import GraphEntry, Registry
 from python_core import PathResult, QueryOptions
 from python_core.navigation import EndpointForm, Navigator
 
@@ -116,22 +116,33 @@ def parse_query(
     entry = registry.get(params.text("graph"))
     form = entry.graph.endpoints
     start, goal = _endpoint(params, "start", form), _endpoint(params, "goal", form)
-    given = raw.get("options")
+    options, hierarchical, corridor = parse_options_map(raw.get("options"), entry, cap, default, where)
+    return Query(entry.graph_id, start, goal, options, hierarchical, corridor)
+
+
+def parse_options_map(
+    given: Any, entry: GraphEntry, cap: int, default: int | None, where: str
+) -> tuple[QueryOptions, bool, bool]:
+    """A query's ``options`` map (None: the defaults) for ``entry``'s graph: its search options and
+    its ``hierarchical`` and ``corridor`` flags.
+
+    Raises:
+        BadRequestError: an unknown key, a value of the wrong type, flags the graph cannot serve.
+    """
     if given is None or (type(given) is dict and not given):  # the defaults, with the server's cap
-        return Query(
-            entry.graph_id, start, goal, _default_options(cap if default is None else min(default, cap))
-        )
+        return _default_options(cap if default is None else min(default, cap)), False, False
     # A batch's queries mostly share one options map: validated once, then looked up.
     key = _options_key(given, entry.hierarchy is not None, cap, default)
     parsed = _PARSED.get(key) if key is not None else None
     if parsed is None:
-        parsed = _parse_flags_and_options(params.sub("options"), entry.hierarchy, cap, default)
+        parsed = _parse_flags_and_options(
+            Params({"options": given}, where).sub("options"), entry.hierarchy, cap, default
+        )
         if key is not None:
             if len(_PARSED) >= _PARSED_KEPT:
                 _PARSED.clear()
             _PARSED[key] = parsed
-    options, hierarchical, corridor = parsed
-    return Query(entry.graph_id, start, goal, options, hierarchical, corridor)
+    return parsed
 
 
 _PARSED: dict[tuple[Any, ...], tuple[QueryOptions, bool, bool]] = {}

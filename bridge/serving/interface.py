@@ -82,6 +82,9 @@ class Serving(Protocol):
     def find_many(self, client: Hashable, items: list[Any]) -> Outcome:
         """Many queries; each answers for itself (``{"results": [...]}``)."""
 
+    def find_packed(self, client: Hashable, raw: Any) -> Outcome:
+        """One ``path.find_packed`` (one grid, one options map, ``bin`` endpoints and answers)."""
+
     def reachable(self, client: Hashable, raw: Any) -> Outcome:
         """One ``path.reachable`` parameter map."""
 

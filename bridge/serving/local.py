@@ -29,6 +29,7 @@ from typing import Any
 from bridge.errors import (
     BadRequestError,
     TooLargeError,
+    UnknownGraphError,
     UnsupportedError,
 )
 from bridge.hierarchy_params import HierarchySpec, HierarchyState, validate_hierarchy
@@ -40,6 +41,7 @@ from bridge.serving import entries
 from bridge.serving.batches import run_chunk
 from bridge.serving.graph_lock import GraphLock, GraphLocks
 from bridge.serving.interface import LoadRequest, Outcome, Progress
+from bridge.serving.packed import join_packed, parse_packed, run_packed_chunk
 from bridge.serving.scheduler import FairScheduler
 from python_core.compiled import FIRST_WARM_UP_MODULES, warm_up
 
@@ -55,6 +57,10 @@ query, while a game's typical path never pays the thread hop."""
 CHUNK_QUERIES = 32
 """Queries per scheduler job of a ``path.find_many``: small enough that another client's query waits
 little for a free thread, large enough that the hop per chunk is negligible."""
+
+PACKED_CHUNK = 64
+"""Queries per scheduler job of a ``path.find_packed``: its per-query cost is mostly the search, so
+chunks may be larger than ``path.find_many``'s and still short."""
 
 INLINE_UPDATE_NODES = 1 << 16
 """Graphs up to this many nodes are updated on the event loop; larger ones on a thread."""
@@ -420,14 +426,49 @@ class LocalServing:
                 named.add(graph_id)
         held = sorted(g for g in named if self.registry.find(g) is not None or self.locks.busy(g))
         reservations = [(g, lock, lock.reserve_read()) for g, lock in ((g, self.locks.get(g)) for g in held)]
-        return self._batch(client, items, reservations)
+        # Each chunk is validated and run on a search thread: a batch of 100,000 queries does not
+        # hold the event loop for its parsing either. The registry only changes under a write,
+        # which waits for these read shares.
+        chunk = functools.partial(
+            run_chunk,
+            items,
+            registry=self.registry,
+            shared=set(held),  # graphs loaded later are not ours to read
+            cap=self.limits.max_expansions,
+            default=self.limits.default_expansions,
+        )
+        return self._chunked(client, len(items), CHUNK_QUERIES, chunk, _joined_results, reservations)
 
-    async def _batch(
+    def find_packed(self, client: Hashable, raw: Any) -> Outcome:
+        """Reserve a read share of the batch's grid (now, in arrival order), then run it in chunks
+        on the search threads (``PACKED_CHUNK`` queries each)."""
+        batch = parse_packed(raw, self.limits.max_batch)
+        graph_id = batch.graph_id
+        if self.registry.find(graph_id) is None and not self.locks.busy(graph_id):
+            raise UnknownGraphError(graph_id)
+        held = [graph_id]
+        reservations = [(g, lock, lock.reserve_read()) for g, lock in ((g, self.locks.get(g)) for g in held)]
+        chunk = functools.partial(
+            run_packed_chunk,
+            batch,
+            registry=self.registry,
+            shared=set(held),
+            cap=self.limits.max_expansions,
+            default=self.limits.default_expansions,
+        )
+        return self._chunked(client, len(batch), PACKED_CHUNK, chunk, join_packed, reservations)
+
+    async def _chunked(  # noqa: PLR0917 (one call site, every argument named there by role)
         self,
         client: Hashable,
-        items: list[Any],
+        count: int,
+        size: int,
+        chunk: Callable[[range], Any],
+        join: Callable[[list[Any]], dict[str, Any]],
         reservations: list[tuple[str, GraphLock, asyncio.Future[None]]],
     ) -> dict[str, Any]:
+        """Run ``chunk`` over ``range(count)`` in pieces of ``size`` on the search threads, holding
+        the reserved read shares until the last piece is done; ``join`` their answers in order."""
         granted: list[tuple[str, GraphLock]] = []
         try:
             for graph_id, lock, turn in reservations:
@@ -440,34 +481,23 @@ class LocalServing:
             for _, lock, turn in reservations[len(granted) :]:
                 lock.give_up(turn, write=False)
             raise
-        if not items:
+        if count == 0:
             for graph_id, lock in granted:
                 self._release_read(graph_id, lock)
-            return {"results": []}
-        # Each chunk is validated and run on a search thread: a batch of 100,000 queries does not
-        # hold the event loop for its parsing either. The registry only changes under a write,
-        # which waits for these read shares.
-        chunks = [range(i, min(i + CHUNK_QUERIES, len(items))) for i in range(0, len(items), CHUNK_QUERIES)]
-        left = [len(chunks)]
+            return join([])
+        pieces = [range(i, min(i + size, count)) for i in range(0, count, size)]
+        left = [len(pieces)]
 
-        def chunk_done() -> None:
+        def piece_done() -> None:
             left[0] -= 1
             if left[0] == 0:
                 for graph_id, lock in granted:
                     self._release_read(graph_id, lock)
 
-        chunk = functools.partial(
-            run_chunk,
-            items,
-            registry=self.registry,
-            shared={graph_id for graph_id, _ in granted},  # graphs loaded later are not ours to read
-            cap=self.limits.max_expansions,
-            default=self.limits.default_expansions,
-        )
         futures = [
-            self.scheduler.submit(client, functools.partial(chunk, indices), chunk_done) for indices in chunks
+            self.scheduler.submit(client, functools.partial(chunk, piece), piece_done) for piece in pieces
         ]
-        return {"results": [result for part in await asyncio.gather(*futures) for result in part]}
+        return join(list(await asyncio.gather(*futures)))
 
     def _release_read(self, graph_id: str, lock: GraphLock) -> None:
         lock.release_read()
@@ -509,3 +539,8 @@ def _log_warm(began: float, future: asyncio.Future[float]) -> None:
         log.error("the compiled kernels could not be loaded: %s", error)
     else:
         log.info("kernels ready in %.2f s", time.perf_counter() - began)
+
+
+def _joined_results(parts: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    """The ``path.find_many`` answer of its chunks' answers, in order."""
+    return {"results": [result for part in parts for result in part]}

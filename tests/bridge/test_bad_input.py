@@ -382,6 +382,8 @@ def test_limits_answer_errors_and_keep_serving(spawn_sidecar: SpawnSidecar) -> N
         assert capped["expanded"] <= 10
         with pytest.raises(TooLargeError):
             client.find_many([Client.query("ok", (0, 0), (1, 1))] * 6)
+        with pytest.raises(TooLargeError):
+            client.find_packed("ok", [(0, 0)] * 6, [(1, 1)] * 6)
         client.load_grid("ok2", np.ones((2, 2)))
         with pytest.raises(TooLargeError):
             client.load_grid("ok3", np.ones((2, 2)))
