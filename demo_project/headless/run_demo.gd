@@ -123,6 +123,9 @@ func _next_level() -> void:
 		_phase = "done"
 		quit(2)
 		return
+	# Still until the first _step() decides: a physics tick between this frame and that decision
+	# would move (or count) a step the other runs may not take.
+	_level.process_mode = Node.PROCESS_MODE_DISABLED
 	root.add_child(_level)
 	var built: Error = _level.call("build")
 	if built != OK:

@@ -113,7 +113,7 @@ def _h(
 def _hash_add(table: npt.NDArray[np.int64], key: int) -> bool:
     """Insert ``key`` into an open-addressing set (``-1`` empty); False when it was there."""
     mask = table.shape[0] - 1
-    i = (key * 11400714819323198485) & mask
+    i = ((key * 2654435761) >> 16) & mask  # in int64 for grids below 2^31 cells
     while table[i] != -1:
         if table[i] == key:
             return False
@@ -129,7 +129,7 @@ def _hash_clear(table: npt.NDArray[np.int64], keys: npt.NDArray[np.int64], count
     mask = table.shape[0] - 1
     where = np.empty(count, dtype=np.int64)
     for j in range(count):
-        i = (keys[j] * 11400714819323198485) & mask
+        i = ((keys[j] * 2654435761) >> 16) & mask
         while table[i] != keys[j]:
             i = (i + 1) & mask
         where[j] = i
