@@ -456,7 +456,13 @@ class LocalServing:
             cap=self.limits.max_expansions,
             default=self.limits.default_expansions,
         )
-        return self._chunked(client, len(batch), PACKED_CHUNK, chunk, join_packed, reservations)
+        # as few pieces as PACKED_CHUNK allows, a multiple of the search threads, of one size (a
+        # short last piece leaves a thread idle while another finishes a full one)
+        most = PACKED_CHUNK if batch.hierarchical else CHUNK_QUERIES  # exact queries run longer
+        pieces = -(-len(batch) // most)
+        pieces = -(-pieces // self.threads) * self.threads
+        size = max(1, -(-len(batch) // pieces))
+        return self._chunked(client, len(batch), size, chunk, join_packed, reservations)
 
     async def _chunked(  # noqa: PLR0917 (one call site, every argument named there by role)
         self,

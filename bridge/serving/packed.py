@@ -47,6 +47,11 @@ class PackedBatch:
     def __len__(self) -> int:
         return int(self.starts.shape[0])
 
+    @property
+    def hierarchical(self) -> bool:
+        """Whether the options ask for HPA* (read before they are validated: a chunking hint)."""
+        return isinstance(self.options, dict) and self.options.get("hierarchical") is True
+
 
 def parse_packed(raw: Any, max_batch: int) -> PackedBatch:
     """Validate the request's fields and shapes: ``starts`` and ``goals`` as int32 cell pairs or
