@@ -3,7 +3,8 @@
 ## map, unit i heading for goal i % 4, the game at 60 fps, against the autoload's sidecar.
 ## (a) Flow fields: the four fields ordered, then every frame each unit samples its field
 ##     (direction_at, timed alone) and the crowd steps, until every unit arrived; sidecar CPU,
-##     main-thread times per frame, frames from the order until the first unit moved.
+##     main-thread times per frame, frames from the order until the first unit moved. Frames
+##     are a game's 1/60 s (headless Godot runs them back to back: the rest is slept).
 ## (b) One exact path per unit (request_path, all sent in one frame): main-thread time, frames
 ##     until all answered, sidecar CPU.
 ## (c) AStarGrid2D.get_point_path per unit on the same grid: main-thread time.
@@ -19,6 +20,7 @@ const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const CrowdLevel = preload("res://levels/crowd_level.gd")
 const CrowdMap = preload("res://levels/crowd_map.gd")
 const GAME_FPS := 60
+const FRAME_USEC := 1_000_000 / GAME_FPS
 const READY_TIMEOUT_MS := 60000
 ## Frames the crowd may take to arrive (the level's time limit at 60 fps).
 const MAX_FRAMES := 3600
@@ -108,7 +110,14 @@ func _bench_fields(level: CrowdLevel) -> Dictionary:
 	var all_moving_frame: int = -1
 	var all_covered_cpu: float = -1.0
 	var delta: float = 1.0 / GAME_FPS
+	var frame_started: int = Time.get_ticks_usec()
 	while level.crowd.active > 0 and frames < MAX_FRAMES:
+		# A game's frame: headless Godot does not hold frames to max_fps, so the rest of the
+		# 1/60 s is slept here, at the frame's start (after the last one's requests went out).
+		var idle: int = FRAME_USEC - (Time.get_ticks_usec() - frame_started)
+		if frames > 0 and idle > 0:
+			OS.delay_usec(idle)
+		frame_started = Time.get_ticks_usec()
 		var positions: PackedVector2Array = level.crowd.get_positions()
 		var goals: PackedByteArray = level.crowd.get_goals()
 		var fields: Array[AStarBridgeFlowField] = level.fields
