@@ -36,23 +36,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.generated_maps import random_queries, rooms_and_doors  # noqa: E402
+from bench.godot_binary import godot_binary  # noqa: E402
 from python_core.formats.movingai import read_map, read_scenarios  # noqa: E402
 
 PROJECT = REPO / "tests" / "godot_project"
 SCRIPT = REPO / "bench" / "godot" / "find_path_bench.gd"
 ARENA = REPO / "tests" / "data" / "movingai" / "arena.map"
-
-
-def _godot() -> str:
-    if os.environ.get("GODOT"):
-        return os.environ["GODOT"]
-    out = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "provision_godot.py")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return out.stdout.strip().splitlines()[-1]
 
 
 class EchoServer:
@@ -137,7 +126,7 @@ def run(sync: int, agents: int, workers: int, *, io_thread: bool = True) -> dict
     assert sidecar.stdout is not None
     announcement: dict[str, Any] = json.loads(sidecar.stdout.readline())
     echo = EchoServer()
-    godot = _godot()
+    godot = godot_binary()
     subprocess.run(
         [godot, "--headless", "--path", str(PROJECT), "--import"], capture_output=True, check=False
     )

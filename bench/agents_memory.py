@@ -21,25 +21,17 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench.godot_binary import godot_binary  # noqa: E402
+
 PROJECT = REPO / "tests" / "godot_project"
 SCRIPT = REPO / "bench" / "godot" / "agents_memory.gd"
 
 
-def _godot() -> str:
-    if os.environ.get("GODOT"):
-        return os.environ["GODOT"]
-    out = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "provision_godot.py")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return out.stdout.strip().splitlines()[-1]
-
-
 def run(seconds: float, agents: int, restarts: int, *, occupancy: bool = True) -> list[dict[str, Any]]:
     """One Godot run; its BENCH records in order."""
-    godot = _godot()
+    godot = godot_binary()
     subprocess.run(
         [godot, "--headless", "--path", str(PROJECT), "--import"], capture_output=True, check=False
     )

@@ -34,25 +34,17 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench.godot_binary import godot_binary  # noqa: E402
+
 PROJECT = REPO / "demo_project"
 SCRIPT = REPO / "bench" / "godot" / "crowd_bench.gd"
 
 
-def _godot() -> str:
-    if os.environ.get("GODOT"):
-        return os.environ["GODOT"]
-    out = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "provision_godot.py")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return out.stdout.strip().splitlines()[-1]
-
-
 def run(units: int) -> dict[str, Any]:
     """One Godot run; the script's report as a dict."""
-    godot = _godot()
+    godot = godot_binary()
     env = {key: value for key, value in os.environ.items() if key != "LD_LIBRARY_PATH"}
     subprocess.run(
         [godot, "--headless", "--path", str(PROJECT), "--import"],

@@ -31,21 +31,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.generated_maps import rooms_and_doors  # noqa: E402
+from bench.godot_binary import godot_binary  # noqa: E402
 
 PROJECT = REPO / "tests" / "godot_project"
 SCRIPT = REPO / "bench" / "godot" / "flow_field_bench.gd"
-
-
-def _godot() -> str:
-    if os.environ.get("GODOT"):
-        return os.environ["GODOT"]
-    out = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "provision_godot.py")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return out.stdout.strip().splitlines()[-1]
 
 
 def _spec(size: int, units: int, frames: int, godot_paths: int, cluster: int) -> dict[str, Any]:
@@ -73,7 +62,7 @@ def _spec(size: int, units: int, frames: int, godot_paths: int, cluster: int) ->
 
 def run(size: int, units: int, frames: int, godot_paths: int, cluster: int) -> dict[str, Any]:
     """One Godot run; the script's report."""
-    godot = _godot()
+    godot = godot_binary()
     subprocess.run(
         [godot, "--headless", "--path", str(PROJECT), "--import"], capture_output=True, check=False
     )
