@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from python_core._types import I64
+from python_core._types import F64, I64
 from python_core.errors import InvalidGraphError, InvalidQueryError, UnsupportedOperationError
 from python_core.grid import GridGraph
 from python_core.grid.search import dispatch as fast_grid
@@ -39,6 +40,7 @@ from python_core.navigation.updates import (
     SetWeights,
     Update,
 )
+from python_core.path_batch import PathBatch
 from python_core.result import PathResult, QueryOptions
 
 __all__ = ["GridNavigator"]
@@ -183,12 +185,63 @@ class GridNavigator:
             if corridor:
                 raise InvalidQueryError("corridor applies to hierarchical queries only")
             return fast_grid.find_many(self._grid, starts, goals, options=opts)
+        return self.find_batch(starts, goals, opts, hierarchical=True, corridor=corridor).results()
+
+    def find_batch(
+        self,
+        starts: npt.ArrayLike,
+        goals: npt.ArrayLike,
+        options: QueryOptions | None = None,
+        *,
+        hierarchical: bool = False,
+        corridor: bool = False,
+    ) -> PathBatch:
+        """:meth:`find_many`'s answers as one :class:`PathBatch`: ``starts`` and ``goals`` are
+        ``(n, 2)`` cells (:meth:`resolve` world positions first). A hierarchical batch keeps the
+        compiled kernel's arrays, with no result object per query; only the paths another agent
+        stands on are searched again, one by one.
+
+        Raises:
+            as :meth:`find_many`.
+        """
+        opts = options if options is not None else _DEFAULTS
+        a, b = np.asarray(starts).reshape(-1, 2), np.asarray(goals).reshape(-1, 2)
+        if not hierarchical:
+            firsts, lasts = [tuple(c) for c in a.tolist()], [tuple(c) for c in b.tolist()]
+            results = self.find_many(firsts, lasts, opts, corridor=corridor)
+            return PathBatch.from_results(results)
         hpa = self._built()
-        results = hpa.find_many(starts, goals, options=opts, smooth=self._smooth, corridor=corridor)
-        return [
-            fast_grid.find_path(self._grid, s, g, options=opts) if self._blocked_by_agents(r, opts) else r
-            for s, g, r in zip(starts, goals, results, strict=True)
-        ]
+        batch = hpa.find_batch(a, b, options=opts, smooth=self._smooth, corridor=corridor)
+        if opts.ignore_agents or not self._grid.agents:
+            return batch
+        blocked = {}
+        for i in range(len(batch)):
+            if self._blocked_by_agents(batch.result(i), opts):
+                start, goal = (int(a[i, 0]), int(a[i, 1])), (int(b[i, 0]), int(b[i, 1]))
+                blocked[i] = fast_grid.find_path(self._grid, start, goal, options=opts)
+        return batch.replaced(blocked)
+
+    def work_estimates(self, starts: npt.ArrayLike, goals: npt.ArrayLike, *, hierarchical: bool) -> F64:
+        """A rough relative cost of each query ``starts[i] -> goals[i]`` (``(n, 2)`` endpoints in this
+        navigator's form), for sharing a batch out between threads: never raises on bad endpoints
+        (they are clamped to the grid; the search itself reports them). Hierarchical queries cost
+        about their path's length (:meth:`HierarchicalGrid.length_estimates`); exact ones at least
+        their ends' distance."""
+        grid = self._grid
+        ends = []
+        for points in (starts, goals):
+            xy = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+            if self._world:
+                xy = np.floor((xy - np.asarray(grid.origin)) / np.asarray(grid.cell_size) + 0.5)
+            xy = np.nan_to_num(xy, nan=0.0, posinf=0.0, neginf=0.0)
+            x = np.clip(xy[:, 0], 0, grid.width - 1).astype(np.int64)
+            y = np.clip(xy[:, 1], 0, grid.height - 1).astype(np.int64)
+            ends.append(y * grid.width + x)
+        if hierarchical and self._hierarchy is not None:
+            return self._hierarchy.length_estimates(ends[0], ends[1])
+        w = grid.width
+        reach: F64 = np.maximum(np.abs(ends[0] % w - ends[1] % w), np.abs(ends[0] // w - ends[1] // w))
+        return reach.astype(np.float64)
 
     def _blocked_by_agents(self, result: PathResult, options: QueryOptions) -> bool:
         """True when another agent stands on a cell of the path past its start."""

@@ -43,6 +43,7 @@ from python_core.hpa.query.scratch import QueryScratch
 from python_core.hpa.query.smoothing import path_cost, smooth_passes
 from python_core.hpa.query.tree_query import tree_query, tree_query_many, tree_static
 from python_core.hpa.query.upper_search import link_costs, upper_chain
+from python_core.path_batch import PathBatch
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["CHECK_SLACK", "HierarchySearches"]
@@ -153,27 +154,34 @@ class HierarchySearches:
             return PathResult(PathStatus.FOUND, points, nodes, cost, expanded)
         return None if outcome == ABSTRACT_NO_PATH else self._failed(outcome, expanded)
 
-    def _tree_many(
-        self, scratch: QueryScratch, cells: I64, hcode: int, budget: int | None, smooth: bool
-    ) -> list[PathResult | None]:
-        """:meth:`_tree_search` for each row ``(start, goal)`` of ``cells``, in one compiled call;
-        the results' arrays are views of the batch's."""
-        outcomes, offsets, nodes, points, costs, expanded = tree_query_many(
-            cells[:, 0].copy(), cells[:, 1].copy(), hcode, -1 if budget is None else budget,
-            2 if smooth else 0, scratch.next_queries(cells.shape[0]), self._record(scratch),
+    def _tree_batch(  # noqa: PLR0917
+        self, scratch: QueryScratch, cells: I64, far: I64, hcode: int, budget: int | None, smooth: bool
+    ) -> tuple[I64, PathBatch]:
+        """One :func:`tree_query_many` call over the rows ``far`` of ``cells`` (``(start, goal)``
+        pairs): each query's kernel outcome (``ABSTRACT_FOUND`` for the rows not searched) and the
+        batch of every row, its arrays the kernel's (the rows not searched have empty paths and are
+        for the caller to answer)."""
+        n = cells.shape[0]
+        found, offsets, nodes, points, costs, expanded = tree_query_many(
+            cells[far, 0], cells[far, 1], hcode, -1 if budget is None else budget,
+            2 if smooth else 0, scratch.next_queries(far.shape[0]), self._record(scratch),
         )  # fmt: skip
-        out: list[PathResult | None] = []
-        for i, outcome in enumerate(outcomes.tolist()):
-            if outcome == ABSTRACT_FOUND:
-                lo, hi = offsets[i], offsets[i + 1]
-                out.append(
-                    PathResult(
-                        PathStatus.FOUND, points[lo:hi], nodes[lo:hi], float(costs[i]), int(expanded[i])
-                    )
-                )
-            else:
-                out.append(None if outcome == ABSTRACT_NO_PATH else self._failed(outcome, int(expanded[i])))
-        return out
+        if far.shape[0] == n:  # every row searched: the kernel's arrays as they are
+            return found, PathBatch(np.zeros(n, dtype=np.uint8), costs, expanded, offsets, nodes, points)
+        outcomes = np.full(n, ABSTRACT_FOUND, dtype=np.int64)
+        all_costs, all_expanded = np.zeros(n), np.zeros(n, dtype=np.int64)
+        counts = np.zeros(n, dtype=np.int64)
+        outcomes[far], all_costs[far], all_expanded[far], counts[far] = (
+            found,
+            costs,
+            expanded,
+            np.diff(offsets),
+        )
+        all_offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=all_offsets[1:])
+        return outcomes, PathBatch(
+            np.zeros(n, dtype=np.uint8), all_costs, all_expanded, all_offsets, nodes, points
+        )
 
     def _endpoint(self, cell: int, reverse: int, other: int) -> EndpointTree:
         """Insert ``cell`` into its cluster: costs to its transitions, then to ``other`` when that

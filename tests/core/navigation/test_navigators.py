@@ -169,6 +169,48 @@ def test_a_blocked_hierarchical_path_falls_back_to_the_compiled_exact_search(
     assert blocked.nodes.tolist() == real(grid, start, goal, options=options).nodes.tolist()
 
 
+def test_a_batch_falls_back_for_the_blocked_paths_only() -> None:
+    """find_batch keeps the kernel's arrays for the free paths and answers a path another agent
+    stands on by the exact search, as find_path does, query by query."""
+    grid = GridGraph(np.ones((16, 16), dtype=bool), diagonal="never")
+    nav = GridNavigator(grid, hierarchy=HierarchicalGrid(grid, cluster_size=8).build())
+    starts, goals = (
+        np.array([(0, 5), (0, 0), (3, 3), (15, 15)]),
+        np.array([(15, 9), (15, 0), (3, 3), (0, 15)]),
+    )
+    free = nav.find_path((0, 5), (15, 9), hierarchical=True)
+    middle = int(free.nodes[len(free.nodes) // 2])
+    grid.place_agent(3, (middle % 16, middle // 16))
+    batch = nav.find_batch(starts, goals, hierarchical=True)
+    for i, (s, g) in enumerate(zip(starts.tolist(), goals.tolist(), strict=True)):
+        alone = nav.find_path(tuple(s), tuple(g), hierarchical=True)
+        assert batch.result(i).nodes.tolist() == alone.nodes.tolist()
+        assert batch.result(i).cost == alone.cost
+    assert middle not in batch.result(0).nodes.tolist()
+    exact = nav.find_batch(starts, goals)  # not hierarchical: the exact search's answers
+    assert [exact.result(i).cost for i in range(4)] == [
+        nav.find_path(tuple(s), tuple(g)).cost for s, g in zip(starts.tolist(), goals.tolist(), strict=True)
+    ]
+    with pytest.raises(InvalidQueryError):
+        nav.find_batch(starts, goals, corridor=True)
+
+
+def test_work_estimates_follow_the_path_not_the_distance_and_never_raise() -> None:
+    """Across a wall with one far gap the hierarchy's estimate is the detour, the ends' distance is
+    not; bad endpoints are estimated (clamped), never refused: the search reports them."""
+    rows = ["." * 32] * 9 + ["@" * 31 + "."] + ["." * 32] * 22
+    nav = GridNavigator(GridGraph.from_strings(rows, diagonal="never"))
+    nav.build_hierarchy(OPEN)
+    starts, goals = np.array([(0, 0), (0, 0)]), np.array([(0, 17), (31, 0)])
+    around, along = nav.work_estimates(starts, goals, hierarchical=True).tolist()
+    assert around > 50
+    assert along < 40
+    assert nav.work_estimates(starts, goals, hierarchical=False).tolist() == [17.0, 31.0]
+    odd = nav.work_estimates(np.array([(-5, 99), (1e9, 0)]), np.array([(3, 3), (0, -1e9)]), hierarchical=True)
+    assert np.isfinite(odd).all()
+    assert (odd >= 0).all()
+
+
 def test_the_asking_agent_and_ignore_agents_keep_the_hierarchys_path() -> None:
     nav = GridNavigator(GridGraph.from_strings(["." * 16, "@" * 15 + ".", "." * 16], diagonal="never"))
     nav.build_hierarchy(OPEN)
