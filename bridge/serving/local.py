@@ -41,7 +41,7 @@ from bridge.serving import entries
 from bridge.serving.batches import run_chunk
 from bridge.serving.graph_lock import GraphLock, GraphLocks
 from bridge.serving.interface import LoadRequest, Outcome, Progress
-from bridge.serving.packed import join_packed, parse_packed, run_packed_chunk
+from bridge.serving.packed import join_packed, packed_pieces, parse_packed, run_packed_chunk
 from bridge.serving.scheduler import FairScheduler
 from python_core.compiled import FIRST_WARM_UP_MODULES, warm_up
 
@@ -437,7 +437,8 @@ class LocalServing:
             cap=self.limits.max_expansions,
             default=self.limits.default_expansions,
         )
-        return self._chunked(client, len(items), CHUNK_QUERIES, chunk, _joined_results, reservations)
+        pieces = [range(i, min(i + CHUNK_QUERIES, len(items))) for i in range(0, len(items), CHUNK_QUERIES)]
+        return self._chunked(client, lambda: pieces, chunk, _joined_results, reservations)
 
     def find_packed(self, client: Hashable, raw: Any) -> Outcome:
         """Reserve a read share of the batch's grid (now, in arrival order), then run it in chunks
@@ -456,42 +457,43 @@ class LocalServing:
             cap=self.limits.max_expansions,
             default=self.limits.default_expansions,
         )
-        # as few pieces as PACKED_CHUNK allows, a multiple of the search threads, of one size (a
-        # short last piece leaves a thread idle while another finishes a full one)
+        # as few pieces as PACKED_CHUNK allows, a multiple of the search threads, of about equal work
+        # (a piece that finishes late leaves a thread idle: scenario files list short paths first)
         most = PACKED_CHUNK if batch.hierarchical else CHUNK_QUERIES  # exact queries run longer
-        pieces = -(-len(batch) // most)
-        pieces = -(-pieces // self.threads) * self.threads
-        size = max(1, -(-len(batch) // pieces))
-        return self._chunked(client, len(batch), size, chunk, join_packed, reservations)
+        count = -(-len(batch) // most)
+        count = -(-count // self.threads) * self.threads
 
-    async def _chunked(  # noqa: PLR0917 (one call site, every argument named there by role)
+        split = functools.partial(packed_pieces, batch, count, self.registry)  # run under the read share
+        return self._chunked(client, split, chunk, join_packed, reservations)
+
+    async def _chunked(
         self,
         client: Hashable,
-        count: int,
-        size: int,
+        split: Callable[[], list[range]],
         chunk: Callable[[range], Any],
         join: Callable[[list[Any]], dict[str, Any]],
         reservations: list[tuple[str, GraphLock, asyncio.Future[None]]],
     ) -> dict[str, Any]:
-        """Run ``chunk`` over ``range(count)`` in pieces of ``size`` on the search threads, holding
-        the reserved read shares until the last piece is done; ``join`` their answers in order."""
+        """Run ``chunk`` over each of the consecutive ranges ``split()`` gives (called once the read
+        shares are granted, so it may read the graphs) on the search threads, holding the shares
+        until the last piece is done; ``join`` their answers in order."""
         granted: list[tuple[str, GraphLock]] = []
         try:
             for graph_id, lock, turn in reservations:
                 await lock.wait(turn, write=False)
                 granted.append((graph_id, lock))
             await self._wait_kernels()
+            pieces = split()
         except BaseException:
             for graph_id, lock in granted:
                 self._release_read(graph_id, lock)
             for _, lock, turn in reservations[len(granted) :]:
                 lock.give_up(turn, write=False)
             raise
-        if count == 0:
+        if not pieces:
             for graph_id, lock in granted:
                 self._release_read(graph_id, lock)
             return join([])
-        pieces = [range(i, min(i + size, count)) for i in range(0, count, size)]
         left = [len(pieces)]
 
         def piece_done() -> None:

@@ -12,6 +12,7 @@ array, and the answers leave as a handful of arrays: per query, only the search 
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,16 +23,26 @@ from bridge.errors import BadRequestError, TooLargeError, UnknownGraphError, Uns
 from bridge.params import Params
 from bridge.queries import parse_options_map
 from bridge.registry import Registry
-from python_core import PathResult, PathStatus
+from python_core import PathResult, PathStatus, QueryOptions
 from python_core.navigation.grid import GridNavigator
+from python_core.path_batch import STATUS_ORDER, PathBatch
 
-__all__ = ["STATUS_CODES", "PackedBatch", "join_packed", "parse_packed", "run_packed_chunk"]
+__all__ = [
+    "STATUS_CODES",
+    "PackedBatch",
+    "balanced_pieces",
+    "join_packed",
+    "parse_packed",
+    "run_packed_chunk",
+]
 
 STATUS_CODES = {
     PathStatus.FOUND: 0, PathStatus.PARTIAL: 1, PathStatus.NO_PATH: 2, PathStatus.BUDGET_EXHAUSTED: 3
 }  # fmt: skip
 """A query's status byte; 255 is an error (its map under ``errors``)."""
 ERROR_CODE = 255
+_WIRE_STATUS = np.array([STATUS_CODES[status] for status in STATUS_ORDER], dtype=np.uint8)
+"""The status byte of each :data:`~python_core.path_batch.STATUS_ORDER` code."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,33 @@ def parse_packed(raw: Any, max_batch: int) -> PackedBatch:
         np.int64 if cells else np.float64), options)  # fmt: skip
 
 
+PIECE_OVERHEAD = 64.0
+"""What a query costs beside its path, in cells of path (its ends' trees, the table look-up, the
+call: about 5 us of an HPA* query on the 512 maps, where a path cell costs about 0.03 us)."""
+
+
+def balanced_pieces(work: npt.NDArray[np.float64], count: int) -> list[range]:
+    """``count`` consecutive ranges covering the queries (fewer when there are fewer queries), each
+    holding about the same share of ``work`` (a rough cost per query, in cells of path) plus
+    :data:`PIECE_OVERHEAD` per query."""
+    if work.size == 0:
+        return []
+    total = np.cumsum(work + PIECE_OVERHEAD)
+    cuts = np.searchsorted(total, total[-1] * np.arange(1, count) / count, side="right")
+    bounds = np.unique(np.concatenate(([0], cuts, [work.size])))
+    return [range(int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds.tolist())]
+
+
+def packed_pieces(batch: PackedBatch, count: int, registry: Registry) -> list[range]:
+    """:func:`balanced_pieces` of the batch by its grid's :meth:`GridNavigator.work_estimates`;
+    read under the batch's read share (an unknown graph or kind: by count, a chunk reports it)."""
+    entry = registry.find(batch.graph_id)
+    work = np.zeros(len(batch))
+    if count > 1 and entry is not None and isinstance(entry.graph, GridNavigator):
+        work = entry.graph.work_estimates(batch.starts, batch.goals, hierarchical=batch.hierarchical)
+    return balanced_pieces(work, count)
+
+
 def run_packed_chunk(
     batch: PackedBatch, indices: range, *, registry: Registry, shared: set[str], cap: int, default: int | None
 ) -> dict[str, Any]:
@@ -106,49 +144,52 @@ def run_packed_chunk(
     if world == (batch.starts.dtype.kind == "i"):
         form = "float32 world positions (cells: false)" if world else "int32 cells"
         raise BadRequestError(f"{where}: {batch.graph_id!r} takes {form}", {"field": "starts"})
-    raw = list(zip(batch.starts[lo:hi].tolist(), batch.goals[lo:hi].tolist(), strict=True))
-
-    def cell(end: list[Any]) -> tuple[int, int]:
-        return nav.resolve(tuple(end)) if world else (int(end[0]), int(end[1]))
-
-    results: list[PathResult | BaseException]
     try:
-        pairs = [(cell(s), cell(g)) for s, g in raw]
-        starts, goals = [p[0] for p in pairs], [p[1] for p in pairs]
-        results = list(nav.find_many(starts, goals, options, hierarchical=hierarchical, corridor=corridor))
+        if world:  # positions: each resolved to its cell (an error here is one query's own)
+            starts = np.array([nav.resolve(tuple(p)) for p in batch.starts[lo:hi].tolist()], dtype=np.int64)
+            goals = np.array([nav.resolve(tuple(p)) for p in batch.goals[lo:hi].tolist()], dtype=np.int64)
+        else:
+            starts, goals = batch.starts[lo:hi], batch.goals[lo:hi]
+        found = nav.find_batch(starts, goals, options, hierarchical=hierarchical, corridor=corridor)
+        return _packed(found, [], lo)
     except Exception:  # a bad pair: each query answers for itself
-        results = []
-        for s, g in raw:
-            try:
-                results.append(
-                    nav.find_path(cell(s), cell(g), options, hierarchical=hierarchical, corridor=corridor)
-                )
-            except Exception as exc:  # a query's error is its answer
-                results.append(exc)
-    return _packed(results, lo, nav.dim)
+        return _one_by_one(nav, batch, indices, options, hierarchical=hierarchical, corridor=corridor)
 
 
-def _packed(results: list[PathResult | BaseException], first: int, dim: int) -> dict[str, Any]:
-    status = np.empty(len(results), dtype=np.uint8)
-    costs = np.full(len(results), np.inf)
-    expanded = np.zeros(len(results), dtype=np.int64)
-    counts = np.zeros(len(results), dtype=np.int64)
-    points: list[npt.NDArray[Any]] = []
-    nodes: list[npt.NDArray[Any]] = []
+def _one_by_one(
+    nav: GridNavigator,
+    batch: PackedBatch,
+    indices: range,
+    options: QueryOptions,
+    *,
+    hierarchical: bool,
+    corridor: bool,
+) -> dict[str, Any]:
+    """The chunk's answers query by query, each error the answer of its own query."""
+    world = not nav.endpoints.cells
+    results: list[PathResult] = []
     errors: list[list[Any]] = []
-    for i, r in enumerate(results):
-        if isinstance(r, BaseException):
-            status[i] = ERROR_CODE
-            errors.append([first + i, from_exception(r).to_wire()])
-            continue
-        status[i] = STATUS_CODES[r.status]
-        costs[i], expanded[i], counts[i] = r.cost, r.expanded, len(r.nodes)
-        points.append(r.points)
-        nodes.append(r.nodes)
+    for i in indices:
+        s, g = batch.starts[i].tolist(), batch.goals[i].tolist()
+        try:
+            cells = [nav.resolve(tuple(end)) if world else (int(end[0]), int(end[1])) for end in (s, g)]
+            results.append(
+                nav.find_path(cells[0], cells[1], options, hierarchical=hierarchical, corridor=corridor)
+            )
+        except Exception as exc:  # a query's error is its answer
+            results.append(PathResult(PathStatus.NO_PATH))
+            errors.append([i, from_exception(exc).to_wire()])
+    return _packed(PathBatch.from_results(results, nav.dim), errors, indices.start)
+
+
+def _packed(found: PathBatch, errors: list[list[Any]], first: int) -> dict[str, Any]:
+    """A chunk's part of the answer: the batch's arrays, status 255 where a query failed."""
+    status = _WIRE_STATUS[found.status]
+    for i, _ in errors:
+        status[i - first] = ERROR_CODE
     return {
-        "status": status, "costs": costs, "expanded": expanded, "counts": counts, "errors": errors,
-        "points": np.concatenate(points).reshape(-1, dim) if points else np.zeros((0, dim)),
-        "nodes": np.concatenate(nodes) if nodes else np.zeros(0, dtype=np.int64),
+        "status": status, "costs": found.costs, "expanded": found.expanded,
+        "counts": np.diff(found.offsets), "errors": errors, "points": found.points, "nodes": found.nodes,
     }  # fmt: skip
 
 
@@ -156,17 +197,24 @@ def join_packed(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """The wire answer of a batch's chunks, in order: ``status`` (uint8 per query), ``costs``
     (float64), ``expanded`` (int64), ``offsets`` (int64, queries + 1: query ``i``'s points and nodes
     are ``[offsets[i], offsets[i + 1])``), ``points`` (float32 pairs or triples), ``nodes`` (int64),
-    and ``errors`` (``[query index, error map]`` of each status 255)."""
+    and ``errors`` (``[query index, error map]`` of each status 255). Each array is written once, in
+    its wire type, and leaves as a memoryview (msgpack packs it as ``bin`` without another copy)."""
     counts = np.concatenate([p["counts"] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
     offsets = np.zeros(counts.size + 1, dtype="<i8")
     np.cumsum(counts, out=offsets[1:])
     errors = [e for part in parts for e in part["errors"]]
 
-    def joined(key: str, dtype: str) -> bytes:
-        return b"".join(np.ascontiguousarray(p[key], dtype=dtype).tobytes() for p in parts)
+    def joined(key: str, dtype: str) -> memoryview:
+        arrays = [p[key] for p in parts]
+        out = np.empty((sum(len(a) for a in arrays), *(arrays[0].shape[1:] if arrays else ())), dtype=dtype)
+        at = 0
+        for a in arrays:
+            out[at : at + len(a)] = a
+            at += len(a)
+        return out.reshape(-1).data.cast("B")
 
     return {
         "status": joined("status", "u1"), "costs": joined("costs", "<f8"),
-        "expanded": joined("expanded", "<i8"), "offsets": offsets.tobytes(),
+        "expanded": joined("expanded", "<i8"), "offsets": offsets.data.cast("B"),
         "points": joined("points", "<f4"), "nodes": joined("nodes", "<i8"), "errors": errors,
     }  # fmt: skip

@@ -10,6 +10,7 @@ import pytest
 
 from bridge.client import Client
 from bridge.errors import BridgeError, error_code
+from bridge.serving.packed import balanced_pieces
 
 WALK = np.ones((48, 64), dtype=bool)
 WALK[20, 2:60] = False
@@ -112,3 +113,15 @@ def test_bad_packed_requests_are_error_objects(client: Client, params: dict[str,
     assert error_code(caught.value) == code
     ok = client.find_packed("pk_bad", [(0, 0)], [(7, 7)])
     assert ok["status"].tolist() == [0]
+
+
+def test_pieces_share_the_estimated_work_not_the_count() -> None:
+    """A batch cut for two threads: consecutive ranges covering every query once; where the last
+    queries are long (scenario files list short paths first) the long ones share fewer to a piece."""
+    assert balanced_pieces(np.zeros(0), 4) == []
+    even = balanced_pieces(np.full(100, 50.0), 2)
+    assert even == [range(0, 50), range(50, 100)]
+    skewed = balanced_pieces(np.concatenate((np.full(80, 10.0), np.full(20, 1000.0))), 2)
+    assert [len(p) for p in skewed] == [87, 13]  # 80 x 74 + 7 x 1064 is (about) half the work
+    assert [q for p in skewed for q in p] == list(range(100))
+    assert balanced_pieces(np.ones(3), 8) == [range(0, 1), range(1, 2), range(2, 3)]  # no empty piece
