@@ -379,6 +379,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer queries and maps")
     parser.add_argument("--godot", type=Path, default=REPO / ".godot" / "godot")
     parser.add_argument("--sections", default="1234", help="which sections to run (default 1234)")
+    parser.add_argument("--maps", nargs="+", metavar="MAP", help="sections 2 and 3 on these maps only")
     args = parser.parse_args()
     calls, count = (300, 40) if args.quick else (1000, 100)
     maps = BIG_MAPS[:3] if args.quick else BIG_MAPS
@@ -387,9 +388,10 @@ def main() -> None:
         if "1" in args.sections:
             floor_section(sidecar, calls)
         if "2" in args.sections:
-            exact_section(sidecar, args.godot, maps, count)
+            exact_section(sidecar, args.godot, tuple(args.maps or maps), count)
         if "3" in args.sections:
-            hpa_section(sidecar, HPA_MAPS[:2] if args.quick else HPA_MAPS, count)
+            hpa_maps = args.maps or (HPA_MAPS[:2] if args.quick else HPA_MAPS)
+            hpa_section(sidecar, tuple(hpa_maps), count)
     if "4" in args.sections:
         parallel_section(1000, 32, 100 if args.quick else 1000)
 
