@@ -98,9 +98,11 @@ def parse_packed(raw: Any, max_batch: int) -> PackedBatch:
         np.int64 if cells else np.float64), options)  # fmt: skip
 
 
-PIECE_OVERHEAD = 64.0
-"""What a query costs beside its path, in cells of path (its ends' trees, the table look-up, the
-call: about 5 us of an HPA* query on the 512 maps, where a path cell costs about 0.03 us)."""
+PIECE_OVERHEAD = 384.0
+"""What a query costs beside its path, in cells of path: its ends' trees, the table look-up, its
+arrays and its share of the chunk's Python. Chosen by timing the two pieces of 100 scenario
+queries in process: 64 left brc202d's at 1.06 / 0.87 ms, 256 at 0.95 / 0.96; Aurora's and
+random512-10-0's balance past 512, 32room_000's at 128-256."""
 
 
 def balanced_pieces(work: npt.NDArray[np.float64], count: int) -> list[range]:

@@ -230,10 +230,12 @@ class GridNavigator:
         grid = self._grid
         ends = []
         for points in (starts, goals):
-            xy = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-            if self._world:
-                xy = np.floor((xy - np.asarray(grid.origin)) / np.asarray(grid.cell_size) + 0.5)
-            xy = np.nan_to_num(xy, nan=0.0, posinf=0.0, neginf=0.0)
+            xy = np.asarray(points).reshape(-1, 2)
+            if self._world or xy.dtype.kind not in "iu":  # positions to cells, NaN and inf to 0
+                xy = np.asarray(xy, dtype=np.float64)
+                if self._world:
+                    xy = np.floor((xy - np.asarray(grid.origin)) / np.asarray(grid.cell_size) + 0.5)
+                xy = np.nan_to_num(xy, nan=0.0, posinf=0.0, neginf=0.0).clip(-1, max(grid.width, grid.height))
             x = np.clip(xy[:, 0], 0, grid.width - 1).astype(np.int64)
             y = np.clip(xy[:, 1], 0, grid.height - 1).astype(np.int64)
             ends.append(y * grid.width + x)

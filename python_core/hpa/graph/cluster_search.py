@@ -26,7 +26,15 @@ import numpy as np
 from python_core._types import F64, I64, U8
 from python_core.compiled import jit
 from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
-from python_core.hpa.steps import MOVE_DX, MOVE_DY, legal_from, move_count, step_length, step_target
+from python_core.hpa.steps import (
+    MOVE_DX,
+    MOVE_DY,
+    inline_jit,
+    legal_from,
+    move_count,
+    step_length,
+    step_target,
+)
 
 __all__ = [
     "NO_PARENT",
@@ -84,7 +92,7 @@ def new_scratch(size: int) -> tuple[F64, I64, U8]:
     return np.full(size, np.inf), np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.uint8)
 
 
-@jit
+@inline_jit
 def cluster_rect(cluster: int, ncx: int, csize: int, width: int, height: int) -> tuple[int, int, int, int]:
     """``(x0, y0, lw, lh)`` of a cluster (as :meth:`AbstractGraph.rect`), for compiled code.
 
@@ -210,7 +218,7 @@ def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
     return expanded
 
 
-@jit
+@inline_jit
 def push_cells(out: I64, n: int, cells: I64, m: int, backwards: bool) -> tuple[I64, int]:
     """Append ``cells[:m]`` (or them reversed) to ``out[:n]``, growing ``out`` when full.
 

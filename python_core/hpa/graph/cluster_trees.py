@@ -48,6 +48,8 @@ def tree_walk(  # noqa: PLR0917 (compiled kernel: positional)
     out: I64,
     one_weight: float = 0.0,
     reverse: bool = False,
+    first: int = 0,
+    dl: float = 0.0,
 ) -> tuple[int, float]:
     """Walk one tree from ``cell`` up to its root, writing the global cells into ``out``.
 
@@ -70,6 +72,10 @@ def tree_walk(  # noqa: PLR0917 (compiled kernel: positional)
             Where weights differ that can cost more or less than the tree's direction, and it is
             not always the cheapest way from ``cell`` to the root (the tree is the cheapest way
             from the root).
+        first: where the tree starts in ``dirs`` (a pool of trees, read in place: a slice per
+            walk costs two atomic reference counts, a measurable share of a short walk).
+        dl: the diagonal's length, ``math.hypot(cw, ch)``, when the caller has it (a loop of
+            walks computes it once); ``0`` computes it here.
 
     Returns:
         ``(n, cost)``: cells written, and the cost of the path root -> ``cell`` (each step
@@ -89,8 +95,9 @@ def tree_walk(  # noqa: PLR0917 (compiled kernel: positional)
         >>> tree_walk(tree, 0, 0, 3, 3, 0, 2, heavy, 1.0, 1.0, out, 0.0, True)
         (3, 3.0)
     """
-    dl = math.hypot(cw, ch)
-    cur = (cell // width - y0) * lw + cell % width - x0
+    if dl <= 0.0:
+        dl = math.hypot(cw, ch)
+    cur = first + (cell // width - y0) * lw + cell % width - x0
     n, cost = 0, 0.0
     out[0] = cell
     if dirs[cur] == NO_PARENT and cell != root:

@@ -132,6 +132,7 @@ def _farthest(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, 
     ch: float,
     fail_limit: int,
     one_weight: float,
+    dl: float,
 ) -> tuple[int, float]:
     """The path index in ``(i, last]`` that the anchor ``i`` jumps to (``i + 1`` keeps the step),
     and the cost of the line there (of the step, for ``i + 1``).
@@ -144,9 +145,10 @@ def _farthest(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, 
     no division, stopping at the first illegal step or as soon as the cost already spent exceeds
     the budget; it is written inline because a call per line costs more than a short line.
     With ``one_weight > 0`` (every open cell has that weight) a line's cost is known from its
-    shape, so the check reads only the walkable flags.
+    shape, so the check reads only the walkable flags. ``dl`` is the diagonal's length,
+    ``math.hypot(cw, ch)``, computed once per pass by the caller (a hundred ``hypot`` calls were
+    a tenth of a query's smoothing).
     """
-    dl = math.hypot(cw, ch)
     ax, ay = xs[i], ys[i]
     start, base = ay * width + ax, prefix[i]
     sx, sy = xs[i + 1] - ax, ys[i + 1] - ay
@@ -348,7 +350,7 @@ def shortcut_costs(  # noqa: PLR0917
     while i < n - 1:
         best, piece = _farthest(
             xs, ys, prefix, i, min(n - 1, i + window), walk, weights, width, diag, cw, ch, fail_limit,
-            one_weight,
+            one_weight, dl,
         )  # fmt: skip
         if best == i + 1:
             out[m] = nodes[best]

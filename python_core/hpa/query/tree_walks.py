@@ -14,6 +14,8 @@ in one compiled call.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from python_core._types import F32, F64, I64, U8
@@ -28,6 +30,7 @@ from python_core.hpa.graph.cluster_search import (
 from python_core.hpa.graph.cluster_trees import tree_walk
 from python_core.hpa.graph.distance_table import best_pair
 from python_core.hpa.query.abstract_search import estimate
+from python_core.hpa.steps import inline_jit
 
 __all__ = [
     "close_start_costs",
@@ -44,13 +47,13 @@ __all__ = [
 ]
 
 
-@jit
+@inline_jit
 def cluster_of_cell(cell: int, width: int, csize: int, ncx: int) -> int:
     """Cluster id of a flat cell (as :meth:`AbstractGraph.cluster_of`)."""
     return (cell // width // csize) * ncx + cell % width // csize
 
 
-@jit
+@inline_jit
 def tree_of(pool: U8, tree_off: I64, cl_first: I64, cluster: int, node: int, size: int) -> U8:  # noqa: PLR0917
     """The tree of transition ``node`` (of ``cluster``, ``size`` cells) in the pool."""
     off = tree_off[cluster] + (node - cl_first[cluster]) * size
@@ -65,7 +68,7 @@ Pricing = tuple[F64, float, float, float]
 """``(weights, cw, ch, one_weight)``: how steps are priced (:func:`tree_walk`)."""
 
 
-@jit
+@inline_jit
 def walk_tree(  # noqa: PLR0917 (compiled kernel: positional)
     trees: Trees,
     dims: Dims,
@@ -174,19 +177,38 @@ def walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
     n: int,
     buf: I64,
 ) -> tuple[I64, int]:
-    """Append the cells after each chain node up to the next (the last one: up to ``goal``)."""
-    node_cell = trees[3]
-    ncx, csize, width, _ = dims
+    """Append the cells after each chain node up to the next (the last one: up to ``goal``).
+
+    The tuples are unpacked once and the walks written straight into ``out``: per chain node the
+    loop takes no array reference but the tree's slice (reference counts are atomic operations,
+    and the loop's used to be a fifth of an HPA* query's time on brc202d)."""
+    pool, tree_off, cl_first, node_cell = trees
+    ncx, csize, width, height = dims
+    weights, cw, ch, one_weight = pricing
+    dl = math.hypot(cw, ch)
     for i in range(chain.shape[0]):
         a = chain[i]
         b_cell = goal if i + 1 == chain.shape[0] else node_cell[chain[i + 1]]
         c = node_cluster[a]
-        if cluster_of_cell(b_cell, width, csize, ncx) != c:  # a crossing: one step
+        crossing = cluster_of_cell(b_cell, width, csize, ncx) != c
+        if crossing:  # one step
+            m = 1
             buf[0] = b_cell
-            out, n = push_cells(out, n, buf, 1, False)
-            continue
-        m = walk_tree(trees, dims, pricing, c, a, b_cell, buf)[0]
-        out, n = push_cells(out, n, buf, m - 1, True)  # b ... a reversed, without a itself
+        else:  # b ... a up the tree of a, appended reversed, without a itself
+            x0, y0, lw, lh = cluster_rect(c, ncx, csize, width, height)
+            off = tree_off[c] + (a - cl_first[c]) * (lw * lh)
+            walked = tree_walk(
+                pool, x0, y0, lw, width, node_cell[a], b_cell, weights, cw, ch, buf, one_weight, False,
+                off, dl,
+            )[0]  # fmt: skip
+            m = walked - 1
+        if n + m > out.shape[0]:
+            grown = np.empty(2 * (n + m), dtype=np.int64)
+            grown[:n] = out[:n]
+            out = grown
+        for k in range(m):
+            out[n + k] = buf[k] if crossing else buf[m - 1 - k]
+        n += m
     return out, n
 
 
