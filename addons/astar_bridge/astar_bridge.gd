@@ -313,7 +313,9 @@ func request_path(
 
 
 ## Many paths in one message: each query is [code]{"graph", "from", "to", "options"}[/code];
-## [code]await request.wait_all()[/code] gives one result per query, in order.
+## [code]await request.wait_all()[/code] gives one result per query, in order. Queries that share
+## one grid and one options map (a crowd asking at once) go as one [code]path.find_packed[/code],
+## endpoints and answers as arrays; any other batch as one [code]path.find_many[/code].
 func request_paths(queries: Array[Dictionary]) -> PathRequest:
 	return _paths.request_many(queries)
 

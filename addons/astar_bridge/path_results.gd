@@ -1,11 +1,13 @@
 ## Path results of the autoload: the wire form of a query's endpoints, and path.find /
-## path.find_many responses turned into the API's result maps
+## path.find_many / path.find_packed responses turned into the API's result maps
 ## ([code]{"status", "points", "ids", "cost", "expanded", "error"}[/code]), points and ids
 ## straight from the response's [code]bin[/code] fields into packed arrays (one copy, no loop
 ## per point).
 extends RefCounted
 
 const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
+## The status names of path.find_packed's status bytes 0-3 (255: an error, in "errors").
+const PACKED_STATUS: PackedStringArray = ["found", "partial", "no_path", "budget_exhausted"]
 
 
 ## The wire form of an endpoint: a vector as an array of its coordinates, anything else as is.
@@ -111,6 +113,72 @@ static func batch_result(response: Dictionary, dims: PackedInt32Array) -> Dictio
 		var map: Dictionary = item if item is Dictionary else {"status": "error"}
 		results.append(decode_path(map, dim))
 	return {"status": "done", "results": results, "error": {}}
+
+
+## A path.find_packed response map -> [code]{"status", "results", "error"}[/code] of its
+## [param count] queries: each path's points and ids are slices of the answer's arrays.
+static func packed_result(response: Dictionary, count: int) -> Dictionary:
+	var result: BridgeResult = BridgeResult.from_response(response)
+	var value: Variant = result.value
+	var map: Dictionary = value if value is Dictionary else {}
+	var status: PackedByteArray = _bytes_of(map, "status")
+	var offsets: PackedInt64Array = _bytes_of(map, "offsets").to_int64_array()
+	var costs: PackedFloat64Array = _bytes_of(map, "costs").to_float64_array()
+	var expanded: PackedInt64Array = _bytes_of(map, "expanded").to_int64_array()
+	var points: PackedByteArray = _bytes_of(map, "points")
+	var ids: PackedByteArray = _bytes_of(map, "nodes")
+	var results: Array = []
+	var whole: bool = (
+		status.size() == count
+		and offsets.size() == count + 1
+		and costs.size() == count
+		and expanded.size() == count
+		and points.size() == offsets[count] * 8
+		and ids.size() == offsets[count] * 8
+	)
+	if result.is_error() or not whole:
+		var code: String = result.code if result.is_error() else "bad_response"
+		var why: String = (
+			result.message if result.is_error() else "path.find_packed: arrays of wrong sizes"
+		)
+		for i: int in count:
+			results.append(error_result(code, why, 2))
+		return {"status": "error", "results": results, "error": result.error_map()}
+	var errors: Dictionary = {}
+	var listed: Variant = map.get("errors", [])
+	if listed is Array:
+		for item: Variant in listed:
+			if item is Array and (item as Array).size() == 2 and (item as Array)[1] is Dictionary:
+				errors[int_of((item as Array)[0], -1)] = (item as Array)[1]
+	for i: int in count:
+		var code: int = status[i]
+		if code >= PACKED_STATUS.size():
+			var error: Dictionary = errors.get(i, {})
+			results.append(
+				error_result(str(error.get("code", "error")), str(error.get("message", "")), 2)
+			)
+			continue
+		var lo: int = offsets[i] * 8
+		var hi: int = offsets[i + 1] * 8
+		(
+			results
+			. append(
+				{
+					"status": PACKED_STATUS[code],
+					"points": points.slice(lo, hi).to_vector2_array(),
+					"ids": ids.slice(lo, hi).to_int64_array(),
+					"cost": costs[i],
+					"expanded": expanded[i],
+					"error": {},
+				}
+			)
+		)
+	return {"status": "done", "results": results, "error": {}}
+
+
+static func _bytes_of(map: Dictionary, key: String) -> PackedByteArray:
+	var value: Variant = map.get(key)
+	return value if value is PackedByteArray else PackedByteArray()
 
 
 ## [param value] as an int when it is a number (msgpack gives ints or floats), else [param default].

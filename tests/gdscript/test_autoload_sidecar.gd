@@ -138,6 +138,72 @@ func test_request_paths_batch() -> void:
 	assert_eq(results[2]["status"], "error")
 
 
+func test_request_paths_on_one_grid_go_packed_and_answer_as_find_path() -> void:
+	_bridge.config.report_failures = false
+	_load_level()
+	# found, boxed in (no path), start == goal, a start on the wall, a long one
+	var ends: Array = [
+		[Vector2i(0, 0), Vector2i(11, 8)],
+		[Vector2i(0, 0), Vector2i(6, 0)],
+		[Vector2i(3, 3), Vector2i(3, 3)],
+		[Vector2i(5, 0), Vector2i(1, 0)],
+		[Vector2i(0, 8), Vector2i(11, 0)],
+	]
+	var queries: Array[Dictionary] = []
+	for pair: Array in ends:
+		queries.append({"graph": "level", "from": pair[0], "to": pair[1]})
+	assert_false(_bridge._paths.packed_params(queries).is_empty(), "one grid: path.find_packed")
+	var batch: Dictionary = await _bridge.request_paths(queries).completed
+	assert_eq(batch["status"], "done")
+	var results: Array = batch["results"]
+	assert_eq(results.size(), ends.size())
+	for i: int in ends.size():
+		var pair: Array = ends[i]
+		var alone: Dictionary = _bridge.find_path_result("level", pair[0], pair[1])
+		var got: Dictionary = results[i]
+		assert_eq(got["status"], alone["status"], "query %d" % i)
+		assert_eq(got["points"], alone["points"], "query %d" % i)
+		assert_eq(got["ids"], alone["ids"], "query %d" % i)
+		assert_eq(str(got["cost"]), str(alone["cost"]), "query %d" % i)
+		assert_eq(got["expanded"], alone["expanded"], "query %d" % i)
+		assert_eq(got["error"].get("code"), alone["error"].get("code"), "query %d" % i)
+	assert_eq(results[3]["status"], "error", "the start on the wall fails alone")
+	# another options map, a fractional cell or a waypoint id: one path.find_many instead
+	var other: Array[Dictionary] = queries.duplicate(true)
+	other[1]["options"] = {"heuristic": "manhattan"}
+	assert_true(_bridge._paths.packed_params(other).is_empty())
+	other = queries.duplicate(true)
+	other[0]["to"] = Vector2(2.5, 1)
+	assert_true(_bridge._paths.packed_params(other).is_empty())
+	other[0]["to"] = 7
+	assert_true(_bridge._paths.packed_params(other).is_empty())
+
+
+func test_request_paths_on_a_placed_grid_send_world_positions() -> void:
+	var extra: Dictionary = {"cell_size": [16, 16], "origin": [8, 8]}
+	var loaded: AStarBridgeResult = _bridge.load_grid(
+		"placed", WIDTH, HEIGHT, _cells(), AStarGrid2D.DIAGONAL_MODE_ONLY_IF_NO_OBSTACLES, extra
+	)
+	assert_true(loaded.is_ok(), str(loaded))
+	var queries: Array[Dictionary] = [
+		{"graph": "placed", "from": Vector2i(0, 0), "to": Vector2i(11, 8)},
+		{"graph": "placed", "from": Vector2(8, 8), "to": Vector2(190, 20)},
+	]
+	var params: Dictionary = _bridge._paths.packed_params(queries)
+	assert_eq(params.get("cells"), false, "positions, as float32")
+	var batch: Dictionary = await _bridge.request_paths(queries).completed
+	var results: Array = batch["results"]
+	for i: int in queries.size():
+		var query: Dictionary = queries[i]
+		var alone: Dictionary = _bridge.find_path_result("placed", query["from"], query["to"])
+		var got: Dictionary = results[i]
+		assert_eq(got["status"], "found")
+		assert_eq(got["points"], alone["points"], "query %d" % i)
+		assert_eq(got["ids"], alone["ids"], "query %d" % i)
+	var points: PackedVector2Array = results[0]["points"]
+	assert_eq(points[points.size() - 1], Vector2(11 * 16 + 8, 8 * 16 + 8), "world points")
+
+
 func test_update_graph_opens_a_wall() -> void:
 	_load_level()
 	var cell: PackedInt32Array = PackedInt32Array([6, 1])

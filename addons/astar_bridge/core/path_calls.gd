@@ -91,9 +91,17 @@ func request_query(query: PathQuery) -> PathRequest:
 	return failed
 
 
-## Many queries (maps with graph, from, to and options) in one path.find_many message.
+## Many queries (maps with graph, from, to and options) in one message: one
+## [code]path.find_packed[/code] when every query asks the same grid with the same options (the
+## endpoints and answers travel as arrays), else one [code]path.find_many[/code].
 func request_many(queries: Array[Dictionary]) -> PathRequest:
+	var started: int = Time.get_ticks_usec()
 	var made: PathRequest = PathRequest.new()
+	var packed: Dictionary = packed_params(queries)
+	if not packed.is_empty():
+		_queue.send_packed(made, packed, queries.size())
+		_queue.main_thread_usec += Time.get_ticks_usec() - started
+		return made
 	var wire: Array = []
 	var dims: PackedInt32Array = PackedInt32Array()
 	for query: Dictionary in queries:
@@ -105,7 +113,80 @@ func request_many(queries: Array[Dictionary]) -> PathRequest:
 		dims.append(_dim_of(graph, from))
 		wire.append(_wire_query(graph, from, to, options))
 	_queue.send_batch(made, wire, dims)
+	_queue.main_thread_usec += Time.get_ticks_usec() - started
 	return made
+
+
+## The [code]path.find_packed[/code] params of [param queries], or [code]{}[/code] when they do
+## not share one loaded grid and one options map, or an endpoint is not a 2D point (a cell of a
+## grid without cell size or origin must have whole coordinates): those go as a find_many.
+func packed_params(queries: Array[Dictionary]) -> Dictionary:
+	if queries.is_empty():
+		return {}
+	var graph: String = str(queries[0].get("graph", ""))
+	if not _store.has(graph) or _store.method_of(graph) != GridSerializer.METHOD:
+		return {}
+	var grid: Dictionary = _store.params_of(graph)
+	var world: bool = grid.has("cell_size") or grid.has("origin")
+	var options: Variant = queries[0].get("options", {})
+	var starts: PackedFloat64Array = PackedFloat64Array()
+	var goals: PackedFloat64Array = PackedFloat64Array()
+	for query: Dictionary in queries:
+		var alike: bool = (
+			str(query.get("graph", "")) == graph and query.get("options", {}) == options
+		)
+		var from: Variant = query.get("from", query.get("start"))
+		var to: Variant = query.get("to", query.get("goal"))
+		if not (
+			alike and _add_end(graph, from, world, starts) and _add_end(graph, to, world, goals)
+		):
+			return {}
+	var params: Dictionary = {
+		"graph": graph,
+		"starts": _packed_ends(starts, world),
+		"goals": _packed_ends(goals, world),
+		"cells": not world,
+	}
+	if options is Dictionary and not (options as Dictionary).is_empty():
+		params["options"] = options
+	return params
+
+
+# Appends the wire coordinates of [param value] to [param coords]; false when it is not a 2D
+# point, or (not [param world]) a cell with fractional coordinates.
+func _add_end(graph: String, value: Variant, world: bool, coords: PackedFloat64Array) -> bool:
+	var wire: Variant = _endpoint(graph, value)
+	if not wire is Array:
+		return false
+	var pair: Array = wire
+	if pair.size() != 2 or not _is_number(pair[0]) or not _is_number(pair[1]):
+		return false
+	var x: float = pair[0]
+	var y: float = pair[1]
+	if not world and (x != floorf(x) or y != floorf(y)):
+		return false
+	coords.append(x)
+	coords.append(y)
+	return true
+
+
+static func _is_number(value: Variant) -> bool:
+	return value is int or value is float
+
+
+# int32 cells or float32 world positions, as path.find_packed takes them.
+static func _packed_ends(coords: PackedFloat64Array, world: bool) -> PackedByteArray:
+	if world:
+		var positions: PackedFloat32Array = PackedFloat32Array()
+		positions.resize(coords.size())
+		for i: int in coords.size():
+			positions[i] = coords[i]
+		return positions.to_byte_array()
+	var cells: PackedInt32Array = PackedInt32Array()
+	cells.resize(coords.size())
+	for i: int in coords.size():
+		cells[i] = int(coords[i])
+	return cells.to_byte_array()
 
 
 func _problem(query: PathQuery) -> String:

@@ -98,12 +98,21 @@ func send_path(
 
 ## Sends one [code]path.find_many[/code] of wire [param queries] with dimensions [param dims].
 func send_batch(request: PathRequest, queries: Array, dims: PackedInt32Array) -> void:
-	var on_done: Callable = func(outcome: Dictionary) -> void:
+	var on_done: Callable = _batch_done(request)
+	_send(request, "path.find_many", {"queries": queries}, on_done, _batch_transform(dims))
+
+
+## Sends one [code]path.find_packed[/code] of [param params] (one grid's [param count] queries).
+func send_packed(request: PathRequest, params: Dictionary, count: int) -> void:
+	_send(request, "path.find_packed", params, _batch_done(request), _packed_transform(count))
+
+
+func _batch_done(request: PathRequest) -> Callable:
+	return func(outcome: Dictionary) -> void:
 		var latency: int = Time.get_ticks_usec() - request.sent_usec
 		for item: Dictionary in outcome["results"]:
 			stats.record(latency, _failed(item))
 		request.finish.call_deferred(outcome)
-	_send(request, "path.find_many", {"queries": queries}, on_done, _batch_transform(dims))
 
 
 ## Sends any request [param method] with wire [param params] (flow fields and graph edits use
@@ -237,6 +246,11 @@ static func _path_transform(dim: int) -> Callable:
 
 static func _batch_transform(dims: PackedInt32Array) -> Callable:
 	return func(response: Dictionary) -> Dictionary: return PathResults.batch_result(response, dims)
+
+
+static func _packed_transform(count: int) -> Callable:
+	return func(response: Dictionary) -> Dictionary:
+		return PathResults.packed_result(response, count)
 
 
 static func _failed(result: Dictionary) -> bool:
