@@ -6,7 +6,8 @@ bench/godot/find_path_bench.gd headless. Prints, from that one run, per map (a 6
 16x16 rooms, the Moving AI arena): sync ``find_path`` median/p99 against the sidecar, the same
 call against the echo server, ``AStarGrid2D.get_point_path`` on the same queries, the ratios,
 where one request's time goes on the GDScript side, and 300 ``request_path`` sent in one frame
-at 60 fps: frames until all answered, and the main thread's CPU from the first call until the
+at 60 fps (then the same 300 as one ``request_paths``, which goes as one ``path.find_packed``):
+frames until all answered, and the main thread's CPU from the first call until the
 game saw every request done, minus that of as many idle frames of the same run (the engine's own
 per-frame work), per path beside AStarGrid2D's CPU per path. A command, not a test::
 
@@ -193,8 +194,9 @@ def _print_frame(f: dict[str, Any]) -> None:
     agents = f["agents"]
     godot_us = f["godot_ms"] * 1000 / agents
     godot_cpu_us = f["godot_cpu_ms"] * 1000 / agents
+    asked = "one request_paths of " if f.get("batched") else ""
     print(
-        f"\n{agents} x request_path in one frame on {f['map']}, game at {f['fps']} fps "
+        f"\n{asked}{agents} x request_path in one frame on {f['map']}, game at {f['fps']} fps "
         f"({len(f['runs'])} runs after {f.get('warm_up', 0)} not counted); "
         f"AStarGrid2D on the same {agents} queries: "
         f"{godot_us:.1f} us/path wall, {godot_cpu_us:.1f} us/path main-thread CPU"
@@ -245,6 +247,7 @@ def main() -> int:
     for m in report["maps"]:
         _print_map(m)
     _print_frame(report["frame"])
+    _print_frame(report["frame_batched"])
     return 0
 
 

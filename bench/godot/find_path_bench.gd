@@ -36,7 +36,8 @@ func _run() -> void:
 		var figures: Dictionary = _bench_map(sidecar, echo, map, int(spec["sync"]))
 		var reported: Array = report["maps"]
 		reported.append(figures)
-	report["frame"] = await _bench_frame(sidecar, maps[0], int(spec["agents"]))
+	report["frame"] = await _bench_frame(sidecar, maps[0], int(spec["agents"]), false)
+	report["frame_batched"] = await _bench_frame(sidecar, maps[0], int(spec["agents"]), true)
 	print("BENCH %s" % JSON.stringify(report))
 	for bridge: AStarBridgeNode in [sidecar, echo]:
 		bridge.stop()
@@ -158,8 +159,11 @@ func _breakdown(
 # CPU goes from the first request_path until the game saw every request done (is_done, checked
 # once a frame as a game would), and is followed by as many idle frames measured the same way
 # (same awaits, same completion check over the same finished requests): the engine's own
-# per-frame work at 60 fps is in both, so their difference is what the paths cost.
-func _bench_frame(sidecar: AStarBridgeNode, map: Dictionary, agents: int) -> Dictionary:
+# per-frame work at 60 fps is in both, so their difference is what the paths cost. [param batched]:
+# the same paths asked in one request_paths (one grid, one options map: one path.find_packed).
+func _bench_frame(
+	sidecar: AStarBridgeNode, map: Dictionary, agents: int, batched: bool
+) -> Dictionary:
 	var id: String = map["name"]
 	var ends: Array[Vector2i] = _ends(map)
 	agents = mini(agents, ends.size() >> 1)
@@ -174,9 +178,11 @@ func _bench_frame(sidecar: AStarBridgeNode, map: Dictionary, agents: int) -> Dic
 	var godot_cpu_ms: float = (_main_thread_cpu_ns() - godot_cpu) / 1e6
 	var froms: Array[Vector2] = []
 	var tos: Array[Vector2] = []
+	var queries: Array[Dictionary] = []
 	for i: int in agents:
 		froms.append(Vector2(ends[2 * i]))
 		tos.append(Vector2(ends[2 * i + 1]))
+		queries.append({"graph": id, "from": froms[i], "to": tos[i]})
 	Engine.max_fps = GAME_FPS
 	var runs: Array[Dictionary] = []
 	var requests: Array[AStarBridgePathRequest] = []
@@ -185,8 +191,11 @@ func _bench_frame(sidecar: AStarBridgeNode, map: Dictionary, agents: int) -> Dic
 		sidecar.reset_stats()
 		var cpu: int = _main_thread_cpu_ns()
 		var started: int = Time.get_ticks_usec()
-		for i: int in agents:
-			requests.append(sidecar.request_path(id, froms[i], tos[i]))
+		if batched:
+			requests.append(sidecar.request_paths(queries))
+		else:
+			for i: int in agents:
+				requests.append(sidecar.request_path(id, froms[i], tos[i]))
 		var send_cpu_ms: float = (_main_thread_cpu_ns() - cpu) / 1e6
 		var frames: int = 0
 		while _pending(requests) > 0:
@@ -222,6 +231,7 @@ func _bench_frame(sidecar: AStarBridgeNode, map: Dictionary, agents: int) -> Dic
 	return {
 		"map": id,
 		"agents": agents,
+		"batched": batched,
 		"fps": GAME_FPS,
 		"warm_up": FRAME_WARM_UP,
 		"godot_ms": godot_ms,
