@@ -147,9 +147,11 @@ static func packed_result(response: Dictionary, count: int) -> Dictionary:
 	var errors: Dictionary = {}
 	var listed: Variant = map.get("errors", [])
 	if listed is Array:
-		for item: Variant in listed:
-			if item is Array and (item as Array).size() == 2 and (item as Array)[1] is Dictionary:
-				errors[int_of((item as Array)[0], -1)] = (item as Array)[1]
+		var entries: Array = listed
+		for item: Variant in entries:
+			var pair: Array = item if item is Array else []
+			if pair.size() == 2 and pair[1] is Dictionary:
+				errors[int_of(pair[0], -1)] = pair[1]
 	for i: int in count:
 		var code: int = status[i]
 		if code >= PACKED_STATUS.size():

@@ -166,7 +166,9 @@ func test_request_paths_on_one_grid_go_packed_and_answer_as_find_path() -> void:
 		assert_eq(got["ids"], alone["ids"], "query %d" % i)
 		assert_eq(str(got["cost"]), str(alone["cost"]), "query %d" % i)
 		assert_eq(got["expanded"], alone["expanded"], "query %d" % i)
-		assert_eq(got["error"].get("code"), alone["error"].get("code"), "query %d" % i)
+		var got_error: Dictionary = got["error"]
+		var alone_error: Dictionary = alone["error"]
+		assert_eq(got_error.get("code"), alone_error.get("code"), "query %d" % i)
 	assert_eq(results[3]["status"], "error", "the start on the wall fails alone")
 	# another options map, a fractional cell or a waypoint id: one path.find_many instead
 	var other: Array[Dictionary] = queries.duplicate(true)

@@ -147,8 +147,9 @@ func packed_params(queries: Array[Dictionary]) -> Dictionary:
 		"goals": _packed_ends(goals, world),
 		"cells": not world,
 	}
-	if options is Dictionary and not (options as Dictionary).is_empty():
-		params["options"] = options
+	var given: Dictionary = options if options is Dictionary else {}
+	if not given.is_empty():
+		params["options"] = given
 	return params
 
 
