@@ -32,6 +32,7 @@ __all__ = [
     "PackedBatch",
     "balanced_pieces",
     "join_packed",
+    "packed_pieces",
     "parse_packed",
     "run_packed_chunk",
 ]
