@@ -459,13 +459,11 @@ class HierarchicalGrid(HierarchySearches, HierarchyChanges):
         s = np.clip(np.asarray(starts, dtype=np.int64), 0, w * h - 1)
         g = np.clip(np.asarray(goals, dtype=np.int64), 0, w * h - 1)
         reach: F64 = np.maximum(np.abs(s % w - g % w), np.abs(s // w - g // w)).astype(np.float64)
-        graph, csize = self._graph, self._graph.csize
+        graph = self._graph
         table = graph.pair_dist
         if not self._built or table.shape[0] == 0 or table.shape[0] != graph.node_count:
             return reach
-        columns = -(-w // csize)
-        sc = (s // w) // csize * columns + (s % w) // csize
-        gc = (g // w) // csize * columns + (g % w) // csize
+        sc, gc = graph.cluster_of(s), graph.cluster_of(g)
         first_s, first_g = graph.cl_first[sc], graph.cl_first[gc]
         has = (graph.cl_first[sc + 1] > first_s) & (graph.cl_first[gc + 1] > first_g)
         through = table[np.where(has, first_s, 0), np.where(has, first_g, 0)].astype(np.float64)

@@ -18,6 +18,7 @@ compiled search reads: nodes grouped by cluster (``cl_first``), the tables back 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import overload
 
 import numpy as np
 
@@ -128,8 +129,12 @@ class AbstractGraph:
         abstract optimum gives an optimal path that no smoothing can shorten."""
         return not self.inexact and self.diag in (0, 3)
 
-    def cluster_of(self, cell: int) -> int:
-        """Cluster id ``cy * ncx + cx`` of a flat cell id."""
+    @overload
+    def cluster_of(self, cell: int) -> int: ...
+    @overload
+    def cluster_of(self, cell: I64) -> I64: ...
+    def cluster_of(self, cell: int | I64) -> int | I64:
+        """Cluster id ``cy * ncx + cx`` of a flat cell id (or of each of an array of them)."""
         return (cell // self.width // self.csize) * self.ncx + (cell % self.width) // self.csize
 
     def rect(self, cluster: int) -> tuple[int, int, int, int]:
