@@ -82,12 +82,21 @@ static func decode_path(wire: Dictionary, dim: int) -> Dictionary:
 	if node_bytes is PackedByteArray:
 		var raw_ids: PackedByteArray = node_bytes
 		ids = raw_ids.to_int64_array()
+	return path_map(
+		status, points, ids, _float_of(wire.get("cost", 0.0)), int_of(wire.get("expanded", 0), 0)
+	)
+
+
+## The result map of a query that ended without an error.
+static func path_map(
+	status: String, points: Variant, ids: PackedInt64Array, cost: float, expanded: int
+) -> Dictionary:
 	return {
 		"status": status,
 		"points": points,
 		"ids": ids,
-		"cost": _float_of(wire.get("cost", 0.0)),
-		"expanded": int_of(wire.get("expanded", 0), 0),
+		"cost": cost,
+		"expanded": expanded,
 		"error": {},
 	}
 
@@ -162,17 +171,13 @@ static func packed_result(response: Dictionary, count: int) -> Dictionary:
 			continue
 		var lo: int = offsets[i] * 8
 		var hi: int = offsets[i + 1] * 8
-		(
-			results
-			. append(
-				{
-					"status": PACKED_STATUS[code],
-					"points": points.slice(lo, hi).to_vector2_array(),
-					"ids": ids.slice(lo, hi).to_int64_array(),
-					"cost": costs[i],
-					"expanded": expanded[i],
-					"error": {},
-				}
+		results.append(
+			path_map(
+				PACKED_STATUS[code],
+				points.slice(lo, hi).to_vector2_array(),
+				ids.slice(lo, hi).to_int64_array(),
+				costs[i],
+				expanded[i]
 			)
 		)
 	return {"status": "done", "results": results, "error": {}}
