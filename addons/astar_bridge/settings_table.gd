@@ -120,6 +120,19 @@ const ROWS: Array[Dictionary] = [
 		),
 	},
 	{
+		"name": "astar_bridge/timeouts/busy_limit_ms",
+		"default": 60000,
+		"type": TYPE_INT,
+		"hint": PROPERTY_HINT_RANGE,
+		"hint_string": "0,3600000,suffix:ms",
+		"doc":
+		(
+			"A sidecar whose process is working (its CPU time advancing, on Linux) but answers"
+			+ " nothing is restarted only after this long (0: never): long enough for any real"
+			+ " piece of work, short enough that a loop that never ends does not hang the game."
+		),
+	},
+	{
 		"name": "astar_bridge/debug/enabled",
 		"default": false,
 		"type": TYPE_BOOL,
@@ -199,6 +212,20 @@ const ROWS: Array[Dictionary] = [
 		"hint": PROPERTY_HINT_NONE,
 		"hint_string": "",
 		"doc": "Debug colour of the flow fields' arrows.",
+	},
+	{
+		"name": "astar_bridge/debug/report_no_path",
+		"default": false,
+		"type": TYPE_BOOL,
+		"hint": PROPERTY_HINT_NONE,
+		"hint_string": "",
+		"doc":
+		(
+			"Print a line for every synchronous find_path / query_path that ends with no_path"
+			+ " or budget_exhausted. Off: an unreachable goal is an ordinary answer (its status"
+			+ " says so). Failures (timeout, unknown graph) are warnings whatever this says,"
+			+ " unless AStarBridge.config.report_failures is off."
+		),
 	},
 ]
 

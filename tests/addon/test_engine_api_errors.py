@@ -36,6 +36,15 @@ func _process(_delta: float) -> bool:
 	var not_regions: Array[Node] = [Node.new()]
 	_show("not a region", bridge.call("load_navigation_region", "level", not_regions))
 	_show("null tile layer", bridge.call("load_tile_map_layer", "level", null))
+	var layer := TileMapLayer.new()
+	layer.name = "Floor"
+	layer.tile_set = TileSet.new()
+	_show("tile set without walkable", bridge.call("load_tile_map_layer", "tiles", layer))
+	var typo: Dictionary = {"walkable_layers": "walk"}
+	_show("unknown tile option", bridge.call("load_tile_map_layer", "tiles", layer, typo))
+	var nav: Dictionary = {"source": 1, "navigation_layer": 2}
+	_show("missing navigation layer", bridge.call("load_tile_map_layer", "tiles", layer, nav))
+	layer.free()
 	var cells: Array[Vector2i] = [Vector2i(1, 1)]
 	_show("negative weight", bridge.call("set_cells_weight", "level", cells, -1.0))
 	_show("unknown graph", bridge.call("set_cells_solid", "nowhere", cells, true))
@@ -67,6 +76,10 @@ EXPECTED = {
     "probe: no regions bad_request": "no regions given for level",
     "probe: not a region bad_request": "is not a navigation region",
     "probe: null tile layer bad_request": "load_tile_map_layer: the layer is null",
+    # What to change, not "no custom data layer <null>".
+    "probe: tile set without walkable bad_request": 'of Floor has no custom data layer "walkable". Add a',
+    "probe: unknown tile option bad_request": 'unknown option "walkable_layers" (known: source,',
+    "probe: missing navigation layer bad_request": 'has 0 navigation layers, and "source" NAVIGATION reads',
     "probe: negative weight bad_request": "weight must be a finite number > 0",
     "probe: unknown graph unknown_graph": "no graph nowhere was loaded",
     "probe: empty query bad_request": "the query has no graph",
@@ -136,3 +149,48 @@ def test_bad_edits_without_waiting_fail_their_request_and_keep_the_graph(godot: 
     output, errors = run_probe(godot, tmp_path, "errors", ASYNC_PROBE)
     assert_said(output, errors, ASYNC_EXPECTED)
     assert len(errors) == 3, output
+
+
+# An unreachable goal is an ordinary answer: no warning (and no backtrace) unless the
+# astar_bridge/debug/report_no_path setting asks for a line; a failure still warns.
+NO_PATH_PROBE = """extends SceneTree
+
+var _done: bool = false
+
+
+func _process(_delta: float) -> bool:
+	if _done:
+		return true
+	_done = true
+	var bridge: Node = root.get_node(^"AStarBridge")
+	var grid := AStarGrid2D.new()
+	grid.region = Rect2i(0, 0, 8, 8)
+	grid.update()
+	for y: int in 8:
+		grid.set_point_solid(Vector2i(4, y))
+	bridge.call("load_astar_grid_2d", "walled", grid)
+	var quiet: PackedVector2Array = bridge.call("find_path", "walled", Vector2i(0, 0), Vector2i(7, 7))
+	print("probe: quiet no path %d points" % quiet.size())
+	ProjectSettings.set_setting("astar_bridge/debug/report_no_path", true)
+	var loud: PackedVector2Array = bridge.call("find_path", "walled", Vector2i(0, 0), Vector2i(7, 7))
+	print("probe: reported no path %d points" % loud.size())
+	var failed: PackedVector2Array = bridge.call("find_path", "nowhere", Vector2i(0, 0), Vector2i(1, 1))
+	print("probe: unknown graph %d points" % failed.size())
+	quit(0)
+	return true
+"""
+
+
+def test_no_path_is_quiet_unless_the_setting_asks(godot: str, tmp_path: Path) -> None:
+    output, errors = run_probe(godot, tmp_path, "no path", NO_PATH_PROBE)
+    lines = output.splitlines()
+    # Prints keep their order; a warning goes to stderr, which may arrive anywhere.
+    quiet = lines.index("probe: quiet no path 0 points")
+    loud = lines.index("probe: reported no path 0 points")
+    assert not any("no_path" in line for line in lines[:quiet]), output
+    assert "AStarBridge: no_path on walled from (0, 0) to (7, 7)" in lines[quiet + 1 : loud], output
+    assert "probe: unknown graph 0 points" in lines, output
+    warned = [line for line in lines if "WARNING" in line]
+    assert len(warned) == 1, output  # the failure's, not a no_path's
+    assert "the path on nowhere from (0, 0) to (1, 1) failed (unknown_graph)" in warned[0], output
+    assert not errors, output

@@ -11,7 +11,10 @@ const PathQuery = preload("res://addons/astar_bridge/path_query.gd")
 const PathRequest = preload("res://addons/astar_bridge/path_request.gd")
 const PathResults = preload("res://addons/astar_bridge/path_results.gd")
 const RequestQueue = preload("res://addons/astar_bridge/core/request_queue.gd")
+const SettingsTable = preload("res://addons/astar_bridge/settings_table.gd")
 const SidecarLink = preload("res://addons/astar_bridge/core/sidecar_link.gd")
+## The setting that prints a line for each synchronous query without a path.
+const REPORT_NO_PATH := "astar_bridge/debug/report_no_path"
 
 var _config: BridgeConfig
 var _link: SidecarLink
@@ -35,7 +38,9 @@ func _init(
 
 
 ## One synchronous query -> the result map ([code]{"status", "points", "ids", "cost",
-## "expanded", "error"}[/code]); a warning when it found no path.
+## "expanded", "error"}[/code]). A failure (status "error") is a warning when
+## [code]config.report_failures[/code] is on; no_path and budget_exhausted print a line only with
+## the [code]astar_bridge/debug/report_no_path[/code] setting.
 func find(graph: String, from: Variant, to: Variant, options: Dictionary) -> Dictionary:
 	var dim: int = _dim_of(graph, from)
 	var started: int = Time.get_ticks_usec()
@@ -51,10 +56,15 @@ func find(graph: String, from: Variant, to: Variant, options: Dictionary) -> Dic
 		result = PathResults.path_result(response, dim)
 	var status: String = result["status"]
 	_queue.stats.record(Time.get_ticks_usec() - started, status == "error")
-	if status != "found" and status != "partial" and _link.reports():
+	if status == "error" and _link.reports():
 		var error: Dictionary = result["error"]
-		var why: String = "%s %s" % [status, error.get("message", "")]
-		push_warning("AStarBridge: no path on %s from %s to %s: %s" % [graph, from, to, why])
+		var where: String = "%s from %s to %s" % [graph, from, to]
+		push_warning(
+			"AStarBridge: the path on %s failed (%s): %s" % [where, error["code"], error["message"]]
+		)
+	elif status != "found" and status != "partial" and SettingsTable.value(REPORT_NO_PATH):
+		# An unreachable goal is an ordinary answer: one plain line, and only when asked for.
+		print("AStarBridge: %s on %s from %s to %s" % [status, graph, from, to])
 	return result
 
 

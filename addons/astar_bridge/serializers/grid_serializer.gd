@@ -29,6 +29,19 @@ const DIAGONAL_NAMES: PackedStringArray = [
 	"always", "never", "at_least_one_walkable", "only_if_no_obstacles"
 ]
 const _DEFAULT_DIAGONAL := "only_if_no_obstacles"
+# from_tile_map_layer's options and their types (TYPE_NIL: any; "hierarchy" is the load's).
+const _OPTION_TYPES: Dictionary = {
+	"source": TYPE_INT,
+	"walkable_layer": TYPE_STRING,
+	"weight_layer": TYPE_STRING,
+	"navigation_layer": TYPE_INT,
+	"physics_layer": TYPE_INT,
+	"empty_walkable": TYPE_BOOL,
+	"region": TYPE_RECT2I,
+	"diagonal": TYPE_NIL,
+	"global": TYPE_BOOL,
+	"hierarchy": TYPE_NIL,
+}
 
 
 ## Grid parameters for the used rectangle of [param layer].
@@ -39,29 +52,49 @@ const _DEFAULT_DIAGONAL := "only_if_no_obstacles"
 ## [code]navigation_layer[/code] / [code]physics_layer[/code] (int, default 0),
 ## [code]empty_walkable[/code] (bool, default false: cells without a tile are blocked),
 ## [code]region[/code] (Rect2i in map coordinates, default [method TileMapLayer.get_used_rect]),
-## [code]diagonal[/code] (protocol name, default "only_if_no_obstacles"),
+## [code]diagonal[/code] (an [enum AStarGrid2D.DiagonalMode] or its protocol name; default
+## "only_if_no_obstacles", [constant AStarGrid2D.DIAGONAL_MODE_ONLY_IF_NO_OBSTACLES], not
+## [AStarGrid2D]'s own default ALWAYS: no corner cutting past a wall tile),
 ## [code]global[/code] (bool, default true: origin and cell size in global coordinates when the
-## layer is inside the tree). Returns {} and pushes an error when the layer has no tile set.
+## layer is inside the tree), [code]hierarchy[/code] (passed on to the load: docs/hpa.md).
+## Returns {} after a push_error saying what to change when the layer has no tile set, its tile
+## set lacks the layer [code]source[/code] reads, or an option is unknown or of the wrong type.
 static func from_tile_map_layer(
 	layer: TileMapLayer, id: String, options: Dictionary = {}
 ) -> Dictionary:
+	var problem: String = _options_problem(options)
+	if not problem.is_empty():
+		push_error("from_tile_map_layer: %s" % problem)
+		return {}
 	var tile_set: TileSet = layer.tile_set
 	if tile_set == null:
-		push_error("from_tile_map_layer: %s has no tile_set" % layer.name)
+		push_error(
+			"from_tile_map_layer: the layer %s has no tile_set: give it a TileSet" % layer.name
+		)
 		return {}
 	var region: Rect2i = options.get("region", layer.get_used_rect())
 	var source: int = options.get("source", Source.CUSTOM_DATA)
-	var walk_layer: int = tile_set.get_custom_data_layer_by_name(
-		str(options.get("walkable_layer", "walkable"))
-	)
+	var walk_name: String = str(options.get("walkable_layer", "walkable"))
+	var walk_layer: int = tile_set.get_custom_data_layer_by_name(walk_name)
 	var weight_layer: int = tile_set.get_custom_data_layer_by_name(
 		str(options.get("weight_layer", "weight"))
 	)
 	if source == Source.CUSTOM_DATA and walk_layer < 0:
-		push_error("from_tile_map_layer: no custom data layer %s" % options.get("walkable_layer"))
+		push_error(
+			(
+				(
+					'from_tile_map_layer: the TileSet of %s has no custom data layer "%s". Add a'
+					+ ' bool custom data layer named "%s" (TileSet > Custom Data Layers) and tick'
+					+ ' it on walkable tiles, name yours in the option "walkable_layer", or set'
+					+ ' "source" to GridSerializer.Source.NAVIGATION or PHYSICS'
+				)
+				% [layer.name, walk_name, walk_name]
+			)
+		)
 		return {}
-	if not _source_layer_exists(tile_set, source, options):
-		push_error("from_tile_map_layer: the tile set lacks the layer option %s asks for" % source)
+	var missing: String = _missing_source_layer(tile_set, source, options)
+	if not missing.is_empty():
+		push_error("from_tile_map_layer: the TileSet of %s %s" % [layer.name, missing])
 		return {}
 	var empty_walkable: bool = options.get("empty_walkable", false)
 	var cells := PackedByteArray()
@@ -92,7 +125,7 @@ static func from_tile_map_layer(
 		"width": region.size.x,
 		"height": region.size.y,
 		"cells": cells,
-		"diagonal": str(options.get("diagonal", _DEFAULT_DIAGONAL)),
+		"diagonal": _diagonal_option(options),
 		"cell_size": [size.x, size.y],
 		"origin": [first.x, first.y],
 	}
@@ -182,16 +215,67 @@ static func _tile_walkable(
 			return data.get_custom_data_by_layer_id(walk_layer) == true
 
 
-static func _source_layer_exists(tile_set: TileSet, source: int, options: Dictionary) -> bool:
+# What the option "source" asks of the tile set that it lacks, or "".
+static func _missing_source_layer(tile_set: TileSet, source: int, options: Dictionary) -> String:
 	match source:
 		Source.NAVIGATION:
 			var nav_layer: int = options.get("navigation_layer", 0)
-			return nav_layer < tile_set.get_navigation_layers_count()
+			var count: int = tile_set.get_navigation_layers_count()
+			if nav_layer >= count:
+				return (
+					(
+						'has %d navigation layers, and "source" NAVIGATION reads layer %d: add one'
+						+ ' (TileSet > Navigation Layers) or set the option "navigation_layer"'
+					)
+					% [count, nav_layer]
+				)
 		Source.PHYSICS:
 			var physics_layer: int = options.get("physics_layer", 0)
-			return physics_layer < tile_set.get_physics_layers_count()
-		_:
-			return true
+			var count: int = tile_set.get_physics_layers_count()
+			if physics_layer >= count:
+				return (
+					(
+						'has %d physics layers, and "source" PHYSICS reads layer %d: add one'
+						+ ' (TileSet > Physics Layers) or set the option "physics_layer"'
+					)
+					% [count, physics_layer]
+				)
+	return ""
+
+
+# Why [param options] cannot be read (an unknown key, a value of the wrong type), or "".
+static func _options_problem(options: Dictionary) -> String:
+	for key: Variant in options:
+		if not key in _OPTION_TYPES:
+			return 'unknown option "%s" (known: %s)' % [key, ", ".join(_OPTION_TYPES.keys())]
+		var want: int = _OPTION_TYPES[key]
+		var given: int = typeof(options[key])
+		if want == TYPE_STRING and given == TYPE_STRING_NAME:
+			continue
+		if want != TYPE_NIL and given != want:
+			return 'option "%s" must be a %s, got %s' % [key, type_string(want), options[key]]
+	var source: Variant = options.get("source", Source.CUSTOM_DATA)
+	if not source in Source.values():
+		return 'option "source" must be a GridSerializer.Source value, got %s' % source
+	var diagonal: Variant = options.get("diagonal", _DEFAULT_DIAGONAL)
+	var known: bool = diagonal is int and diagonal >= 0 and diagonal < DIAGONAL_NAMES.size()
+	if (
+		not known
+		and not ((diagonal is String or diagonal is StringName) and diagonal in DIAGONAL_NAMES)
+	):
+		return (
+			'option "diagonal" must be an AStarGrid2D.DiagonalMode or one of %s, got %s'
+			% [DIAGONAL_NAMES, diagonal]
+		)
+	return ""
+
+
+# The protocol name of the option "diagonal" (checked by _options_problem).
+static func _diagonal_option(options: Dictionary) -> String:
+	var diagonal: Variant = options.get("diagonal", _DEFAULT_DIAGONAL)
+	if diagonal is int:
+		return diagonal_name(diagonal)
+	return str(diagonal)
 
 
 static func _as_float(value: Variant, fallback: float) -> float:
