@@ -19,6 +19,10 @@
 ## [member BridgeConfig.host] when [code]autostart[/code] is off: see [member config]); after a
 ## loss it restarts and re-uploads every graph in its current state. The wire underneath
 ## ([method load_graph], [method update_graph], [method call_method]) stays open to power users.
+## [br][br]
+## Path costs are in the points' units: world units on a placed grid (a straight step of a 16 px
+## tile costs 16; [AStarGrid2D] counts cells). Every method's return and failure values:
+## docs/api.md.
 ## [codeblock]
 ## func _ready() -> void:
 ##     AStarBridge.load_astar_grid_2d("level", $Level.astar)
@@ -116,7 +120,9 @@ func _notification(what: int) -> void:
 
 
 ## Connects now (launches the sidecar, or connects to [code]config.host:port[/code]);
-## [signal sidecar_ready] tells when it is done. OK when already started.
+## [signal sidecar_ready] tells when it is done. OK when it began or was already started; on
+## failure the launcher's error (ERR_CANT_CREATE), [method get_last_error] says why, and calls
+## fail with not_connected until start() is called again.
 func start() -> Error:
 	return _link.start()
 
@@ -133,7 +139,8 @@ func is_ready() -> bool:
 	return _link.is_ready()
 
 
-## Where the connection stands.
+## Where the connection stands (a [code]AStarBridge.Phase[/code]: READY when it answers,
+## FAILED when it gave up).
 func get_phase() -> SidecarLink.Phase:
 	return _link.phase
 
@@ -153,16 +160,21 @@ func get_sidecar_port() -> int:
 	return _link.sidecar_port
 
 
-## Loads [param layer]'s cells as grid [param id] (walkable from a custom data layer, navigation
-## or physics polygons: see GridSerializer.from_tile_map_layer for [param options]). Paths are
-## in the layer's world positions. Like every load: synchronous, the old graph of that id stays
-## when it fails, and the result says why.
+## Loads [param layer]'s used rect as grid [param id], in the layer's world positions.
+## Walkable: a tile whose bool custom data layer "walkable" is true (or navigation / physics
+## polygons); cells without a tile are walls; diagonals only past no wall (not [AStarGrid2D]'s
+## default). [param options]: source, walkable_layer, weight_layer, navigation_layer,
+## physics_layer, empty_walkable, region, diagonal, global, hierarchy (docs/api.md). Like every
+## load: synchronous; returns a result whose value is [code]{"id", "nodes"}[/code]; on failure
+## (bad_request with a push_error saying what to change, or the sidecar's code) the old graph of
+## that id stays.
 func load_tile_map_layer(id: String, layer: TileMapLayer, options: Dictionary = {}) -> BridgeResult:
 	var params: Dictionary = GraphSources.tile_map_layer(id, layer, options)
 	return _graphs.load_engine_grid(id, params, GraphSources.tile_map_offset(layer, options))
 
 
 ## Loads an [AStarGrid2D] (its region, solid points, weights, diagonal mode, cell size, offset).
+## Failure: as [method load_tile_map_layer].
 func load_astar_grid_2d(id: String, grid: AStarGrid2D) -> BridgeResult:
 	var params: Dictionary = GraphSources.astar_grid_2d(id, grid)
 	return _graphs.load_engine_grid(
@@ -170,30 +182,34 @@ func load_astar_grid_2d(id: String, grid: AStarGrid2D) -> BridgeResult:
 	)
 
 
-## Loads an [AStar2D] waypoint graph (points, connections, weights, disabled points).
+## Loads an [AStar2D] waypoint graph (points, connections, weights, disabled points). Failure:
+## as [method load_tile_map_layer].
 func load_astar_2d(id: String, astar: AStar2D) -> BridgeResult:
 	return _graphs.load_source(id, WAYPOINTS, GraphSources.astar_2d(id, astar))
 
 
-## Loads an [AStar3D] waypoint graph.
+## Loads an [AStar3D] waypoint graph. Failure: as [method load_tile_map_layer].
 func load_astar_3d(id: String, astar: AStar3D) -> BridgeResult:
 	return _graphs.load_source(id, WAYPOINTS, GraphSources.astar_3d(id, astar))
 
 
 ## Loads the baked meshes of [param regions] ([NavigationRegion2D] or [NavigationRegion3D]
-## nodes) as one navigation mesh [param id], in global coordinates.
+## nodes) as one navigation mesh [param id], in global coordinates. Failure: as
+## [method load_tile_map_layer].
 func load_navigation_region(id: String, regions: Array[Node]) -> BridgeResult:
 	return _graphs.load_source(id, NAVMESH, GraphSources.navigation_regions(id, regions))
 
 
 ## Loads every navigation region and [NavigationLink2D]/[NavigationLink3D] under [param root]
 ## as one map [param id], with their navigation layers and enter/travel costs (docs/navmesh.md).
+## Failure: as [method load_tile_map_layer].
 func load_navigation_scene(id: String, root: Node) -> BridgeResult:
 	return _graphs.load_source(id, NAVMESH, GraphSources.navigation_scene(id, root))
 
 
 ## Loads a grid of [param width] x [param height] cells, one byte each, row-major (0 = solid).
-## [param extra]: weights, cell_size, origin, hierarchy (HPA*: docs/hpa.md).
+## [param extra]: weights, cell_size, origin, hierarchy (HPA*: docs/hpa.md). Failure: as
+## [method load_tile_map_layer].
 func load_grid(
 	id: String,
 	width: int,
@@ -206,19 +222,21 @@ func load_grid(
 
 
 ## Makes [param cells] of grid [param id] solid (or walkable again), like
-## [method AStarGrid2D.set_point_solid]. Synchronous; [signal graph_updated] follows.
+## [method AStarGrid2D.set_point_solid]. Synchronous; [signal graph_updated] follows a success
+## (value [code]{"id", "version"}[/code]). On failure nothing changes: bad_request (refused,
+## with a push_error), unknown_graph, out_of_bounds, not_connected or timeout.
 func set_cells_solid(id: String, cells: Array[Vector2i], solid: bool = true) -> BridgeResult:
 	return _graphs.edit(id, GraphSources.cells_solid(id, _graphs.local_cells(id, cells), solid))
 
 
 ## Gives [param cells] of grid [param id] the weight [param weight] (> 0), like
-## [method AStarGrid2D.set_point_weight_scale].
+## [method AStarGrid2D.set_point_weight_scale]. Failure: as [method set_cells_solid].
 func set_cells_weight(id: String, cells: Array[Vector2i], weight: float) -> BridgeResult:
 	return _graphs.edit(id, GraphSources.cells_weight(id, _graphs.local_cells(id, cells), weight))
 
 
 ## Disables waypoint [param point] of graph [param id] (or enables it again), like
-## [method AStar2D.set_point_disabled].
+## [method AStar2D.set_point_disabled]. Failure: as [method set_cells_solid].
 func set_point_disabled(id: String, point: int, disabled: bool = true) -> BridgeResult:
 	return _graphs.edit(id, GraphSources.point_disabled(id, point, disabled))
 
@@ -249,7 +267,8 @@ func request_update(id: String, changes: Dictionary) -> EditRequest:
 	return _graphs.request_wire(id, changes)
 
 
-## Unloads graph [param id] and forgets it.
+## Unloads graph [param id] and forgets it. Fails with unknown_graph when the sidecar had none
+## (it is forgotten anyway).
 func drop_graph(id: String) -> BridgeResult:
 	return _graphs.drop(id)
 
@@ -271,12 +290,15 @@ func get_graph_state_size(id: String) -> int:
 
 
 ## Writes graph [param id]'s load parameters to [param path] as a graph file python_core reads.
+## OK, or ERR_DOES_NOT_EXIST (unknown id) or the file's error after a push_error.
 func export_graph(id: String, path: String) -> Error:
 	return _graphs.export_to(id, path)
 
 
-## The path from [param from] to [param to] on 2D graph [param graph], or an empty array (and a
-## warning) when there is none. Synchronous: waits for the answer, never sleeping.
+## The path from [param from] to [param to] on 2D graph [param graph]: world positions on a
+## placed grid, else cells. An empty array when there is none, the call failed or the graph is
+## 3D ([method find_path_result] tells them apart; no path prints nothing unless the setting
+## astar_bridge/debug/report_no_path is on). Synchronous: waits for the answer, never sleeping.
 ## [param options] maps [AStarBridgePathQuery]'s property names to values (power users).
 func find_path(
 	graph: String, from: Variant, to: Variant, options: Dictionary = {}
@@ -285,7 +307,8 @@ func find_path(
 	return points if points is PackedVector2Array else PackedVector2Array()
 
 
-## The 3D form of [method find_path] (3D waypoint graphs and navigation meshes).
+## The 3D form of [method find_path] (3D waypoint graphs and navigation meshes); an empty array
+## likewise.
 func find_path_3d(
 	graph: String, from: Variant, to: Variant, options: Dictionary = {}
 ) -> PackedVector3Array:
@@ -294,13 +317,15 @@ func find_path_3d(
 
 
 ## Answers [param query] into [param result] (synchronous), like
-## [method NavigationServer2D.query_path].
+## [method NavigationServer2D.query_path]. On failure [code]result.status[/code] is ERROR and
+## [code]result.error_code[/code] says why (bad_request, with a push_error, for a bad query).
 func query_path(query: PathQuery, result: PathResult) -> void:
 	result.fill(_paths.find_query(query))
 
 
 ## Asks for [param query]'s path without waiting: [code]await request.wait()[/code] gives the
 ## [AStarBridgePathResult] (many NPCs may ask in one frame; answers complete in their frame).
+## Never null: a failure completes the request with status ERROR.
 func request_query(query: PathQuery) -> PathRequest:
 	return _paths.request_query(query)
 
@@ -321,14 +346,17 @@ func request_paths(queries: Array[Dictionary]) -> PathRequest:
 
 
 ## The result map of one synchronous query ([code]{"status", "points", "ids", "cost",
-## "expanded", "error"}[/code]); [param from]/[param to] may be waypoint ids.
+## "expanded", "error"}[/code]); [param from]/[param to] may be waypoint ids. Status "found",
+## "partial", "no_path", "budget_exhausted", or "error" with [code]error = {code, message,
+## data}[/code] on failure.
 func find_path_result(
 	graph: String, from: Variant, to: Variant, options: Dictionary = {}
 ) -> Dictionary:
 	return _paths.find(graph, from, to, options)
 
 
-## [method find_path_result] between waypoint ids (like [method AStar2D.get_id_path]).
+## [method find_path_result] between waypoint ids (like [method AStar2D.get_id_path]); failure
+## as there.
 func find_path_ids(graph: String, from_id: int, to_id: int, options: Dictionary = {}) -> Dictionary:
 	return _paths.find(graph, from_id, to_id, options)
 
@@ -355,16 +383,19 @@ func get_flow_fields() -> Array[FlowField]:
 
 ## Power users: uploads a graph with wire [param method] (graph.load_grid, graph.load_waypoints,
 ## graph.load_navmesh) and its parameter map (with "id"), as the serializers build them.
+## bad_request (and a push_error) for another method or no id; else as the other loads.
 func load_graph(method: String, params: Dictionary) -> BridgeResult:
 	return _graphs.load_wire(method, params)
 
 
 ## Power users: applies wire [code]graph.update[/code] fields [param changes] to graph [param id].
+## Failure: as [method set_cells_solid].
 func update_graph(id: String, changes: Dictionary) -> BridgeResult:
 	return _graphs.update_wire(id, changes)
 
 
-## Power users: calls any protocol [param method] and waits for the answer.
+## Power users: calls any protocol [param method] and waits for the answer; on failure the
+## protocol's code, or not_connected / timeout.
 func call_method(method: String, params: Dictionary) -> BridgeResult:
 	return _link.call_sync(method, params, config.request_timeout_ms)
 

@@ -26,6 +26,7 @@ const _STATUSES: Dictionary = {
 	"budget_exhausted": Status.BUDGET_EXHAUSTED,
 }
 
+## How the query ended (ERROR until filled).
 var status: Status = Status.ERROR
 ## The path's points on a 2D graph (empty on a 3D one).
 var path: PackedVector2Array = PackedVector2Array()
@@ -33,11 +34,15 @@ var path: PackedVector2Array = PackedVector2Array()
 var path_3d: PackedVector3Array = PackedVector3Array()
 ## Waypoint ids along the path (waypoint graphs), or cell indices on grids.
 var ids: PackedInt64Array = PackedInt64Array()
+## The path's cost in the points' units (world units on a placed grid: a straight step of a
+## 16 px tile costs 16), each step's length times the weight of the cell or point entered.
 var cost: float = 0.0
+## How many nodes the search expanded.
 var expanded: int = 0
 ## A protocol error code (e.g. "unknown_graph", "bad_request") or a local one ("timeout",
 ## "not_connected", "disconnected"); "" unless [member status] is ERROR.
 var error_code: String = ""
+## A sentence saying what went wrong; "" unless [member status] is ERROR.
 var error_message: String = ""
 
 

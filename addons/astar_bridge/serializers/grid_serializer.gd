@@ -274,7 +274,8 @@ static func _options_problem(options: Dictionary) -> String:
 static func _diagonal_option(options: Dictionary) -> String:
 	var diagonal: Variant = options.get("diagonal", _DEFAULT_DIAGONAL)
 	if diagonal is int:
-		return diagonal_name(diagonal)
+		var mode: int = diagonal
+		return DIAGONAL_NAMES[mode]
 	return str(diagonal)
 
 
