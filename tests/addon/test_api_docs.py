@@ -142,3 +142,18 @@ def test_the_page_lists_the_status_values_and_no_error_member() -> None:
     assert re.findall(r"`([A-Z_]+)`", line) == values, line
     for doc in (PAGE, REPO / "README.md", REPO / "CHANGELOG.md"):
         assert not re.search(r"PathResult\.error\b", doc.read_text()), f"{doc.name} names a .error member"
+
+
+def test_the_docs_name_only_autoload_members_that_exist() -> None:
+    """``AStarBridge.<name>`` anywhere in the README or docs/ is a method, signal, member or
+    constant of the autoload."""
+    script = (ADDON / "astar_bridge.gd").read_text()
+    names = set(re.findall(r"^(?:static )?(?:func|signal|var|const) (\w+)", script, re.M))
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    unknown = [
+        f"{page.name}: AStarBridge.{name}"
+        for page in pages
+        for name in re.findall(r"\bAStarBridge\.(\w+)", page.read_text())
+        if name not in names
+    ]
+    assert not unknown, f"the docs name what the autoload does not have: {unknown}"
