@@ -13,6 +13,9 @@ signal became_ready
 signal lost(reason: String)
 ## Emitted once when a running sidecar answered nothing for [param waited_ms].
 signal unresponsive(waited_ms: int)
+## Emitted once a silence, when the sidecar answered nothing for [param waited_ms] but its
+## process works (CPU time advancing): it is left alone up to [member BridgeConfig.busy_limit_ms].
+signal busy(waited_ms: int)
 ## [code]graph.progress[/code] notifications of a long graph build.
 signal progress(id: String, done: int, total: int)
 ## Queued requests must fail now with [param code] (a start failed for good, or no restart).
@@ -49,6 +52,8 @@ var _config: BridgeConfig
 var _store: GraphStore
 var _sidecar: SidecarProcess = SidecarProcess.new()
 var _watchdog: Watchdog = Watchdog.new()
+# The watchdog found the sidecar busy during the current silence (busy was emitted).
+var _told_busy: bool = false
 var _phase_deadline_ms: int = 0
 var _session_token: String = ""
 var _restart_at_ms: int = 0
@@ -179,18 +184,29 @@ func sidecar_command() -> PackedStringArray:
 	return SidecarProcess.command(OS.get_environment(ENV_PYTHON), _config.python_executable)
 
 
-# A sidecar that answers nothing while something waits is told once, killed and restarted.
+# A sidecar that answers nothing while something waits, and whose process does not work, is
+# told once, killed and restarted; one that works is left alone up to the busy limit.
 func _watch(now: int) -> void:
 	if phase != Phase.READY or not rpc.is_open():
 		_watchdog.reset()
+		_told_busy = false
 		return
 	_watchdog.heartbeat_ms = _config.heartbeat_ms
 	_watchdog.unresponsive_timeout_ms = _config.unresponsive_timeout_ms
-	var silent: int = _watchdog.check(rpc, now, _ready_since_ms)
+	_watchdog.busy_limit_ms = _config.busy_limit_ms
+	# A sidecar someone else started (autostart off) has no pid here: silence alone decides.
+	var silent: int = _watchdog.check(rpc, now, _ready_since_ms, _sidecar.pid)
+	if _watchdog.busy and not _told_busy:
+		_told_busy = true
+		busy.emit(now - maxi(rpc.last_received_ms, _ready_since_ms))
+	elif not _watchdog.busy:
+		_told_busy = false
 	if silent > 0:
-		var reason: String = "the sidecar answered nothing for %d ms" % silent
+		var reason: String = (
+			"the sidecar answered nothing for %d ms (%s)" % [silent, _watchdog.verdict]
+		)
 		if _config.report_failures:
-			push_warning("AStarBridge: %s (process alive, connection open); restarting" % reason)
+			push_warning("AStarBridge: %s; connection open; restarting" % reason)
 		unresponsive.emit(silent)
 		_lose(reason)
 
