@@ -1,6 +1,7 @@
 ## The autoload recovering a stuck sidecar, against a real one it launches: a sidecar frozen with
-## SIGSTOP (process alive, connection open, no answer) is noticed by the heartbeat, reported once
-## and restarted with its graphs; what is kept of a graph stays bounded after thousands of
+## SIGSTOP (process alive, connection open, no answer, process state stopped) is noticed by the
+## heartbeat, reported once and restarted with its graphs (a busy one is kept:
+## test_watchdog_busy_sidecar.gd); what is kept of a graph stays bounded after thousands of
 ## updates, and a restart rebuilds every graph's latest state; the token can come from the
 ## ASTAR_BRIDGE_TOKEN environment variable.
 extends "res://runner/gd_test.gd"
@@ -42,6 +43,8 @@ func test_a_frozen_sidecar_is_noticed_restarted_and_answers_again() -> void:
 		await _tree().process_frame
 	assert_eq(stalls.size(), 1, "told once that the sidecar stopped answering")
 	assert_eq(losses.size(), 1, "one loss, one restart")
+	if OS.get_name() == "Linux" and not losses.is_empty():
+		assert_true(losses[0].contains("stopped"), "the reason names the process's state")
 	assert_true(_bridge.is_ready(), "ready again")
 	assert_ne(_bridge.get_sidecar_pid(), _frozen_pid, "a new sidecar")
 	var path: PackedVector2Array = _bridge.find_path("level", Vector2(0, 0), Vector2(9, 9))
