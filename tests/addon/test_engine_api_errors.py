@@ -35,6 +35,12 @@ func _process(_delta: float) -> bool:
 	_show("no regions", bridge.call("load_navigation_region", "level", none))
 	var not_regions: Array[Node] = [Node.new()]
 	_show("not a region", bridge.call("load_navigation_region", "level", not_regions))
+	var unbaked := NavigationRegion2D.new()
+	unbaked.name = "Unbaked"
+	unbaked.navigation_polygon = NavigationPolygon.new()
+	var unbaked_regions: Array[Node] = [unbaked]
+	_show("unbaked region", bridge.call("load_navigation_region", "level", unbaked_regions))
+	unbaked.free()
 	_show("null tile layer", bridge.call("load_tile_map_layer", "level", null))
 	var layer := TileMapLayer.new()
 	layer.name = "Floor"
@@ -74,14 +80,15 @@ EXPECTED = {
     "probe: null grid bad_request": "load_astar_grid_2d: the grid is null",
     "probe: isometric grid bad_request": "only CELL_SHAPE_SQUARE grids",
     "probe: no regions bad_request": "no regions given for level",
-    "probe: not a region bad_request": "is not a navigation region",
+    "probe: not a region bad_request": "is not a navigation region (give NavigationRegion2D",
+    "probe: unbaked region bad_request": "the region Unbaked has no polygons: bake it first",
     "probe: null tile layer bad_request": "load_tile_map_layer: the layer is null",
     # What to change, not "no custom data layer <null>".
     "probe: tile set without walkable bad_request": 'of Floor has no custom data layer "walkable". Add a',
     "probe: unknown tile option bad_request": 'unknown option "walkable_layers" (known: source,',
     "probe: missing navigation layer bad_request": 'has 0 navigation layers, and "source" NAVIGATION reads',
     "probe: negative weight bad_request": "weight must be a finite number > 0",
-    "probe: unknown graph unknown_graph": "no graph nowhere was loaded",
+    "probe: unknown graph unknown_graph": "no graph nowhere was loaded through this node (load it first",
     "probe: empty query bad_request": "the query has no graph",
     "probe: string endpoint bad_request": "from and to must be",
     "probe: the grid still answers with 8 points": None,

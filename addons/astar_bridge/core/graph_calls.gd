@@ -26,6 +26,8 @@ const SidecarLink = preload("res://addons/astar_bridge/core/sidecar_link.gd")
 const LOAD_METHODS: Array[String] = [
 	"graph.load_grid", "graph.load_waypoints", "graph.load_navmesh"
 ]
+# What an unknown graph id's error tells to do.
+const LOAD_FIRST := " (load it first: load_tile_map_layer, load_astar_grid_2d, load_grid, ...)"
 # Godot registers class_name types when it scans the project; one of the addon's tells.
 const SCANNED_CLASS := "AStarBridgeAgent2D"
 
@@ -126,7 +128,7 @@ func edit(id: String, params: Dictionary) -> BridgeResult:
 	if params.is_empty():
 		return BridgeResult.failure("bad_request", "the edit of %s was refused (see above)" % id)
 	if not _store.has(id):
-		push_error("AStarBridge: no graph %s was loaded through this node" % id)
+		push_error("AStarBridge: no graph %s was loaded through this node%s" % [id, LOAD_FIRST])
 		return BridgeResult.failure("unknown_graph", "no graph %s was loaded" % id)
 	return update_wire(id, params)
 
@@ -138,7 +140,7 @@ func request_edit(id: String, params: Dictionary) -> EditRequest:
 		var why: String = "the edit of %s was refused (see above)" % id
 		return _failed_request(id, BridgeResult.failure("bad_request", why))
 	if not _store.has(id):
-		push_error("AStarBridge: no graph %s was loaded through this node" % id)
+		push_error("AStarBridge: no graph %s was loaded through this node%s" % [id, LOAD_FIRST])
 		var unknown: String = "no graph %s was loaded" % id
 		return _failed_request(id, BridgeResult.failure("unknown_graph", unknown))
 	return request_wire(id, params)

@@ -71,9 +71,30 @@ static func navigation_regions(id: String, regions: Array[Node]) -> Dictionary:
 		elif region is NavigationRegion3D:
 			part = NavmeshSerializer.from_navigation_region_3d(region as NavigationRegion3D, id)
 		else:
-			push_error("AStarBridge.load_navigation_region: %s is not a navigation region" % region)
+			push_error(
+				(
+					(
+						"AStarBridge.load_navigation_region: %s is not a navigation region (give"
+						+ " NavigationRegion2D or NavigationRegion3D nodes)"
+					)
+					% region
+				)
+			)
 			return {}
 		if part.is_empty():
+			return {}
+		var sizes: PackedByteArray = part["sizes"]
+		if sizes.is_empty():
+			push_error(
+				(
+					(
+						"AStarBridge.load_navigation_region: the region %s has no polygons: bake it"
+						+ " first (the editor's Bake button, or bake_navigation_polygon() /"
+						+ " bake_navigation_mesh() and wait for bake_finished)"
+					)
+					% region.name
+				)
+			)
 			return {}
 		if not parts.is_empty() and part["dim"] != parts[0]["dim"]:
 			push_error("AStarBridge.load_navigation_region: 2D and 3D regions cannot share a map")

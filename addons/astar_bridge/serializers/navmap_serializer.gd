@@ -210,7 +210,12 @@ static func _map(
 	radius: float
 ) -> Dictionary:
 	if regions.is_empty():
-		push_error("navmap_serializer: no navigation region with a mesh under the root")
+		push_error(
+			(
+				"navmap_serializer: no navigation region with a baked mesh under the root: add a"
+				+ " NavigationRegion2D/3D below it and bake it before loading"
+			)
+		)
 		return {}
 	return {
 		"id": id,

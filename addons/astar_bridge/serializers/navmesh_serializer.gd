@@ -66,7 +66,15 @@ static func from_navigation_mesh(
 ## region has no [NavigationPolygon].
 static func from_navigation_region_2d(region: NavigationRegion2D, id: String) -> Dictionary:
 	if region.navigation_polygon == null:
-		push_error("from_navigation_region_2d: %s has no navigation_polygon" % region.name)
+		push_error(
+			(
+				(
+					"from_navigation_region_2d: %s has no navigation_polygon: give it a"
+					+ " NavigationPolygon and bake it"
+				)
+				% region.name
+			)
+		)
 		return {}
 	var frame: Transform2D = region.transform
 	if region.is_inside_tree():
@@ -79,7 +87,15 @@ static func from_navigation_region_2d(region: NavigationRegion2D, id: String) ->
 ## no [NavigationMesh].
 static func from_navigation_region_3d(region: NavigationRegion3D, id: String) -> Dictionary:
 	if region.navigation_mesh == null:
-		push_error("from_navigation_region_3d: %s has no navigation_mesh" % region.name)
+		push_error(
+			(
+				(
+					"from_navigation_region_3d: %s has no navigation_mesh: give it a NavigationMesh"
+					+ " and bake it"
+				)
+				% region.name
+			)
+		)
 		return {}
 	var frame: Transform3D = region.transform
 	if region.is_inside_tree():
