@@ -183,6 +183,14 @@ func _process(_delta: float) -> bool:
 	print("probe: reported no path %d points" % loud.size())
 	var failed: PackedVector2Array = bridge.call("find_path", "nowhere", Vector2i(0, 0), Vector2i(1, 1))
 	print("probe: unknown graph %d points" % failed.size())
+	# The cost is in world units (docs/api.md): three straight steps of 16 px cells cost 48.
+	var tiles := AStarGrid2D.new()
+	tiles.region = Rect2i(0, 0, 8, 8)
+	tiles.cell_size = Vector2(16, 16)
+	tiles.update()
+	bridge.call("load_astar_grid_2d", "tiles", tiles)
+	var answer: Dictionary = bridge.call("find_path_result", "tiles", Vector2i(0, 0), Vector2i(3, 0))
+	print("probe: cost of three 16 px steps %s" % answer["cost"])
 	quit(0)
 	return true
 """
@@ -197,6 +205,7 @@ def test_no_path_is_quiet_unless_the_setting_asks(godot: str, tmp_path: Path) ->
     assert not any("no_path" in line for line in lines[:quiet]), output
     assert "AStarBridge: no_path on walled from (0, 0) to (7, 7)" in lines[quiet + 1 : loud], output
     assert "probe: unknown graph 0 points" in lines, output
+    assert "probe: cost of three 16 px steps 48.0" in lines, output
     warned = [line for line in lines if "WARNING" in line]
     assert len(warned) == 1, output  # the failure's, not a no_path's
     assert "the path on nowhere from (0, 0) to (1, 1) failed (unknown_graph)" in warned[0], output
