@@ -157,3 +157,14 @@ def test_the_docs_name_only_autoload_members_that_exist() -> None:
         if name not in names
     ]
     assert not unknown, f"the docs name what the autoload does not have: {unknown}"
+
+
+def test_the_page_lists_the_phase_values() -> None:
+    """``get_phase()`` returns a SidecarLink.Phase (core/sidecar_link.gd): the page names each."""
+    enum = re.search(r"^enum Phase \{([^}]*)\}", (ADDON / "core" / "sidecar_link.gd").read_text(), re.M)
+    assert enum is not None
+    values = re.findall(r"[A-Z_]+", enum.group(1))
+    section = page_section("astar_bridge.gd")
+    line = next(item for item in re.split(r"^- ", section, flags=re.M) if item.startswith("`get_phase("))
+    missing = [value for value in values if f"`{value}`" not in line]
+    assert not missing, f"docs/api.md's get_phase() does not name {missing}"
