@@ -48,6 +48,8 @@ PACK_LEVEL = 9
 PACKED = "packed.json"
 SIZE_GOAL_MB = 150
 STEPS = 5
+LOGS = REPO / "build"
+"""PyInstaller's work folder and the build's logs (wherever ``--out`` puts the bundle)."""
 
 
 def platform_tag() -> str:
@@ -96,7 +98,7 @@ def freeze(dist: Path, work: Path) -> Path:
     """Step 1: PyInstaller into ``dist``; returns the bundle folder."""
     command = [sys.executable, "-m", "PyInstaller", str(REPO / "tools" / "sidecar" / "sidecar.spec")]
     command += ["--noconfirm", "--log-level", "INFO", "--distpath", str(dist), "--workpath", str(work)]
-    run_streaming(command, REPO / "build" / "pyinstaller.log", PHASES, dict(os.environ))
+    run_streaming(command, LOGS / "pyinstaller.log", PHASES, dict(os.environ))
     return dist / NAME
 
 
@@ -122,7 +124,18 @@ def warm_up(bundle: Path) -> None:
     """Step 3: the frozen program compiles every kernel into the bundle's own cache."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("NUMBA_")}
     show = ("compiling kernel", "warm-up", "Error", "error")
-    run_streaming([str(program(bundle)), "warm-up"], REPO / "build" / "bundle-warm-up.log", show, env)
+    run_streaming([str(program(bundle)), "warm-up"], LOGS / "bundle-warm-up.log", show, env)
+
+
+def reuse_kernels(previous: Path, bundle: Path) -> None:
+    """Copy the kernel cache of the previous build of ``previous`` into ``bundle``: its folder is
+    named by a hash of python_core's sources and numba's version, and each kernel is stamped by
+    its source's content, so the warm-up loads what is still valid and compiles only the rest."""
+    for cache in internal(previous).glob("python_core/__pycache__/numba-*"):
+        into = internal(bundle) / cache.relative_to(internal(previous))
+        if cache.is_dir() and not into.exists():
+            shutil.copytree(cache, into)
+            print(f"    reusing the previous build's kernel cache {cache.name}", flush=True)
 
 
 def internal(bundle: Path) -> Path:
@@ -219,10 +232,11 @@ def build(target: Path) -> None:
     scratch = target.parent / f".{target.name}.building"
     shutil.rmtree(scratch, ignore_errors=True)
     step(1, "freezing bridge + python_core + numpy/numba/llvmlite/msgpack with PyInstaller")
-    bundle = freeze(scratch / "dist", REPO / "build" / "pyinstaller")
+    bundle = freeze(scratch / "dist", LOGS / "pyinstaller")
     step(2, "stripping debug symbols")
     strip(bundle)
     step(3, "compiling every kernel into the bundle's numba cache (generic CPU; minutes)")
+    reuse_kernels(target, bundle)
     warm_up(bundle)
     step(4, "packing the largest libraries (zstd; unpacked at the sidecar's first start)")
     pack(bundle)
@@ -261,6 +275,7 @@ def main() -> int:
     out: Path = args.out.resolve()
     target = out / platform_tag() / NAME
     began = time.monotonic()
+    LOGS.mkdir(parents=True, exist_ok=True)  # a fresh clone has no build/ yet
     if not args.force and is_current(target):
         print(f"[bundle] up to date (sources unchanged): {target}")
         if not is_packed(target):

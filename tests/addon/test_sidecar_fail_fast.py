@@ -74,6 +74,10 @@ def test_calls_fail_at_once_after_a_failed_start(godot: str, tmp_path: Path) -> 
     assert result.returncode == 0, out
     assert out.count("cannot start the sidecar") == 1, out
     assert "/nonexistent/python3 -m bridge" in out, out
+    # Where a self-contained sidecar was looked for: beside the executable and in the addon.
+    in_addon = project / "addons" / "astar_bridge" / "sidecar" / "linux-x86_64" / "astar-bridge-sidecar"
+    assert "No self-contained sidecar at " in out, out
+    assert f"{in_addon}/astar-bridge-sidecar" in out, out
     assert "probe: first load not_connected in" in out, out
     found = LINE.search(out)
     assert found, out

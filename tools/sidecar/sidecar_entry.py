@@ -17,14 +17,22 @@ program.
 The bundle ships its two largest libraries (LLVM, OpenBLAS) compressed with zstd, listed in
 ``_internal/packed.json`` (tools/bundle.py packs them): the first start unpacks them in place, once,
 before numpy and numba load them, and deletes the compressed copies. Later starts find them
-unpacked and skip this. The bundle's folder must be writable (numba's shipped cache needs that too).
+unpacked and skip this.
+
+A bundle whose folder it cannot write (a read-only install), or one marked ``run-from-cache`` (the
+copy inside a release's addon folder, which a first start must not change), runs from a copy in the
+user's cache folder instead (:func:`cached_copy`): copied once per bundle version, unpacked there,
+then started in place of this process. The copy carries the shipped kernel cache, so nothing
+compiles; when no copy can be made it exits with a message saying what to do, never a traceback.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -76,7 +84,8 @@ def unpack_libraries(root: Path) -> None:
             os.chmod(part, 0o755)
             os.replace(part, target)
         except (OSError, zstandard.ZstdError) as error:
-            part.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # a read-only folder refuses the cleanup too
+                part.unlink(missing_ok=True)
             if not _unpacked(target, size):  # not another first start that won the race
                 why = "The sidecar's folder must be writable (see docs/shipping.md)."
                 if not packed.exists() or not isinstance(error, OSError):
@@ -92,6 +101,26 @@ def unpack_libraries(root: Path) -> None:
         )
 
 
+LINKS = "links.json"
+"""Symbolic links a zip could not carry, ``{path relative to the bundle's folder: link text}``
+(tools/release.py lists them)."""
+
+
+def restore_links(root: Path) -> None:
+    """Make again the links of ``root/../_internal/links.json`` that are missing (a release zip
+    carries none); a link that cannot be made is left to the loader, which then reports it."""
+    try:
+        links: dict[str, str] = json.loads((root / LINKS).read_text())
+    except (OSError, ValueError):
+        return
+    bundle = root.parent
+    for relative, text in links.items():
+        link = bundle / relative
+        if not (link.exists() or link.is_symlink()):
+            with contextlib.suppress(OSError):
+                link.symlink_to(text)
+
+
 def _remove(packed: Path) -> None:
     with contextlib.suppress(OSError):  # another first start removed it, or Windows holds it open
         packed.unlink()
@@ -99,6 +128,113 @@ def _remove(packed: Path) -> None:
 
 def _unpacked(target: Path, size: int) -> bool:
     return target.is_file() and target.stat().st_size == size
+
+
+NAME = "astar-bridge-sidecar"
+RUN_FROM_CACHE = "run-from-cache"
+"""A file in the bundle's folder (beside ``bundle.json``): never unpack or write in place."""
+COMPLETE = ".complete"
+"""Written last into a cached copy: a copy without it was cut short and is made again."""
+
+
+def cache_home() -> Path:
+    """The user's cache folder: ``%LOCALAPPDATA%``, ``~/Library/Caches``, else ``$XDG_CACHE_HOME``
+    or ``~/.cache`` (the home folder from the user database when ``HOME`` is unset, as under
+    ``env -i``)."""
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"])
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+
+
+def is_writable(folder: Path) -> bool:
+    """Whether a file can be created in ``folder`` (tried, not ``os.access``, which says yes to
+    root on a read-only mount)."""
+    probe = folder / f".write-probe.{os.getpid()}"
+    try:
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except OSError:
+        return False
+    with contextlib.suppress(OSError):
+        probe.unlink()
+    return True
+
+
+def bundle_key(bundle: Path) -> str:
+    """Names one bundle version: its ``bundle.json`` (sources hash, platform, Python), else the
+    program's size and time stamp."""
+    try:
+        stamp = (bundle / "bundle.json").read_bytes()
+    except OSError:
+        program = Path(sys.executable).stat()
+        stamp = f"{program.st_size}-{program.st_mtime_ns}".encode()
+    return hashlib.sha256(stamp).hexdigest()[:16]
+
+
+def cached_copy(bundle: Path) -> Path:
+    """A complete copy of ``bundle`` in the user's cache, made once per bundle version (to a
+    temporary name, renamed into place, so a killed start or two first starts leave no half
+    copy); exits with a message when it cannot be made."""
+    target = cache_home() / "astar-bridge" / f"sidecar-{bundle_key(bundle)}" / NAME
+    if (target / COMPLETE).is_file():
+        return target
+    part = target.with_name(f".{NAME}.{os.getpid()}.part")
+    try:
+        part.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(part, ignore_errors=True)
+        shutil.copytree(
+            bundle,
+            part,
+            symlinks=True,
+            ignore=shutil.ignore_patterns(RUN_FROM_CACHE, Path(sys.executable).name),
+            copy_function=_link_or_copy,
+        )
+        for folder in (part, *(path for path in part.rglob("*") if path.is_dir())):
+            os.chmod(folder, 0o755)  # a copy of a read-only tree is read-only too
+        program = part / Path(sys.executable).name
+        shutil.copyfile(sys.executable, program)  # a real copy: the bootloader finds its folder
+        os.chmod(program, 0o755)
+        (part / COMPLETE).touch()
+        shutil.rmtree(target, ignore_errors=True)  # an incomplete copy of an earlier start
+        os.replace(part, target)
+    except OSError as error:
+        shutil.rmtree(part, ignore_errors=True)
+        if (target / COMPLETE).is_file():  # another first start made it meanwhile
+            return target
+        sys.exit(
+            f"{NAME}: its folder {bundle} is read-only, and copying it to {target.parent} failed:"
+            f" {error}. Make one of the two writable (XDG_CACHE_HOME names another cache folder)."
+        )
+    print(f"{NAME}: {bundle} is read-only: running from a copy in {target}", file=sys.stderr)
+    return target
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    """A hard link where the file system allows one (no time, no space: nothing in the copy is
+    ever written in place; unpacking and numba write new files), else a copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def run_from_cache_if_needed(root: Path, argv: list[str]) -> None:
+    """Start the cached copy in place of this process when this bundle must not be written."""
+    bundle = Path(sys.executable).resolve().parent
+    if not getattr(sys, "frozen", False):
+        return
+    if not (bundle / RUN_FROM_CACHE).exists() and is_writable(root):
+        return
+    copy = cached_copy(bundle)
+    program = copy / Path(sys.executable).name
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if sys.platform == "win32":  # execv there starts a new process and this one exits at once
+        import subprocess  # noqa: PLC0415
+
+        sys.exit(subprocess.call([str(program), *argv]))
+    os.execv(program, [str(program), *argv])
 
 
 def main(argv: list[str]) -> int:
@@ -112,5 +248,8 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     prepare_environment()
-    unpack_libraries(Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parent)))
+    internal = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parent))
+    run_from_cache_if_needed(internal, sys.argv[1:])
+    restore_links(internal)
+    unpack_libraries(internal)
     sys.exit(main(sys.argv[1:]))

@@ -25,6 +25,12 @@ const STDERR_READS := 16
 const MAX_LINE := 4096
 ## The self-contained sidecar's folder and program, beside an exported game (docs/shipping.md).
 const BUNDLED_PROGRAM := "astar-bridge-sidecar/astar-bridge-sidecar"
+## Where a release keeps its self-contained sidecars inside the addon, one folder per platform
+## ([code]linux-x86_64/astar-bridge-sidecar/[/code], ...); a [code].gdignore[/code] there keeps
+## them out of the import and out of an exported pack.
+const ADDON_SIDECARS := "res://addons/astar_bridge/sidecar"
+## The python setting's default: a setting left at it does not hide a bundled sidecar.
+const DEFAULT_PYTHON := "python3"
 
 ## Process id, or -1 before [method launch] / after [method stop].
 var pid: int = -1
@@ -42,6 +48,8 @@ var _stderr: FileAccess = null
 var _line: PackedByteArray = PackedByteArray()
 var _stderr_partial: String = ""
 var _blocking: bool = false
+# Where a self-contained sidecar was looked for, said when a Python fallback fails.
+var _hint: String = ""
 
 
 ## Starts [param executable] with [param arguments]; OK, or an error with [member error] set.
@@ -53,6 +61,9 @@ func launch(executable: String, arguments: PackedStringArray) -> Error:
 	stderr_tail = PackedStringArray()
 	var info: Dictionary = {}
 	var version: Dictionary = Engine.get_version_info()
+	_hint = (
+		"" if executable.get_file().begins_with("astar-bridge-sidecar") else missing_bundle_hint()
+	)
 	var major: int = version["major"]
 	var minor: int = version["minor"]
 	_blocking = major == 4 and minor < 4
@@ -62,7 +73,7 @@ func launch(executable: String, arguments: PackedStringArray) -> Error:
 		# The third argument (blocking) exists from Godot 4.4 on; callv keeps 4.3 parsing this.
 		info = OS.callv("execute_with_pipe", [executable, arguments, false])
 	if info.is_empty():
-		error = "cannot start %s %s" % [executable, " ".join(arguments)]
+		error = "cannot start %s %s%s" % [executable, " ".join(arguments), _hint]
 		return ERR_CANT_CREATE
 	pid = info["pid"]
 	_stdio = info["stdio"]
@@ -104,43 +115,115 @@ func poll() -> Dictionary:
 	elif _line.size() > MAX_LINE:
 		error = "the sidecar's first line is longer than %d bytes" % MAX_LINE
 	elif not is_running():
-		error = "the sidecar exited before announcing itself: %s" % " | ".join(stderr_tail)
+		error = (
+			"the sidecar exited before announcing itself: %s%s" % [" | ".join(stderr_tail), _hint]
+		)
 	return announcement
 
 
-## The program to launch and its first arguments: [code][python, "-m", "bridge"][/code] with
-## [param env_python] (the [code]ASTAR_BRIDGE_PYTHON[/code] variable) when set, else the bundled
-## sidecar ([method bundled_program]) when there is one, else [param python_executable]. A
-## relative python path with a slash is taken from the project folder.
+## The program to launch and its first arguments, the first of: [param env_python] (the
+## [code]ASTAR_BRIDGE_PYTHON[/code] variable) as [code][python, "-m", "bridge"][/code]; the
+## self-contained sidecar beside an exported game ([method bundled_program]); [param
+## python_executable] when set to anything but [constant DEFAULT_PYTHON]; the self-contained
+## sidecar inside the addon ([method addon_program], a release's); else [code]python3 -m
+## bridge[/code]. A relative python path with a slash is taken from the project folder.
 static func command(env_python: String, python_executable: String) -> PackedStringArray:
-	var python: String = env_python
-	if python.is_empty():
-		var bundled: String = bundled_program()
-		if not bundled.is_empty():
-			return PackedStringArray([bundled])
-		python = python_executable
-	if python.contains("/") and python.is_relative_path():
-		python = ProjectSettings.globalize_path("res://").path_join(python).simplify_path()
-	return PackedStringArray([python, "-m", "bridge"])
+	if not env_python.is_empty():
+		return _python_command(env_python)
+	var beside: String = bundled_program()
+	if not beside.is_empty():
+		return PackedStringArray([beside])
+	if not python_executable.is_empty() and python_executable != DEFAULT_PYTHON:
+		return _python_command(python_executable)
+	var in_addon: String = addon_program()
+	if not in_addon.is_empty():
+		return PackedStringArray([in_addon])
+	return _python_command(DEFAULT_PYTHON)
 
 
 ## The self-contained sidecar beside the game's executable, or beside the main pack of a
 ## [code]--main-pack[/code] run, as an absolute path; "" when there is none.
 static func bundled_program() -> String:
+	for candidate: String in _beside_game():
+		if FileAccess.file_exists(candidate):
+			return candidate
+	return ""
+
+
+## The self-contained sidecar inside the addon for this platform
+## ([code]<ADDON_SIDECARS>/<platform>/astar-bridge-sidecar/[/code], as a release zip installs
+## it), as an absolute path made executable (Godot's asset installer drops the mode); "" when
+## there is none, or in an exported game, whose [code]res://[/code] is its pack.
+static func addon_program() -> String:
+	var candidate: String = _in_addon()
+	if candidate.is_empty() or not FileAccess.file_exists(candidate):
+		return ""
+	if OS.get_name() != "Windows":
+		var mode: int = FileAccess.get_unix_permissions(candidate)
+		var executable: int = (
+			FileAccess.UNIX_EXECUTE_OWNER
+			| FileAccess.UNIX_EXECUTE_GROUP
+			| FileAccess.UNIX_EXECUTE_OTHER
+		)
+		if mode & FileAccess.UNIX_EXECUTE_OWNER == 0:
+			FileAccess.set_unix_permissions(candidate, mode | executable)
+	return candidate
+
+
+## [code]linux-x86_64[/code], [code]windows-x86_64[/code], [code]macos-arm64[/code]...: the
+## folder name of this platform's sidecar (as [code]tools/bundle.py[/code] names it).
+static func platform_tag() -> String:
+	# "Linux", "Windows", "macOS" lowercase, and the engine's "x86_64", "arm64"... as they are.
+	return "%s-%s" % [OS.get_name().to_lower(), Engine.get_architecture_name()]
+
+
+## Where a self-contained sidecar was looked for and not found, as a sentence to append to an
+## error ("" when nothing was looked for).
+static func missing_bundle_hint() -> String:
+	var places: PackedStringArray = _beside_game()
+	var in_addon: String = _in_addon()
+	if not in_addon.is_empty():
+		places.append(in_addon)
+	if places.is_empty():
+		return ""
+	return (
+		". No self-contained sidecar at %s (a release zip has one in the addon; docs/shipping.md)"
+		% ", ".join(places)
+	)
+
+
+static func _python_command(python: String) -> PackedStringArray:
+	var program: String = python
+	if program.contains("/") and program.is_relative_path():
+		program = ProjectSettings.globalize_path("res://").path_join(program).simplify_path()
+	return PackedStringArray([program, "-m", "bridge"])
+
+
+# The candidate programs beside the executable and beside a --main-pack, absolute.
+static func _beside_game() -> PackedStringArray:
 	var program: String = BUNDLED_PROGRAM + (".exe" if OS.get_name() == "Windows" else "")
 	var folders: PackedStringArray = PackedStringArray([OS.get_executable_path().get_base_dir()])
 	var pack: String = _main_pack_argument()
 	if not pack.is_empty():
 		folders.append(pack.get_base_dir())
+	var candidates: PackedStringArray = PackedStringArray()
 	for folder: String in folders:
 		var candidate: String = folder.path_join(program)
 		if candidate.is_relative_path():
 			var here: DirAccess = DirAccess.open(".")
 			if here != null:
 				candidate = here.get_current_dir().path_join(candidate)
-		if FileAccess.file_exists(candidate):
-			return candidate.simplify_path()
-	return ""
+		candidates.append(candidate.simplify_path())
+	return candidates
+
+
+# The in-addon candidate program for this platform, or "" where res:// is no folder (a pack).
+static func _in_addon() -> String:
+	var folder: String = ProjectSettings.globalize_path(ADDON_SIDECARS)
+	if folder.is_empty() or folder.begins_with("res://") or not folder.is_absolute_path():
+		return ""
+	var program: String = BUNDLED_PROGRAM + (".exe" if OS.get_name() == "Windows" else "")
+	return folder.path_join(platform_tag()).path_join(program).simplify_path()
 
 
 # The path given to --main-pack, or "". Godot keeps engine arguments out of get_cmdline_args(),
