@@ -18,6 +18,8 @@ const TICK_MS := 10
 ## Run states of a process that cannot run again by itself: stopped (SIGSTOP, a debugger's
 ## stop), a zombie, dead.
 const STOPPED_STATES := ["T", "t", "Z", "X", "x"]
+## The run state of a thread that runs or waits for a core (never one blocked on a lock).
+const RUNNING_STATE := "R"
 # Field indexes in /proc/<pid>/stat after the closing parenthesis of the command name (which
 # may itself hold spaces and parentheses): state, then ppid ... utime at 11, stime at 12.
 const _STATE_FIELD := 0

@@ -4,11 +4,12 @@
 ## answer counts), and once something waited [member unresponsive_timeout_ms] in silence it asks
 ## the operating system about the sidecar's process (rpc/process_probe.gd, Linux):
 ## [br]- stopped (SIGSTOP) or a zombie: stuck, reported at once;
-## [br]- CPU time advancing over that last timeout: busy (a long piece of work by some client
-## holds its event loop): left alone, until the silence reaches [member busy_limit_ms] (a loop
-## that never ends is stuck too, but only a long wait tells it from a long build);
-## [br]- no CPU time used over that last timeout: stuck (it waits on something that never
-## comes).
+## [br]- CPU time advancing over that last timeout, or its main thread running or waiting for a
+## core: busy (a long piece of work by some client holds its event loop): left alone, until the
+## silence reaches [member busy_limit_ms] (a loop that never ends is stuck too, but only a long
+## wait tells it from a long build);
+## [br]- asleep and no CPU time used over that last timeout: stuck (it waits on something that
+## never comes).
 ## [br]Without a process to ask (another machine's sidecar, another platform, or /proc not
 ## readable) the timeout alone decides, as silence is all there is to see.
 ## [codeblock]
@@ -122,9 +123,13 @@ func _sample(pid: int, now: int) -> void:
 		_sample_cpu.remove_at(0)
 
 
-# Whether the samples show a process that can run and used CPU time over the last timeout.
+# Whether the samples show a process that can run and used CPU time over the last timeout,
+# or whose main thread (the event loop's) runs or waits for a core now ("R": on a loaded
+# machine a working process may get no CPU time for a while; a deadlocked one sleeps).
 func _working(now: int) -> bool:
 	var count: int = _sample_times.size()
+	if _state == ProcessProbe.RUNNING_STATE:
+		return true
 	if _state.is_empty() or ProcessProbe.is_stopped(_state) or count < 2:
 		return false
 	var span: int = now - _sample_times[0]
