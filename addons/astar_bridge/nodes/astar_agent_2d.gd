@@ -13,7 +13,11 @@ extends "path_follower.gd"
 ## restarted and, if [member repath_interval] > 0, periodically.
 ## [br][br]
 ## [signal navigation_finished] means arrival only; an unreachable target gives
-## [signal target_unreachable] and [method is_target_reachable] false instead.
+## [signal target_unreachable] and [method is_target_reachable] false instead. An agent lives a
+## whole game: a new target after an arrival resets the result as
+## [method NavigationAgent2D.set_target_position] does (a patrol sets the next point from
+## [signal navigation_finished]); a target set every frame is followed, and with
+## [member repath_distance] a new path is asked for only when it moved farther than that.
 ## With [member agent_id] >= 0 on a grid the agent occupies its cell as a dynamic obstacle for
 ## other agents (never for itself): nothing else to call, the autoload knows the grid.
 ## With [member avoidance_enabled], [method set_velocity] is answered by
@@ -35,6 +39,11 @@ extends "path_follower.gd"
 ##     if $Agent.is_navigation_finished() or not $Agent.is_target_reachable():
 ##         return
 ##     $Agent.set_velocity(global_position.direction_to($Agent.get_next_path_position()) * 120.0)
+##
+## # A patrol: the next point on each arrival.
+## func _on_agent_navigation_finished() -> void:
+##     _stop = (_stop + 1) % patrol_points.size()
+##     $Agent.target_position = patrol_points[_stop]
 ## [/codeblock]
 
 ## Emitted after [method set_velocity] with the velocity to move at: the same one without
@@ -47,7 +56,8 @@ const FlowField = preload("../flow_field.gd")
 ## [member agent_id] value meaning "not an obstacle".
 const NO_AGENT := -1
 
-## Where to go, in global coordinates. Setting a different value requests a new path.
+## Where to go, in global coordinates. Setting a different value requests a new path, and after
+## an arrival any value does (but one within [member repath_distance]: a moving target).
 @export var target_position: Vector2 = Vector2.ZERO:
 	set = set_target_position
 ## Distance at which a path point counts as reached and the next one is targeted.
@@ -105,7 +115,7 @@ func _physics_process(delta: float) -> void:
 
 
 ## Sets [member target_position]; a different value starts navigating there (a new path is
-## requested on the next physics frame).
+## requested on the next physics frame), as does any value once the agent arrived or stopped.
 func set_target_position(value: Vector2) -> void:
 	var unchanged: bool = value == target_position
 	target_position = value

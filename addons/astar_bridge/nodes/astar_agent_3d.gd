@@ -11,7 +11,10 @@ extends "path_follower.gd"
 ## sidecar); a new one when the target changes, when the graph is updated, reloaded or the
 ## sidecar restarted and, if [member repath_interval] > 0, periodically.
 ## [signal navigation_finished] means arrival only; an unreachable target gives
-## [signal target_unreachable] and [method is_target_reachable] false instead. With
+## [signal target_unreachable] and [method is_target_reachable] false instead. A new target
+## after an arrival resets the result as [method NavigationAgent3D.set_target_position] does (a
+## patrol sets the next point from [signal navigation_finished]); a target set every frame is
+## followed, re-pathed when it moved farther than [member repath_distance]. With
 ## [member avoidance_enabled], [method set_velocity] is answered by [signal velocity_computed]
 ## with a velocity that keeps clear of other avoiding agents (Godot's own RVO avoidance, on the
 ## XZ plane). Grids are 2D: this agent paths on 3D navmeshes and 3D waypoint graphs, so it has no
@@ -28,7 +31,8 @@ extends "path_follower.gd"
 ## avoidance (at once), a safe one with [member avoidance_enabled] (after the avoidance step).
 signal velocity_computed(safe_velocity: Vector3)
 
-## Where to go, in global coordinates. Setting a different value requests a new path.
+## Where to go, in global coordinates. Setting a different value requests a new path, and after
+## an arrival any value does (but one within [member repath_distance]: a moving target).
 @export var target_position: Vector3 = Vector3.ZERO:
 	set = set_target_position
 ## Distance at which a path point counts as reached and the next one is targeted.
@@ -55,7 +59,7 @@ signal velocity_computed(safe_velocity: Vector3)
 
 
 ## Sets [member target_position]; a different value starts navigating there (a new path is
-## requested on the next physics frame).
+## requested on the next physics frame), as does any value once the agent arrived or stopped.
 func set_target_position(value: Vector3) -> void:
 	var unchanged: bool = value == target_position
 	target_position = value
