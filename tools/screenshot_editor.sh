@@ -4,11 +4,11 @@
 # copy (its folders linked) that also enables the probe plugin (tools/godot/editor_probe), which
 # brings up the tab and saves the editor window. Rendered by Mesa (llvmpipe) under Xvfb, as
 # tools/screenshot.sh does.
-# The editor keeps its debug server open (the Debug menu's "Keep Debug Server Open", set in the
-# copy's project metadata) and the demo game, started headless beside it with --remote-debug,
-# feeds the tab; the probe waits for a graph and answered requests before the picture.
-# (The editor's own Run button is not used: this machine's Godot runs through its loader, which
-# the editor cannot re-launch.)
+# The probe runs the demo's main scene as the editor's Run button (F5) does: the editor starts its
+# own executable again (the provisioned Godot is a real executable for that, see
+# tools/provision_godot.py), the game's debugger messages feed the tab, and the probe waits for a
+# graph and answered requests before the picture. The sidecar's Python comes from
+# ASTAR_BRIDGE_PYTHON, so the settings in the picture are the demo's own (no path of this machine).
 # Usage: bash tools/screenshot_editor.sh [output.png]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,8 +25,7 @@ work="$(mktemp -d)"
 display=":$(( 90 + RANDOM % 100 ))"
 Xvfb "$display" -screen 0 1600x900x24 -nolisten tcp >/dev/null 2>&1 &
 xvfb_pid=$!
-game_pid=""
-trap 'kill "$xvfb_pid" 2>/dev/null || true; [ -n "$game_pid" ] && kill "$game_pid" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill "$xvfb_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 50); do
   [ -e "/tmp/.X11-unix/X${display#:}" ] && break
   sleep 0.1
@@ -40,27 +39,16 @@ done
 ln -s "$here/addons/astar_bridge" "$project/addons/astar_bridge"
 ln -s "$here/tools/godot/editor_probe" "$project/addons/editor_probe"
 sed -e 's#^enabled=PackedStringArray("res://addons/astar_bridge/plugin.cfg")#enabled=PackedStringArray("res://addons/astar_bridge/plugin.cfg", "res://addons/editor_probe/plugin.cfg")#' \
-  -e "s#^sidecar/python_executable=.*#sidecar/python_executable=\"$here/.venv/bin/python\"#" \
   demo_project/project.godot > "$project/project.godot"
 mkdir -p "$(dirname "$out")"
 abs_out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
 # The first editor run imports the project; the second is the one photographed.
 DISPLAY="$display" "$godot" --headless --path "$project" --import >/dev/null 2>&1 || true
-mkdir -p "$project/.godot/editor"
-printf '[debug_options]\n\nserver_keep_open=true\n' >> "$project/.godot/editor/project_metadata.cfg"
-port=6007  # the editor's default debug port (Editor Settings > network/debug/remote_port)
-(
-  for _ in $(seq 120); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    sleep 0.5
-  done
-  exec "$godot" --headless --path "$project" --remote-debug "tcp://127.0.0.1:$port" >/dev/null 2>&1
-) &
-game_pid=$!
 DISPLAY="$display" \
 __GLX_VENDOR_LIBRARY_NAME=mesa \
 __EGL_VENDOR_LIBRARY_DIRS="$root/usr/share/glvnd/egl_vendor.d" \
 LIBGL_DRIVERS_PATH="$root/usr/lib/x86_64-linux-gnu/dri" \
+ASTAR_BRIDGE_PYTHON="$here/.venv/bin/python" \
   "$godot" --rendering-driver opengl3 --editor --path "$project" --resolution 1600x900 \
-  -- --probe-wait-game --probe-screenshot="$abs_out" | grep '^probe: ' | cut -c1-400
+  -- --probe-play --probe-wait-game --probe-screenshot="$abs_out" | grep '^probe: ' | cut -c1-400
 echo "[screenshot] wrote $out" >&2

@@ -2,9 +2,11 @@
 ## listed after it in project.godot): once the editor has settled it prints what the A* Bridge
 ## plugin installed ("probe: autoload ...", "probe: settings ...", "probe: class ..."); with
 ## [code]-- --probe-screenshot=<png>[/code] it brings up the Debugger panel on its "A* Bridge"
-## tab and saves the editor window; with [code]--probe-wait-game[/code] too it first waits (up to
-## [constant GAME_TIMEOUT_S]) for a game connected to the editor's debugger to report a loaded
-## graph and answered requests, and prints that state ("probe: state <json>"). Then it quits.
+## tab and saves the editor window; with [code]--probe-play[/code] it first runs the project's
+## main scene as the Run button (F5) does, which starts [method OS.get_executable_path] again;
+## with [code]--probe-wait-game[/code] it waits (up to [constant GAME_TIMEOUT_S]) for a game
+## connected to the editor's debugger to report a loaded graph and answered requests, and prints
+## that state ("probe: state <json>"). Then it stops the game it ran and quits.
 @tool
 extends EditorPlugin
 
@@ -28,10 +30,15 @@ func _run() -> void:
 	for arg: String in args:
 		if arg.begins_with("--probe-screenshot="):
 			screenshot = arg.get_slice("=", 1)
+	if "--probe-play" in args:
+		EditorInterface.play_main_scene()
+		print("probe: run main scene, playing %s" % EditorInterface.is_playing_scene())
 	if "--probe-wait-game" in args:
 		await _wait_for_game()
 	if not screenshot.is_empty():
 		await _screenshot(screenshot)
+	if EditorInterface.is_playing_scene():
+		EditorInterface.stop_playing_scene()
 	get_tree().quit()
 
 
