@@ -11,7 +11,12 @@ trip (docs/architecture.md, "Serving: why one process").
   more (the loop may have been held up, e.g. validating a big load, with the bytes already in the
   socket) and is closed if it still has not made it.
 - **Back-pressure.** While the peer leaves answers unread past the transport's high-water mark,
-  its requests are not read either; past ``max_buffered_bytes`` unread it is closed.
+  its requests are not read either; past ``max_buffered_bytes`` unread it is closed. Past
+  ``max_unread_bytes`` unread by every peer together, the peers that stopped reading longest ago
+  are closed first, until the rest fit.
+- **Slices.** The requests of one read are handled for at most :data:`SLICE_SECONDS` (their inline
+  searches included); the rest wait, unread, for a later turn of the loop, after every other
+  connection's: a client pipelining thousands of small queries delays another's by one slice.
 - **Half close.** When the peer closes its side, the answers still pending are sent (up to
   ``DRAIN_SECONDS``), then ours closes.
 """
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 
 from bridge.handlers import Connection, Handlers
@@ -28,7 +34,14 @@ from bridge.serving import Serving
 from bridge.session import ProtocolViolationError, Session
 from bridge.stream import MessageStream, StreamError, StreamLimits
 
-__all__ = ["DRAIN_SECONDS", "GRACE_SECONDS", "ClientProtocol", "hello_limits", "message_limits"]
+__all__ = [
+    "DRAIN_SECONDS",
+    "GRACE_SECONDS",
+    "SLICE_SECONDS",
+    "ClientProtocol",
+    "hello_limits",
+    "message_limits",
+]
 
 log = logging.getLogger("bridge.server")
 
@@ -38,6 +51,13 @@ DRAIN_SECONDS = 30.0
 GRACE_SECONDS = 0.5
 """A second look after a hello or read deadline passes: when the event loop was held up the timer
 can fire before bytes that arrived in time are read."""
+
+SLICE_SECONDS = 0.004
+"""Event-loop time one connection's requests may take before the loop serves the others (a query
+running inline then is not cut: it takes at most ``INLINE_EXPANSIONS``)."""
+
+UNREAD_CHECK_BYTES = 64 * 1024
+"""A write leaving fewer bytes than this unread skips the server-wide count (the common case)."""
 
 
 def hello_limits(limits: Limits) -> StreamLimits:
@@ -74,6 +94,9 @@ class ClientProtocol(asyncio.Protocol):
         self._timer: asyncio.TimerHandle | None = None
         self._message_started = False  # a message's first bytes are buffered (its clock runs)
         self._closing = False
+        self._backlog = False  # whole messages may wait in the stream for a later slice
+        self._writing_paused = False  # the peer leaves answers unread past the high-water mark
+        self.slow_since: float | None = None  # when it began to (the oldest is cut first)
 
     # ---- asyncio callbacks --------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -93,10 +116,20 @@ class ClientProtocol(asyncio.Protocol):
         self._arm(self.limits.hello_timeout, self._hello_late)
 
     def data_received(self, data: bytes) -> None:
+        if self._closing or self.session is None:
+            return
+        self.stream.feed(data)
+        self._handle()
+
+    def _handle(self) -> None:
+        """Handle the buffered messages for one slice; when some are left, stop reading and come
+        back after the loop has served the others."""
+        self._backlog = False
         session = self.session
         if self._closing or session is None:
             return
-        self.stream.feed(data)
+        deadline = time.perf_counter() + SLICE_SECONDS
+        self.serving.allow_inline_until(deadline)
         try:
             for message in self.stream:
                 self._message_started = False
@@ -110,11 +143,29 @@ class ClientProtocol(asyncio.Protocol):
                     self._disarm()
                 if self._closing:  # an answer past the unread cap closed us
                     return
+                if self.stream.pending_bytes and time.perf_counter() >= deadline:
+                    self._defer()
+                    return
         except (StreamError, ProtocolViolationError) as exc:
             log.warning("%s: %s; closing", self.peer, exc)
             self.close()
             return
         self._clock_message()
+        self._read_again()
+
+    def _defer(self) -> None:
+        """The slice is spent with messages left: read no more until they are handled."""
+        self._backlog = True
+        if self.transport is not None and self.transport.is_reading():
+            self.transport.pause_reading()
+        if not self._writing_paused:
+            self.loop.call_soon(self._handle)
+
+    def _read_again(self) -> None:
+        transport = self.transport
+        ready = transport is not None and not self._closing and not self._writing_paused
+        if ready and transport is not None and not transport.is_reading():
+            transport.resume_reading()
 
     def eof_received(self) -> bool:
         """The peer closed its side: answer what is pending, then close ours."""
@@ -137,12 +188,19 @@ class ClientProtocol(asyncio.Protocol):
 
     def pause_writing(self) -> None:
         """The peer does not read its answers: stop reading its requests until it does."""
+        self._writing_paused = True
+        if self.slow_since is None:
+            self.slow_since = time.monotonic()
         if self.transport is not None and not self._closing:
             self.transport.pause_reading()
 
     def resume_writing(self) -> None:
-        if self.transport is not None and not self._closing and not self.transport.is_reading():
-            self.transport.resume_reading()
+        self._writing_paused = False
+        self.slow_since = None
+        if self._backlog:
+            self.loop.call_soon(self._handle)
+        else:
+            self._read_again()
 
     # ---- ours ---------------------------------------------------------------------------------
     def close(self) -> None:
@@ -153,7 +211,8 @@ class ClientProtocol(asyncio.Protocol):
             self.transport.close()
 
     def _send(self, data: bytes) -> None:
-        """Write one answer; a peer leaving more than ``max_buffered_bytes`` unread is cut off."""
+        """Write one answer; a peer leaving more than ``max_buffered_bytes`` unread is cut off, and
+        past ``max_unread_bytes`` unread in all, the slowest readers are."""
         transport = self.transport
         if transport is None or transport.is_closing():
             return
@@ -166,10 +225,51 @@ class ClientProtocol(asyncio.Protocol):
                 unread,
                 self.limits.max_buffered_bytes,
             )
-            self._closing = True
-            transport.abort()
+            self._cut()
+        elif unread > UNREAD_CHECK_BYTES:
+            self._check_unread()
+
+    def _cut(self) -> None:
+        self._closing = True
+        if self.transport is not None:
+            self.transport.abort()  # frees its unread answers now
+
+    def unread(self) -> int:
+        """Answer bytes written and not yet taken by the peer's socket."""
+        transport = self.transport
+        return 0 if transport is None or transport.is_closing() else transport.get_write_buffer_size()
+
+    def _check_unread(self) -> None:
+        """Past ``max_unread_bytes`` unread across every connection: cut the peers that stopped
+        reading longest ago (this one last, if it is not one of them) until the rest fit."""
+        cap = self.limits.max_unread_bytes
+        sizes = {c: c.unread() for c in self.registry}
+        total = sum(sizes.values())
+        if total <= cap:
+            return
+        now = time.monotonic()
+        order = sorted(
+            (c for c, size in sizes.items() if size),
+            key=lambda c: (c is self, now if c.slow_since is None else c.slow_since),
+        )
+        for connection in order:
+            if total <= cap:
+                break
+            total -= sizes[connection]
+            log.warning(
+                "%s: %d answer bytes unread by every peer, past the limit of %d; closing the slowest "
+                "reader (%d bytes unread)",
+                connection.peer,
+                total + sizes[connection],
+                cap,
+                sizes[connection],
+            )
+            connection._cut()
 
     async def _drain_then_close(self, session: Session) -> None:
+        deadline = self.loop.time() + DRAIN_SECONDS
+        while self._backlog and not self._closing and self.loop.time() < deadline:
+            await asyncio.sleep(SLICE_SECONDS)  # requests still waiting for their slice
         await session.drain(DRAIN_SECONDS)
         self.close()
 

@@ -12,25 +12,32 @@ change repairs the grid's fields; each connection that requested a field whose t
 
 Building and repairing fields runs on one thread of its own, never on the event loop: a field over
 a whole 512 x 512 map takes 100-200 ms and a 4096 x 4096 one seconds, and every other client's
-paths would wait that long. The cache is shared by every grid, so one lock guards it; a tile fetch
-runs at once on the loop when that lock is free and on the field thread otherwise. Notifications
-and the list of who asked for a field stay on the loop (transports are not thread-safe).
+paths would wait that long. The cache is shared by every grid, so one lock guards it, and the loop
+never waits for that lock: a tile fetch runs at once on the loop when the lock is free, else on the
+field thread; a dropped grid's fields are forgotten on the field thread. What the loop needs to know
+of a field (its grid, tile size and count) it keeps itself. Notifications and the list of who asked
+for a field stay on the loop (transports are not thread-safe). Answers are bounded before they are
+built: a tile named twice, or tiles past ``max_answer_bytes``, are refused.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from bridge.errors import BadRequestError, BridgeError, UnsupportedError
+from bridge.answers import AnswerBudget
+from bridge.errors import BadRequestError, BridgeError, UnsupportedError, from_exception
 from bridge.params import Params, params_of
+from bridge.protocol import Limits
 from bridge.registry import GraphEntry
 from bridge.serving import Outcome, Serving
 from bridge.updates import grid_updates
+from python_core.errors import UnknownPointError
 from python_core.flowfield import FieldCache, FlowField
 from python_core.navigation.grid import GridNavigator
 from python_core.navigation.updates import SetWalkable, SetWeights, Update
@@ -43,29 +50,40 @@ _WALL_KEYS = ("id", "cells", "walkable", "weights", "weight_cells")
 DEFAULT_FIELD_BUDGET = 256 << 20
 """Bytes every field together may hold before the least recently used go."""
 
+DEFAULT_ANSWER_BYTES = Limits().max_answer_bytes
 
-def _cells(params: Params, key: str) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """Cells as a ``bin`` of int32 ``(x, y)`` pairs or an array of pairs."""
-    value = params.raw(key)
-    if isinstance(value, bytes | bytearray):
-        if len(value) % 8:
-            raise BadRequestError(
-                f"{params.where}: {key!r} must be int32 (x, y) pairs, got {len(value)} bytes"
-            )
-        return np.frombuffer(value, dtype="<i4").astype(np.int64).reshape(-1, 2)
-    if not isinstance(value, list) or not all(
-        isinstance(c, list | tuple) and len(c) == 2 and all(type(v) is int for v in c) for c in value
-    ):
-        raise BadRequestError(f"{params.where}: {key!r} must be a bin of int32 pairs or [[x, y], ...]")
-    return np.array(value, dtype=np.int64).reshape(-1, 2)
+MAX_SHAPES = 4096
+"""Fields the loop remembers (the cache holds far fewer within its budget): past it the oldest
+request's field answers ``unknown_point``, as an evicted one does: request it again."""
+
+
+@dataclass(frozen=True, slots=True)
+class _FieldShape:
+    """What the loop knows of a field without the cache's lock."""
+
+    graph_id: str
+    tile_size: int
+    tile_count: int
+
+
+class _BusyError(Exception):
+    """The cache's lock is held (a field is being built): the work goes to the field thread."""
 
 
 class FieldMethods:
     """The field methods over one serving layer and one shared cache."""
 
-    def __init__(self, serving: Serving, *, budget_bytes: int = DEFAULT_FIELD_BUDGET) -> None:
+    def __init__(
+        self,
+        serving: Serving,
+        *,
+        budget_bytes: int = DEFAULT_FIELD_BUDGET,
+        max_answer_bytes: int = DEFAULT_ANSWER_BYTES,
+    ) -> None:
         self.serving = serving
+        self.max_answer_bytes = max_answer_bytes
         self.cache = FieldCache(budget_bytes=budget_bytes)
+        self._shapes: dict[str, _FieldShape] = {}  # field id -> its grid and tiles (kept on the loop)
         self._listeners: dict[str, list[Any]] = {}  # field id -> connections that asked for it
         self._cache_lock = threading.Lock()  # the cache is shared by the field thread and the loop
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fields")
@@ -78,7 +96,7 @@ class FieldMethods:
         params = params_of("field.request", raw)
         params.only("graph", "goals", "starts", "agents_block", "fetch", "costs")
         graph_id = params.text("graph")
-        goals, starts = _cells(params, "goals"), _cells(params, "starts")
+        goals, starts = params.cells("goals"), params.cells("starts")
         agents_block = params.flag("agents_block")
         fetch, with_costs = params.flag("fetch"), params.flag("costs")
 
@@ -94,6 +112,7 @@ class FieldMethods:
                 }  # fmt: skip
                 if fetch:  # the starts' tiles in this answer: no field.tiles round trip
                     held = list(dict.fromkeys(field.tile_of(cell) for cell in starts.tolist()))
+                    self._check_size("field.request", len(held), field.cs, with_costs)
                     answer["fetched"] = held
                     answer.update(_tile_bytes(field, held, with_costs))
             return answer
@@ -104,13 +123,18 @@ class FieldMethods:
         """The answer of a ``field.request``, its connection listed for ``field.changed`` (on the loop)."""
         answer: dict[str, Any] = outcome if isinstance(outcome, dict) else await outcome
         self._grids.add(graph_id)
+        count = answer["tiles_x"] * answer["tiles_y"]
+        self._shapes.pop(answer["field"], None)  # re-inserted: the oldest entries are the first to go
+        self._shapes[answer["field"]] = _FieldShape(graph_id, answer["tile_size"], count)
+        while len(self._shapes) > MAX_SHAPES:  # fields evicted from the cache are not told to the loop
+            del self._shapes[next(iter(self._shapes))]
         listeners = self._listeners.setdefault(answer["field"], [])
         if conn not in listeners:
             listeners.append(conn)
         return answer
 
     def tiles(self, conn: Any, raw: Any) -> Outcome:
-        """Direction bytes (and float32 costs when asked) of computed tiles."""
+        """Direction bytes (and float32 costs when asked) of computed tiles, each named once."""
         params = params_of("field.tiles", raw)
         params.only("field", "tiles", "costs")
         field_id = params.text("field")
@@ -118,18 +142,45 @@ class FieldMethods:
         with_costs = params.flag("costs")
         if not all(type(t) is int for t in wanted):
             raise BadRequestError("field.tiles: 'tiles' must be an array of tile ids (integers)")
-        with self._cache_lock:
-            graph_id = self.cache.grid_key_of(field_id)
+        shape = self._shapes.get(field_id)
+        if shape is None:
+            raise from_exception(
+                UnknownPointError(f"no flow field with id {field_id[:80]!r} (never made, dropped or evicted)")
+            )
+        if len(set(wanted)) != len(wanted):
+            raise BadRequestError("field.tiles: a tile id is named more than once", {"field": "tiles"})
+        outside = [t for t in wanted if not 0 <= t < shape.tile_count]
+        if outside:
+            raise BadRequestError(
+                f"field.tiles: tile {outside[0]} is not one of the field's {shape.tile_count}",
+                {"field": "tiles"},
+            )
+        self._check_size("field.tiles", len(wanted), shape.tile_size, with_costs)
 
-        def work(entry: GraphEntry) -> dict[str, Any]:
-            with self._cache_lock:
+        def work(entry: GraphEntry, *, wait: bool) -> dict[str, Any]:
+            if not self._cache_lock.acquire(blocking=wait):
+                raise _BusyError
+            try:
                 field = self.cache.get(field_id)
                 tiles = _tile_bytes(field, wanted, with_costs)
+            finally:
+                self._cache_lock.release()
             return {"field": field_id, "tile_size": field.cs, "tiles": wanted, **tiles}
 
-        if self._cache_lock.locked():  # the field thread is building: wait there, not on the loop
-            return self.serving.exclusive(graph_id, work, executor=self._thread)
-        return self.serving.exclusive(graph_id, work)
+        def on_thread() -> Outcome:
+            return self.serving.exclusive(shape.graph_id, lambda e: work(e, wait=True), executor=self._thread)
+
+        try:  # at once on the loop when nobody holds the graph or the cache, else on the field thread
+            outcome = self.serving.exclusive(shape.graph_id, lambda e: work(e, wait=False))
+        except _BusyError:
+            return on_thread()
+        return outcome if isinstance(outcome, dict) else _unless_busy(outcome, on_thread)
+
+    def _check_size(self, where: str, count: int, tile_size: int, with_costs: bool) -> None:
+        """``too_large`` when ``count`` tiles would pass ``max_answer_bytes``."""
+        AnswerBudget(self.max_answer_bytes, where).add(
+            count * tile_size * tile_size * (5 if with_costs else 1)
+        )
 
     def has_fields(self, graph_id: str) -> bool:
         """Whether a field of this grid may be cached (updates of other grids skip the repair)."""
@@ -157,6 +208,7 @@ class FieldMethods:
         result: dict[str, Any] = outcome if isinstance(outcome, dict) else await outcome
         for field_id in result.get("dropped", []):
             self._listeners.pop(field_id, None)
+            self._shapes.pop(field_id, None)
         if "dropped" in result:
             self._grids.discard(graph_id)
         for message in result.get("changed", []):
@@ -187,12 +239,19 @@ class FieldMethods:
         ]  # fmt: skip
 
     def forget_graph(self, graph_id: str) -> None:
-        """The grid was dropped or replaced: its fields go."""
-        with self._cache_lock:
-            dropped = self.cache.drop_grid(graph_id)
-        for field_id in dropped:
-            self._listeners.pop(field_id, None)
+        """The grid was dropped or replaced: its fields go (from the cache on the field thread, after
+        the work queued there; the loop never waits for the cache's lock)."""
+        if graph_id not in self._grids:
+            return  # no field of this grid was made: nothing to forget
         self._grids.discard(graph_id)
+        for field_id in [f for f, shape in self._shapes.items() if shape.graph_id == graph_id]:
+            del self._shapes[field_id]
+            self._listeners.pop(field_id, None)
+        self._thread.submit(self._drop_fields, graph_id)
+
+    def _drop_fields(self, graph_id: str) -> None:
+        with self._cache_lock:
+            self.cache.drop_grid(graph_id)
 
     def close(self) -> None:
         """Stop the field thread (after the work it has)."""
@@ -211,6 +270,15 @@ def _tile_bytes(field: FlowField, tiles: list[int], with_costs: bool) -> dict[st
     if with_costs:
         out["costs"] = b"".join(costs)
     return out
+
+
+async def _unless_busy(outcome: Outcome, on_thread: Callable[[], Outcome]) -> dict[str, Any]:
+    """A tile fetch that waited its turn on the loop: on the field thread if the cache is busy then."""
+    try:
+        return outcome if isinstance(outcome, dict) else await outcome
+    except _BusyError:
+        retry = on_thread()
+        return retry if isinstance(retry, dict) else await retry
 
 
 def _joined(parts: list[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:

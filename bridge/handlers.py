@@ -22,11 +22,11 @@ from bridge.hierarchy_params import parse_hierarchy
 from bridge.kinds import KINDS, GraphKind
 from bridge.params import Params, params_of
 from bridge.protocol import METHODS, PROTOCOL_VERSION, SERVER_NAME, Limits
-from bridge.serving import LoadRequest, Outcome, Serving
+from bridge.serving import BatchOutcome, LoadRequest, Outcome, Serving
 
 __all__ = ["Connection", "Handler", "Handlers"]
 
-Handler = Callable[["Connection", Any], Outcome]
+Handler = Callable[["Connection", Any], Outcome | BatchOutcome]
 
 
 def _no_notify(method: str, params: dict[str, Any]) -> None:
@@ -64,7 +64,7 @@ class Handlers:
             "path.find_packed": self.find_packed,
             "path.reachable": self.reachable,
         }
-        self.fields = FieldMethods(serving)
+        self.fields = FieldMethods(serving, max_answer_bytes=limits.max_answer_bytes)
         self.table.update(self.fields.table)
         assert tuple(self.table) == METHODS, "PROTOCOL.md, protocol.METHODS and the table must agree"
 
@@ -165,13 +165,13 @@ class Handlers:
         """One query; an error of the query is the response's error."""
         return self.serving.find(conn, params_of("path.find", raw).values)
 
-    def find_many(self, conn: Connection, raw: Any) -> Outcome:
+    def find_many(self, conn: Connection, raw: Any) -> BatchOutcome:
         """Many queries; each answers for itself, an error becomes ``{"status": "error"}``."""
         params = params_of("path.find_many", raw)
         params.only("queries")
         return self.serving.find_many(conn, params.array("queries"))
 
-    def find_packed(self, conn: Connection, raw: Any) -> Outcome:
+    def find_packed(self, conn: Connection, raw: Any) -> BatchOutcome:
         """Many paths on one grid with one options map, endpoints and answers as ``bin``."""
         return self.serving.find_packed(conn, params_of("path.find_packed", raw).values)
 

@@ -13,7 +13,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from bridge.errors import BadRequestError, short_repr
+import numpy as np
+import numpy.typing as npt
+
+from bridge.errors import BadRequestError, OutOfBoundsError, short_repr
 from bridge.protocol import AGENT_ID_MAX, STRICT_FIELDS
 
 __all__ = ["Params", "is_vector", "params_of"]
@@ -149,9 +152,40 @@ class Params:
             raise self._fail(key, f"an array of {' or '.join(map(repr, sizes))} finite numbers", value)
         return tuple(float(v) for v in value)
 
+    def cells(self, key: str) -> npt.NDArray[np.int64]:
+        """Required cells: a ``bin`` of int32 ``(x, y)`` pairs or an array of ``[x, y]`` integers, as
+        an ``(n, 2)`` int64 array. A coordinate no int32 holds lies outside every grid: that is
+        ``out_of_bounds``, as for ``path.find``'s endpoints (the grid checks the others).
+
+        Raises:
+            BadRequestError: neither form.
+            OutOfBoundsError: a coordinate outside int32.
+        """
+        value = self.values.get(key)
+        if isinstance(value, bytes):
+            if len(value) % 8:
+                raise BadRequestError(
+                    f"{self.where}: {key!r} must be int32 (x, y) pairs, got {len(value)} bytes",
+                    {"field": key},
+                )
+            return np.frombuffer(value, dtype="<i4").astype(np.int64).reshape(-1, 2)
+        if not isinstance(value, list) or not all(
+            isinstance(c, list) and len(c) == 2 and all(type(v) is int for v in c) for c in value
+        ):
+            raise self._fail(key, "a bin of int32 pairs or [[x, y], ...] integers", value)
+        for cell in value:
+            if not all(_INT32_MIN <= v <= _INT32_MAX for v in cell):
+                raise OutOfBoundsError(
+                    f"{self.where}: cell {short_repr(cell)} in {key!r} is outside every grid", {"field": key}
+                )
+        return np.array(value, dtype=np.int64).reshape(-1, 2)
+
     def raw(self, key: str) -> Any:
         """The value as decoded (the caller checks its type at once)."""
         return self.values.get(key)
+
+
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
 def is_vector(value: Any, sizes: tuple[int, ...]) -> bool:

@@ -97,6 +97,10 @@ class Limits:
         max_connections: most connections open at once; one more is closed at once, unanswered.
         max_buffered_bytes: most answer bytes waiting for a peer that does not read them; past it,
             that connection is closed.
+        max_answer_bytes: largest answer one request may get (its paths, tiles...); a request whose
+            answer would pass it is ``too_large``, and what was built for it is freed.
+        max_unread_bytes: most answer bytes waiting for every peer together; past it, the connections
+            that stopped reading longest ago are closed first until the rest fit.
         hello_message_bytes: largest message before the connection has said ``hello``.
         hello_depth: deepest nesting before ``hello`` (a hello request is 3 deep).
         hello_items: most decoded values in one message before ``hello``.
@@ -116,6 +120,8 @@ class Limits:
     max_batch: int = 100_000
     max_connections: int = 128
     max_buffered_bytes: int = 256 * 1024 * 1024
+    max_answer_bytes: int = 64 * 1024 * 1024
+    max_unread_bytes: int = 256 * 1024 * 1024
     hello_message_bytes: int = 4096
     hello_depth: int = 4
     hello_items: int = 64

@@ -23,9 +23,19 @@ from bridge.hierarchy_params import HierarchyState, check_query_flags
 from bridge.params import Params, is_vector
 from bridge.registry import GraphEntry, Registry
 from python_core import PathResult, QueryOptions
+from python_core.grid.search.heuristics import HEURISTICS
 from python_core.navigation import EndpointForm, Navigator
 
-__all__ = ["Endpoint", "Query", "encode_result", "parse_query", "parse_reachable", "run_query", "with_budget"]
+__all__ = [
+    "Endpoint",
+    "Query",
+    "answer_bytes",
+    "encode_result",
+    "parse_query",
+    "parse_reachable",
+    "run_query",
+    "with_budget",
+]
 
 Endpoint = tuple[float, ...] | int
 """A position (2 or 3 numbers), a grid cell (2 ints) or a waypoint id."""
@@ -42,6 +52,8 @@ OPTION_KEYS = (
     "corridor",
 )
 PATH_OPTION_KEYS = OPTION_KEYS[:7]  # the search options; the rest choose the method
+HEURISTIC_NAMES = tuple(HEURISTICS)
+"""Every graph type takes these names (a navmesh searches with the straight distance whatever it is)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +73,7 @@ def parse_options(options: Params, cap: int, default: int | None = None) -> Quer
     """Validate ``options``; the expansion budget is capped at ``cap`` (absent means ``default``,
     or ``cap`` when no default is given)."""
     options.only(*PATH_OPTION_KEYS)
-    heuristic = options.text("heuristic") if options.has("heuristic") else None
+    heuristic = options.text("heuristic", choices=HEURISTIC_NAMES) if options.has("heuristic") else None
     fallback = cap if default is None else default
     budget = options.integer("max_expansions", minimum=0) if options.has("max_expansions") else fallback
     agent = options.agent_id("agent") if options.has("agent") else None
@@ -228,6 +240,11 @@ def encode_result(result: PathResult, dim: int) -> dict[str, Any]:
 
 
 _F64, _F32_LE, _I64_LE = np.dtype(np.float64), np.dtype("<f4"), np.dtype("<i8")
+
+
+def answer_bytes(answer: dict[str, Any]) -> int:
+    """About the wire bytes of one :func:`encode_result` map."""
+    return 64 + len(answer.get("points", b"")) + len(answer.get("nodes", b""))
 
 
 def run_query(graph: Navigator[Any], query: Query, budget: int | None = None) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from bridge.answers import Encoded
 from bridge.errors import (
     BadRequestError,
     TooManyRequestsError,
@@ -149,6 +150,10 @@ class Session:
         self.send(pack([NOTIFICATION, method, [params]]))
 
     def _respond(self, msgid: int, error: Any, result: Any) -> None:
+        if isinstance(result, Encoded):  # packed off the loop: only the header is ours to write
+            self.send(b"\x94" + pack(RESPONSE) + pack(msgid) + b"\xc0")
+            self.send(result.data)
+            return
         try:
             data = pack([RESPONSE, msgid, error, result])
         except Exception as exc:  # a result the encoder cannot take is our bug, not the client's

@@ -1,26 +1,38 @@
 """One chunk of a ``path.find_many``, run on a search thread: validated query by query, the alike
 queries answered by one ``Navigator.find_many`` call, every query answering for itself.
 
-    answers = run_chunk(items, range(0, 32), registry=registry, shared={"g"}, cap=10**7, default=None)
+    budget = AnswerBudget(64 << 20, "path.find_many")
+    answers = run_chunk(items, range(0, 32), registry=registry, shared={"g"}, cap=10**7, default=None,
+                        budget=budget)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from bridge.answers import AnswerBudget, step_queries
 from bridge.errors import BridgeError, UnknownGraphError, from_exception
 from bridge.queries import Query, encode_result, parse_query, run_query
 from bridge.registry import Registry
 from python_core.navigation import Navigator
 
-__all__ = ["run_chunk"]
+__all__ = ["results_bytes", "run_chunk"]
 
 
 def run_chunk(
-    items: list[Any], indices: range, *, registry: Registry, shared: set[str], cap: int, default: int | None
+    items: list[Any],
+    indices: range,
+    *,
+    registry: Registry,
+    shared: set[str],
+    cap: int,
+    default: int | None,
+    budget: AnswerBudget,
 ) -> list[dict[str, Any]]:
     """The answers of ``items[indices]``, in order: a result map, or ``{"status": "error", ...}``.
-    Only graphs in ``shared`` (those the batch holds a read share of) are read."""
+    Only graphs in ``shared`` (those the batch holds a read share of) are read. Answers are counted
+    in ``budget`` as they are made (``too_large`` past its cap), a few queries at a time on a big
+    graph (see :func:`~bridge.answers.step_queries`)."""
     answers: list[dict[str, Any]] = []
     queries: list[tuple[int, Query]] = []
     for i in indices:
@@ -34,10 +46,19 @@ def run_chunk(
         answers.append({})
         queries.append((len(answers) - 1, query))
     for slots, group in _alike(queries):
-        results = _run_group(registry.get(group[0].graph_id).graph, group)
-        for slot, answer in zip(slots, results, strict=True):
-            answers[slot] = answer
+        graph = registry.get(group[0].graph_id).graph
+        step = step_queries(graph.node_count, budget.cap)
+        for lo in range(0, len(group), step):
+            results = _run_group(graph, group[lo : lo + step])
+            budget.add(results_bytes(results))
+            for slot, answer in zip(slots[lo : lo + step], results, strict=True):
+                answers[slot] = answer
     return answers
+
+
+def results_bytes(results: list[dict[str, Any]]) -> int:
+    """About the wire bytes of ``path.find_many`` results: their paths, and a few dozen per map."""
+    return sum(64 + len(r.get("points", b"")) + len(r.get("nodes", b"")) for r in results)
 
 
 def _alike(queries: list[tuple[int, Query]]) -> list[tuple[list[int], list[Query]]]:

@@ -18,15 +18,19 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from bridge.answers import Encoded
 from bridge.hierarchy_params import HierarchySpec
 from bridge.kinds import GraphKind
 from bridge.params import Params
 from bridge.registry import GraphEntry
 
-__all__ = ["LoadRequest", "Outcome", "Progress", "Serving"]
+__all__ = ["BatchOutcome", "LoadRequest", "Outcome", "Progress", "Serving"]
 
 Outcome = dict[str, Any] | Awaitable[dict[str, Any]]
 """A result map now, or an awaitable of one (the request waits its turn or runs off the loop)."""
+
+BatchOutcome = Awaitable[dict[str, Any] | Encoded]
+"""A batch's answer, later: a large one already encoded (packed off the loop)."""
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)`` of a hierarchy build, called on the event loop."""
@@ -79,10 +83,10 @@ class Serving(Protocol):
     def find(self, client: Hashable, raw: Any) -> Outcome:
         """One ``path.find`` parameter map, validated when its turn comes."""
 
-    def find_many(self, client: Hashable, items: list[Any]) -> Outcome:
+    def find_many(self, client: Hashable, items: list[Any]) -> BatchOutcome:
         """Many queries; each answers for itself (``{"results": [...]}``)."""
 
-    def find_packed(self, client: Hashable, raw: Any) -> Outcome:
+    def find_packed(self, client: Hashable, raw: Any) -> BatchOutcome:
         """One ``path.find_packed`` (one grid, one options map, ``bin`` endpoints and answers)."""
 
     def reachable(self, client: Hashable, raw: Any) -> Outcome:
@@ -100,3 +104,7 @@ class Serving(Protocol):
 
     def forget(self, client: Hashable) -> None:
         """The client went away: drop its queued work."""
+
+    def allow_inline_until(self, deadline: float) -> None:
+        """Queries handled before ``deadline`` (a ``time.perf_counter()`` value) may run on the event
+        loop; later ones go to the search threads. A connection sets it per slice of its requests."""

@@ -6,12 +6,16 @@ one :class:`~bridge.serving.graph_lock.GraphLock` per graph id: queries read, lo
 and table refills write, granted in arrival order.
 
 - A query whose graph is free runs at once on the event loop with a small expansion budget
-  (:data:`INLINE_EXPANSIONS`): most game paths end there, with no thread hop and no task. One that
-  needs more is run again, with its own budget, on the :class:`FairScheduler`'s threads.
+  (:data:`INLINE_EXPANSIONS`), while its connection's slice of loop time lasts
+  (:meth:`allow_inline_until`): most game paths end there, with no thread hop and no task. One that
+  needs more, or comes once the slice is spent, runs on the :class:`FairScheduler`'s threads.
 - Batches are cut into chunks on the scheduler, clients taking turns; a client that leaves has its
   queued chunks dropped.
 - Loads build the new graph (and its hierarchy) off the loop and only then replace the old one;
-  big updates and builds run off the loop too. Writes finish even when their client leaves.
+  updates, builds and the freeing of a dropped graph run off the loop too, whatever their size.
+  Writes finish even when their client leaves.
+- Every answer is counted against ``max_answer_bytes`` while it is built (``too_large`` past it,
+  the pieces built so far dropped); a large one is joined and encoded on a thread.
 """
 
 from __future__ import annotations
@@ -20,12 +24,14 @@ import asyncio
 import dataclasses
 import functools
 import logging
+import math
 import os
 import time
 from collections.abc import Awaitable, Callable, Hashable
 from concurrent.futures import Executor
 from typing import Any
 
+from bridge.answers import PACK_OFF_LOOP_BYTES, AnswerBudget, Encoded
 from bridge.errors import (
     BadRequestError,
     TooLargeError,
@@ -35,17 +41,24 @@ from bridge.errors import (
 from bridge.hierarchy_params import HierarchySpec, HierarchyState, validate_hierarchy
 from bridge.params import Params
 from bridge.protocol import Limits
-from bridge.queries import Query, parse_query, parse_reachable, run_query
+from bridge.queries import Query, answer_bytes, parse_query, parse_reachable, run_query
 from bridge.registry import GraphEntry, Registry
 from bridge.serving import entries
 from bridge.serving.batches import run_chunk
 from bridge.serving.graph_lock import GraphLock, GraphLocks
-from bridge.serving.interface import LoadRequest, Outcome, Progress
-from bridge.serving.packed import join_packed, packed_pieces, parse_packed, run_packed_chunk
+from bridge.serving.interface import BatchOutcome, LoadRequest, Outcome, Progress
+from bridge.serving.packed import (
+    check_packed,
+    join_packed,
+    packed_pieces,
+    parse_packed,
+    run_packed_chunk,
+)
 from bridge.serving.scheduler import FairScheduler
+from bridge.stream import pack
 from python_core.compiled import FIRST_WARM_UP_MODULES, warm_up
 
-__all__ = ["CHUNK_QUERIES", "INLINE_EXPANSIONS", "INLINE_UPDATE_NODES", "LocalServing"]
+__all__ = ["CHUNK_QUERIES", "INLINE_EXPANSIONS", "LocalServing"]
 
 log = logging.getLogger("bridge.serving")
 
@@ -61,9 +74,6 @@ little for a free thread, large enough that the hop per chunk is negligible."""
 PACKED_CHUNK = 64
 """Queries per scheduler job of a ``path.find_packed``: its per-query cost is mostly the search, so
 chunks may be larger than ``path.find_many``'s and still short."""
-
-INLINE_UPDATE_NODES = 1 << 16
-"""Graphs up to this many nodes are updated on the event loop; larger ones on a thread."""
 
 REFILL_SLICE = 0.005
 """Seconds of all-pairs table refilling per turn (a query arriving meanwhile waits at most this)."""
@@ -88,6 +98,7 @@ class LocalServing:
         self._warm: asyncio.Future[float] | None = None
         self._refills: dict[str, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        self._inline_until = math.inf  # see allow_inline_until (no connection: always)
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -201,14 +212,8 @@ class LocalServing:
         return self._write(graph_id, lambda: self._rebuild(graph_id, spec, progress))
 
     def update(self, graph_id: str, fields: Params) -> Outcome:
-        """Apply an update: at once on a small free graph, else when its turn comes."""
-        lock = self.locks.get(graph_id)
-        entry = self.registry.find(graph_id)
-        if entry is not None and entry.graph.node_count <= INLINE_UPDATE_NODES and lock.try_write():
-            try:
-                return self._apply(entry, fields)
-            finally:
-                lock.release_write()
+        """Apply an update on a thread once the requests before it are answered (a navmesh region
+        change rebuilds a mesh: seconds on a big map, which must not hold every other client up)."""
         return self._write(graph_id, lambda: self._update(graph_id, fields))
 
     def drop(self, graph_id: str) -> Outcome:
@@ -280,16 +285,12 @@ class LocalServing:
 
     async def _update(self, graph_id: str, fields: Params) -> dict[str, Any]:
         entry = self.registry.get(graph_id)
-        if entry.graph.node_count <= INLINE_UPDATE_NODES:
-            return self._apply(entry, fields)
-        batch = entry.kind.parse_update(fields, entry.graph)
-        # only the change runs on a thread: the registry and the refill task are the loop's
-        await asyncio.get_running_loop().run_in_executor(None, entry.graph.apply, batch)
-        return self._updated(entry)
 
-    def _apply(self, entry: GraphEntry, fields: Params) -> dict[str, Any]:
-        """Parse and apply an update on the loop (the caller holds the graph alone)."""
-        entry.graph.apply(entry.kind.parse_update(fields, entry.graph))
+        def apply() -> None:  # parsed on the thread too: a region's arrays are checked there
+            entry.graph.apply(entry.kind.parse_update(fields, entry.graph))
+
+        # only the change runs on a thread: the registry and the refill task are the loop's
+        await asyncio.get_running_loop().run_in_executor(None, apply)
         return self._updated(entry)
 
     def _updated(self, entry: GraphEntry) -> dict[str, Any]:
@@ -300,8 +301,10 @@ class LocalServing:
         return {"id": new.graph_id, "version": new.version}
 
     async def _drop(self, graph_id: str) -> dict[str, Any]:
-        entry = self.registry.drop(graph_id)
-        return {"id": entry.graph_id}
+        held = [self.registry.drop(graph_id)]
+        # the last reference goes on a thread: freeing a big graph's objects takes a while
+        await asyncio.get_running_loop().run_in_executor(None, held.clear)
+        return {"id": graph_id}
 
     # -- table refills (time-boxed hierarchy updates) -----------------------------------------
 
@@ -392,15 +395,23 @@ class LocalServing:
         return self._pooled_one(client, query, lambda: self._release_read(graph_id, lock))
 
     def _run_inline(self, query: Query) -> dict[str, Any] | None:
-        """The query's answer within :data:`INLINE_EXPANSIONS`, or None when it needs more."""
+        """The query's answer within :data:`INLINE_EXPANSIONS`, or None when it needs more or its
+        connection's slice of loop time is spent."""
         graph = self.registry.get(query.graph_id).graph
         if query.reachable:
             return run_query(graph, query)
+        if time.perf_counter() >= self._inline_until:
+            return None
         budget = query.options.max_expansions
         if budget is not None and budget <= INLINE_EXPANSIONS:
-            return run_query(graph, query)
+            return self._capped(run_query(graph, query))
         result = run_query(graph, query, INLINE_EXPANSIONS)
-        return None if result["status"] == "budget_exhausted" else result
+        return None if result["status"] == "budget_exhausted" else self._capped(result)
+
+    def _capped(self, answer: dict[str, Any]) -> dict[str, Any]:
+        """``answer``, or ``too_large`` past ``max_answer_bytes`` (a path across a huge graph)."""
+        AnswerBudget(self.limits.max_answer_bytes, "path.find").add(answer_bytes(answer))
+        return answer
 
     async def _pooled_one(
         self, client: Hashable, query: Query, release: Callable[[], None]
@@ -409,9 +420,13 @@ class LocalServing:
         answer: dict[str, Any] = await self.scheduler.submit(
             client, functools.partial(run_query, graph, query), on_done=release
         )
-        return answer
+        return self._capped(answer)
 
-    def find_many(self, client: Hashable, items: list[Any]) -> Outcome:
+    def allow_inline_until(self, deadline: float) -> None:
+        """Queries handled from now until ``deadline`` (``time.perf_counter()``) may run inline."""
+        self._inline_until = deadline
+
+    def find_many(self, client: Hashable, items: list[Any]) -> BatchOutcome:
         """Reserve a read share of every graph the batch names (now, in arrival order), then
         validate each query and run them in chunks on the search threads."""
         if len(items) > self.limits.max_batch:
@@ -429,6 +444,7 @@ class LocalServing:
         # Each chunk is validated and run on a search thread: a batch of 100,000 queries does not
         # hold the event loop for its parsing either. The registry only changes under a write,
         # which waits for these read shares.
+        budget = AnswerBudget(self.limits.max_answer_bytes, "path.find_many")
         chunk = functools.partial(
             run_chunk,
             items,
@@ -436,11 +452,12 @@ class LocalServing:
             shared=set(held),  # graphs loaded later are not ours to read
             cap=self.limits.max_expansions,
             default=self.limits.default_expansions,
+            budget=budget,
         )
         pieces = [range(i, min(i + CHUNK_QUERIES, len(items))) for i in range(0, len(items), CHUNK_QUERIES)]
-        return self._chunked(client, lambda: pieces, chunk, _joined_results, reservations)
+        return self._chunked(client, lambda: pieces, chunk, _joined_results, reservations, budget=budget)
 
-    def find_packed(self, client: Hashable, raw: Any) -> Outcome:
+    def find_packed(self, client: Hashable, raw: Any) -> BatchOutcome:
         """Reserve a read share of the batch's grid (now, in arrival order), then run it in chunks
         on the search threads (``PACKED_CHUNK`` queries each)."""
         batch = parse_packed(raw, self.limits.max_batch)
@@ -449,13 +466,16 @@ class LocalServing:
             raise UnknownGraphError(graph_id)
         held = [graph_id]
         reservations = [(g, lock, lock.reserve_read()) for g, lock in ((g, self.locks.get(g)) for g in held)]
+        budget = AnswerBudget(self.limits.max_answer_bytes, "path.find_packed")
+        cap, default = self.limits.max_expansions, self.limits.default_expansions
         chunk = functools.partial(
             run_packed_chunk,
             batch,
             registry=self.registry,
             shared=set(held),
-            cap=self.limits.max_expansions,
-            default=self.limits.default_expansions,
+            budget=budget,
+            cap=cap,
+            default=default,
         )
         # as few pieces as PACKED_CHUNK allows, a multiple of the search threads, of about equal work
         # (a piece that finishes late leaves a thread idle: scenario files list short paths first)
@@ -463,8 +483,11 @@ class LocalServing:
         count = -(-len(batch) // most)
         count = -(-count // self.threads) * self.threads
 
-        split = functools.partial(packed_pieces, batch, count, self.registry)  # run under the read share
-        return self._chunked(client, split, chunk, join_packed, reservations)
+        def split() -> list[range]:  # under the read share: the graph and options are the request's
+            check_packed(batch, self.registry, cap=cap, default=default)  # errors, before any query runs
+            return packed_pieces(batch, count, self.registry)
+
+        return self._chunked(client, split, chunk, join_packed, reservations, budget=budget)
 
     async def _chunked(
         self,
@@ -473,10 +496,14 @@ class LocalServing:
         chunk: Callable[[range], Any],
         join: Callable[[list[Any]], dict[str, Any]],
         reservations: list[tuple[str, GraphLock, asyncio.Future[None]]],
-    ) -> dict[str, Any]:
+        *,
+        budget: AnswerBudget,
+    ) -> dict[str, Any] | Encoded:
         """Run ``chunk`` over each of the consecutive ranges ``split()`` gives (called once the read
         shares are granted, so it may read the graphs) on the search threads, holding the shares
-        until the last piece is done; ``join`` their answers in order."""
+        until the last piece is done; ``join`` their answers in order. The chunks count their
+        answers in ``budget``: past it the request is ``too_large`` (the pieces not started yet
+        skip their work), and a large answer is joined and encoded on a thread."""
         granted: list[tuple[str, GraphLock]] = []
         try:
             for graph_id, lock, turn in reservations:
@@ -502,10 +529,17 @@ class LocalServing:
                 for graph_id, lock in granted:
                     self._release_read(graph_id, lock)
 
+        def run(piece: range) -> Any:
+            budget.check()  # another piece passed the cap: this one's answer would be dropped
+            return chunk(piece)
+
         futures = [
-            self.scheduler.submit(client, functools.partial(chunk, piece), piece_done) for piece in pieces
+            self.scheduler.submit(client, functools.partial(run, piece), piece_done) for piece in pieces
         ]
-        return join(list(await asyncio.gather(*futures)))
+        parts = list(await asyncio.gather(*futures))
+        if budget.total <= PACK_OFF_LOOP_BYTES:
+            return join(parts)
+        return await asyncio.get_running_loop().run_in_executor(None, lambda: Encoded(pack(join(parts))))
 
     def _release_read(self, graph_id: str, lock: GraphLock) -> None:
         lock.release_read()

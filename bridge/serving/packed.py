@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from bridge.answers import AnswerBudget, step_queries
 from bridge.errors import BadRequestError, TooLargeError, UnknownGraphError, UnsupportedError, from_exception
 from bridge.params import Params
 from bridge.queries import parse_options_map
@@ -31,7 +32,9 @@ __all__ = [
     "STATUS_CODES",
     "PackedBatch",
     "balanced_pieces",
+    "check_packed",
     "join_packed",
+    "packed_bytes",
     "packed_pieces",
     "parse_packed",
     "run_packed_chunk",
@@ -128,25 +131,81 @@ def packed_pieces(batch: PackedBatch, count: int, registry: Registry) -> list[ra
     return balanced_pieces(work, count)
 
 
-def run_packed_chunk(
-    batch: PackedBatch, indices: range, *, registry: Registry, shared: set[str], cap: int, default: int | None
-) -> dict[str, Any]:
-    """The answers of ``indices``, as arrays (see :func:`join_packed`), on a search thread. A bad
-    graph or options map raises (the whole request's error); a query that fails alone (a start on
-    a wall, outside the grid) is status 255 with its error."""
-    if batch.graph_id not in shared:
-        raise UnknownGraphError(batch.graph_id)
+def check_packed(batch: PackedBatch, registry: Registry, *, cap: int, default: int | None) -> None:
+    """The request's own errors, before any query runs (under the batch's read share): an unknown
+    graph, not a grid, a bad options map (an unknown heuristic...), endpoints of the wrong form.
+
+    Raises:
+        UnknownGraphError, UnsupportedError, BadRequestError: as their names say.
+    """
+    _checked(batch, registry, cap, default)
+
+
+def _checked(
+    batch: PackedBatch, registry: Registry, cap: int, default: int | None
+) -> tuple[GridNavigator, QueryOptions, bool, bool]:
     entry = registry.get(batch.graph_id)
     nav = entry.graph
     if not isinstance(nav, GridNavigator):
         raise UnsupportedError(f"path.find_packed: grids only; {batch.graph_id!r} is a {entry.kind.name}")
     where = "path.find_packed"
     options, hierarchical, corridor = parse_options_map(batch.options, entry, cap, default, where)
-    lo, hi = indices.start, indices.stop
     world = not nav.endpoints.cells
     if world == (batch.starts.dtype.kind == "i"):
         form = "float32 world positions (cells: false)" if world else "int32 cells"
         raise BadRequestError(f"{where}: {batch.graph_id!r} takes {form}", {"field": "starts"})
+    return nav, options, hierarchical, corridor
+
+
+def run_packed_chunk(
+    batch: PackedBatch,
+    indices: range,
+    *,
+    registry: Registry,
+    shared: set[str],
+    cap: int,
+    default: int | None,
+    budget: AnswerBudget,
+) -> dict[str, Any]:
+    """The answers of ``indices``, as arrays (see :func:`join_packed`), on a search thread. A bad
+    graph or options map raises (the whole request's error); a query that fails alone (a start on
+    a wall, outside the grid) is status 255 with its error. The queries run a few at a time, so
+    many on a big graph, each path as long as the graph, stay near ``budget``'s cap: each step's
+    answer is counted in ``budget`` (``too_large`` past it)."""
+    if batch.graph_id not in shared:
+        raise UnknownGraphError(batch.graph_id)
+    nav, options, hierarchical, corridor = _checked(batch, registry, cap, default)
+    step = step_queries(nav.node_count, budget.cap)
+    parts = []
+    for lo in range(indices.start, indices.stop, step):
+        piece = range(lo, min(lo + step, indices.stop))
+        part = _packed_step(batch, piece, nav, options, hierarchical=hierarchical, corridor=corridor)
+        budget.add(packed_bytes(part))
+        parts.append(part)
+    if len(parts) == 1:
+        return parts[0]
+    errors = [e for part in parts for e in part["errors"]]
+    keys = ("status", "costs", "expanded", "counts", "points", "nodes")
+    return {"errors": errors, **{key: np.concatenate([part[key] for part in parts]) for key in keys}}
+
+
+def packed_bytes(part: dict[str, Any]) -> int:
+    """The wire bytes of a chunk's part (arrays by their wire types, and its errors, roughly)."""
+    queries, cells = len(part["status"]), len(part["nodes"])
+    return queries * 33 + cells * 8 + int(part["points"].size) * 4 + 256 * len(part["errors"])
+
+
+def _packed_step(
+    batch: PackedBatch,
+    indices: range,
+    nav: GridNavigator,
+    options: QueryOptions,
+    *,
+    hierarchical: bool,
+    corridor: bool,
+) -> dict[str, Any]:
+    lo, hi = indices.start, indices.stop
+    world = not nav.endpoints.cells
     try:
         if world:  # positions: each resolved to its cell (an error here is one query's own)
             starts = np.array([nav.resolve(tuple(p)) for p in batch.starts[lo:hi].tolist()], dtype=np.int64)
