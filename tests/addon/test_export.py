@@ -3,8 +3,8 @@ beside it (put there by the addon's export plugin), run from a temporary folder 
 environment (``env -i``: no PATH, no Python, no virtual environment).
 
 The sidecar is built once per test session by the build command (``tools/bundle.sh``, which
-reuses an up-to-date bundle); the export needs no export templates (``--export-pack``), and the
-pack runs on the same headless Godot with ``--main-pack``.
+reuses an up-to-date bundle; tests/addon/sidecar_builds.py); the export needs no export templates
+(``--export-pack``), and the pack runs on the same headless Godot with ``--main-pack``.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.godot_env import DEMO_PROJECT, REPO, import_project, run_godot
+from tests.addon.sidecar_builds import sidecar_bundle as built_sidecar_bundle
+from tests.godot_env import DEMO_PROJECT, import_project, run_godot
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -26,24 +26,10 @@ ARRIVAL = re.compile(r"^\[\s*\d+\.\d\d s\] npc (\d\d) reached goal (\d+) at \(\d
 ROW = re.compile(r"^\|\s*(.+?)\s*\|\s*(.+?)\s*\|$")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def sidecar_bundle() -> Path:
-    """The bundle for this platform, built (or found up to date) by ``tools/bundle.sh``."""
-    began = time.monotonic()
-    out = subprocess.run(
-        ["bash", str(REPO / "tools" / "bundle.sh")],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    found = re.search(r"^\[bundle\] (\S+): (\d+) MB", out.stdout, re.MULTILINE)
-    assert found, out.stdout
-    print(f"\nsidecar bundle ready in {time.monotonic() - began:.0f} s: {found.group(0)}")
-    return Path(found.group(1))
+    """The bundle for this platform, built once per session (tests/addon/sidecar_builds.py)."""
+    return built_sidecar_bundle()
 
 
 @pytest.fixture(scope="module")
@@ -108,3 +94,6 @@ def test_without_its_sidecar_the_pack_cannot_find_paths_and_says_why_once(
     result = _run_pack(godot, game)
     assert result.returncode != 0, result.stdout
     assert result.stdout.count("cannot start the sidecar") == 1, result.stdout
+    # It names where it looked for the sidecar, not only the python3 it fell back on.
+    assert "No self-contained sidecar at " in result.stdout, result.stdout
+    assert f"{game}/{BUNDLE}/{BUNDLE}" in result.stdout, result.stdout
