@@ -2,7 +2,7 @@
 # A picture of the flow-field debug drawing (docs/flow_field_arrows.png), rendered by Mesa
 # (llvmpipe) under Xvfb with the OpenGL 3 driver, as tools/screenshot.sh does for the demo: it runs
 # tools/godot/field_screenshot.gd in tests/godot_project.
-# Usage: bash tools/screenshot_field.sh [output.png]
+# Usage: bash tools/screenshot_field.sh [output.png] [zoom]  (zoom 1: the whole map; default 2.5)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -32,5 +32,5 @@ LIBGL_DRIVERS_PATH="$root/usr/lib/x86_64-linux-gnu/dri" \
 ASTAR_BRIDGE_PYTHON="$here/.venv/bin/python" \
 ASTAR_BRIDGE_REPO="$here" \
   "$godot" --rendering-driver opengl3 --path tests/godot_project --resolution 700x860 \
-  --script "$here/tools/godot/field_screenshot.gd" -- "$abs_out"
+  --script "$here/tools/godot/field_screenshot.gd" -- "$abs_out" ${2:+"$2"}
 echo "[screenshot] wrote $out" >&2

@@ -2,16 +2,22 @@
 ## per cell of the fetched tiles inside the view, pointing at the next cell, and a cross on goal
 ## cells; walls, unreachable cells and tiles not fetched are left blank. All arrows go in one
 ## [method CanvasItem.draw_multiline]; the layer redraws only when tiles arrive or change, a
-## field comes or goes, or the view moves. Past [constant MAX_ARROWS] cells in view, every n-th
-## cell of every n-th row is drawn.
+## field comes or goes, or the view moves. Arrows stay readable when the view is zoomed out: they
+## are at least [constant MIN_SPACING_PX] screen pixels apart (and at most [constant MAX_ARROWS]
+## a field), so past that every n-th cell of every n-th row gets an arrow n cells long, and lines
+## are [constant LINE_WIDTH] of an arrow's cell wide.
 extends Node2D
 
 const FlowField = preload("res://addons/astar_bridge/flow_field.gd")
 ## Most arrows drawn per field (a zoomed-out view of a large map draws a sample of the cells).
 const MAX_ARROWS := 20000
+## Fewest screen pixels between two arrows' centres.
+const MIN_SPACING_PX := 12.0
 const ARROW_HALF := 0.35  # of the cell's smaller side
 const HEAD := 0.55  # of the half arrow
 const HEAD_ANGLE := 0.5
+## Line width, as a share of the cell's smaller side (thinner than 1.5 px: a hairline).
+const LINE_WIDTH := 0.08
 
 ## Arrows (and goal crosses) drawn by the last draw, for tests.
 var drawn_arrows: int = 0
@@ -24,6 +30,7 @@ var _dirty: bool = true
 # Instance ids of the fields seen (ids, not the fields: the drawing must not keep them alive).
 var _known: PackedInt64Array = PackedInt64Array()
 var _last_view: Rect2 = Rect2()
+var _last_zoom: float = 1.0
 
 
 func _init(bridge: Node, color: Color) -> void:
@@ -42,8 +49,10 @@ func _process(_delta: float) -> void:
 		_known = ids
 		_dirty = true
 	var view: Rect2 = _view()
-	if view != _last_view:
+	var zoom: float = _screen_scale()
+	if view != _last_view or zoom != _last_zoom:
 		_last_view = view
+		_last_zoom = zoom
 		_dirty = true
 	if _dirty:
 		_dirty = false
@@ -52,24 +61,28 @@ func _process(_delta: float) -> void:
 
 func _draw() -> void:
 	drawn_arrows = 0
+	var px_per_unit: float = _screen_scale()
 	for field: FlowField in _fields():
+		var stride: int = _stride(field, _last_view, px_per_unit)
 		var lines := PackedVector2Array()
-		drawn_arrows += _arrows(field, _last_view, lines)
+		drawn_arrows += _arrows(field, _last_view, stride, lines)
 		if not lines.is_empty():
-			draw_multiline(lines, _color)
+			var width: float = LINE_WIDTH * _cell_side(field) * stride
+			if width * px_per_unit >= 1.5:
+				draw_multiline(lines, _color, width, true)
+			else:  # a hairline (antialiasing needs a width)
+				draw_multiline(lines, _color)
 
 
-# Appends the segments of [param field]'s arrows inside [param view] to [param lines]; returns
-# how many cells got one.
-func _arrows(field: FlowField, view: Rect2, lines: PackedVector2Array) -> int:
+# Appends the segments of [param field]'s arrows inside [param view] to [param lines], one every
+# [param stride] cells of every [param stride]-th row; returns how many cells got one.
+func _arrows(field: FlowField, view: Rect2, stride: int, lines: PackedVector2Array) -> int:
 	var grid: Rect2i = field.get_grid_rect()
 	var first: Vector2i = field.world_to_cell(view.position).max(grid.position)
 	var last: Vector2i = field.world_to_cell(view.end).min(grid.end - Vector2i.ONE)
 	if last.x < first.x or last.y < first.y:
 		return 0
-	var cells: int = (last.x - first.x + 1) * (last.y - first.y + 1)
-	var stride: int = maxi(1, ceili(sqrt(float(cells) / MAX_ARROWS)))
-	var shapes: Array[PackedVector2Array] = _shapes(field)
+	var shapes: Array[PackedVector2Array] = _shapes(field, stride)
 	var count: int = 0
 	for y: int in range(first.y, last.y + 1, stride):
 		for x: int in range(first.x, last.x + 1, stride):
@@ -83,11 +96,23 @@ func _arrows(field: FlowField, view: Rect2, lines: PackedVector2Array) -> int:
 	return count
 
 
+# The n of "every n-th cell of every n-th row" for [param field] in [param view], drawn at
+# [param px_per_unit] screen pixels a world unit.
+func _stride(field: FlowField, view: Rect2, px_per_unit: float) -> int:
+	var grid: Rect2i = field.get_grid_rect()
+	var first: Vector2i = field.world_to_cell(view.position).max(grid.position)
+	var last: Vector2i = field.world_to_cell(view.end).min(grid.end - Vector2i.ONE)
+	var cells: int = maxi(0, last.x - first.x + 1) * maxi(0, last.y - first.y + 1)
+	var stride: int = maxi(1, ceili(sqrt(float(cells) / MAX_ARROWS)))
+	var on_screen: float = _cell_side(field) * px_per_unit
+	return maxi(stride, ceili(MIN_SPACING_PX / maxf(on_screen, 0.001)))
+
+
 # Per direction byte 0..8, the segment ends of its mark around a cell's centre: an arrow's shaft
-# and head, and for a goal a cross.
-static func _shapes(field: FlowField) -> Array[PackedVector2Array]:
+# and head, and for a goal a cross; [param stride] cells long.
+static func _shapes(field: FlowField, stride: int) -> Array[PackedVector2Array]:
 	var size: Vector2 = field.get_cell_size()
-	var half: float = ARROW_HALF * minf(absf(size.x), absf(size.y))
+	var half: float = ARROW_HALF * _cell_side(field) * stride
 	var shapes: Array[PackedVector2Array] = []
 	for step: Vector2i in FlowField.STEPS:
 		var way: Vector2 = (Vector2(step) * size).normalized()
@@ -99,6 +124,17 @@ static func _shapes(field: FlowField) -> Array[PackedVector2Array]:
 	var b := Vector2(half, -half)
 	shapes.append(PackedVector2Array([-a, a, -b, b]))
 	return shapes
+
+
+static func _cell_side(field: FlowField) -> float:
+	var size: Vector2 = field.get_cell_size()
+	return minf(absf(size.x), absf(size.y))
+
+
+# Screen pixels a world unit, from the canvas transform (the camera's zoom).
+func _screen_scale() -> float:
+	var zoom: Vector2 = get_global_transform_with_canvas().get_scale()
+	return maxf(absf(zoom.x), absf(zoom.y))
 
 
 func _view() -> Rect2:
