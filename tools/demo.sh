@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The README's main command: set-up, then the demo levels run headless for a fixed simulated time
+# The README's main command: set-up (runtime packages only: the test tools come with the test
+# command), then the demo levels run headless for a fixed simulated time
 # (fixed seed, a fixed 1/60 s step). Extra arguments go to the run: --short, --seconds=S,
 # --npcs=N, --crowd-units=N, --seed=N, --levels=... (see demo_project/headless/run_demo.gd).
 # Exits non-zero when the run fails, and also when Godot reported any script or engine error:

@@ -1,32 +1,76 @@
 #!/usr/bin/env bash
-# Idempotent set-up shared by the README's two commands: a .venv with the project and its dev
-# extras, and a Godot 4 binary. A second run reuses both (pip runs again only when pyproject changes).
+# Idempotent set-up shared by the README's two commands. With no option it makes what the demo
+# needs: a .venv with the project and its runtime packages, numba's kernel cache filled, and a
+# Godot 4 binary. --dev adds the test tools (the test command passes it), --bench the benchmarks'
+# peer libraries. A second run reuses all of it: pip runs again only when pyproject.toml changed or
+# an extra is asked for the first time, and the warm-up then only loads the kernels.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 python="${PYTHON:-python3}"
+extras=()
+for arg in "$@"; do
+  case "$arg" in
+    --dev) extras+=(dev) ;;
+    --bench) extras+=(bench) ;;
+    *) echo "[setup] error: unknown option '$arg' (known: --dev, --bench)" >&2; exit 2 ;;
+  esac
+done
+began=$SECONDS
+say() { echo "[setup] $*" >&2; }
+
 if [ ! -x .venv/bin/python ]; then
-  echo "[setup] creating .venv" >&2
+  say "creating the Python environment .venv"
   "$python" -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip >&2
 fi
+
+# The stamp holds pyproject.toml's hash and the extras installed with it: a changed pyproject
+# installs again with the extras the environment had, plus those asked now.
 stamp=.venv/.astar-bridge-installed
 want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  echo "[setup] installing Python packages into .venv" >&2
-  .venv/bin/python -m pip install -q --upgrade pip >&2
-  .venv/bin/python -m pip install -q -e ".[dev,bench]" >&2
-  echo "$want" > "$stamp"
+have="$(sed -n 1p "$stamp" 2>/dev/null || true)"
+have_extras="$(sed -n 2p "$stamp" 2>/dev/null || true)"
+missing=""
+for extra in ${extras[@]+"${extras[@]}"}; do
+  case " $have_extras " in *" $extra "*) ;; *) missing="$missing $extra" ;; esac
+done
+if [ "$have" != "$want" ] || [ -n "$missing" ]; then
+  all="$(printf '%s\n' $have_extras $missing | sed '/^$/d' | sort -u | tr '\n' ' ' | sed 's/ $//')"
+  spec="."
+  if [ -n "$all" ]; then spec=".[${all// /,}]"; fi
+  packages_began=$SECONDS
+  say "installing Python packages: numpy, numba, msgpack${all:+, and the extras $all}"
+  .venv/bin/python -m pip install -q -e "$spec" >&2
+  printf '%s\n%s\n' "$want" "$all" > "$stamp"
+  say "Python packages installed in $((SECONDS - packages_began)) s"
 fi
-# Fill numba's disk cache once (a cold compile takes a minute), so a sidecar's workers start warm:
-# the same command a user runs after pip install, with a line per kernel it has to compile.
-.venv/bin/python -m bridge warm-up >&2
+
+# The kernels compile in the background (one process per CPU) while Godot is found or unpacked;
+# the set-up waits for them at the end, so a sidecar started afterwards is warm.
+kernels_began=$SECONDS
+.venv/bin/python -m bridge warm-up >&2 &
+warm_up=$!
+trap 'kill "$warm_up" 2>/dev/null || true' EXIT
+
 # Without Godot the Python tests still run locally (Godot tests skip); with CI=true that is a failure.
 if godot="$(.venv/bin/python tools/provision_godot.py)"; then
   echo "$godot" > .venv/.godot-path
 elif [ "${CI:-}" = "true" ]; then
-  echo "[setup] error: CI=true and no Godot 4.3+ could be found or provisioned" >&2
+  say "error: CI=true and no Godot 4.3+ could be found or provisioned"
   exit 1
 else
-  echo "[setup] warning: no Godot 4.3+; Godot tests will be skipped (set GODOT=/path/to/godot)" >&2
+  say "warning: no Godot 4.3+; Godot tests will be skipped (set GODOT=/path/to/godot)"
   : > .venv/.godot-path
+fi
+godot_seconds=$((SECONDS - kernels_began))
+
+if ! wait "$warm_up"; then
+  trap - EXIT
+  say "error: compiling the pathfinding kernels failed (its message is above); run again to resume"
+  exit 1
+fi
+trap - EXIT
+if [ $((SECONDS - began)) -ge 10 ]; then
+  say "ready in $((SECONDS - began)) s (kernels $((SECONDS - kernels_began)) s, Godot ${godot_seconds} s of it beside them)"
 fi
