@@ -52,8 +52,8 @@ def test_tiles_past_the_answer_cap_are_too_large(spawn_sidecar: SpawnSidecar) ->
             client.call("field.tiles", everything)
         assert _code(caught) == "too_large"
         assert caught.value.data["limit"] == 4096
+        starts = [[63, 63], [0, 63], [63, 0], [32, 32]]  # four tiles: 5,120 bytes
         with pytest.raises(BridgeError) as caught:  # fetched with the request: the same cap
-            starts = [[63, 63], [0, 63], [63, 0], [32, 32]]  # four tiles: 5,120 bytes
             client.call(
                 "field.request",
                 {"graph": "capped", "goals": [[0, 0]], "starts": starts, "fetch": True, "costs": True},
