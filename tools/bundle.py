@@ -128,14 +128,21 @@ def warm_up(bundle: Path) -> None:
 
 
 def reuse_kernels(previous: Path, bundle: Path) -> None:
-    """Copy the kernel cache of the previous build of ``previous`` into ``bundle``: its folder is
-    named by a hash of python_core's sources and numba's version, and each kernel is stamped by
-    its source's content, so the warm-up loads what is still valid and compiles only the rest."""
-    for cache in internal(previous).glob("python_core/__pycache__/numba-*"):
-        into = internal(bundle) / cache.relative_to(internal(previous))
-        if cache.is_dir() and not into.exists():
-            shutil.copytree(cache, into)
-            print(f"    reusing the previous build's kernel cache {cache.name}", flush=True)
+    """Copy the previous build's kernel cache into ``bundle`` when it is still this source's: its
+    folder is named by a hash of python_core's sources and numba's version (python_core.compiled),
+    and each kernel is stamped by its file's content, so the warm-up then loads them all and
+    compiles only kernels it has not seen. A cache of other sources is left behind (it would only
+    add its size to the bundle)."""
+    sys.path.insert(0, str(REPO))
+    import numba  # noqa: PLC0415 (the build's own numba: the version the bundle freezes)
+
+    from python_core.compiled import _sources_hash  # noqa: PLC0415 (the cache folder's name)
+
+    name = f"python_core/__pycache__/numba-{_sources_hash(numba.__version__)}"
+    cache, into = internal(previous) / name, internal(bundle) / name
+    if cache.is_dir() and not into.exists():
+        shutil.copytree(cache, into)
+        print(f"    reusing the previous build's kernel cache {cache.name}", flush=True)
 
 
 def internal(bundle: Path) -> Path:
