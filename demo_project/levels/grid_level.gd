@@ -125,6 +125,21 @@ func any_path_pending() -> bool:
 	return false
 
 
+## No goal after each NPC's current one (the headless run's end); an NPC that reached its last
+## goal leaves the level (its cell no longer blocks the others' last goals).
+func finish_up() -> void:
+	for npc: Npc in npcs:
+		npc.finish_up()
+
+
+## True once every NPC settled its last goal after [method finish_up].
+func all_done() -> bool:
+	for npc: Npc in npcs:
+		if not npc.done:
+			return false
+	return true
+
+
 ## The world position of the centre of [param cell].
 func cell_center(cell: Vector2i) -> Vector2:
 	return GridSerializer.cell_to_world(grid_params, cell)
@@ -157,6 +172,13 @@ func random_floor_cell(rng: RandomNumberGenerator, near: Vector2i, reach: int) -
 ## The doors: each {"cells": Array[Vector2i], "open": bool, "next": float (time of change)}.
 func get_doors() -> Array[Dictionary]:
 	return _doors
+
+
+func _notification(what: int) -> void:
+	if what == NOTIFICATION_PREDELETE:
+		for npc: Npc in npcs:
+			if is_instance_valid(npc) and not npc.is_inside_tree():
+				npc.free()  # it left the level (see finish_up)
 
 
 func _physics_process(delta: float) -> void:
@@ -212,12 +234,17 @@ func _spawn_npcs() -> void:
 		npc.position = cell_center(start)
 		npc.setup(self, graph_id, random_seed * 1000 + i, first_goal_range, path_options)
 		npc.arrived.connect(_on_npc_arrived)
+		npc.last_goal_settled.connect(_on_npc_done.bind(npc))
 		npcs.append(npc)
 		add_child(npc)
 
 
 func _on_npc_arrived(npc_index: int, goal_number: int, cell: Vector2i) -> void:
 	npc_arrived.emit(npc_index, goal_number, cell, sim_time)
+
+
+func _on_npc_done(_npc_index: int, npc: Npc) -> void:
+	remove_child.call_deferred(npc)  # out of the physics step it is in
 
 
 func _toggle_door(index: int) -> void:
@@ -242,6 +269,8 @@ func _toggle_door(index: int) -> void:
 
 func _door_busy(cells: Array[Vector2i]) -> bool:
 	for npc: Npc in npcs:
+		if not npc.is_inside_tree():
+			continue
 		var at: Vector2i = cell_at(npc.global_position)
 		for cell: Vector2i in cells:
 			var away: Vector2i = (at - cell).abs()

@@ -116,6 +116,20 @@ static func bake(obstacles: Node2D) -> NavigationPolygon:
 	return navigation_polygon
 
 
+## No goal after each NPC's current one (the headless run's end).
+func finish_up() -> void:
+	for npc: Npc in npcs:
+		npc.finish_up()
+
+
+## True once every NPC settled its last goal after [method finish_up].
+func all_done() -> bool:
+	for npc: Npc in npcs:
+		if not npc.done:
+			return false
+	return true
+
+
 ## True while any NPC waits for a path (the headless run holds simulated time still then).
 func any_path_pending() -> bool:
 	for npc: Npc in npcs:

@@ -5,6 +5,9 @@ extends CharacterBody2D
 
 ## Emitted when a goal is reached; [param goal_number] counts from 1.
 signal arrived(npc_index: int, goal_number: int, cell: Vector2i)
+## Emitted once after [method finish_up], when the last goal given is settled (reached, or
+## given up as unreachable).
+signal last_goal_settled(npc_index: int)
 
 ## Seconds an NPC waits on a reached goal before the next one.
 const PAUSE_S := 0.5
@@ -18,6 +21,10 @@ var index: int = 0
 var speed: float = 150.0
 ## Goals reached so far.
 var goals_reached: int = 0
+## Goals given so far (the current one included): each is reached or, on a navmesh, given up.
+var goals_given: int = 0
+## True once [method finish_up] was called and the last goal is settled.
+var done: bool = false
 ## Paths received (found, partial or none) and requests that failed.
 var paths_received: int = 0
 var paths_failed: int = 0
@@ -30,6 +37,7 @@ var _level: Node2D = null
 var _rng: RandomNumberGenerator = RandomNumberGenerator.new()
 var _first_reach: int = 0
 var _wait: float = 0.0
+var _finishing: bool = false
 
 
 ## Wires the NPC to [param level] (the grid level: cell_center, random_floor_cell) before it
@@ -85,8 +93,18 @@ func _physics_process(delta: float) -> void:
 ## Sends the NPC to [param cell] now (windowed play: click to send).
 func send_to(cell: Vector2i) -> void:
 	_wait = 0.0
+	goals_given += 1
 	goal_cell = cell
 	agent.target_position = _level.call("cell_center", cell)
+
+
+## No goal after the current one (the headless run's end): [signal last_goal_settled] once it
+## is reached (at once when the NPC is waiting between goals).
+func finish_up() -> void:
+	_finishing = true
+	if _wait > 0.0:
+		_wait = 0.0
+		_settle()
 
 
 func _on_velocity_computed(safe_velocity: Vector2) -> void:
@@ -97,10 +115,24 @@ func _on_velocity_computed(safe_velocity: Vector2) -> void:
 func _on_navigation_finished() -> void:
 	goals_reached += 1
 	arrived.emit(index, goals_reached, goal_cell)
-	_wait = PAUSE_S
+	_pause()
 
 
 func _pick_goal(reach: int) -> void:
 	var here: Vector2i = _level.call("cell_at", global_position)
 	var cell: Vector2i = _level.call("random_floor_cell", _rng, here, reach)
 	send_to(cell)
+
+
+# Waits a moment before the next goal, unless told to finish: then this goal was the last.
+func _pause() -> void:
+	if _finishing:
+		_settle()
+	else:
+		_wait = PAUSE_S
+
+
+func _settle() -> void:
+	if not done:
+		done = true
+		last_goal_settled.emit(index)

@@ -6,6 +6,9 @@ extends CharacterBody3D
 
 ## Emitted when a goal is reached; [param goal_number] counts from 1.
 signal arrived(npc_index: int, goal_number: int, point: Vector3)
+## Emitted once after [method finish_up], when the last goal given is settled (reached, or
+## given up as unreachable).
+signal last_goal_settled(npc_index: int)
 
 ## Seconds an NPC waits on a reached goal before the next one.
 const PAUSE_S := 0.5
@@ -19,6 +22,10 @@ var speed: float = 4.0
 ## Goals reached so far, and goals given up (no path, or the path ended short of the goal).
 var goals_reached: int = 0
 var goals_missed: int = 0
+## Goals given so far (the current one included): each is reached or, on a navmesh, given up.
+var goals_given: int = 0
+## True once [method finish_up] was called and the last goal is settled.
+var done: bool = false
 ## Paths received (found, partial or none) and requests that failed.
 var paths_received: int = 0
 var paths_failed: int = 0
@@ -31,6 +38,7 @@ var pick_goal: Callable = Callable()
 
 var _rng: RandomNumberGenerator = RandomNumberGenerator.new()
 var _wait: float = 0.0
+var _finishing: bool = false
 var _first: bool = true
 
 
@@ -101,8 +109,18 @@ func _physics_process(delta: float) -> void:
 ## Sends the NPC to [param point] now.
 func send_to(point: Vector3) -> void:
 	_wait = 0.0
+	goals_given += 1
 	goal_point = point
 	agent.target_position = point
+
+
+## No goal after the current one (the headless run's end): [signal last_goal_settled] once it
+## is reached (at once when the NPC is waiting between goals).
+func finish_up() -> void:
+	_finishing = true
+	if _wait > 0.0:
+		_wait = 0.0
+		_settle()
 
 
 func _on_velocity_computed(safe_velocity: Vector3) -> void:
@@ -113,7 +131,7 @@ func _on_velocity_computed(safe_velocity: Vector3) -> void:
 func _on_navigation_finished() -> void:
 	goals_reached += 1
 	arrived.emit(index, goals_reached, goal_point)
-	_wait = PAUSE_S
+	_pause()
 
 
 ## No path reaches the goal (or only part of the way): give it up and pick another after a pause.
@@ -121,10 +139,24 @@ func _on_target_unreachable() -> void:
 	goals_missed += 1
 	agent.stop()
 	velocity = Vector3.ZERO
-	_wait = PAUSE_S
+	_pause()
 
 
 func _next_goal() -> void:
 	var point: Vector3 = pick_goal.call(_rng, global_position, _first)
 	_first = false
 	send_to(point)
+
+
+# Waits a moment before the next goal, unless told to finish: then this goal was the last.
+func _pause() -> void:
+	if _finishing:
+		_settle()
+	else:
+		_wait = PAUSE_S
+
+
+func _settle() -> void:
+	if not done:
+		done = true
+		last_goal_settled.emit(index)
