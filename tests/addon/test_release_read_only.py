@@ -56,7 +56,8 @@ def _read_only_copy(scratch: Path, *, started: bool) -> Path:
     bundle = scratch / "install" / NAME
     shutil.copytree(sidecar_bundle(), bundle, symlinks=True)
     if started:  # a first start in place unpacked its libraries before it was made read-only
-        first = subprocess.run([str(bundle / NAME), "warm-up"], capture_output=True, text=True, env={})
+        command = [str(bundle / NAME), "warm-up"]
+        first = subprocess.run(command, capture_output=True, text=True, env={}, check=False)
         assert first.returncode == 0, first.stdout + first.stderr
     subprocess.run(["chmod", "-R", "a-w", str(bundle)], check=True)
     return bundle
@@ -78,9 +79,7 @@ def _listing(folder: Path) -> list[tuple[str, int]]:
 
 
 @pytest.mark.parametrize("started", [False, True], ids=["never-started", "started-once"])
-def test_read_only_install_runs_from_a_cached_copy_and_compiles_nothing(
-    scratch: Path, started: bool
-) -> None:
+def test_read_only_install_runs_from_a_cached_copy_and_compiles_nothing(scratch: Path, started: bool) -> None:
     bundle = _read_only_copy(scratch, started=started)
     before = _listing(bundle)
     cache = _writable_by_user(scratch / "cache")
@@ -105,3 +104,23 @@ def test_read_only_install_without_a_writable_cache_says_what_to_do(scratch: Pat
     assert "Traceback" not in out.stderr, out.stderr
     assert f"its folder {bundle} is read-only, and copying it to {cache}/inside/" in out.stderr
     assert "Make one of the two writable" in out.stderr, out.stderr
+
+
+def test_two_first_starts_at_once_share_one_complete_copy(scratch: Path) -> None:
+    """Two games (or an editor and its game) starting the read-only sidecar together: each makes
+    its copy under a temporary name, one wins the rename, both run, nothing compiles."""
+    bundle = _read_only_copy(scratch, started=False)
+    cache = _writable_by_user(scratch / "cache")
+    command = _as_user([str(bundle / NAME), "warm-up", "--expect-cached"])
+    env = {"XDG_CACHE_HOME": str(cache)}
+    starts = [
+        subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    for start in starts:
+        out, err = start.communicate(timeout=300)
+        assert start.returncode == 0, out + err
+        assert " 0 compiled" in out, out
+    copies = [path.name for path in (cache / "astar-bridge").iterdir()]
+    assert len(copies) == 1, copies
+    assert not list((cache / "astar-bridge").rglob("*.part")), "a half copy was left behind"

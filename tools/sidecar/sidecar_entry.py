@@ -196,8 +196,9 @@ def cached_copy(bundle: Path) -> Path:
         shutil.copyfile(sys.executable, program)  # a real copy: the bootloader finds its folder
         os.chmod(program, 0o755)
         (part / COMPLETE).touch()
-        shutil.rmtree(target, ignore_errors=True)  # an incomplete copy of an earlier start
-        os.replace(part, target)
+        if not (target / COMPLETE).is_file():  # an incomplete copy of a start that was killed
+            shutil.rmtree(target, ignore_errors=True)
+        os.replace(part, target)  # fails when another first start's copy got there first
     except OSError as error:
         shutil.rmtree(part, ignore_errors=True)
         if (target / COMPLETE).is_file():  # another first start made it meanwhile
