@@ -11,7 +11,10 @@ answers in 10,000 fuzzed messages), ``failed-load`` (a load refused by the worke
 graph answering its old cost?), ``one-step`` (a one-step query's latency while two unbudgeted
 searches to an unreachable goal and a load of the same size run), ``token`` (absent from ``ps``
 with ``--token-stdin``?), ``clients`` (32 clients x 1,000 ``path.find`` on 512x512: errors,
-throughput, p99).
+throughput, p99), and issue 37's attacks (``bench/fault_attacks.py``: ``field-lock``,
+``navmesh-move``, ``flood``, ``tiles-repeat``, ``corridor``, ``unread``, ``huge-cell``,
+``bogus-heuristic``: another client's worst round trip during each, beside its idle baseline, and
+the sidecar's memory growth).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.fault_attacks import ATTACKS  # noqa: E402
 from bench.generated_maps import open_scattered, random_queries  # noqa: E402
 from bridge.client import Client  # noqa: E402
 from bridge.sidecar import Sidecar, start_sidecar  # noqa: E402
@@ -264,6 +268,7 @@ CASES: dict[str, Callable[[bool], Row]] = {
     "one-step": case_one_step,
     "token": case_token,
     "clients": case_clients,
+    **ATTACKS,
 }
 
 

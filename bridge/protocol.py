@@ -97,8 +97,9 @@ class Limits:
         max_connections: most connections open at once; one more is closed at once, unanswered.
         max_buffered_bytes: most answer bytes waiting for a peer that does not read them; past it,
             that connection is closed.
-        max_answer_bytes: largest answer one request may get (its paths, tiles...); a request whose
-            answer would pass it is ``too_large``, and what was built for it is freed.
+        max_answer_bytes: largest answer one request may get (its paths, tiles...), and the most
+            bytes the batch answers being built at once may take together; a request whose answer
+            would pass either is ``too_large``, and what was built for it is freed.
         max_unread_bytes: most answer bytes waiting for every peer together; past it, the connections
             that stopped reading longest ago are closed first until the rest fit.
         hello_message_bytes: largest message before the connection has said ``hello``.

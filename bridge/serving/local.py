@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Hashable
 from concurrent.futures import Executor
 from typing import Any
 
-from bridge.answers import PACK_OFF_LOOP_BYTES, AnswerBudget, Encoded
+from bridge.answers import PACK_OFF_LOOP_BYTES, AnswerBudget, Encoded, InFlight
 from bridge.errors import (
     BadRequestError,
     TooLargeError,
@@ -49,6 +49,7 @@ from bridge.serving.graph_lock import GraphLock, GraphLocks
 from bridge.serving.interface import BatchOutcome, LoadRequest, Outcome, Progress
 from bridge.serving.packed import (
     check_packed,
+    encode_packed,
     join_packed,
     packed_pieces,
     parse_packed,
@@ -99,6 +100,7 @@ class LocalServing:
         self._refills: dict[str, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
         self._inline_until = math.inf  # see allow_inline_until (no connection: always)
+        self._building = InFlight(limits.max_answer_bytes)  # every batch answer being built, together
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -444,7 +446,7 @@ class LocalServing:
         # Each chunk is validated and run on a search thread: a batch of 100,000 queries does not
         # hold the event loop for its parsing either. The registry only changes under a write,
         # which waits for these read shares.
-        budget = AnswerBudget(self.limits.max_answer_bytes, "path.find_many")
+        budget = AnswerBudget(self.limits.max_answer_bytes, "path.find_many", self._building)
         chunk = functools.partial(
             run_chunk,
             items,
@@ -466,7 +468,7 @@ class LocalServing:
             raise UnknownGraphError(graph_id)
         held = [graph_id]
         reservations = [(g, lock, lock.reserve_read()) for g, lock in ((g, self.locks.get(g)) for g in held)]
-        budget = AnswerBudget(self.limits.max_answer_bytes, "path.find_packed")
+        budget = AnswerBudget(self.limits.max_answer_bytes, "path.find_packed", self._building)
         cap, default = self.limits.max_expansions, self.limits.default_expansions
         chunk = functools.partial(
             run_packed_chunk,
@@ -536,10 +538,14 @@ class LocalServing:
         futures = [
             self.scheduler.submit(client, functools.partial(run, piece), piece_done) for piece in pieces
         ]
-        parts = list(await asyncio.gather(*futures))
-        if budget.total <= PACK_OFF_LOOP_BYTES:
-            return join(parts)
-        return await asyncio.get_running_loop().run_in_executor(None, lambda: Encoded(pack(join(parts))))
+        try:
+            parts = list(await asyncio.gather(*futures))
+            if budget.total <= PACK_OFF_LOOP_BYTES:
+                return join(parts)
+            encode = encode_packed if join is join_packed else lambda parts: pack(join(parts))
+            return await asyncio.get_running_loop().run_in_executor(None, _encoded, encode, parts)
+        finally:  # sent (once the caller writes it) or refused: no longer under construction
+            budget.release()
 
     def _release_read(self, graph_id: str, lock: GraphLock) -> None:
         lock.release_read()
@@ -581,6 +587,13 @@ def _log_warm(began: float, future: asyncio.Future[float]) -> None:
         log.error("the compiled kernels could not be loaded: %s", error)
     else:
         log.info("kernels ready in %.2f s", time.perf_counter() - began)
+
+
+def _encoded(encode: Callable[[list[Any]], bytes], parts: list[Any]) -> Encoded:
+    """The answer of ``parts`` encoded, on a thread; the parts go as soon as it is."""
+    data = encode(parts)
+    parts.clear()
+    return Encoded(data)
 
 
 def _joined_results(parts: list[list[dict[str, Any]]]) -> dict[str, Any]:
