@@ -8,8 +8,10 @@ the builds are cached here, in the process, not per module.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import re
+import shutil
 import subprocess
 import tempfile
 import time
@@ -50,6 +52,7 @@ def release_zip() -> Path:
     """``astar-bridge-<version>-<platform>.zip`` made by ``tools/release.sh`` in a scratch folder."""
     sidecar_bundle()  # the same build, timed on its own
     out = Path(tempfile.mkdtemp(prefix="astar-bridge-release-"))
+    atexit.register(shutil.rmtree, out, ignore_errors=True)  # 78 MB a session
     began = time.monotonic()
     stdout = _run(["bash", str(REPO / "tools" / "release.sh"), "--out", str(out)])
     found = re.search(r"^\[release\] (\S+\.zip): (\d+) MB", stdout, re.MULTILINE)
