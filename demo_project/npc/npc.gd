@@ -21,6 +21,8 @@ var index: int = 0
 var speed: float = 150.0
 ## Goals reached so far.
 var goals_reached: int = 0
+## Arrivals (navigation_finished) farther from the goal than the agent's target distance.
+var arrivals_off_goal: int = 0
 ## Goals given so far (the current one included): each is reached or, on a navmesh, given up.
 var goals_given: int = 0
 ## True once [method finish_up] was called and the last goal is settled.
@@ -75,9 +77,10 @@ func _ready() -> void:
 func _physics_process(delta: float) -> void:
 	if _wait > 0.0:
 		_wait -= delta
-		if _wait <= 0.0:
-			_pick_goal(0)
-		return
+		if _wait > 0.0:
+			return
+		# The next goal, and on towards it in this very frame, as a game's movement code goes.
+		_pick_goal(0)
 	if agent.is_navigation_finished():
 		velocity = Vector2.ZERO
 		return
@@ -114,6 +117,9 @@ func _on_velocity_computed(safe_velocity: Vector2) -> void:
 
 func _on_navigation_finished() -> void:
 	goals_reached += 1
+	var goal: Vector2 = _level.call("cell_center", goal_cell)
+	if global_position.distance_to(goal) > agent.target_desired_distance + 0.01:
+		arrivals_off_goal += 1  # the agent reported an arrival it did not make
 	arrived.emit(index, goals_reached, goal_cell)
 	_pause()
 

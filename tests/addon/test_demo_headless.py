@@ -49,6 +49,7 @@ def test_short_run_every_npc_reaches_every_goal_and_nothing_fails(demo_godot: st
     assert _row(lines, "goals reached") == str(reached), "every arrival line is counted"
     assert _row(lines, "goals given") == str(reached), "every goal given was reached"
     assert _row(lines, "NPCs at every goal") == f"{npcs}/{npcs}"
+    assert _row(lines, "arrivals off the goal") == "0", "navigation_finished only at the goal"
     fewest = min(len(numbers) for numbers in goals.values())
     assert _row(lines, "fewest goals an NPC") == str(fewest)
     assert fewest >= 2, "every NPC went on to a second goal: none idles after its first"

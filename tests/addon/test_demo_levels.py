@@ -47,6 +47,7 @@ def test_every_npc_of_the_level_arrives_and_nothing_fails(lines: list[str], leve
     assert arrived == set(range(npcs)), f"{level} NPCs that never arrived: {set(range(npcs)) - arrived}"
     assert rows["goals reached"] == rows["goals given"] == str(len(arrivals))
     assert rows["NPCs at every goal"] == f"{npcs}/{npcs}"
+    assert rows["arrivals off the goal"] == "0", "navigation_finished only at the goal"
     assert int(rows["fewest goals an NPC"]) == min(arrivals.count(npc) for npc in arrived) >= 2
     assert rows["failures"] == "0"
     assert rows["goals missed"] == "0"
