@@ -124,7 +124,8 @@ class Progress:
         self._say(f"compiling pathfinding kernels: {count} of {self.total}{estimate}")
 
     def seconds_left(self, count: int, now: float) -> float | None:
-        """The time the rest should take at this run's rate so far, once a twentieth is done.
+        """The time the rest should take at this run's rate so far, once a twentieth is done (and
+        None once all are: the workers are finishing).
 
         Example:
             >>> progress = Progress(Path("/nonexistent"), 200, sys.stderr, clock=lambda: 0.0)
@@ -134,7 +135,7 @@ class Progress:
             True
         """
         made = count - self.first
-        if made < max(3, self.total // 20):
+        if made < max(3, self.total // 20) or count >= self.total:
             return None
         return (now - self.began) * max(0, self.total - count) / made
 

@@ -40,7 +40,10 @@ if [ "$have" != "$want" ] || [ -n "$missing" ]; then
   spec="."
   if [ -n "$all" ]; then spec=".[${all// /,}]"; fi
   packages_began=$SECONDS
-  say "installing Python packages: numpy, numba, msgpack${all:+, and the extras $all}"
+  what="numpy, numba, msgpack"
+  case " $all " in *" dev "*) what="$what, the test tools" ;; esac
+  case " $all " in *" bench "*) what="$what, the benchmarks' peer libraries" ;; esac
+  say "installing Python packages: $what"
   .venv/bin/python -m pip install -q -e "$spec" >&2
   printf '%s\n%s\n' "$want" "$all" > "$stamp"
   say "Python packages installed in $((SECONDS - packages_began)) s"
