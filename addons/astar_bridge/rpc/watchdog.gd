@@ -117,7 +117,8 @@ func _sample(pid: int, now: int) -> void:
 		return
 	_state = probe["state"]
 	_sample_times.append(now)
-	_sample_cpu.append(probe["cpu_ms"])
+	var cpu_ms: int = probe["cpu_ms"]
+	_sample_cpu.append(cpu_ms)
 	while _sample_times.size() > 1 and _sample_times[1] <= now - unresponsive_timeout_ms:
 		_sample_times.remove_at(0)
 		_sample_cpu.remove_at(0)
