@@ -219,17 +219,24 @@ def run(args: argparse.Namespace) -> int:
         with progress.watching():
             if processes == 1:
                 counter = SignatureCounter()
+                cpu_began = time.process_time()
                 with counter.listening():
                     for job in job_list:
                         run_job(job.name)
                 compiled, hits = len(set(counter.take())), cache_counts()
+                cpu = [time.process_time() - cpu_began]
             else:
                 report = compile_in_processes(job_list, processes, worker_command())
-                compiled, hits = len(report.compiled), report.hits
+                compiled, hits, cpu = len(report.compiled), report.hits, report.cpu
     except WarmUpFailedError as exc:
         print(f"[warm-up] error: {exc} (its message is above)", file=sys.stderr, flush=True)
         return 1
     seconds = time.perf_counter() - started
     progress.finish(seconds)
-    print(f"warm-up: {hits} kernel signatures loaded from the cache, {compiled} compiled, in {seconds:.1f} s")
+    # CPU seconds per process: what the compile would take on an idle machine, about, when other
+    # work shares the CPUs.
+    print(
+        f"warm-up: {hits} kernel signatures loaded from the cache, {compiled} compiled, in {seconds:.1f} s"
+        f" (CPU: {' + '.join(f'{each:.0f}' for each in cpu)} s)"
+    )
     return 1 if args.expect_cached and compiled else 0

@@ -23,6 +23,7 @@ import selectors
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,7 +166,13 @@ def worker_main(folder: Path, requests: TextIO, answers: TextIO) -> int:
             if not name:
                 continue
             seconds = run_job(name)
-            answer = {"job": name, "seconds": seconds, "compiled": counter.take(), "hits": cache_counts()}
+            answer = {
+                "job": name,
+                "seconds": seconds,
+                "compiled": counter.take(),
+                "hits": cache_counts(),
+                "cpu": time.process_time(),
+            }
             answers.write(json.dumps(answer) + "\n")
             answers.flush()
     return 0
@@ -173,11 +180,13 @@ def worker_main(folder: Path, requests: TextIO, answers: TextIO) -> int:
 
 @dataclass
 class PoolReport:
-    """What the workers did: distinct signatures compiled, cache loads, seconds per job."""
+    """What the workers did: distinct signatures compiled, cache loads, seconds per job, and each
+    worker's CPU seconds (on a loaded machine, about what it would take on a core of its own)."""
 
     compiled: set[str] = field(default_factory=set)
     hits: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
+    cpu: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -185,6 +194,7 @@ class _Worker:
     process: subprocess.Popen[str]
     job: str | None = None
     hits: int = 0
+    cpu: float = 0.0
 
 
 def compile_in_processes(
@@ -250,7 +260,7 @@ class _Pool:
         answer = json.loads(line)
         self.report.compiled.update(answer["compiled"])
         self.report.seconds[answer["job"]] = float(answer["seconds"])
-        worker.hits, worker.job = int(answer["hits"]), None
+        worker.hits, worker.cpu, worker.job = int(answer["hits"]), float(answer["cpu"]), None
         self.done.add(answer["job"])
         self.hand_out()
 
@@ -284,6 +294,7 @@ class _Pool:
             if code != 0:
                 raise WarmUpFailedError(f"a warm-up worker exited with status {code}")
         self.report.hits = sum(worker.hits for worker in self.workers)
+        self.report.cpu = [worker.cpu for worker in self.workers]
         return self.report
 
     def stop(self) -> None:
