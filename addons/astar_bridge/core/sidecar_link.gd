@@ -29,10 +29,11 @@ const GraphStore = preload("res://addons/astar_bridge/graph_store.gd")
 const PathResults = preload("res://addons/astar_bridge/path_results.gd")
 const RpcClient = preload("res://addons/astar_bridge/rpc/rpc_client.gd")
 const SidecarProcess = preload("res://addons/astar_bridge/rpc/sidecar_process.gd")
+const StartFailure = preload("res://addons/astar_bridge/core/start_failure.gd")
 const Watchdog = preload("res://addons/astar_bridge/rpc/watchdog.gd")
 
 ## Environment variable that overrides the python executable setting.
-const ENV_PYTHON := "ASTAR_BRIDGE_PYTHON"
+const ENV_PYTHON := StartFailure.ENV_PYTHON
 const PROTOCOL_VERSION := 1
 const CLIENT_NAME := "astar-bridge-godot"
 const RESTART_DELAYS_MS: Array[int] = [0, 250, 1000, 2000, 5000]
@@ -341,15 +342,17 @@ func _give_up(reason: String) -> void:
 	_start_failed = true
 	last_error = reason
 	rpc.close(reason)
+	_sidecar.drain_stderr()  # what it wrote just before it exited names the cause
 	_sidecar.stop()
 	if _config.report_failures:
+		var env_python: String = OS.get_environment(ENV_PYTHON)
 		push_error(
-			(
-				(
-					"AStarBridge: cannot start the sidecar (%s): %s. Calls fail at once (code"
-					+ " not_connected) until start() is called again; see docs/shipping.md."
-				)
-				% [" ".join(sidecar_command()), reason]
+			StartFailure.message(
+				sidecar_command(),
+				env_python,
+				_config.python_executable,
+				reason,
+				_sidecar.stderr_tail
 			)
 		)
 	failed.emit("not_connected", reason)

@@ -180,16 +180,24 @@ static func platform_tag() -> String:
 ## Where a self-contained sidecar was looked for and not found, as a sentence to append to an
 ## error ("" when nothing was looked for).
 static func missing_bundle_hint() -> String:
-	var places: PackedStringArray = _beside_game()
-	var in_addon: String = _in_addon()
-	if not in_addon.is_empty():
-		places.append(in_addon)
+	var places: PackedStringArray = bundle_places()
 	if places.is_empty():
 		return ""
 	return (
 		". No self-contained sidecar at %s (a release zip has one in the addon; docs/shipping.md)"
 		% ", ".join(places)
 	)
+
+
+## Every place a self-contained sidecar is looked for, as absolute paths: beside the game
+## ([method bundled_program]), then inside the addon ([method addon_program]) where
+## [code]res://[/code] is a folder.
+static func bundle_places() -> PackedStringArray:
+	var places: PackedStringArray = _beside_game()
+	var in_addon: String = _in_addon()
+	if not in_addon.is_empty():
+		places.append(in_addon)
+	return places
 
 
 static func _python_command(python: String) -> PackedStringArray:
