@@ -47,8 +47,12 @@ signal graph_updated(id: String, cells: Array[Vector2i])
 ## The wire parameters of each successful update that changed graph [param id]'s ground (for
 ## tools such as the debug drawing, which fold it into their copy).
 signal graph_update_applied(id: String, update: Dictionary)
-## Emitted once when a running sidecar answered nothing for [param waited_ms] (then restarted).
+## Emitted once when a running sidecar answered nothing for [param waited_ms] and its process was
+## stopped, idle or past the busy limit (then restarted).
 signal sidecar_unresponsive(waited_ms: int)
+## Emitted once a silence when the sidecar answered nothing for [param waited_ms] but its process
+## is working; it is kept (up to config.busy_limit_ms).
+signal sidecar_busy(waited_ms: int)
 
 const BridgeConfig = preload("res://addons/astar_bridge/core/bridge_config.gd")
 const DebugHooks = preload("res://addons/astar_bridge/debug/debug_hooks.gd")
@@ -88,6 +92,7 @@ func _init() -> void:
 	_link.became_ready.connect(sidecar_ready.emit)
 	_link.lost.connect(sidecar_lost.emit)
 	_link.unresponsive.connect(sidecar_unresponsive.emit)
+	_link.busy.connect(sidecar_busy.emit)
 	_link.progress.connect(graph_progress.emit)
 	_graphs.loaded.connect(graph_loaded.emit)
 	_graphs.updated.connect(graph_updated.emit)

@@ -12,9 +12,12 @@ const ROWS: Array[Dictionary] = [
 		"hint_string": "",
 		"doc":
 		(
-			"The Python that runs the sidecar in the editor (a virtual environment's "
-			+ "python). Exported games use the bundled sidecar instead; "
-			+ "ASTAR_BRIDGE_PYTHON overrides both."
+			"The Python that runs the sidecar (python -m bridge): a virtual environment's"
+			+ " python with A* Bridge installed. Left at python3, the addon's own sidecar (a"
+			+ " release zip's, in addons/astar_bridge/sidecar/) is used when there is"
+			+ " one, else python3 from PATH; any other value wins over the addon's sidecar. An"
+			+ " exported game's sidecar beside its executable wins over this setting, and the"
+			+ " ASTAR_BRIDGE_PYTHON environment variable over everything."
 		),
 	},
 	{
@@ -115,8 +118,10 @@ const ROWS: Array[Dictionary] = [
 		"hint_string": "0,600000,suffix:ms",
 		"doc":
 		(
-			"A sidecar that answers nothing for this long while a request waits is "
-			+ "restarted (0: never)."
+			"A sidecar that answers nothing for this long while a request waits is restarted,"
+			+ " unless its process is working (Linux: CPU time advancing or running; then"
+			+ " busy_limit_ms applies). Without a process to inspect, silence alone decides"
+			+ " (0: never)."
 		),
 	},
 	{

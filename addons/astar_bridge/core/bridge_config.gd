@@ -7,8 +7,6 @@ extends RefCounted
 const SettingsTable = preload("res://addons/astar_bridge/settings_table.gd")
 ## Environment variable that overrides the token setting (so it need not live in project.godot).
 const ENV_TOKEN := "ASTAR_BRIDGE_TOKEN"
-## The project setting of [member busy_limit_ms].
-const BUSY_LIMIT_SETTING := "astar_bridge/timeouts/busy_limit_ms"
 
 var autostart: bool = true
 var python_executable: String = "python3"
@@ -24,8 +22,7 @@ var heartbeat_ms: int = 2000
 var unresponsive_timeout_ms: int = 5000
 ## Milliseconds a sidecar whose process works (CPU time advancing, Linux) may answer nothing
 ## before it is restarted anyway (0: never): long enough for any real piece of work, short
-## enough that a loop that never ends does not hang the game for good. Set from code; the
-## project setting astar_bridge/timeouts/busy_limit_ms, when the project has one, wins.
+## enough that a loop that never ends does not hang the game (astar_bridge/timeouts/busy_limit_ms).
 var busy_limit_ms: int = 60000
 var io_thread: bool = true
 var auto_restart: bool = true
@@ -48,5 +45,4 @@ func load_settings() -> void:
 	load_timeout_ms = SettingsTable.value("astar_bridge/timeouts/load_ms")
 	heartbeat_ms = SettingsTable.value("astar_bridge/timeouts/heartbeat_ms")
 	unresponsive_timeout_ms = SettingsTable.value("astar_bridge/timeouts/unresponsive_ms")
-	# Read directly until the settings table has its row (then: SettingsTable.value).
-	busy_limit_ms = ProjectSettings.get_setting(BUSY_LIMIT_SETTING, busy_limit_ms)
+	busy_limit_ms = SettingsTable.value("astar_bridge/timeouts/busy_limit_ms")
