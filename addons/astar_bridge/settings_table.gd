@@ -87,7 +87,25 @@ const ROWS: Array[Dictionary] = [
 		"type": TYPE_INT,
 		"hint": PROPERTY_HINT_RANGE,
 		"hint_string": "1,600000,suffix:ms",
-		"doc": "How long starting the sidecar and connecting to it may take.",
+		"doc":
+		(
+			"How long connecting to the sidecar and its hello may take: from its announcement"
+			+ " (autostart; start_ms covers the launch) or from the start (autostart off). Also"
+			+ " how long a synchronous call waits for a sidecar that is not ready."
+		),
+	},
+	{
+		"name": "astar_bridge/timeouts/start_ms",
+		"default": 60000,
+		"type": TYPE_INT,
+		"hint": PROPERTY_HINT_RANGE,
+		"hint_string": "1,600000,suffix:ms",
+		"doc":
+		(
+			"How long a sidecar the addon launches may take to announce itself: a release zip's"
+			+ " sidecar copies and unpacks itself into the user's cache on its first start (tens"
+			+ " of seconds on a busy machine). A synchronous call made meanwhile waits for it."
+		),
 	},
 	{
 		"name": "astar_bridge/timeouts/load_ms",

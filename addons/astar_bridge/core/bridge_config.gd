@@ -16,6 +16,7 @@ var token: String = ""
 var extra_arguments: PackedStringArray = PackedStringArray()
 var request_timeout_ms: int = 2000
 var connect_timeout_ms: int = 5000
+var start_timeout_ms: int = 60000
 var load_timeout_ms: int = 30000
 var max_in_flight: int = 240
 var heartbeat_ms: int = 2000
@@ -42,6 +43,7 @@ func load_settings() -> void:
 	extra_arguments = PackedStringArray(arguments)
 	request_timeout_ms = SettingsTable.value("astar_bridge/timeouts/request_ms")
 	connect_timeout_ms = SettingsTable.value("astar_bridge/timeouts/connect_ms")
+	start_timeout_ms = SettingsTable.value("astar_bridge/timeouts/start_ms")
 	load_timeout_ms = SettingsTable.value("astar_bridge/timeouts/load_ms")
 	heartbeat_ms = SettingsTable.value("astar_bridge/timeouts/heartbeat_ms")
 	unresponsive_timeout_ms = SettingsTable.value("astar_bridge/timeouts/unresponsive_ms")

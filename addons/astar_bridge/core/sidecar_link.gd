@@ -129,17 +129,20 @@ func call_sync(method: String, params: Dictionary, timeout_ms: int) -> BridgeRes
 	return result
 
 
-## Waits (polling, sleeping 100 us between polls) until ready, up to the connect timeout.
+## Waits (polling, sleeping 100 us between polls) until ready, up to the connect timeout, or
+## to the end of a start under way (a launch may take [member BridgeConfig.start_timeout_ms]).
 func wait_ready() -> bool:
 	if phase == Phase.IDLE:
 		start()
 	var deadline: int = Time.get_ticks_msec() + _config.connect_timeout_ms
-	while not is_ready() and Time.get_ticks_msec() < deadline:
+	while not is_ready() and Time.get_ticks_msec() < _wait_deadline(deadline):
 		if phase == Phase.FAILED or phase == Phase.IDLE:
 			return false
 		advance()
 		if not is_ready():
 			OS.delay_usec(100)
+	if _starting():
+		advance()  # its deadline just passed: let the start fail (and say why) before the call
 	return is_ready()
 
 
@@ -160,6 +163,7 @@ func advance() -> void:
 					_fail_start("cannot connect to the sidecar (%s)" % error_string(err))
 				else:
 					phase = Phase.CONNECTING
+					_phase_deadline_ms = Time.get_ticks_msec() + _config.connect_timeout_ms
 		Phase.CONNECTING:
 			rpc.poll()
 			if rpc.is_open():
@@ -175,9 +179,16 @@ func advance() -> void:
 		Phase.WAITING_RESTART:
 			if Time.get_ticks_msec() >= _restart_at_ms:
 				_begin()
-	var starting: bool = phase in [Phase.LAUNCHING, Phase.CONNECTING, Phase.GREETING]
-	if starting and Time.get_ticks_msec() > _phase_deadline_ms:
-		_fail_start("the sidecar did not get ready within %d ms" % _config.connect_timeout_ms)
+	if _starting() and Time.get_ticks_msec() >= _phase_deadline_ms:
+		if phase == Phase.LAUNCHING:
+			_fail_start(
+				(
+					"the sidecar did not announce itself within %d ms (astar_bridge/timeouts/start_ms)"
+					% _config.start_timeout_ms
+				)
+			)
+		else:
+			_fail_start("the sidecar did not get ready within %d ms" % _config.connect_timeout_ms)
 
 
 ## The program and its first arguments: [python, "-m", "bridge"] or [bundled sidecar].
@@ -212,9 +223,23 @@ func _watch(now: int) -> void:
 		_lose(reason)
 
 
+func _starting() -> bool:
+	return phase in [Phase.LAUNCHING, Phase.CONNECTING, Phase.GREETING]
+
+
+# A wait for readiness lasts to [param deadline], or to the end of the start under way (its
+# re-upload included: a start that just greeted must not be given up one step before ready).
+func _wait_deadline(deadline: int) -> int:
+	var under_way: bool = _starting() or phase == Phase.UPLOADING
+	return maxi(deadline, _phase_deadline_ms) if under_way else deadline
+
+
 func _begin() -> Error:
 	last_error = ""
-	_phase_deadline_ms = Time.get_ticks_msec() + _config.connect_timeout_ms
+	# A launch may take long (a release zip's sidecar unpacks itself on its first start); the
+	# connect timeout then counts from its announcement.
+	var allowed: int = _config.start_timeout_ms if _config.autostart else _config.connect_timeout_ms
+	_phase_deadline_ms = Time.get_ticks_msec() + allowed
 	if not _config.autostart:
 		_session_token = _config.token
 		sidecar_port = _config.port
@@ -256,6 +281,7 @@ func _on_hello(response: Dictionary) -> void:
 		_fail_start("hello refused: %s (%s)" % [result.message, result.code])
 		return
 	_replay = []
+	_phase_deadline_ms = Time.get_ticks_msec() + _config.connect_timeout_ms
 	for id: String in _store.ids():
 		_replay.append_array(_store.replay_steps(id))
 	phase = Phase.UPLOADING  # the upload runs from advance(), outside this poll's dispatch
