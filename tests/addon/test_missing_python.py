@@ -7,6 +7,7 @@ real Python (a bare virtual environment) that has no A* Bridge package."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -129,3 +130,42 @@ def test_a_python_without_the_package_is_told_how_to_install_it(
             "release zip",
         ],
     )
+
+
+def test_a_python3_on_path_without_the_package_is_told_so(godot: str, project: Path, tmp_path: Path) -> None:
+    """The default setting, and the python3 found on PATH lacks the package: the Python ran, so
+    the package is what is missing."""
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    env = {"PATH": str(bare / "bin"), "ASTAR_BRIDGE_PYTHON": ""}
+    error = the_one_error(godot, project, "python3", env)
+    assert_names(error, ["python3 has no A* Bridge package", "python3 -m pip install <this repository>"])
+
+
+def test_without_path_the_default_search_is_judged(godot: str, project: Path) -> None:
+    """PATH unset: the launcher searches /bin:/usr/bin, so a system python3 there runs; its missing
+    package is said, not a python3 "not found on PATH"."""
+    system = Path("/usr/bin/python3")
+    if (
+        not system.exists()
+        or subprocess.run(
+            [system, "-c", "import bridge"], cwd="/", capture_output=True, check=False
+        ).returncode
+        == 0
+    ):
+        pytest.skip("needs a /usr/bin/python3 without A* Bridge")
+    settings = project / "project.godot"
+    lines = [
+        line
+        for line in settings.read_text().splitlines()
+        if not line.startswith("sidecar/python_executable=")
+    ]
+    settings.write_text("\n".join(lines) + "\n")
+    env = {key: value for key, value in os.environ.items() if key not in ("PATH", "LD_LIBRARY_PATH")}
+    env["ASTAR_BRIDGE_PYTHON"] = ""
+    command = [godot, "--headless", "--path", str(project), "--script", "res://probe.gd"]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
+    output = result.stdout + result.stderr
+    errors = [line for line in output.splitlines() if line.startswith("ERROR:")]
+    assert len(errors) == 1, output
+    assert "python3 has no A* Bridge package" in errors[0], output

@@ -41,42 +41,12 @@ static func message(
 	var is_python: bool = command.size() >= 3 and command[1] == "-m" and command[2] == "bridge"
 	if not is_python:
 		return fallback
+	# A Python that wrote this ran: its package is what is missing, whatever PATH looks like.
+	if NO_PACKAGE in "\n".join(stderr_tail):
+		return _no_package(python, env_python, python_executable)
 	var problem: String = program_problem(python)
 	if not problem.is_empty():
-		return (
-			(
-				'AStarBridge: cannot start the sidecar: "%s" could not be started (%s). %s Fix one:'
-				+ " %s (its sidecar needs no Python); or %s to a Python with A* Bridge installed"
-				+ " (%s, then python -m bridge warm-up).%s"
-			)
-			% [
-				python,
-				problem,
-				looked_for(env_python, python_executable),
-				_zip_fix(env_python),
-				_python_fix(env_python, "set"),
-				INSTALL,
-				NOT_CONNECTED
-			]
-		)
-	if NO_PACKAGE in "\n".join(stderr_tail):
-		return (
-			(
-				"AStarBridge: cannot start the sidecar: %s has no A* Bridge package. Install it"
-				+ " there (%s -m %s, then %s -m bridge warm-up), %s at a Python that has it, or"
-				+ " %s.%s%s"
-			)
-			% [
-				python,
-				python,
-				INSTALL,
-				python,
-				_python_fix(env_python, "point"),
-				_zip_fix(env_python),
-				_bundles_sentence(env_python, python_executable),
-				NOT_CONNECTED
-			]
-		)
+		return _missing(python, problem, env_python, python_executable)
 	return fallback
 
 
@@ -88,7 +58,10 @@ static func program_problem(program: String) -> String:
 	if not program.contains("/") and not program.contains("\\"):
 		if OS.get_name() == "Windows":
 			return ""  # PATHEXT and the App Paths registry decide there: let the launch say
-		for folder: String in OS.get_environment("PATH").split(":", false):
+		var path: String = OS.get_environment("PATH")
+		if not OS.has_environment("PATH"):
+			path = "/bin:/usr/bin"  # what execvp searches when PATH is unset
+		for folder: String in path.split(":", false):
 			if _startable(folder.path_join(program)).is_empty():
 				return ""
 		return "not found on PATH"
@@ -105,6 +78,49 @@ static func looked_for(env_python: String, python_executable: String) -> String:
 	return (
 		'Looked for: %s (not set); the project setting %s ("%s").%s'
 		% [ENV_PYTHON, PYTHON_SETTING, python_executable, _bundles_sentence("", python_executable)]
+	)
+
+
+# A Python that cannot be started: what was looked for, and every fix.
+static func _missing(
+	python: String, problem: String, env_python: String, python_executable: String
+) -> String:
+	return (
+		(
+			'AStarBridge: cannot start the sidecar: "%s" could not be started (%s). %s Fix one:'
+			+ " %s (its sidecar needs no Python); or %s to a Python with A* Bridge installed"
+			+ " (%s, then python -m bridge warm-up).%s"
+		)
+		% [
+			python,
+			problem,
+			looked_for(env_python, python_executable),
+			_zip_fix(env_python),
+			_python_fix(env_python, "set"),
+			INSTALL,
+			NOT_CONNECTED
+		]
+	)
+
+
+# A Python without the package: how to install it there, or the other fixes.
+static func _no_package(python: String, env_python: String, python_executable: String) -> String:
+	return (
+		(
+			"AStarBridge: cannot start the sidecar: %s has no A* Bridge package. Install it"
+			+ " there (%s -m %s, then %s -m bridge warm-up), %s at a Python that has it, or"
+			+ " %s.%s%s"
+		)
+		% [
+			python,
+			python,
+			INSTALL,
+			python,
+			_python_fix(env_python, "point"),
+			_zip_fix(env_python),
+			_bundles_sentence(env_python, python_executable),
+			NOT_CONNECTED
+		]
 	)
 
 
