@@ -210,7 +210,7 @@ class ClientProtocol(asyncio.Protocol):
         if self.transport is not None:
             self.transport.close()
 
-    def _send(self, data: bytes) -> None:
+    def _send(self, data: bytes | memoryview) -> None:
         """Write one answer; a peer leaving more than ``max_buffered_bytes`` unread is cut off, and
         past ``max_unread_bytes`` unread in all, the slowest readers are."""
         transport = self.transport

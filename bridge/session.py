@@ -56,7 +56,7 @@ class Session:
         self,
         table: Mapping[str, Handler],
         *,
-        send: Callable[[bytes], None],
+        send: Callable[[bytes | memoryview], None],
         connection: Connection,
         limits: Limits,
     ) -> None:
@@ -152,7 +152,7 @@ class Session:
     def _respond(self, msgid: int, error: Any, result: Any) -> None:
         if isinstance(result, Encoded):  # packed off the loop: only the header is ours to write
             self.send(b"\x94" + pack(RESPONSE) + pack(msgid) + b"\xc0")
-            self.send(result.data)
+            self.send(memoryview(result.data))  # the unsent rest is copied once, not sliced first
             return
         try:
             data = pack([RESPONSE, msgid, error, result])
