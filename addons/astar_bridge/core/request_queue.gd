@@ -338,5 +338,9 @@ func _expire() -> void:
 	if _queued.is_empty():
 		return
 	var oldest: int = _queued[0][3]
-	if Time.get_ticks_msec() - oldest > _config.connect_timeout_ms + _config.request_timeout_ms:
+	# A launched sidecar may take start_timeout_ms to announce itself (a release zip's sidecar
+	# unpacks on its first start); a failed start fails the queue sooner by itself.
+	var start_ms: int = _config.start_timeout_ms if _config.autostart else 0
+	var budget: int = start_ms + _config.connect_timeout_ms + _config.request_timeout_ms
+	if Time.get_ticks_msec() - oldest > budget:
 		fail_all("timeout", "the sidecar did not get ready in time: %s" % _link.last_error)
