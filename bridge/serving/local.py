@@ -575,7 +575,10 @@ def _warm_rest(loop: asyncio.AbstractEventLoop, began: float, first: asyncio.Fut
         log.error("the compiled kernels could not be loaded: %s", error)
         return
     log.info("grid and waypoint kernels loaded in %.2f s", first.result())
-    rest = loop.run_in_executor(None, warm_up)
+    try:
+        rest = loop.run_in_executor(None, warm_up)
+    except RuntimeError:  # the server stopped (stdin closed) before the first kernels were in
+        return
     rest.add_done_callback(functools.partial(_log_warm, began))
 
 

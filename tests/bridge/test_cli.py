@@ -46,6 +46,24 @@ def test_announces_exactly_one_json_line_then_exits_when_stdin_closes() -> None:
         process.wait()
 
 
+def test_stdin_closed_right_after_the_announcement_exits_without_a_traceback() -> None:
+    # The game can go away while the first kernels still load: the server then stops before the
+    # rest of the warm-up is handed to its executor ("Executor shutdown has been called").
+    for _ in range(3):
+        process = subprocess.Popen(
+            SERVE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert process.stdout is not None
+        assert process.stdin is not None
+        assert json.loads(process.stdout.readline())["event"] == "listening"
+        assert process.stderr is not None
+        process.stdin.close()
+        stderr = process.stderr.read()  # to its end: the sidecar exited
+        assert process.wait(60) == 0
+        assert b"Traceback" not in stderr, stderr.decode(errors="replace")
+        assert b"RuntimeError" not in stderr, stderr.decode(errors="replace")
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_exits_cleanly_on_signals(spawn_sidecar: SpawnSidecar, sig: signal.Signals) -> None:
     sidecar = spawn_sidecar("--workers", "1", "--no-stdin-watch")
