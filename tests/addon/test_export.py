@@ -75,7 +75,8 @@ def test_exported_pack_finds_paths_with_no_python(godot: str, exported_game: Pat
     assert not bad, "\n".join(bad)
     npcs = [int(count) for count in _rows(lines, "NPCs")]
     assert npcs, result.stdout
-    assert _rows(lines, "NPCs at first goal") == [f"{n}/{n}" for n in npcs]
+    assert _rows(lines, "NPCs at every goal") == [f"{n}/{n}" for n in npcs]
+    assert _rows(lines, "goals reached") == _rows(lines, "goals given")
     assert set(_rows(lines, "failures")) == {"0"}
     grid_npcs = {int(m.group(1)) for line in lines if (m := ARRIVAL.match(line))}
     assert grid_npcs == set(range(npcs[0]))
