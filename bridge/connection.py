@@ -17,6 +17,10 @@ trip (docs/architecture.md, "Serving: why one process").
 - **Slices.** The requests of one read are handled for at most :data:`SLICE_SECONDS` (their inline
   searches included); the rest wait, unread, for a later turn of the loop, after every other
   connection's: a client pipelining thousands of small queries delays another's by one slice.
+- **Large answers in pieces.** An answer larger than :data:`WRITE_PIECE_BYTES` is held as its
+  encoded bytes and handed to the transport a piece at a time, as the peer takes the last: an
+  unread answer costs its encoded size once (the transport would copy all of it), and the loop
+  never copies tens of MB in one callback. Held bytes count as unread.
 - **Half close.** When the peer closes its side, the answers still pending are sent (up to
   ``DRAIN_SECONDS``), then ours closes.
 """
@@ -26,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
 
 from bridge.handlers import Connection, Handlers
@@ -38,6 +43,7 @@ __all__ = [
     "DRAIN_SECONDS",
     "GRACE_SECONDS",
     "SLICE_SECONDS",
+    "WRITE_PIECE_BYTES",
     "ClientProtocol",
     "hello_limits",
     "message_limits",
@@ -55,6 +61,10 @@ can fire before bytes that arrived in time are read."""
 SLICE_SECONDS = 0.004
 """Event-loop time one connection's requests may take before the loop serves the others (a query
 running inline then is not cut: it takes at most ``INLINE_EXPANSIONS``)."""
+
+WRITE_PIECE_BYTES = 1 << 20
+"""The most of an answer handed to the transport at once; the rest waits, held, until the peer
+has taken it."""
 
 UNREAD_CHECK_BYTES = 64 * 1024
 """A write leaving fewer bytes than this unread skips the server-wide count (the common case)."""
@@ -97,6 +107,11 @@ class ClientProtocol(asyncio.Protocol):
         self._backlog = False  # whole messages may wait in the stream for a later slice
         self._writing_paused = False  # the peer leaves answers unread past the high-water mark
         self.slow_since: float | None = None  # when it began to (the oldest is cut first)
+        # Answer bytes not yet given to the transport, in order: once anything is held, every
+        # later answer queues behind it (answers never overtake one another).
+        self._held: deque[memoryview] = deque()
+        self._held_bytes = 0
+        self._close_when_sent = False  # close() came while answers were held
 
     # ---- asyncio callbacks --------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -181,6 +196,7 @@ class ClientProtocol(asyncio.Protocol):
         if exc is not None:
             log.info("%s: connection lost: %s", self.peer, exc)
         self.registry.discard(self)
+        self._drop_held()
         self.session.cancel()
         self.serving.forget(self.session.connection)
         log.info("%s closed", self.peer)
@@ -197,6 +213,9 @@ class ClientProtocol(asyncio.Protocol):
     def resume_writing(self) -> None:
         self._writing_paused = False
         self.slow_since = None
+        self._give_held()
+        if self._writing_paused or self._held:  # the next piece is under way: keep waiting
+            return
         if self._backlog:
             self.loop.call_soon(self._handle)
         else:
@@ -207,17 +226,24 @@ class ClientProtocol(asyncio.Protocol):
         """Close after the answers already written (the server is stopping, or the peer broke a rule)."""
         self._closing = True
         self._disarm()
-        if self.transport is not None:
+        if self._held:
+            self._close_when_sent = True  # the last piece given closes the transport
+        elif self.transport is not None:
             self.transport.close()
 
     def _send(self, data: bytes | memoryview) -> None:
         """Write one answer; a peer leaving more than ``max_buffered_bytes`` unread is cut off, and
         past ``max_unread_bytes`` unread in all, the slowest readers are."""
         transport = self.transport
-        if transport is None or transport.is_closing():
+        if transport is None or transport.is_closing() or self._close_when_sent:
             return
-        transport.write(data)
-        unread = transport.get_write_buffer_size()
+        if self._held or len(data) > WRITE_PIECE_BYTES:
+            self._held.append(memoryview(data).cast("B"))
+            self._held_bytes += len(self._held[-1])
+            self._give_held()
+        else:
+            transport.write(data)
+        unread = self.unread()
         if unread > self.limits.max_buffered_bytes:
             log.warning(
                 "%s: %d answer bytes unread, past the limit of %d; closing",
@@ -229,15 +255,40 @@ class ClientProtocol(asyncio.Protocol):
         elif unread > UNREAD_CHECK_BYTES:
             self._check_unread()
 
+    def _give_held(self) -> None:
+        """Hand the transport held answer bytes a piece at a time until it pauses us (past its
+        high-water mark): resume_writing comes back for the next once the peer has taken most."""
+        transport = self.transport
+        while self._held and not self._writing_paused:
+            if transport is None or transport.is_closing():
+                return
+            first = self._held[0]
+            piece = first[:WRITE_PIECE_BYTES]
+            if len(piece) == len(first):
+                self._held.popleft()
+            else:
+                self._held[0] = first[WRITE_PIECE_BYTES:]
+            self._held_bytes -= len(piece)
+            transport.write(piece)
+        if not self._held and self._close_when_sent and transport is not None:
+            transport.close()
+
+    def _drop_held(self) -> None:
+        self._held.clear()
+        self._held_bytes = 0
+
     def _cut(self) -> None:
         self._closing = True
+        self._drop_held()
         if self.transport is not None:
             self.transport.abort()  # frees its unread answers now
 
     def unread(self) -> int:
-        """Answer bytes written and not yet taken by the peer's socket."""
+        """Answer bytes written or held and not yet taken by the peer's socket."""
         transport = self.transport
-        return 0 if transport is None or transport.is_closing() else transport.get_write_buffer_size()
+        if transport is None or transport.is_closing():
+            return 0
+        return transport.get_write_buffer_size() + self._held_bytes
 
     def _check_unread(self) -> None:
         """Past ``max_unread_bytes`` unread across every connection: cut the peers that stopped

@@ -4,12 +4,20 @@ a tile named many times, paths past ``--max-answer-bytes``, peers that never rea
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import select
+import socket
 
+import msgpack
 import numpy as np
 import pytest
 
 from bridge.client import BridgeError, Client
+from bridge.connection import WRITE_PIECE_BYTES, ClientProtocol
+from bridge.handlers import Handlers
+from bridge.protocol import Limits
+from bridge.serving.local import LocalServing
 from bridge.sidecar import Sidecar
 from tests.bridge.attacks import attacker, packed_request, serpentine, serpentine_end
 from tests.bridge.conftest import SpawnSidecar
@@ -153,3 +161,54 @@ def test_a_bad_options_map_is_the_packed_requests_error(client: Client) -> None:
         "path.find_packed", packed_request("packed-options", ends[:3], ends[:3], heuristic="octile")
     )
     assert bytes(good["status"]) == bytes(3)
+
+
+def test_a_large_answer_is_held_and_given_to_the_transport_a_piece_at_a_time() -> None:
+    # A peer that does not read: the answer waits as its own bytes (counted as unread), and the
+    # transport, which copies what it is given, gets at most about a piece of it at a time.
+    big = {"data": bytes(range(256)) * (24 * 4096)}  # 24 MiB
+    received = asyncio.run(_one_unread_notification(big))
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(received)
+    assert list(unpacker) == [[2, "big", [big]], [2, "small", [{"after": True}]]]  # whole, in order
+
+
+async def _one_unread_notification(params: dict[str, bytes]) -> bytes:
+    limits = Limits()
+    serving = LocalServing(limits, threads=1)
+    handlers = Handlers(serving, limits, token="t")
+    registry: set[ClientProtocol] = set()
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: ClientProtocol(handlers, serving, limits, registry), "127.0.0.1", 0
+    )
+    peer = socket.socket()
+    peer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    peer.connect(server.sockets[0].getsockname()[:2])
+    try:
+        while not registry:
+            await asyncio.sleep(0.01)
+        (connection,) = registry
+        assert connection.session is not None
+        connection.session.notify("big", params)
+        connection.session.notify("small", {"after": True})  # queued behind the held answer
+        await asyncio.sleep(0.2)
+        transport = connection.transport
+        assert transport is not None
+        assert transport.get_write_buffer_size() <= 2 * WRITE_PIECE_BYTES
+        assert connection.unread() > 16 * 1024 * 1024  # held bytes count as unread
+        peer.setblocking(False)
+        received = bytearray()
+        while connection.unread() or transport.get_write_buffer_size():
+            await asyncio.sleep(0.001)
+            with contextlib.suppress(BlockingIOError):
+                received += peer.recv(1 << 20)
+        peer.settimeout(5)
+        with contextlib.suppress(TimeoutError):
+            while len(received) < len(params["data"]) + 40:
+                received += peer.recv(1 << 20)
+        return bytes(received)
+    finally:
+        peer.close()
+        server.close()
+        await server.wait_closed()
