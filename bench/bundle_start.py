@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.godot_binary import godot_binary
 from bridge.client import Client
+from tests.addon.new_projects import LINUX_EXPORT_PRESET
 from tools.bundle import NAME, platform_tag
 
 REPO = Path(__file__).resolve().parent.parent
@@ -120,20 +121,6 @@ func _ready() -> void:
 	print("bench: first path of %d points" % path.size())
 	get_tree().quit()
 """
-GAME_PRESET = """[preset.0]
-
-name="Linux"
-platform="Linux"
-runnable=true
-export_filter="all_resources"
-include_filter=""
-exclude_filter=""
-export_path=""
-
-[preset.0.options]
-
-binary_format/embed_pck=false
-"""
 
 
 def exported_game(godot: str, release: Path, scratch: Path) -> Path:
@@ -142,7 +129,7 @@ def exported_game(godot: str, release: Path, scratch: Path) -> Path:
     with zipfile.ZipFile(release) as archive:
         archive.extractall(project)
     files = {"project.godot": GAME_PROJECT, "main.tscn": GAME_SCENE, "main.gd": GAME_SCRIPT}
-    files["export_presets.cfg"] = GAME_PRESET
+    files["export_presets.cfg"] = LINUX_EXPORT_PRESET
     for name, text in files.items():
         (project / name).write_text(text)
     for args in (["--import"], ["--export-pack", "Linux", str(scratch / "game" / "game.pck")]):

@@ -22,6 +22,23 @@ sidecar/python_executable="{python}"
 AStarBridge="*res://addons/astar_bridge/astar_bridge.gd"
 """
 
+# A Linux export preset that keeps the pack beside the binary (the sidecar goes beside it too).
+LINUX_EXPORT_PRESET = """[preset.0]
+
+name="Linux"
+platform="Linux"
+runnable=true
+export_filter="all_resources"
+include_filter=""
+exclude_filter=""
+export_path=""
+
+[preset.0.options]
+
+binary_format/embed_pck=false
+binary_format/architecture="x86_64"
+"""
+
 
 def new_project(root: Path, name: str, files: dict[str, str], main_scene: str = "") -> Path:
     """``root/game``: the addon, ``project.godot`` (``main_scene``, a res:// path, if given) and

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.addon.new_projects import LINUX_EXPORT_PRESET
 from tests.addon.sidecar_builds import release_zip
 from tests.addon.test_quick_start import SCENE, readme_block
 from tests.godot_env import REPO, engine_errors, import_project, run_godot
@@ -49,21 +50,6 @@ AStarBridge="*res://addons/astar_bridge/astar_bridge.gd"
 enabled=PackedStringArray("res://addons/astar_bridge/plugin.cfg")
 """
 
-PRESET = """[preset.0]
-
-name="Linux"
-platform="Linux"
-runnable=true
-export_filter="all_resources"
-include_filter=""
-exclude_filter=""
-export_path=""
-
-[preset.0.options]
-
-binary_format/embed_pck=false
-binary_format/architecture="x86_64"
-"""
 
 QUICK_START_LINES = (
     "quick start: door closed, status FOUND",
@@ -89,7 +75,7 @@ def project(godot: str, release: Path, tmp_path_factory: pytest.TempPathFactory)
     (root / "project.godot").write_text(PROJECT)
     (root / "main.tscn").write_text(SCENE.format(root=node.group(1) if node else "Node"))
     (root / "quick_start.gd").write_text(script)
-    (root / "export_presets.cfg").write_text(PRESET)
+    (root / "export_presets.cfg").write_text(LINUX_EXPORT_PRESET)
     import_project(godot, root)
     return root
 
