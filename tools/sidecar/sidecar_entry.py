@@ -35,6 +35,7 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 LOCATORS = "bundle_locator.BundleCacheLocator,UserWideCacheLocator"
@@ -173,15 +174,47 @@ def bundle_key(bundle: Path) -> str:
 
 
 def cached_copy(bundle: Path) -> Path:
-    """A complete copy of ``bundle`` in the user's cache, made once per bundle version (to a
-    temporary name, renamed into place, so a killed start or two first starts leave no half
-    copy); exits with a message when it cannot be made."""
+    """A complete copy of ``bundle`` in the user's cache, made once per bundle version; exits with
+    a message when it cannot be made. First starts at once take turns (a lock file beside the
+    copy): the rename alone let one start remove, as a half copy, the copy another had just put in
+    place and was starting from."""
     target = cache_home() / "astar-bridge" / f"sidecar-{bundle_key(bundle)}" / NAME
     if (target / COMPLETE).is_file():
         return target
+    try:
+        with _copy_lock(target.parent):
+            if (target / COMPLETE).is_file():  # another first start made it while this one waited
+                return target
+            _copy_to(bundle, target)
+    except OSError as error:
+        sys.exit(
+            f"{NAME}: its folder {bundle} is read-only, and copying it to {target.parent} failed:"
+            f" {error}. Make one of the two writable (XDG_CACHE_HOME names another cache folder)."
+        )
+    print(f"{NAME}: {bundle} is read-only: running from a copy in {target}", file=sys.stderr)
+    return target
+
+
+@contextlib.contextmanager
+def _copy_lock(folder: Path) -> Iterator[None]:
+    """Held while one start makes the copy in ``folder`` (made if missing); without ``fcntl``
+    (Windows) the temporary name and the rename alone keep a copy whole."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl  # noqa: PLC0415 (POSIX only)
+    except ImportError:
+        yield
+        return
+    with (folder / ".copy.lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def _copy_to(bundle: Path, target: Path) -> None:
+    """Copy ``bundle`` to a temporary name beside ``target`` and rename it into place (a killed
+    start leaves no half copy under ``target``'s name)."""
     part = target.with_name(f".{NAME}.{os.getpid()}.part")
     try:
-        part.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(part, ignore_errors=True)
         shutil.copytree(
             bundle,
@@ -196,19 +229,11 @@ def cached_copy(bundle: Path) -> Path:
         shutil.copyfile(sys.executable, program)  # a real copy: the bootloader finds its folder
         os.chmod(program, 0o755)
         (part / COMPLETE).touch()
-        if not (target / COMPLETE).is_file():  # an incomplete copy of a start that was killed
-            shutil.rmtree(target, ignore_errors=True)
-        os.replace(part, target)  # fails when another first start's copy got there first
-    except OSError as error:
+        shutil.rmtree(target, ignore_errors=True)  # an incomplete copy of a start that was killed
+        os.replace(part, target)
+    except OSError:
         shutil.rmtree(part, ignore_errors=True)
-        if (target / COMPLETE).is_file():  # another first start made it meanwhile
-            return target
-        sys.exit(
-            f"{NAME}: its folder {bundle} is read-only, and copying it to {target.parent} failed:"
-            f" {error}. Make one of the two writable (XDG_CACHE_HOME names another cache folder)."
-        )
-    print(f"{NAME}: {bundle} is read-only: running from a copy in {target}", file=sys.stderr)
-    return target
+        raise
 
 
 def _link_or_copy(source: str, target: str) -> None:
