@@ -1,7 +1,7 @@
-"""The README's GDScript examples, as written, in a brand-new Godot project.
+"""The documented GDScript examples, as written, in a brand-new Godot project.
 
-The GDScript block after a README marker (``<!-- quick-start -->``, ``<!-- crowd-start -->``)
-becomes the main scene's script of a project that has nothing but the addon copied in, the
+The GDScript block after a marker (``<!-- quick-start -->`` in the README, ``<!-- crowd-start -->``
+in docs/crowds.md) becomes the main scene's script of a project that has nothing but the addon copied in, the
 autoload line and the Python setting the README asks for. After the import step the README names,
 a headless run must do what the block prints, with no script error or warning: the quick start
 finds its paths and quits; the crowd's 20 units walk down a flow field to the goal.
@@ -22,6 +22,8 @@ pytestmark = [pytest.mark.godot]
 
 MARKER = "<!-- quick-start -->"
 CROWD_MARKER = "<!-- crowd-start -->"
+README = REPO / "README.md"
+CROWDS = REPO / "docs" / "crowds.md"
 
 SCENE = """[gd_scene load_steps=2 format=3]
 
@@ -32,10 +34,10 @@ script = ExtResource("1")
 """
 
 
-def readme_block(marker: str = MARKER) -> str:
-    """The GDScript block that follows ``marker`` in README.md."""
-    text = (REPO / "README.md").read_text()
-    assert marker in text, f"the README lost its {marker} marker"
+def readme_block(marker: str = MARKER, page: Path = README) -> str:
+    """The GDScript block that follows ``marker`` in ``page`` (README.md unless given)."""
+    text = page.read_text()
+    assert marker in text, f"{page.name} lost its {marker} marker"
     block = re.search(r"```gdscript\n(.*?)```", text[text.index(marker) :], re.S)
     assert block is not None, f"no GDScript block after {marker}"
     return block.group(1)
@@ -76,7 +78,7 @@ def test_readme_crowd_walks_every_unit_down_the_field(godot: str, tmp_path: Path
     """The crowd example in a new project: all 20 units reach the goal cell, and it quits. With Godot's
     default diagonal mode the field cuts corners past the wall, where a unit is nearest a wall
     cell's point; before the flow field sampled the open cell beside it, none arrived."""
-    project = _project(tmp_path, readme_block(CROWD_MARKER))
+    project = _project(tmp_path, readme_block(CROWD_MARKER, CROWDS))
     import_project(godot, project)
     try:
         result = run_godot(godot, project, ["--fixed-fps", "60"], timeout=180)
