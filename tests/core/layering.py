@@ -9,10 +9,11 @@ Rules (what :func:`violations` reports):
   ``python_core.grid._x``), or a name starting with one underscore taken from a core module
   (``from python_core.grid import _helper``, ``from python_core import _types``). Dunder names
   (``__version__``) are not private.
-- no import cycle among python_core modules. Every import counts, at module level or late inside
-  a function (a late import is how a circle hides), except those under ``if TYPE_CHECKING:``,
-  which never run. ``from a.b import c`` points at the module ``a.b.c`` when there is one, else at
-  ``a.b`` (its ``__init__``).
+- no import cycle among the modules of python_core, nor among those of the bridge. Every import
+  counts: at module level, late inside a function (a late import is how a circle hides) and under
+  ``if TYPE_CHECKING:`` (a loop that only typing hides is still two modules that need each other).
+  ``from a.b import c`` points at the module ``a.b.c`` when there is one, else at ``a.b`` (its
+  ``__init__``).
 
     from tests.core.layering import violations
     assert violations(Path("."), ("python_core", "bridge")) == []
@@ -36,12 +37,13 @@ MSGPACK_ALLOWED_IN = "python_core.formats"
 @dataclass(frozen=True)
 class Module:
     """One parsed module: its dotted name, every module it imports anywhere (with the names taken
-    from it), and the modules it depends on (every import but those for type checking only)."""
+    from it), and the modules it depends on (those imports resolved to modules, typing-only ones
+    included)."""
 
     name: str
     path: Path
     imports: tuple[tuple[str, tuple[str, ...]], ...]  # (module, names) for every import statement
-    depends: tuple[str, ...]  # modules this one imports when it or one of its functions runs
+    depends: tuple[str, ...]  # modules this one imports, at run time or for type checking
 
 
 def _module_name(root: Path, path: Path) -> str:
@@ -58,27 +60,6 @@ def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
     base = module.split(".") if is_package else module.split(".")[:-1]
     base = base[: len(base) - (node.level - 1)]
     return ".".join([*base, node.module] if node.module else base)
-
-
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
-def _running_statements(tree: ast.Module) -> Iterator[ast.stmt]:
-    """Every statement except those under ``if TYPE_CHECKING:`` (they never run)."""
-    skipped = {
-        id(inner)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and _is_type_checking(node)
-        for stmt in node.body
-        for inner in ast.walk(stmt)
-    }
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and id(node) not in skipped:
-            yield node
 
 
 def _targets(name: str, node: ast.stmt, is_package: bool) -> list[tuple[str, tuple[str, ...]]]:
@@ -105,8 +86,7 @@ def load_modules(root: Path, packages: tuple[str, ...]) -> dict[str, Module]:
                 if isinstance(node, ast.stmt)
                 for t in _targets(name, node, is_package)
             ]
-            running = [t for node in _running_statements(tree) for t in _targets(name, node, is_package)]
-            modules[name] = Module(name, path, tuple(every), tuple(_pointed(m, n) for m, n in running))
+            modules[name] = Module(name, path, tuple(every), tuple(_pointed(m, n) for m, n in every))
     return {name: _with_submodules(module, modules) for name, module in modules.items()}
 
 
@@ -174,5 +154,6 @@ def violations(root: Path, packages: tuple[str, ...] = (CORE, BRIDGE)) -> list[s
     """Every broken rule of the module docstring, as sentences (empty when the layering holds)."""
     modules = load_modules(root, packages)
     broken = [line for module in modules.values() for line in rule_breaks(module)]
-    broken += ["import cycle: " + " -> ".join(cycle) for cycle in cycles(modules)]
+    for package in packages:
+        broken += ["import cycle: " + " -> ".join(cycle) for cycle in cycles(modules, package)]
     return broken
