@@ -32,7 +32,7 @@ import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -41,13 +41,11 @@ from python_core._types import DIAG_CODES, F64, I32, I64, SEARCH_BUDGET, SEARCH_
 from python_core.errors import BlockedEndpointError, InvalidQueryError, UnknownPointError
 from python_core.grid.cells import as_cell, check_options, world_points
 from python_core.grid.search.astar import astar_padded, pad_cells, path_from_parents
+from python_core.grid.search.grid_view import GridView
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.grid.search.jps import jps_padded
 from python_core.grid.search.method_choice import prefers_jps
 from python_core.result import PathResult, PathStatus, QueryOptions
-
-if TYPE_CHECKING:
-    from python_core.grid.graph import GridGraph
 
 __all__ = ["METHODS", "Method", "choose_method", "find_many", "find_path", "workspace_bytes"]
 
@@ -121,11 +119,11 @@ class _Prepared:
         self.spare.append(work)
 
 
-_PREPARED: weakref.WeakKeyDictionary[GridGraph, _Prepared] = weakref.WeakKeyDictionary()
+_PREPARED: weakref.WeakKeyDictionary[GridView, _Prepared] = weakref.WeakKeyDictionary()
 _PREPARING = threading.Lock()  # one thread builds a grid's padded copy; the others wait for it
 
 
-def _prepare(grid: GridGraph) -> _Prepared:
+def _prepare(grid: GridView) -> _Prepared:
     """The cached :class:`_Prepared` of ``grid``, rebuilt when its walls or weights changed."""
     cached = _PREPARED.get(grid)
     if cached is not None and cached.version == grid.version:
@@ -137,7 +135,7 @@ def _prepare(grid: GridGraph) -> _Prepared:
         return cached
 
 
-def _padded(grid: GridGraph) -> _Prepared:
+def _padded(grid: GridView) -> _Prepared:
     walkable = grid.walkable
     open_weights = grid.weights[walkable]
     low = float(open_weights.min()) if open_weights.size else 1.0
@@ -155,7 +153,7 @@ def _padded(grid: GridGraph) -> _Prepared:
     )  # fmt: skip
 
 
-def workspace_bytes(grid: GridGraph) -> int:
+def workspace_bytes(grid: GridView) -> int:
     """Bytes of the padded copy and the idle workspaces kept for ``grid`` (one at least: one per
     query that ran while others did; virtual size, pages fill on use)."""
     p = _prepare(grid)
@@ -163,7 +161,7 @@ def workspace_bytes(grid: GridGraph) -> int:
     return int(p.passable.nbytes + p.weights.nbytes) + sum(work.nbytes() for work in list(p.spare))
 
 
-def choose_method(grid: GridGraph, options: QueryOptions | None = None) -> Method:
+def choose_method(grid: GridView, options: QueryOptions | None = None) -> Method:
     """The kernel ``method="auto"`` runs for this grid and these options: ``"jps"`` or ``"astar"``.
 
     Example:
@@ -179,7 +177,7 @@ def choose_method(grid: GridGraph, options: QueryOptions | None = None) -> Metho
     return "jps" if prefers_jps(grid, p.uniform_weight) else "astar"
 
 
-def _jps_exact(grid: GridGraph, prepared: _Prepared, opts: QueryOptions) -> bool:
+def _jps_exact(grid: GridView, prepared: _Prepared, opts: QueryOptions) -> bool:
     """Whether JPS gives the exact answer for these options on this grid."""
     return (
         grid.diagonal is DiagonalMode.ONLY_IF_NO_OBSTACLES
@@ -189,7 +187,7 @@ def _jps_exact(grid: GridGraph, prepared: _Prepared, opts: QueryOptions) -> bool
     )
 
 
-def _walls(grid: GridGraph, prepared: _Prepared, work: _Workspace, opts: QueryOptions) -> tuple[U8, I64]:
+def _walls(grid: GridView, prepared: _Prepared, work: _Workspace, opts: QueryOptions) -> tuple[U8, I64]:
     """The walls the query searches: the shared copy, or with other agents' cells closed in the
     workspace's own copy; and the nodes closed there, to open again (``restore``)."""
     if opts.ignore_agents or not grid.agents:
@@ -212,7 +210,7 @@ def _walls(grid: GridGraph, prepared: _Prepared, work: _Workspace, opts: QueryOp
 
 
 def find_path(
-    grid: GridGraph,
+    grid: GridView,
     start: Sequence[int],
     goal: Sequence[int],
     *,
@@ -284,7 +282,7 @@ def find_path(
 
 
 def _search(
-    grid: GridGraph,
+    grid: GridView,
     p: _Prepared,
     w: _Workspace,
     walls: U8,
@@ -319,14 +317,14 @@ def _search(
     return _package(grid, status, nodes, float(w.g[end]), int(expanded))
 
 
-def _package(grid: GridGraph, status: PathStatus, nodes: I64, cost: float, expanded: int) -> PathResult:
+def _package(grid: GridView, status: PathStatus, nodes: I64, cost: float, expanded: int) -> PathResult:
     (ox, oy), (cw, ch) = grid.origin, grid.cell_size
     points = world_points(nodes, grid.width, float(ox), float(oy), float(cw), float(ch))
     return PathResult(status, points=points, nodes=nodes, cost=cost, expanded=expanded)
 
 
 def find_many(
-    grid: GridGraph,
+    grid: GridView,
     starts: Sequence[Sequence[int]] | npt.ArrayLike,
     goals: Sequence[Sequence[int]] | npt.ArrayLike,
     *,

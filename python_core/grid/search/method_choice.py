@@ -24,17 +24,14 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from python_core._types import DIAG_ONLY_IF_NO_OBSTACLES, SEARCH_FOUND, U8, B
 from python_core.grid.search.astar import astar_padded, pad_cells
+from python_core.grid.search.grid_view import GridView
 from python_core.grid.search.heuristics import HEURISTIC_CODES
 from python_core.grid.search.jps import jps_padded
-
-if TYPE_CHECKING:
-    from python_core.grid.graph import GridGraph
 
 __all__ = [
     "JPS_BUDGET",
@@ -80,10 +77,10 @@ class _Decision:
     use_jps: bool
 
 
-_DECISIONS: weakref.WeakKeyDictionary[GridGraph, _Decision] = weakref.WeakKeyDictionary()
+_DECISIONS: weakref.WeakKeyDictionary[GridView, _Decision] = weakref.WeakKeyDictionary()
 
 
-def prefers_jps(grid: GridGraph, weight: float) -> bool:
+def prefers_jps(grid: GridView, weight: float) -> bool:
     """Whether JPS is the faster exact kernel on ``grid``.
 
     Call only where JPS is exact (uniform weight ``weight > 0``, no corner cutting, octile).
