@@ -14,7 +14,7 @@ assembled again.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -25,10 +25,8 @@ from python_core.hpa.graph.cluster_trees import tree_rows
 from python_core.hpa.graph.entrances import Border, borders_of
 from python_core.hpa.graph.graph_arrays import GraphArrays
 from python_core.hpa.repair.label_patches import patch_labels, seal_labels, sealed_cells
+from python_core.hpa.repair.repaired_graph import RepairedGraph
 from python_core.hpa.repair.tree_repair import repair_clusters, repair_trees
-
-if TYPE_CHECKING:
-    from python_core.hpa.graph.abstract_graph import AbstractGraph
 
 __all__ = ["Outcome", "apply_changes", "relabel_changes", "repair_in_place", "update_cluster"]
 
@@ -38,7 +36,7 @@ Outcome = Literal["kept", "repair", "replaced"]
 
 
 def apply_changes(
-    graph: AbstractGraph,
+    graph: RepairedGraph,
     nodes: I64,
     weights_changed: bool = False,
     table_seconds: float | None = None,
@@ -125,7 +123,7 @@ def apply_changes(
 
 
 def update_cluster(
-    graph: AbstractGraph, cluster: int, cells: I64, weights_changed: bool, borders_changed: bool = True
+    graph: RepairedGraph, cluster: int, cells: I64, weights_changed: bool, borders_changed: bool = True
 ) -> Outcome:
     """Bring one touched cluster up to date after its own ``cells`` (maybe none) changed.
 
@@ -179,7 +177,7 @@ def update_cluster(
 
 
 def repair_in_place(
-    graph: AbstractGraph, clusters: I64, cells: I64, owner: I64, weights_changed: bool
+    graph: RepairedGraph, clusters: I64, cells: I64, owner: I64, weights_changed: bool
 ) -> None:
     """Repair the trees and tables of clusters that keep their transitions, in one compiled
     call (:func:`~python_core.hpa.repair.tree_repair.repair_clusters`), in the flat arrays.
@@ -199,7 +197,7 @@ def repair_in_place(
     )  # fmt: skip
 
 
-def relabel_changes(graph: AbstractGraph, cells: I64, owner: I64, sealed: npt.NDArray[np.bool_]) -> bool:
+def relabel_changes(graph: RepairedGraph, cells: I64, owner: I64, sealed: npt.NDArray[np.bool_]) -> bool:
     """New labels after ``cells`` changed: patched where a cluster has one changed cell
     that neither splits nor merges a component
     (:func:`~python_core.hpa.graph.connectivity.patch_labels`), sealed cells numbered apart
