@@ -32,7 +32,6 @@ where it gives up (None) and the caller computes every tile in one pass.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -53,9 +52,7 @@ from python_core.flowfield.kernels import (
     _push,
     _step_length,
 )
-
-if TYPE_CHECKING:
-    from python_core.flowfield.field import FlowField
+from python_core.flowfield.tiles import FieldTiles
 
 __all__ = ["HEURISTIC_TILES", "POCKET_CELLS", "solve_from_goals"]
 
@@ -66,7 +63,7 @@ POCKET_CELLS = 4
 """A tile's component is flooded up to this many tiles' worth of cells to tell a pocket."""
 
 
-def solve_from_goals(field: FlowField, tiles: I64, budget: int) -> tuple[I64, F64, U8, bool, int]:
+def solve_from_goals(field: FieldTiles, tiles: I64, budget: int) -> tuple[I64, F64, U8, bool, int]:
     """Exact costs and directions of ``tiles`` (unknown tile ids) and of the tiles their chains run
     through: ``(tile ids, costs, directions, True, cells settled)``. When the search settled more
     than ``budget`` cells first: the unknown tiles it had settled whole, and False (their chains may

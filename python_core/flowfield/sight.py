@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from python_core._types import DIAG_CODES
 from python_core.errors import InvalidQueryError
 from python_core.flowfield import kernels
-from python_core.flowfield.field import Cell, FlowField
+from python_core.flowfield.field import FlowField
+from python_core.grid.cells import Cell
 
 __all__ = ["farthest_visible"]
 
