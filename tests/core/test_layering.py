@@ -106,7 +106,7 @@ def test_the_check_finds_cycles_late_and_typing_only_ones_included(tmp_path: Pat
             "python_core/b.py": "def late():\n    from python_core.a import x\n",
             "python_core/c.py": "import typing\nif typing.TYPE_CHECKING:\n    from python_core import d\n",
             "python_core/d.py": "import python_core.c\n",
-            "bridge/e.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from bridge.f import F\n",
+            "bridge/e.py": "import typing\nif typing.TYPE_CHECKING:\n    from bridge.f import F\n",
             "bridge/f.py": "from bridge import e\n",
         },
     )
