@@ -45,13 +45,13 @@ from bench import grid_peers  # noqa: E402
 from bench.grid_speed import DATA, load, mismatches  # noqa: E402
 from bench.hpa_speed import CLUSTER  # noqa: E402
 from bridge.client import Client  # noqa: E402
-from bridge.errors import BridgeError  # noqa: E402
-from bridge.handlers import Connection  # noqa: E402
-from bridge.kinds import KINDS  # noqa: E402
-from bridge.queries import parse_query, run_query  # noqa: E402
-from bridge.registry import GraphEntry, Registry  # noqa: E402
-from bridge.sidecar import Sidecar, start_sidecar  # noqa: E402
-from bridge.stream import MessageStream, StreamLimits, pack  # noqa: E402
+from bridge.client.sidecar import Sidecar, start_sidecar  # noqa: E402
+from bridge.methods.interface import Connection  # noqa: E402
+from bridge.methods.kinds import KINDS  # noqa: E402
+from bridge.methods.queries import parse_query, run_query  # noqa: E402
+from bridge.methods.registry import GraphEntry, Registry  # noqa: E402
+from bridge.wire.errors import BridgeError  # noqa: E402
+from bridge.wire.stream import MessageStream, StreamLimits, pack  # noqa: E402
 from python_core.formats.records import to_record  # noqa: E402
 from python_core.grid import GridGraph  # noqa: E402
 

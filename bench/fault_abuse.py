@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO))
 from bench.fault_attacks import ATTACKS  # noqa: E402
 from bench.generated_maps import open_scattered, random_queries  # noqa: E402
 from bridge.client import Client  # noqa: E402
-from bridge.sidecar import Sidecar, start_sidecar  # noqa: E402
+from bridge.client.sidecar import Sidecar, start_sidecar  # noqa: E402
 from tests.bridge.faults import rss_bytes, run_fuzz, send_quietly  # noqa: E402
 
 MIB = 1024 * 1024

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from bridge.client import BridgeError
-from bridge.sidecar import Sidecar, start_sidecar
+from bridge.client.sidecar import Sidecar, start_sidecar
 from tests.bridge.attacks import (
     Bystander,
     attacker,

@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bridge.client import Client
-from bridge.sidecar import Sidecar, start_sidecar
+from bridge.client.sidecar import Sidecar, start_sidecar
 from python_core._types import DIAG_CODES
 from python_core.flowfield import GOAL, FlowField
 from python_core.flowfield.kernels import DX, DY

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.generated_maps import open_scattered, random_queries, rooms_and_doors
 from bench.grid_peers import run_godot
-from bridge.hierarchy_params import (
+from bridge.methods.hierarchy_params import (
     REPAIR_MS,  # the sidecar's default time box, so the bench times what it runs
 )
 from python_core.formats.movingai import read_map, read_scenarios

@@ -36,7 +36,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bridge.sidecar import start_sidecar  # noqa: E402
+from bridge.client.sidecar import start_sidecar  # noqa: E402
 from python_core.formats.polyanya import MeshScenario, load_polyanya_mesh, read_mesh_scenarios  # noqa: E402
 from python_core.formats.polyanya_v3 import parse_polyanya_v3  # noqa: E402
 from python_core.navmesh import NavMesh  # noqa: E402
@@ -241,7 +241,7 @@ def ours_optimal(mesh: NavMesh, rows: list[MeshScenario]) -> tuple[np.ndarray, n
 def sidecar_optimal(mesh: NavMesh, rows: list[MeshScenario], name: str) -> tuple[np.ndarray, np.ndarray]:
     """The same queries through a sidecar (``path.find`` with ``"optimal": true``), one at a time."""
     from bridge.client import Client  # only this section needs the bridge
-    from bridge.sidecar import start_sidecar
+    from bridge.client.sidecar import start_sidecar
 
     polygons = [mesh.polygon(p).tolist() for p in range(mesh.polygon_count)]
     params = [Client.query(name, r.start, r.goal, optimal=True) for r in rows]

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.generated_maps import open_scattered  # noqa: E402
-from bridge.sidecar import start_sidecar  # noqa: E402
+from bridge.client.sidecar import start_sidecar  # noqa: E402
 from python_core.formats.movingai import read_map, read_scenarios  # noqa: E402
 from python_core.grid import GridGraph  # noqa: E402
 from python_core.grid.search import dispatch  # noqa: E402

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.answers import AnswerBudget, step_queries
-from bridge.errors import BridgeError, UnknownGraphError, from_exception
-from bridge.queries import Query, encode_result, parse_query, run_query
-from bridge.registry import Registry
+from bridge.methods.queries import Query, encode_result, parse_query, run_query
+from bridge.methods.registry import Registry
+from bridge.wire.answers import AnswerBudget, step_queries
+from bridge.wire.errors import BridgeError, UnknownGraphError, from_exception
 from python_core.navigation import Navigator
 
 __all__ = ["results_bytes", "run_chunk"]
@@ -32,7 +32,7 @@ def run_chunk(
     """The answers of ``items[indices]``, in order: a result map, or ``{"status": "error", ...}``.
     Only graphs in ``shared`` (those the batch holds a read share of) are read. Answers are counted
     in ``budget`` as they are made (``too_large`` past its cap), a few queries at a time on a big
-    graph (see :func:`~bridge.answers.step_queries`)."""
+    graph (see :func:`~bridge.wire.answers.step_queries`)."""
     answers: list[dict[str, Any]] = []
     queries: list[tuple[int, Query]] = []
     for i in indices:

@@ -12,10 +12,10 @@ import functools
 import logging
 from typing import Any
 
-from bridge.errors import GraphRejectedError
-from bridge.hierarchy_params import HierarchyState, ProgressThrottle, validate_hierarchy
-from bridge.registry import GraphEntry
-from bridge.serving.interface import LoadRequest, Progress
+from bridge.methods.hierarchy_params import HierarchyState, ProgressThrottle, validate_hierarchy
+from bridge.methods.interface import LoadRequest, Progress
+from bridge.methods.registry import GraphEntry
+from bridge.wire.errors import GraphRejectedError
 from python_core.errors import AStarError
 from python_core.hpa.warm_up import warm_up_hierarchy
 

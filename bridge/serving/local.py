@@ -1,4 +1,4 @@
-"""This process's :class:`~bridge.serving.interface.Serving`: graphs in memory, searches on threads.
+"""This process's :class:`~bridge.methods.interface.Serving`: graphs in memory, searches on threads.
 
 One copy of every graph, shared by the event loop and the search threads (the kernels release the
 GIL; python_core's read paths are safe on several threads at once). Order and isolation come from
@@ -32,22 +32,14 @@ from collections.abc import Awaitable, Callable, Hashable
 from concurrent.futures import Executor
 from typing import Any
 
-from bridge.answers import PACK_OFF_LOOP_BYTES, AnswerBudget, Encoded, InFlight
-from bridge.errors import (
-    BadRequestError,
-    TooLargeError,
-    UnknownGraphError,
-    UnsupportedError,
-)
-from bridge.hierarchy_params import HierarchySpec, HierarchyState, validate_hierarchy
-from bridge.params import Params
-from bridge.protocol import Limits
-from bridge.queries import Query, answer_bytes, parse_query, parse_reachable, run_query
-from bridge.registry import GraphEntry, Registry
+from bridge.methods.hierarchy_params import HierarchySpec, HierarchyState, validate_hierarchy
+from bridge.methods.interface import BatchOutcome, LoadRequest, Outcome, Progress
+from bridge.methods.params import Params
+from bridge.methods.queries import Query, answer_bytes, parse_query, parse_reachable, run_query
+from bridge.methods.registry import GraphEntry, Registry
 from bridge.serving import entries
 from bridge.serving.batches import run_chunk
 from bridge.serving.graph_lock import GraphLock, GraphLocks
-from bridge.serving.interface import BatchOutcome, LoadRequest, Outcome, Progress
 from bridge.serving.packed import (
     check_packed,
     encode_packed,
@@ -57,7 +49,15 @@ from bridge.serving.packed import (
     run_packed_chunk,
 )
 from bridge.serving.scheduler import FairScheduler
-from bridge.stream import pack
+from bridge.wire.answers import PACK_OFF_LOOP_BYTES, AnswerBudget, Encoded, InFlight
+from bridge.wire.errors import (
+    BadRequestError,
+    TooLargeError,
+    UnknownGraphError,
+    UnsupportedError,
+)
+from bridge.wire.protocol import Limits
+from bridge.wire.stream import pack
 from python_core.compiled import FIRST_WARM_UP_MODULES, warm_up
 
 __all__ = ["CHUNK_QUERIES", "INLINE_EXPANSIONS", "LocalServing"]

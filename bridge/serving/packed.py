@@ -19,12 +19,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from bridge.answers import AnswerBudget, step_queries
-from bridge.errors import BadRequestError, TooLargeError, UnknownGraphError, UnsupportedError, from_exception
-from bridge.params import Params
-from bridge.queries import parse_options_map
-from bridge.registry import Registry
-from bridge.stream import pack
+from bridge.methods.params import Params
+from bridge.methods.queries import parse_options_map
+from bridge.methods.registry import Registry
+from bridge.wire.answers import AnswerBudget, step_queries
+from bridge.wire.errors import (
+    BadRequestError,
+    TooLargeError,
+    UnknownGraphError,
+    UnsupportedError,
+    from_exception,
+)
+from bridge.wire.stream import pack
 from python_core import PathResult, PathStatus, QueryOptions
 from python_core.navigation.grid import GridNavigator
 from python_core.path_batch import STATUS_ORDER, PathBatch

@@ -1,7 +1,7 @@
 """``astar-bridge warm-up``: fills numba's cache with a few progress lines, and says what it compiled.
 
 (It lives beside the export tests because it is the developer's half of the first-run cost; it
-tests ``bridge.warm_up_cli`` and ``bridge.warm_up_pool``. The cold compile in two processes is
+tests ``bridge.cli.warm_up`` and ``bridge.cli.warm_up_pool``. The cold compile in two processes is
 tests/addon/test_warm_up_parallel.py.)
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.warm_up_cli import Progress
+from bridge.cli.warm_up import Progress
 from python_core.warm_up_jobs import KERNEL_SIGNATURES
 from tests.godot_env import REPO
 
@@ -94,7 +94,7 @@ def test_the_counter_names_python_core_kernels_only(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
         import json, numba
-        from bridge.warm_up_pool import SignatureCounter
+        from bridge.cli.warm_up_pool import SignatureCounter
         from python_core.warm_up_jobs import run_job
 
         @numba.njit

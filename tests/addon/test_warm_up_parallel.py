@@ -17,7 +17,7 @@ from typing import Any
 import numba  # noqa: F401 (the cache's pickles name numba's types)
 import pytest
 
-from bridge.warm_up_pool import WarmUpFailedError, compile_in_processes, worker_command
+from bridge.cli.warm_up_pool import WarmUpFailedError, compile_in_processes, worker_command
 from python_core.warm_up_jobs import KERNEL_SIGNATURES, WarmUpJob
 from tests.godot_env import REPO
 
@@ -116,7 +116,7 @@ RACER = textwrap.dedent(
 
     caching.IndexDataCacheFile._save_index = save_index_when_both_read
     if locked:
-        from bridge.warm_up_pool import serialize_cache_writes
+        from bridge.cli.warm_up_pool import serialize_cache_writes
 
         serialize_cache_writes(Path(numba.config.CACHE_DIR))
     sys.path.insert(0, str(folder))

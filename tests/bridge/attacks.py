@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from bridge.client import Client
-from bridge.sidecar import Sidecar
+from bridge.client.sidecar import Sidecar
 from tests.bridge.faults import hello, read_answers, request
 
 FLOOD_BUDGET = 4000

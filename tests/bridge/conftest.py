@@ -14,7 +14,7 @@ import msgpack
 import pytest
 
 from bridge.client import Client
-from bridge.sidecar import Sidecar, start_sidecar
+from bridge.client.sidecar import Sidecar, start_sidecar
 
 SpawnSidecar = Callable[..., Sidecar]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import msgpack
 
-from bridge.sidecar import Sidecar
+from bridge.client.sidecar import Sidecar
 
 
 def request(msgid: int, method: Any, params: Any) -> bytes:

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from bridge.client import Client
-from bridge.errors import BadRequestError, UnauthorizedError
-from bridge.protocol import METHODS
-from bridge.sidecar import Sidecar
+from bridge.client.sidecar import Sidecar
+from bridge.wire.errors import BadRequestError, UnauthorizedError
+from bridge.wire.protocol import METHODS
 
 
 @pytest.mark.parametrize("method", [m for m in METHODS if m != "hello"] + ["no.such.method"])

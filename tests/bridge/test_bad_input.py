@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bridge.client import Client, ClosedError
-from bridge.errors import BadRequestError, BridgeError, GraphRejectedError, TooLargeError
-from bridge.sidecar import Sidecar
+from bridge.client.sidecar import Sidecar
+from bridge.wire.errors import BadRequestError, BridgeError, GraphRejectedError, TooLargeError
 from tests.bridge.conftest import SpawnSidecar, raw_connection, read_until_closed
 
 WITNESS = "bad-witness"
@@ -423,7 +423,7 @@ def test_bad_request_error_names_the_field(client: Client) -> None:
 
 
 def test_an_options_map_validated_once_still_refuses_its_bad_twins(client: Client) -> None:
-    """A batch's options are validated once per distinct map (bridge/queries.py keeps them): a
+    """A batch's options are validated once per distinct map (bridge/methods/queries.py keeps them): a
     map that differs only in a value's type, or a grid without a hierarchy, is still refused."""
     client.load_grid("opts_h", np.ones((16, 16), dtype=bool), hierarchy={"cluster_size": 8})
     client.load_grid("opts_plain", np.ones((16, 16), dtype=bool))

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bridge.build_hierarchy_cli import ProgressBar
+from bridge.cli.build_hierarchy import ProgressBar
 
 MAP = Path(__file__).resolve().parents[1] / "data" / "movingai" / "lak303d.map"
 

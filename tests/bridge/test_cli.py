@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.protocol import PROTOCOL_VERSION
-from bridge.sidecar import start_sidecar
+from bridge.client.sidecar import start_sidecar
+from bridge.wire.protocol import PROTOCOL_VERSION
 from tests.bridge.conftest import SpawnSidecar
 
 SERVE = [sys.executable, "-m", "bridge", "serve", "--workers", "1", "--log-level", "WARNING"]

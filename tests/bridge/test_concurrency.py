@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bridge.client import Client
-from bridge.sidecar import Sidecar
+from bridge.client.sidecar import Sidecar
 
 SIZE = 512
 

@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 
 from bridge.client import Client, decode_points
-from bridge.errors import (
+from bridge.client.sidecar import Sidecar
+from bridge.wire.errors import (
     BadRequestError,
     BridgeError,
     GraphRejectedError,
     OutOfBoundsError,
     UnknownGraphError,
 )
-from bridge.protocol import METHODS, PROTOCOL_VERSION
-from bridge.sidecar import Sidecar
+from bridge.wire.protocol import METHODS, PROTOCOL_VERSION
 from python_core import PathResult, QueryOptions
 from python_core.csr.waypoints import WaypointGraph
 from python_core.formats.records import from_record, to_record

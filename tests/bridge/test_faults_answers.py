@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from bridge.client import BridgeError, Client
-from bridge.connection import WRITE_PIECE_BYTES, ClientProtocol
-from bridge.handlers import Handlers
-from bridge.protocol import Limits
+from bridge.client.sidecar import Sidecar
+from bridge.methods.handlers import Handlers
+from bridge.serving.connection import WRITE_PIECE_BYTES, ClientProtocol
 from bridge.serving.local import LocalServing
-from bridge.sidecar import Sidecar
+from bridge.wire.protocol import Limits
 from tests.bridge.attacks import attacker, packed_request, serpentine, serpentine_end
 from tests.bridge.conftest import SpawnSidecar
 from tests.bridge.faults import closed_within, read_answers, request

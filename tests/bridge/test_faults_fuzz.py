@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bridge.sidecar import Sidecar
+from bridge.client.sidecar import Sidecar
 from tests.bridge.conftest import SpawnSidecar
 from tests.bridge.faults import run_fuzz
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from bridge.sidecar import Sidecar, start_sidecar
+from bridge.client.sidecar import Sidecar, start_sidecar
 
 CYCLES = 5000
 

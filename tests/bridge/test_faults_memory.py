@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from bridge.sidecar import Sidecar
+from bridge.client.sidecar import Sidecar
 from tests.bridge.conftest import SpawnSidecar
 from tests.bridge.faults import closed_within, connect, hello, read_answers, rss_bytes, send_quietly
 

@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 import bridge
-from bridge.cli import _config, _parser
-from bridge.protocol import Limits
-from bridge.sidecar import Sidecar
+from bridge.cli.commands import _parser
+from bridge.cli.serve import _config
+from bridge.client.sidecar import Sidecar
+from bridge.wire.protocol import Limits
 from tests.bridge.conftest import SpawnSidecar
 from tests.bridge.faults import closed_within, connect, hello, read_answers, request, send_quietly
 

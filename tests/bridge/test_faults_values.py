@@ -11,8 +11,14 @@ import numpy as np
 import pytest
 
 from bridge.client import Client
-from bridge.errors import BadRequestError, GraphRejectedError, UnknownGraphError, from_exception, short_repr
-from bridge.protocol import AGENT_ID_MAX
+from bridge.wire.errors import (
+    BadRequestError,
+    GraphRejectedError,
+    UnknownGraphError,
+    from_exception,
+    short_repr,
+)
+from bridge.wire.protocol import AGENT_ID_MAX
 
 
 @pytest.fixture(scope="module")

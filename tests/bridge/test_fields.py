@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from bridge.client import Client
-from bridge.errors import BridgeError, error_code
-from bridge.sidecar import Sidecar
+from bridge.client.sidecar import Sidecar
+from bridge.wire.errors import BridgeError, error_code
 from python_core.flowfield import GOAL, WALL
 from python_core.flowfield.kernels import DX, DY
 from python_core.grid import GridGraph

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from bridge.client import Client
-from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError
-from bridge.sidecar import Sidecar
+from bridge.client.sidecar import Sidecar
+from bridge.wire.errors import BadRequestError, GraphRejectedError, UnsupportedError
 from python_core import QueryOptions
 from python_core.formats.records import to_record
 from python_core.grid import GridGraph

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bridge.client import Client, decode_points
-from bridge.errors import BadRequestError, UnsupportedError
+from bridge.wire.errors import BadRequestError, UnsupportedError
 from python_core.formats.polyanya import load_polyanya_mesh, read_mesh_scenarios
 from python_core.navmesh.polyanya import find_optimal_path
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from bridge.client import Client
-from bridge.errors import BridgeError, error_code
 from bridge.serving.packed import balanced_pieces
+from bridge.wire.errors import BridgeError, error_code
 
 WALK = np.ones((48, 64), dtype=bool)
 WALK[20, 2:60] = False

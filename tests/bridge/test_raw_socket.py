@@ -6,7 +6,7 @@ import time
 
 import msgpack
 
-from bridge.sidecar import Sidecar
+from bridge.client.sidecar import Sidecar
 from tests.bridge.conftest import raw_connection, read_messages
 
 

@@ -12,14 +12,15 @@ from typing import Any, TypeVar
 import numpy as np
 import pytest
 
-from bridge.errors import GraphRejectedError, TooLargeError
-from bridge.hierarchy_params import HierarchySpec
-from bridge.kinds import KINDS
-from bridge.params import Params
-from bridge.protocol import Limits
-from bridge.serving import LoadRequest, LocalServing
+from bridge.methods.hierarchy_params import HierarchySpec
+from bridge.methods.interface import LoadRequest
+from bridge.methods.kinds import KINDS
+from bridge.methods.params import Params
 from bridge.serving.graph_lock import GraphLock
+from bridge.serving.local import LocalServing
 from bridge.serving.scheduler import FairScheduler
+from bridge.wire.errors import GraphRejectedError, TooLargeError
+from bridge.wire.protocol import Limits
 from python_core.formats.records import to_record
 from python_core.grid import GridGraph
 

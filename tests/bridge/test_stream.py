@@ -9,7 +9,7 @@ from typing import Any
 import msgpack
 import pytest
 
-from bridge.stream import READ_CHUNK, MessageStream, StreamError, StreamLimits, pack
+from bridge.wire.stream import READ_CHUNK, MessageStream, StreamError, StreamLimits, pack
 
 LIMIT = 1024
 LIMITS = StreamLimits(max_bytes=LIMIT, max_depth=8, max_items=LIMIT)

@@ -267,7 +267,7 @@ def main(argv: list[str]) -> int:
     """Run ``bridge.cli`` with ``argv`` (without a leading ``-m bridge``)."""
     if argv[:2] == ["-m", "bridge"]:
         argv = argv[2:]
-    from bridge.cli import main as cli_main  # noqa: PLC0415 (after the environment is set)
+    from bridge.cli.commands import main as cli_main  # noqa: PLC0415 (after the environment is set)
 
     return cli_main(argv)
 

@@ -2,7 +2,7 @@
 
 ``bridge/PROTOCOL.md`` is the human-readable table of the same facts; keep the two in step.
 
-    from bridge.protocol import PROTOCOL_VERSION, Limits
+    from bridge.wire.protocol import PROTOCOL_VERSION, Limits
     limits = Limits(max_message_bytes=1 << 20)
     assert limits.max_message_bytes == 1 << 20
 """

@@ -3,7 +3,7 @@
 Every value that arrives off the wire is ``Any``; these helpers check it at once and hand back a
 typed value, naming the field and the bad value in the error.
 
-    from bridge.params import Params
+    from bridge.methods.params import Params
     p = Params({"id": "g", "width": 3}, "graph.load_grid")
     assert p.text("id") == "g" and p.integer("width", minimum=1) == 3
 """
@@ -16,15 +16,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from bridge.errors import BadRequestError, OutOfBoundsError, short_repr
-from bridge.protocol import AGENT_ID_MAX, STRICT_FIELDS
+from bridge.wire.errors import BadRequestError, OutOfBoundsError, short_repr
+from bridge.wire.protocol import AGENT_ID_MAX, STRICT_FIELDS
 
 __all__ = ["Params", "is_vector", "params_of"]
 
 
 def params_of(method: str, params: Any) -> Params:
     """Check the msgpack-RPC ``params`` slot: an array holding exactly one map (or empty: ``{}``);
-    for the methods of :data:`~bridge.protocol.STRICT_FIELDS`, also that the map has no other field.
+    for the methods of :data:`~bridge.wire.protocol.STRICT_FIELDS`, also that the map has no other field.
     """
     if not isinstance(params, list):
         raise BadRequestError(f"{method}: params must be an array holding one map, got {_kind(params)}")

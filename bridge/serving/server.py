@@ -1,4 +1,4 @@
-"""The asyncio TCP server: one :class:`~bridge.connection.ClientProtocol` (stream + session) per
+"""The asyncio TCP server: one :class:`~bridge.serving.connection.ClientProtocol` (stream + session) per
 connection over a shared method table.
 
     config = ServerConfig(token="secret", workers=2)
@@ -16,10 +16,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bridge.connection import ClientProtocol
-from bridge.handlers import Handlers
-from bridge.protocol import PROTOCOL_VERSION, Limits
-from bridge.serving import LocalServing
+from bridge.methods.handlers import Handlers
+from bridge.serving.connection import ClientProtocol
+from bridge.serving.local import LocalServing
+from bridge.wire.protocol import PROTOCOL_VERSION, Limits
 
 __all__ = ["Server", "ServerConfig"]
 

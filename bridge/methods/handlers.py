@@ -13,35 +13,17 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from bridge.errors import BadRequestError, TooLargeError, UnauthorizedError
-from bridge.fields import FieldMethods
-from bridge.hierarchy_params import parse_hierarchy
-from bridge.kinds import KINDS, GraphKind
-from bridge.params import Params, params_of
-from bridge.protocol import METHODS, PROTOCOL_VERSION, SERVER_NAME, Limits
-from bridge.serving import BatchOutcome, LoadRequest, Outcome, Serving
+from bridge.methods.flow_fields import FieldMethods
+from bridge.methods.hierarchy_params import parse_hierarchy
+from bridge.methods.interface import BatchOutcome, Connection, Handler, LoadRequest, Outcome, Serving
+from bridge.methods.kinds import KINDS, GraphKind
+from bridge.methods.params import Params, params_of
+from bridge.wire.errors import BadRequestError, TooLargeError, UnauthorizedError
+from bridge.wire.protocol import METHODS, PROTOCOL_VERSION, SERVER_NAME, Limits
 
 __all__ = ["Connection", "Handler", "Handlers"]
-
-Handler = Callable[["Connection", Any], Outcome | BatchOutcome]
-
-
-def _no_notify(method: str, params: dict[str, Any]) -> None:
-    """The notifier of a connection that has no session (tests)."""
-
-
-@dataclass(slots=True, eq=False)
-class Connection:
-    """Per-connection state the handlers see; ``notify`` sends a notification to this peer. Compared
-    by identity: it also names the client to the serving layer (fair shares, dropped work)."""
-
-    peer: str
-    authorized: bool = False
-    client: str = ""
-    notify: Callable[[str, dict[str, Any]], None] = _no_notify
 
 
 class Handlers:

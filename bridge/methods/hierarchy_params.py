@@ -4,7 +4,7 @@ The serving layer validates a :class:`HierarchySpec` against the grid (the core 
 options without building), then builds the hierarchy off the event loop. How a
 hierarchy answers queries and takes updates is the core's (``python_core.navigation``).
 
-    from bridge.hierarchy_params import HierarchySpec, ProgressThrottle
+    from bridge.methods.hierarchy_params import HierarchySpec, ProgressThrottle
     spec = HierarchySpec(cluster_size=16)
     sent = []; throttle = ProgressThrottle(lambda d, t: sent.append((d, t))); throttle(4, 4)
     assert spec.levels == 1 and sent == [(4, 4)]
@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.errors import BadRequestError, GraphRejectedError
-from bridge.params import Params
+from bridge.methods.params import Params
+from bridge.wire.errors import BadRequestError, GraphRejectedError
 from python_core.errors import AStarError
 from python_core.navigation import HierarchyOptions, Navigator
 

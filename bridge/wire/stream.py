@@ -4,7 +4,7 @@ Modelled on msgpack-python's ``Unpacker.feed()`` + iteration: feed whatever the 
 the whole messages out, an incomplete tail waits for more bytes. ``limits`` may change between two
 messages (the server widens them once a connection has said hello).
 
-    from bridge.stream import MessageStream, StreamLimits, pack
+    from bridge.wire.stream import MessageStream, StreamLimits, pack
     stream = MessageStream(StreamLimits(max_bytes=1024, max_depth=4, max_items=64))
     data = pack([0, 1, "hello", [{}]])
     stream.feed(data[:3]); assert list(stream) == []

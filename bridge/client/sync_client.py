@@ -23,9 +23,9 @@ import msgpack
 import numpy as np
 import numpy.typing as npt
 
-from bridge.errors import BridgeError, from_wire
-from bridge.protocol import NOTIFICATION, PROTOCOL_VERSION, REQUEST, RESPONSE
-from bridge.stream import READ_CHUNK, pack
+from bridge.wire.errors import BridgeError, from_wire
+from bridge.wire.protocol import NOTIFICATION, PROTOCOL_VERSION, REQUEST, RESPONSE
+from bridge.wire.stream import READ_CHUNK, pack
 
 __all__ = ["BridgeError", "Client", "ClosedError", "decode_points"]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import IO, Any
 
-from bridge.client import Client
+from bridge.client.sync_client import Client
 
 __all__ = ["Sidecar", "SidecarError", "start_sidecar"]
 

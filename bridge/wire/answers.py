@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from bridge.errors import TooLargeError
+from bridge.wire.errors import TooLargeError
 
 __all__ = [
     "BYTES_PER_PATH_CELL",

@@ -5,7 +5,7 @@ travels in a response's error slot. python_core's exceptions know nothing of the
 :data:`CORE_CODES` is the one table from a core exception class to its wire code, and
 :func:`from_exception` applies it.
 
-    from bridge.errors import UnknownGraphError, from_exception
+    from bridge.wire.errors import UnknownGraphError, from_exception
     err = from_exception(KeyError("x"))
     assert err.code == "internal" and UnknownGraphError("g").code == "unknown_graph"
 """

@@ -30,13 +30,13 @@ from typing import Any
 
 import numpy as np
 
-from bridge.answers import AnswerBudget
-from bridge.errors import BadRequestError, BridgeError, UnsupportedError, from_exception
-from bridge.params import Params, params_of
-from bridge.protocol import Limits
-from bridge.registry import GraphEntry
-from bridge.serving import Outcome, Serving
-from bridge.updates import grid_updates
+from bridge.methods.interface import Outcome, Serving
+from bridge.methods.params import Params, params_of
+from bridge.methods.registry import GraphEntry
+from bridge.methods.updates import grid_updates
+from bridge.wire.answers import AnswerBudget
+from bridge.wire.errors import BadRequestError, BridgeError, UnsupportedError, from_exception
+from bridge.wire.protocol import Limits
 from python_core.errors import UnknownPointError
 from python_core.flowfield import FieldCache, FlowField
 from python_core.navigation.grid import GridNavigator

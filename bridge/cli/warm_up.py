@@ -4,7 +4,7 @@
 
 A cold cache makes the first sidecar compile every search kernel (minutes on a small machine)
 while a game waits on its first ``load_graph``. This command pays that up front, in a terminal,
-in one process per CPU (:mod:`bridge.warm_up_pool`): a few progress lines to stderr (``compiling
+in one process per CPU (:mod:`bridge.cli.warm_up_pool`): a few progress lines to stderr (``compiling
 pathfinding kernels: 120 of 214 (~40 s left)``), then a summary line on stdout saying how many
 kernels were loaded from the cache and how many were compiled. A second run compiles none, which
 is also how a shipped bundle is checked (``astar-bridge-sidecar warm-up`` on a copy).
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from bridge.warm_up_pool import (
+from bridge.cli.warm_up_pool import (
     SignatureCounter,
     WarmUpFailedError,
     cache_counts,

@@ -2,12 +2,10 @@
 
     astar-bridge serve                      # 127.0.0.1, a port the OS picks, a random token
     astar-bridge serve --port 7777 --token secret --workers 2
-    astar-bridge build-hierarchy level.map --cluster-size 32   # HPA* build time/size, progress bar
-    astar-bridge warm-up                    # fill numba's kernel cache once, with progress
 
 Exactly one JSON line goes to stdout when the server is ready; logs go to stderr. The server stops
 on SIGTERM/SIGINT and when its stdin closes (the game that started it is gone), unless
-``--no-stdin-watch``.
+``--no-stdin-watch``. The other commands are in :mod:`bridge.cli.commands`.
 """
 
 from __future__ import annotations
@@ -24,19 +22,17 @@ import signal
 import sys
 import threading
 
-from bridge import build_hierarchy_cli, warm_up_cli
-from bridge.logs import start_logging
-from bridge.protocol import Limits
-from bridge.server import Server, ServerConfig
+from bridge.serving.logs import start_logging
+from bridge.serving.server import Server, ServerConfig
+from bridge.wire.protocol import Limits
 
-__all__ = ["main"]
+__all__ = ["add_parser", "run"]
 
 log = logging.getLogger("bridge.cli")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="astar-bridge", description="A* Bridge sidecar")
-    commands = parser.add_subparsers(dest="command", required=True)
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the ``serve`` subcommand."""
     serve = commands.add_parser("serve", help="serve msgpack-RPC on TCP")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=0, help="port (default: the OS picks one)")
@@ -59,9 +55,6 @@ def _parser() -> argparse.ArgumentParser:
             default=default,
             help=f"(default {default}; see bridge/PROTOCOL.md, Limits)",
         )
-    build_hierarchy_cli.add_parser(commands)
-    warm_up_cli.add_parser(commands)
-    return parser
 
 
 def _is_loopback(host: str) -> bool:
@@ -123,13 +116,8 @@ async def _serve(config: ServerConfig, no_stdin_watch: bool) -> None:
     await server.run(_announce)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the console script; returns the exit status."""
-    args = _parser().parse_args(argv)
-    if args.command == "build-hierarchy":
-        return build_hierarchy_cli.run(args)
-    if args.command == "warm-up":
-        return warm_up_cli.run(args)
+def run(args: argparse.Namespace) -> int:
+    """Serve until stopped; returns the exit status (2 on a bad option)."""
     listener = start_logging(getattr(logging, args.log_level))  # never blocks on a full stderr
     try:
         return _run_serve(args)

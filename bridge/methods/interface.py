@@ -1,6 +1,6 @@
 """The seam between the method table and whatever runs the graphs.
 
-:class:`bridge.handlers.Handlers` turns wire requests into calls of a :class:`Serving`; this
+:class:`bridge.methods.handlers.Handlers` turns wire requests into calls of a :class:`Serving`; this
 process's implementation is :class:`bridge.serving.local.LocalServing` (graphs in memory, searches
 on a thread pool). Everything crossing the seam is plain data (ids, records, parameter maps), so a
 distributed implementation (several servers sharing graphs) can be added beside it without touching
@@ -18,13 +18,13 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bridge.answers import Encoded
-from bridge.hierarchy_params import HierarchySpec
-from bridge.kinds import GraphKind
-from bridge.params import Params
-from bridge.registry import GraphEntry
+from bridge.methods.hierarchy_params import HierarchySpec
+from bridge.methods.kinds import GraphKind
+from bridge.methods.params import Params
+from bridge.methods.registry import GraphEntry
+from bridge.wire.answers import Encoded
 
-__all__ = ["BatchOutcome", "LoadRequest", "Outcome", "Progress", "Serving"]
+__all__ = ["BatchOutcome", "Connection", "Handler", "LoadRequest", "Outcome", "Progress", "Serving"]
 
 Outcome = dict[str, Any] | Awaitable[dict[str, Any]]
 """A result map now, or an awaitable of one (the request waits its turn or runs off the loop)."""
@@ -34,6 +34,25 @@ BatchOutcome = Awaitable[dict[str, Any] | Encoded]
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)`` of a hierarchy build, called on the event loop."""
+
+
+def _no_notify(method: str, params: dict[str, Any]) -> None:
+    """The notifier of a connection that has no session (tests)."""
+
+
+@dataclass(slots=True, eq=False)
+class Connection:
+    """Per-connection state the handlers see; ``notify`` sends a notification to this peer. Compared
+    by identity: it also names the client to the serving layer (fair shares, dropped work)."""
+
+    peer: str
+    authorized: bool = False
+    client: str = ""
+    notify: Callable[[str, dict[str, Any]], None] = _no_notify
+
+
+Handler = Callable[[Connection, Any], Outcome | BatchOutcome]
+"""One protocol method: the connection and its parameters -> its answer."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,8 +5,8 @@ change does, and that a batch applies all or nothing, is the core's (``Navigator
 main process applies a batch to its own graph first; only when it succeeds is the same batch
 broadcast to the workers.
 
-    from bridge.params import Params
-    from bridge.updates import grid_updates
+    from bridge.methods.params import Params
+    from bridge.methods.updates import grid_updates
     batch = grid_updates(Params({"agents": [{"op": "remove", "agent": 3}]}, "graph.update"), 16)
     assert type(batch[0]).__name__ == "RemoveAgent"
 """
@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from bridge.errors import BadRequestError, short_repr
-from bridge.params import Params, is_vector
+from bridge.methods.params import Params, is_vector
+from bridge.wire.errors import BadRequestError, short_repr
 from python_core.formats.navmap_record import link_from, region_from
 from python_core.navigation import (
     MoveAgent,

@@ -33,11 +33,11 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from bridge.handlers import Connection, Handlers
-from bridge.protocol import Limits
-from bridge.serving import Serving
-from bridge.session import ProtocolViolationError, Session
-from bridge.stream import MessageStream, StreamError, StreamLimits
+from bridge.methods.handlers import Handlers
+from bridge.methods.interface import Connection, Serving
+from bridge.serving.session import ProtocolViolationError, Session
+from bridge.wire.protocol import Limits
+from bridge.wire.stream import MessageStream, StreamError, StreamLimits
 
 __all__ = [
     "DRAIN_SECONDS",
@@ -81,7 +81,7 @@ def message_limits(limits: Limits) -> StreamLimits:
 
 
 class ClientProtocol(asyncio.Protocol):
-    """One connection of :class:`bridge.server.Server`.
+    """One connection of :class:`bridge.serving.server.Server`.
 
     Args:
         handlers: the method table's owner (shared by every connection).

@@ -3,7 +3,7 @@
 Parsing runs when the query's turn on its graph comes (the graph cannot change under it); running
 runs on the event loop or a search thread of the serving layer.
 
-    from bridge.queries import Query, encode_result
+    from bridge.methods.queries import Query, encode_result
     from python_core import PathResult, PathStatus, QueryOptions
     q = Query("g", (0, 0), (3, 2), QueryOptions())
     assert encode_result(PathResult(PathStatus.NO_PATH), 2)["status"] == "no_path"
@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from bridge.errors import BadRequestError, GraphRejectedError, UnsupportedError, short_repr
-from bridge.hierarchy_params import HierarchyState, check_query_flags
-from bridge.params import Params, is_vector
-from bridge.registry import GraphEntry, Registry
+from bridge.methods.hierarchy_params import HierarchyState, check_query_flags
+from bridge.methods.params import Params, is_vector
+from bridge.methods.registry import GraphEntry, Registry
+from bridge.wire.errors import BadRequestError, GraphRejectedError, UnsupportedError, short_repr
 from python_core import PathResult, QueryOptions
 from python_core.grid.search.heuristics import HEURISTICS
 from python_core.navigation import EndpointForm, Navigator

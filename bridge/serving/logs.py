@@ -60,7 +60,7 @@ class _WriterHandler(logging.StreamHandler):  # type: ignore[type-arg]
         dropped = self.source.take_dropped()
         if dropped:
             note = logging.LogRecord(
-                "bridge.logs", logging.WARNING, __file__, 0,
+                "bridge.serving.logs", logging.WARNING, __file__, 0,
                 "%d log lines were dropped: stderr was not read fast enough", (dropped,), None,
             )  # fmt: skip
             super().emit(note)

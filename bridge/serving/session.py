@@ -1,6 +1,6 @@
 """One connection's msgpack-RPC session: message types, msgids, authorisation, pending requests.
 
-The session gets whole decoded messages (from :mod:`bridge.stream`) and a ``send`` callable for
+The session gets whole decoded messages (from :mod:`bridge.wire.stream`) and a ``send`` callable for
 encoded responses; it knows nothing of sockets. The request boundary answers unknown methods,
 known errors and unexpected ones (``internal``, naming only the exception type: the traceback
 stays in the server's log) separately. After a ``hello`` with a wrong token is answered,
@@ -18,8 +18,9 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from bridge.answers import Encoded
-from bridge.errors import (
+from bridge.methods.interface import Connection, Handler
+from bridge.wire.answers import Encoded
+from bridge.wire.errors import (
     BadRequestError,
     TooManyRequestsError,
     UnauthorizedError,
@@ -27,9 +28,8 @@ from bridge.errors import (
     from_exception,
     short_repr,
 )
-from bridge.handlers import Connection, Handler
-from bridge.protocol import NOTIFICATION, REQUEST, RESPONSE, Limits
-from bridge.stream import pack
+from bridge.wire.protocol import NOTIFICATION, REQUEST, RESPONSE, Limits
+from bridge.wire.stream import pack
 
 __all__ = ["ProtocolViolationError", "Session"]
 

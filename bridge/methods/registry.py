@@ -3,7 +3,7 @@
 An entry is put here only when whole (the serving layer builds a load off to the side first), so a
 failed load leaves the old graph as it was.
 
-    from bridge.registry import GraphEntry, Registry
+    from bridge.methods.registry import GraphEntry, Registry
     reg = Registry(max_graphs=2)
     assert reg.ids() == [] and reg.find("g") is None
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.errors import TooLargeError, UnknownGraphError
-from bridge.hierarchy_params import HierarchyState
-from bridge.kinds import GraphKind
+from bridge.methods.hierarchy_params import HierarchyState
+from bridge.methods.kinds import GraphKind
+from bridge.wire.errors import TooLargeError, UnknownGraphError
 from python_core.navigation import Navigator
 
 __all__ = ["GraphEntry", "Registry"]

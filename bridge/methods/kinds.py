@@ -5,7 +5,7 @@ A ``graph.load_<kind>`` request names its kind; from then on the bridge holds a 
 itself: the fields of a load and of ``graph.update``, a load's size told from its byte lengths
 before anything is built, and whether a load takes (and ``graph.info`` reports) a ``hierarchy``.
 
-    from bridge.kinds import KINDS
+    from bridge.methods.kinds import KINDS
     grid = KINDS["grid"].open({"width": 2, "height": 1, "cells": b"\\x01\\x01", "diagonal": "never"})
     assert KINDS["grid"].hierarchy and grid.node_count == 2 and not KINDS["navmesh"].hierarchy
 """
@@ -16,10 +16,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.errors import UnsupportedError, short_repr
-from bridge.params import Params
-from bridge.protocol import COORDINATE_MAX
-from bridge.updates import UPDATE_KEYS, grid_updates, navmesh_updates, waypoint_updates
+from bridge.methods.params import Params
+from bridge.methods.updates import UPDATE_KEYS, grid_updates, navmesh_updates, waypoint_updates
+from bridge.wire.errors import UnsupportedError, short_repr
+from bridge.wire.protocol import COORDINATE_MAX
 from python_core.errors import InvalidGraphError
 from python_core.formats.records import from_record
 from python_core.navigation import GridNavigator, Navigator, NavMeshNavigator, Update, WaypointNavigator
