@@ -2,7 +2,7 @@
 
 Each one also subclasses the builtin a caller would expect (``ValueError``, ``IndexError``,
 ``KeyError``), so ``except ValueError`` keeps working. They know nothing of the wire: the bridge maps
-each class to its protocol error code in one table at its edge (``bridge/errors.py``).
+each class to its protocol error code in one table at its edge (``bridge/wire/errors.py``).
 """
 
 from __future__ import annotations
