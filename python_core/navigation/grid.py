@@ -24,7 +24,7 @@ import numpy.typing as npt
 from python_core._types import F64, I64
 from python_core.errors import InvalidGraphError, InvalidQueryError, UnsupportedOperationError
 from python_core.grid import GridGraph
-from python_core.grid.search import dispatch as fast_grid
+from python_core.grid.search import dispatch
 from python_core.hpa import HierarchicalGrid, Progress
 from python_core.navigation.interface import (
     BuildReport,
@@ -158,11 +158,11 @@ class GridNavigator:
         if not hierarchical:
             if corridor:
                 raise InvalidQueryError("corridor applies to hierarchical queries only")
-            return fast_grid.find_path(self._grid, start, goal, options=opts)
+            return dispatch.find_path(self._grid, start, goal, options=opts)
         hpa = self._built()
         result = hpa.find_path(start, goal, options=opts, smooth=self._smooth, corridor=corridor)
         if self._blocked_by_agents(result, opts):
-            return fast_grid.find_path(self._grid, start, goal, options=opts)
+            return dispatch.find_path(self._grid, start, goal, options=opts)
         return result
 
     def find_many(
@@ -184,7 +184,7 @@ class GridNavigator:
         if not hierarchical:
             if corridor:
                 raise InvalidQueryError("corridor applies to hierarchical queries only")
-            return fast_grid.find_many(self._grid, starts, goals, options=opts)
+            return dispatch.find_many(self._grid, starts, goals, options=opts)
         return self.find_batch(starts, goals, opts, hierarchical=True, corridor=corridor).results()
 
     def find_batch(
@@ -218,7 +218,7 @@ class GridNavigator:
         for i in range(len(batch)):
             if self._blocked_by_agents(batch.result(i), opts):
                 start, goal = (int(a[i, 0]), int(a[i, 1])), (int(b[i, 0]), int(b[i, 1]))
-                blocked[i] = fast_grid.find_path(self._grid, start, goal, options=opts)
+                blocked[i] = dispatch.find_path(self._grid, start, goal, options=opts)
         return batch.replaced(blocked)
 
     def work_estimates(self, starts: npt.ArrayLike, goals: npt.ArrayLike, *, hierarchical: bool) -> F64:

@@ -26,7 +26,7 @@ import numpy.typing as npt
 from python_core._types import F64, I64
 from python_core.grid import GridGraph
 from python_core.grid.cells import Cell, world_points
-from python_core.grid.search import dispatch as fast_grid
+from python_core.grid.search import dispatch
 from python_core.hpa.graph.abstract_graph import AbstractGraph
 from python_core.hpa.graph.upper_level import Packed, UpperLevel
 from python_core.hpa.query.abstract_search import (
@@ -122,7 +122,7 @@ class HierarchySearches:
         with _COUNTING:
             self.checked_queries += 1
         exact_opts = replace(opts, ignore_agents=True, allow_partial=False, max_expansions=None, agent=None)
-        exact = fast_grid.find_path(self._grid, start, goal, options=exact_opts)
+        exact = dispatch.find_path(self._grid, start, goal, options=exact_opts)
         return exact if exact.found and exact.cost < found.cost else found
 
     def _record(self, scratch: QueryScratch) -> Any:

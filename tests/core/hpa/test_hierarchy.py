@@ -17,7 +17,7 @@ from scipy import ndimage
 from python_core.errors import BlockedEndpointError, InvalidGraphError, InvalidQueryError, OutOfBoundsError
 from python_core.formats.movingai import length_tolerance, read_scenarios
 from python_core.grid import DiagonalMode, GridGraph
-from python_core.grid.search import dispatch as fast_grid
+from python_core.grid.search import dispatch
 from python_core.hpa import HierarchicalGrid
 from python_core.hpa.graph.entrances import VERTICAL, border_crossings
 from python_core.hpa.query.abstract_search import QID_LIMIT, split_cell
@@ -580,7 +580,7 @@ def test_the_line_bias_narrows_the_abstract_search_on_open_ground() -> None:
     )
     expanded = {"plain": 0, "biased": 0}
     for start, goal in random_pairs(grid, 40, 8):
-        exact = fast_grid.find_path(grid, start, goal)
+        exact = dispatch.find_path(grid, start, goal)
         for name, hpa in (("plain", plain), ("biased", biased)):
             result = hpa.find_path(start, goal)
             assert_valid(grid, result, start, goal)

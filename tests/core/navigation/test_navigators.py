@@ -16,7 +16,7 @@ from python_core.errors import (
     UnsupportedOperationError,
 )
 from python_core.grid import GridGraph
-from python_core.grid.search import dispatch as fast_grid
+from python_core.grid.search import dispatch
 from python_core.hpa import HierarchicalGrid
 from python_core.navigation import (
     GridNavigator,
@@ -149,13 +149,13 @@ def test_a_blocked_hierarchical_path_falls_back_to_the_compiled_exact_search(
     grid = GridGraph(np.ones((16, 16), dtype=bool), diagonal="never")
     hpa = HierarchicalGrid(grid, cluster_size=8).build()
     nav = GridNavigator(grid, hierarchy=hpa)
-    real, calls = fast_grid.find_path, []
+    real, calls = dispatch.find_path, []
 
     def spy(*args: object, **kwargs: object) -> object:
         calls.append(args[1:3])
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(fast_grid, "find_path", spy)
+    monkeypatch.setattr(dispatch, "find_path", spy)
     start, goal, options = (0, 5), (15, 9), QueryOptions()
     free = nav.find_path(start, goal, options, hierarchical=True)
     assert free.found
