@@ -22,7 +22,7 @@ import numpy as np
 from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND, SEARCH_NO_PATH
 from python_core.compiled import JIT_ENABLED, jit, register_warm_up
 from python_core.errors import InvalidQueryError
-from python_core.grid.search.open_list import quantize
+from python_core.heaps.indexed import quantize
 
 __all__ = ["COMPILED", "HEURISTIC_CODES", "astar_kernel", "heuristic_code", "walk_back"]
 

@@ -48,11 +48,10 @@ from python_core.flowfield.kernels import (
     _is_goal,
     _moves_from,
     _open,
-    _pop,
-    _push,
     _step_length,
 )
 from python_core.flowfield.tiles import FieldTiles
+from python_core.heaps.lazy import heap_pop, heap_push
 
 __all__ = ["HEURISTIC_TILES", "POCKET_CELLS", "solve_from_goals"]
 
@@ -213,7 +212,7 @@ def _search(
             cost[s, local] = 0.0
             dirs[s, local] = GOAL
             f = wmin * _h(x, y, rects, cw, ch, diag, diagonal)
-            keys, items, size = _push(keys, items, size, f, s * block + local)
+            keys, items, size = heap_push(keys, items, size, f, s * block + local)
     ok = True
     guided = rects.shape[0] > 0
     # targets are registered here (and in the closure walks below)
@@ -231,7 +230,7 @@ def _search(
     while ok:
         # settle cells until every target tile is whole (or nothing is left to settle)
         while waiting > 0 and size > 0:
-            f, item, size = _pop(keys, items, size)
+            f, item, size = heap_pop(keys, items, size)
             s, local = item // block, item % block
             if settled[s, local]:
                 continue
@@ -268,7 +267,7 @@ def _search(
                     cost[us, ulocal] = cand
                     dirs[us, ulocal] = k
                     f = cand + wmin * _h(ux, uy, rects, cw, ch, diag, diagonal) if guided else cand
-                    keys, items, size = _push(keys, items, size, f, us * block + ulocal)
+                    keys, items, size = heap_push(keys, items, size, f, us * block + ulocal)
         if not ok:
             break
         if size == 0:

@@ -33,6 +33,7 @@ import numpy.typing as npt
 from python_core._types import DIAG_ALWAYS, DIAG_AT_LEAST_ONE_WALKABLE, DIAG_NEVER
 from python_core.compiled import jit
 from python_core.grid.search.astar import _MOVES
+from python_core.heaps.lazy import heap_pop, heap_push
 
 __all__ = [
     "DX",
@@ -173,49 +174,6 @@ def _landmark_bound(
 
 
 @jit
-def _push(
-    keys: npt.NDArray[np.float64], items: npt.NDArray[np.int64], size: int, key: float, item: int
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], int]:
-    """Push onto a lazy binary min-heap (stale entries are skipped on pop); grows by doubling."""
-    if size == keys.shape[0]:
-        bigger_k = np.empty(2 * size, dtype=np.float64)
-        bigger_i = np.empty(2 * size, dtype=np.int64)
-        bigger_k[:size] = keys
-        bigger_i[:size] = items
-        keys, items = bigger_k, bigger_i
-    i = size
-    while i > 0:
-        up = (i - 1) >> 1
-        if keys[up] <= key:
-            break
-        keys[i], items[i] = keys[up], items[up]
-        i = up
-    keys[i], items[i] = key, item
-    return keys, items, size + 1
-
-
-@jit
-def _pop(keys: npt.NDArray[np.float64], items: npt.NDArray[np.int64], size: int) -> tuple[float, int, int]:
-    key, item = keys[0], items[0]
-    size -= 1
-    last_k, last_i = keys[size], items[size]
-    i = 0
-    while True:
-        child = 2 * i + 1
-        if child >= size:
-            break
-        if child + 1 < size and keys[child + 1] < keys[child]:
-            child += 1
-        if keys[child] >= last_k:
-            break
-        keys[i], items[i] = keys[child], items[child]
-        i = child
-    if size > 0:
-        keys[i], items[i] = last_k, last_i
-    return key, item, size
-
-
-@jit
 def _is_goal(goals: npt.NDArray[np.int64], node: int) -> bool:
     i = np.searchsorted(goals, node)
     return bool(i < goals.shape[0] and goals[i] == node)
@@ -292,7 +250,7 @@ def solve_region(
                 if _is_goal(goals, node) and _open(walk, occ, agents, node):
                     cost[r, local] = 0.0
                     dirs[r, local] = GOAL
-                    keys, items, size = _push(keys, items, size, 0.0, r * block + local)
+                    keys, items, size = heap_push(keys, items, size, 0.0, r * block + local)
                     continue
                 if 0 < lx < cs - 1 and 0 < ly < cs - 1:
                     continue  # inner cells have no neighbour outside their tile
@@ -314,10 +272,10 @@ def solve_region(
                     if cand < cost[r, local]:
                         cost[r, local] = cand
                         dirs[r, local] = k
-                        keys, items, size = _push(keys, items, size, cand, r * block + local)
+                        keys, items, size = heap_push(keys, items, size, cand, r * block + local)
     # the real Dijkstra, backwards: a popped cell v is entered from u = v - move k
     while size > 0:
-        d, item, size = _pop(keys, items, size)
+        d, item, size = heap_pop(keys, items, size)
         r, local = item // block, item % block
         if d > cost[r, local]:
             continue
@@ -337,7 +295,7 @@ def solve_region(
             if cand < cost[ur, ulocal]:
                 cost[ur, ulocal] = cand
                 dirs[ur, ulocal] = k
-                keys, items, size = _push(keys, items, size, cand, ur * block + ulocal)
+                keys, items, size = heap_push(keys, items, size, cand, ur * block + ulocal)
     culprits, violated = _check_bounds(
         walk,
         occ,
@@ -443,9 +401,9 @@ def _check_bounds(
                     if cand < limit and cand < bound[r, local]:
                         bound[r, local] = cand
                         source[r, local] = nt
-                        keys, items, size = _push(keys, items, size, cand, r * block + local)
+                        keys, items, size = heap_push(keys, items, size, cand, r * block + local)
     while size > 0:
-        d, item, size = _pop(keys, items, size)
+        d, item, size = heap_pop(keys, items, size)
         r, local = item // block, item % block
         if d > bound[r, local]:
             continue
@@ -465,7 +423,7 @@ def _check_bounds(
             if cand < cost[ur, ulocal] * (1.0 - SLACK) and cand < bound[ur, ulocal]:
                 bound[ur, ulocal] = cand
                 source[ur, ulocal] = source[r, local]
-                keys, items, size = _push(keys, items, size, cand, ur * block + ulocal)
+                keys, items, size = heap_push(keys, items, size, cand, ur * block + ulocal)
     violated = np.zeros(n_reg, dtype=np.bool_)
     for r in range(n_reg):
         violated[r] = (source[r] >= 0).any()

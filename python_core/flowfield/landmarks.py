@@ -38,13 +38,12 @@ from python_core.flowfield.kernels import (
     DY,
     MOVES,
     _moves_from,
-    _pop,
-    _push,
     _step_length,
     border_index,
 )
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cells
+from python_core.heaps.lazy import heap_pop, heap_push
 
 __all__ = ["DEFAULT_COUNT", "Landmarks", "border_index"]
 
@@ -87,9 +86,9 @@ def grid_dijkstra(
     items = np.empty(1024, dtype=np.int64)
     size = 0
     dist[source] = 0.0
-    keys, items, size = _push(keys, items, size, 0.0, source)
+    keys, items, size = heap_push(keys, items, size, 0.0, source)
     while size > 0:
-        d, node, size = _pop(keys, items, size)
+        d, node, size = heap_pop(keys, items, size)
         if d > dist[node]:
             continue
         x, y = node % width, node // width
@@ -101,7 +100,7 @@ def grid_dijkstra(
                     cand = d + _step_length(k, cw, ch, diag) * weights[nn]
                     if cand < dist[nn]:
                         dist[nn] = cand
-                        keys, items, size = _push(keys, items, size, cand, nn)
+                        keys, items, size = heap_push(keys, items, size, cand, nn)
         else:
             step_w = weights[node]
             for k in range(8):
@@ -114,7 +113,7 @@ def grid_dijkstra(
                 cand = d + _step_length(k, cw, ch, diag) * step_w
                 if cand < dist[nn]:
                     dist[nn] = cand
-                    keys, items, size = _push(keys, items, size, cand, nn)
+                    keys, items, size = heap_push(keys, items, size, cand, nn)
     return dist
 
 
@@ -177,9 +176,9 @@ def tile_distances(
             value = min(value, border[b])
         if value < np.inf:
             dist[local] = value
-            keys, items, size = _push(keys, items, size, value, local)
+            keys, items, size = heap_push(keys, items, size, value, local)
     while size > 0:
-        d, local, size = _pop(keys, items, size)
+        d, local, size = heap_pop(keys, items, size)
         if d > dist[local]:
             continue
         x, y = x0 + local % cs, y0 + local // cs
@@ -202,7 +201,7 @@ def tile_distances(
             cand = d + step
             if cand < dist[nl]:
                 dist[nl] = cand
-                keys, items, size = _push(keys, items, size, cand, nl)
+                keys, items, size = heap_push(keys, items, size, cand, nl)
     return dist
 
 

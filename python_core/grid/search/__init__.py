@@ -4,8 +4,8 @@
 - :mod:`~python_core.grid.search.astar`: the compiled A* over a padded grid
 - :mod:`~python_core.grid.search.jps`: compiled Jump Point Search (uniform weights, no corner cutting)
 - :mod:`~python_core.grid.search.method_choice`: whether JPS pays on a map (probe searches, cached)
-- :mod:`~python_core.grid.search.packed_heap`: the grid kernels' open list (4-ary, one-integer keys)
-- :mod:`~python_core.grid.search.open_list`: the indexed binary heap of the hierarchical (HPA*) kernels
+- :mod:`~python_core.grid.search.grid_view`: the read-only view of a grid the searches take
+- (their open list, with the other compiled heaps: :mod:`python_core.heaps`)
 - :mod:`~python_core.grid.search.heuristics`: distance estimates and when each is admissible
 - :mod:`~python_core.grid.search.reference`: the plain-Python A*, the readable specification and
   test oracle; call :func:`reference.find_path <python_core.grid.search.reference.find_path>` by name

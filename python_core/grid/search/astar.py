@@ -9,7 +9,7 @@ The grid is stored with a one-cell blocked border, ``(height + 2) x (width + 2)`
 neighbour of a real cell is a valid index and the kernel never tests bounds. Per-query state lives
 in workspace arrays that are reused across queries: ``stamp[n] == tag`` marks a node seen (open)
 in this query and ``tag + 1`` closed, so nothing of size n is cleared between queries. The open
-list is the 4-ary heap of :mod:`python_core.grid.search.packed_heap` (decrease-key, f and the
+list is the 4-ary heap of :mod:`python_core.heaps.packed` (decrease-key, f and the
 deeper-first tie-break packed in one integer key). The moves allowed from a node come from one
 lookup of its 8 neighbours' open bits in :data:`_MOVES` (per diagonal rule), not from a wall test
 and a corner rule per neighbour.
@@ -35,7 +35,7 @@ from python_core._types import (
     SEARCH_NO_PATH,
 )
 from python_core.compiled import jit
-from python_core.grid.search.packed_heap import heap_decrease, heap_pop, heap_push, pack_key
+from python_core.heaps.packed import heap_decrease, heap_pop, heap_push, pack_key
 
 __all__ = [
     "astar_padded",

@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from python_core._types import SEARCH_BUDGET, SEARCH_FOUND, SEARCH_NO_PATH
 from python_core.compiled import jit
-from python_core.grid.search.packed_heap import heap_decrease, heap_pop, heap_push, pack_key
+from python_core.heaps.packed import heap_decrease, heap_pop, heap_push, pack_key
 
 __all__ = ["jps_padded", "jump_diagonal", "jump_straight"]
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from python_core._types import F64, I64, U8
 from python_core.compiled import jit
-from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
+from python_core.heaps.indexed import heap_decrease, heap_pop, heap_push
 from python_core.hpa.steps import (
     MOVE_DX,
     MOVE_DY,

@@ -25,7 +25,7 @@ import numpy as np
 
 from python_core._types import F32, F64, I32, I64
 from python_core.compiled import jit
-from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
+from python_core.heaps.indexed import heap_decrease, heap_pop, heap_push
 from python_core.hpa.graph.abstract_graph import AbstractGraph, Progress
 from python_core.hpa.graph.distance_table import all_pairs
 from python_core.hpa.graph.graph_arrays import GraphArrays

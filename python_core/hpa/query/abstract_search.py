@@ -19,7 +19,7 @@ import numpy as np
 from python_core._types import F64, I32, I64
 from python_core.compiled import jit
 from python_core.grid.search.heuristics import HEURISTIC_CODES, grid_estimate
-from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
+from python_core.heaps.indexed import heap_decrease, heap_pop, heap_push
 
 __all__ = [
     "ABSTRACT_BUDGET",

@@ -17,7 +17,7 @@ import numpy as np
 
 from python_core._types import F32, F64, I32, I64, B
 from python_core.compiled import jit
-from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
+from python_core.heaps.indexed import heap_decrease, heap_pop, heap_push
 
 __all__ = ["RTOL", "reindex_rows", "repair_rows"]
 

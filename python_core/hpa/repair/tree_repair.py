@@ -46,7 +46,7 @@ import numpy as np
 
 from python_core._types import F64, I32, I64, U8
 from python_core.compiled import jit
-from python_core.grid.search.open_list import heap_decrease, heap_pop, heap_push
+from python_core.heaps.indexed import heap_decrease, heap_pop, heap_push
 from python_core.hpa.graph.cluster_search import NO_PARENT, cluster_rect, cluster_rows
 from python_core.hpa.repair.tree_costs import OldCosts, best_entry, cell_cost, move_of, touches_change
 from python_core.hpa.steps import (

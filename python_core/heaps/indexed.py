@@ -1,9 +1,9 @@
-"""An indexed binary min-heap on flat arrays: the open list of the fast grid kernels.
+"""An indexed binary min-heap on flat arrays: the open list of the HPA* kernels.
 
 Quick start::
 
     import numpy as np
-    from python_core.grid.search.open_list import heap_pop, heap_push
+    from python_core.heaps.indexed import heap_pop, heap_push
     nodes, keys, pos, g = np.zeros(4, np.int32), np.zeros(4), np.zeros(4, np.int32), np.zeros(4)
     size = heap_push(nodes, keys, pos, g, 0, 2, 5.0)
     node, size = heap_pop(nodes, keys, pos, g, size)   # -> (2, 0)

@@ -3,7 +3,7 @@
 Quick start::
 
     import numpy as np
-    from python_core.grid.search.packed_heap import pack_key, heap_pop, heap_push
+    from python_core.heaps.packed import pack_key, heap_pop, heap_push
     nodes, keys, pos = np.zeros(4, np.int32), np.zeros(4, np.int64), np.zeros(4, np.int32)
     size = heap_push(nodes, keys, pos, 0, 2, pack_key(5.0, 1.0))
     node, size = heap_pop(nodes, keys, pos, size)   # -> (2, 0)
@@ -12,7 +12,7 @@ A key packs ``f = g + h`` and the tie-break into one int64 (:func:`pack_key`): t
 float ``f`` (non-negative, so its bit pattern orders like the number) rounded to 32 significant
 bits, and in the 21 low bits freed by the rounding the top bits of ``h``. Order: smaller f first,
 on equal rounded f the smaller h (the larger g: the deeper node, nearer the goal). The heap of
-:mod:`.open_list` compares the same order with ``g[node]`` read on every tie, a load from a
+:mod:`.indexed` compares the same order with ``g[node]`` read on every tie, a load from a
 far-away array inside the sift loops; here a compare is one integer compare, and the 4-ary layout
 halves the depth (its four children share a cache line of keys).
 

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from python_core.grid.search.packed_heap import heap_decrease, heap_pop, heap_push, pack_key
+from python_core.heaps.packed import heap_decrease, heap_pop, heap_push, pack_key
 
 finite = st.floats(0.0, 1e7, allow_nan=False, allow_infinity=False)
 

@@ -10,7 +10,7 @@ import pytest
 from python_core import compiled
 from python_core.grid import GridGraph
 from python_core.grid.search import dispatch
-from python_core.grid.search.open_list import heap_pop, heap_push, quantize
+from python_core.heaps.indexed import heap_pop, heap_push, quantize
 
 
 def test_quantize_rounds_noise_away_and_keeps_exact_values() -> None:
