@@ -18,6 +18,7 @@ mask of the polygon or link a node leads into), so changing them needs no rebuil
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,47 +115,100 @@ def build_search_graph(  # noqa: PLR0917 - the mesh's arrays, built once
     dim = vertices.shape[1]
     corners = np.flatnonzero(twin >= 0)
     k = corners.shape[0]
-    ts = np.array([0.5]) if samples == 1 else np.linspace(0.0, 1.0, samples)
-    pa, pb = vertices[flat[corners]], vertices[flat[nxt[corners]]]
-    portal_pos = (pa[:, None, :] + ts[None, :, None] * (pb - pa)[:, None, :]).reshape(-1, dim)
-    src_p = np.repeat(corner_poly[corners], samples)
-    dst_p = np.repeat(corner_poly[twin[corners]], samples)
     m = links.count
-    pos = np.vstack([portal_pos, links.start.reshape(-1, dim), links.end.reshape(-1, dim)])
-    src = np.concatenate([src_p, links.poly_a, np.full(m, -1, np.int64)])
-    dst = np.concatenate([dst_p, np.full(m, -1, np.int64), links.poly_b])
+    pos = np.vstack([_portal_points(vertices, flat, nxt, corners, samples), links.start.reshape(-1, dim),
+                     links.end.reshape(-1, dim)])  # fmt: skip
+    src = np.concatenate([np.repeat(corner_poly[corners], samples), links.poly_a, np.full(m, -1, np.int64)])
+    dst = np.concatenate(
+        [np.repeat(corner_poly[twin[corners]], samples), np.full(m, -1, np.int64), links.poly_b]
+    )
     # Walking from src into dst through the edge v[c] -> v[next c] of src (counter-clockwise),
     # the portal's left end is v[next c] and its right end v[c].
     left = np.concatenate([np.repeat(flat[nxt[corners]], samples), np.full(2 * m, -1, np.int64)])
     right = np.concatenate([np.repeat(flat[corners], samples), np.full(2 * m, -1, np.int64)])
     link = np.concatenate([np.full(k * samples, -1, np.int64), np.arange(m), np.arange(m)])
-    n = pos.shape[0]
-    origin_region = np.concatenate([poly_region[src_p], poly_region[links.poly_a]])
-    enter = np.zeros(n)
-    into = np.concatenate([dst_p, links.poly_b])
-    came = np.concatenate([np.arange(k * samples), np.arange(k * samples + m, n)])
-    changed = origin_region != poly_region[into]
-    enter[came[changed]] = poly_enter[into[changed]]
+    del corners  # what is not kept is let go before the edges, the largest part, are built
+    enter = _enter_costs(src, dst, poly_region, poly_enter)
     out_ptr, out_nodes = group_by(src, polys)
     in_ptr, in_nodes = group_by(dst, polys)
-    # Every (entering node, leaving node) pair of each polygon, but not straight back out
-    # through the portal just entered.
-    per_in = (out_ptr[1:] - out_ptr[:-1])[np.maximum(dst[in_nodes], 0)]
-    u = np.repeat(in_nodes, per_in)
-    local = np.arange(u.shape[0]) - np.repeat(np.cumsum(per_in) - per_in, per_in)
+    indptr, indices, costs = _edges(pos, src, dst, left, right, out_ptr, out_nodes, poly_travel, enter, links)
+    layers = np.where(dst >= 0, poly_layers[np.maximum(dst, 0)], 0)
+    layers[k * samples : k * samples + m] = links.layers
+    return SearchGraph(
+        indptr, indices, costs, pos, src, dst, left, right, link, layers.astype(np.int64, copy=False),
+        out_ptr, out_nodes, in_ptr, in_nodes, enter, k * samples,
+    )  # fmt: skip
+
+
+def _portal_points(vertices: F64, flat: I64, nxt: I64, corners: I64, samples: int) -> F64:
+    """``samples`` evenly spaced points of each portal corner's edge (one: its midpoint)."""
+    ts = np.array([0.5]) if samples == 1 else np.linspace(0.0, 1.0, samples)
+    pa, pb = vertices[flat[corners]], vertices[flat[nxt[corners]]]
+    return (pa[:, None, :] + ts[None, :, None] * (pb - pa)[:, None, :]).reshape(-1, vertices.shape[1])
+
+
+def _enter_costs(src: I64, dst: I64, poly_region: I64, poly_enter: F64) -> F64:
+    """Per node, the enter cost of ``dst`` when the node comes from another region (a link's
+    end counts from the link's start polygon, ``src`` of the link's start node)."""
+    n = src.shape[0]
+    m = int(np.count_nonzero(src < 0))
+    came = np.concatenate([np.arange(n - 2 * m), np.arange(n - m, n)])  # the nodes entering a polygon
+    origin = np.concatenate([src[: n - 2 * m], src[n - 2 * m : n - m]])  # portals', then links' starts
+    into = dst[came]
+    changed = poly_region[origin] != poly_region[into]
+    enter = np.zeros(n)
+    enter[came[changed]] = poly_enter[into[changed]]
+    return enter
+
+
+_CHUNK_EDGES = 1 << 16
+"""Candidate edges made at once: the edges are built in pieces of this many, written straight into
+the CSR arrays, so a rebuild holds the graph and one piece, not several graph-sized temporaries."""
+
+
+def _edges(  # noqa: PLR0917 - the graph's node arrays
+    pos: F64, src: I64, dst: I64, left: I64, right: I64, out_ptr: I64, out_nodes: I64,
+    poly_travel: F64, enter: F64, links: LinkEnds,
+) -> tuple[I64, I64, F64]:  # fmt: skip
+    """CSR rows: node ``u`` entering polygon ``dst[u]`` leads to every node leaving it, in
+    ``out_nodes`` order, but not straight back out through the portal just entered; a link's
+    start leads to its end. Two passes over the nodes in pieces (count, then fill)."""
+    n = pos.shape[0]
+    m = links.count
+    link_starts = n - 2 * m  # link starts follow the portal nodes, link ends come last
+    degree = np.where(dst >= 0, np.diff(out_ptr)[np.maximum(dst, 0)], 0)
+    candidates = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(degree, out=candidates[1:])
+    bounds = np.searchsorted(candidates, np.arange(0, int(candidates[-1]), _CHUNK_EDGES), side="right") - 1
+    # the link starts' rows (one edge each, filled last) are a piece of their own
+    cuts = np.unique(np.concatenate([[0, link_starts, link_starts + m, n], bounds])).tolist()
+    count = np.zeros(n, dtype=np.int64)
+    count[link_starts : link_starts + m] = 1
+    for lo, hi in itertools.pairwise(cuts):
+        u, v = _piece(lo, hi, dst, left, right, degree, out_ptr, out_nodes)
+        count[lo:hi] += np.bincount(u - lo, minlength=hi - lo)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(count, out=indptr[1:])
+    indices = np.empty(int(indptr[-1]), dtype=np.int64)
+    costs = np.empty(int(indptr[-1]), dtype=np.float64)
+    for lo, hi in itertools.pairwise(cuts):
+        u, v = _piece(lo, hi, dst, left, right, degree, out_ptr, out_nodes)
+        at = slice(int(indptr[lo]), int(indptr[lo]) + u.shape[0])  # rows lo..hi-1 hold only these
+        indices[at] = v
+        costs[at] = np.linalg.norm(pos[v] - pos[u], axis=1) * poly_travel[dst[u]] + enter[u]
+    starts = indptr[link_starts : link_starts + m]
+    indices[starts] = np.arange(link_starts + m, n)
+    costs[starts] = links.cost
+    return indptr, indices, costs
+
+
+def _piece(  # noqa: PLR0917 - the graph's node arrays
+    lo: int, hi: int, dst: I64, left: I64, right: I64, degree: I64, out_ptr: I64, out_nodes: I64
+) -> tuple[I64, I64]:
+    """The edges ``(u, v)`` of nodes ``lo <= u < hi`` entering a polygon, in row order."""
+    per = degree[lo:hi]
+    u = np.repeat(np.arange(lo, hi, dtype=np.int64), per)
+    local = np.arange(u.shape[0]) - np.repeat(np.cumsum(per) - per, per)
     v = out_nodes[out_ptr[dst[u]] + local]
     back = (left[u] == right[v]) & (right[u] == left[v]) & (left[u] >= 0)
-    u, v = u[~back], v[~back]
-    costs = np.linalg.norm(pos[v] - pos[u], axis=1) * poly_travel[dst[u]] + enter[u]
-    ls = np.arange(k * samples, k * samples + m)
-    u = np.concatenate([u, ls])
-    v = np.concatenate([v, ls + m])
-    costs = np.concatenate([costs, links.cost])
-    order = np.argsort(u, kind="stable")
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(u, minlength=n), out=indptr[1:])
-    layers = np.concatenate([poly_layers[dst_p], links.layers, poly_layers[links.poly_b]])
-    return SearchGraph(
-        indptr, v[order].astype(np.int64), costs[order].astype(np.float64), pos, src, dst, left, right,
-        link, layers.astype(np.int64), out_ptr, out_nodes, in_ptr, in_nodes, enter, k * samples,
-    )  # fmt: skip
+    return u[~back], v[~back]

@@ -259,12 +259,16 @@ class NavMesh:
         self._scratch: list[object] = []
         empty = LinkEnds(np.zeros((0, self.dim)), np.zeros((0, self.dim)), *(np.zeros(0, np.int64),) * 2,
                          np.zeros(0), np.zeros(0, np.int64))  # fmt: skip
-        self._static_record = self._static(
-            build_search_graph(
-                self.vertices, self.poly_verts, self._next, self._corner_poly, self._twin, self.region,
-                self.travel_costs, self.enter_costs, self.layers, empty, samples=self._samples,
-            ), empty.start, empty.end,
-        )  # fmt: skip
+        if self.links:
+            # Attaching link ends only locates points: a record whose graph has no portals will
+            # do (a whole second graph would double a rebuild's memory).
+            self._static_record = self._static(
+                build_search_graph(
+                    self.vertices, self.poly_verts, self._next, self._corner_poly,
+                    np.full_like(self._twin, -1), self.region, self.travel_costs, self.enter_costs,
+                    self.layers, empty, samples=self._samples,
+                ), empty.start, empty.end,
+            )  # fmt: skip
         starts, ends, pa, pb, cost, mask, self._link_dirs = [], [], [], [], [], [], []
         for index, link in enumerate(self.links):
             a, poly_a = self._attach(link.start)
