@@ -43,8 +43,8 @@ from bridge.client import Client
 from bridge.client.sidecar import Sidecar, start_sidecar
 from python_core._types import DIAG_CODES
 from python_core.flowfield import GOAL, FlowField
-from python_core.flowfield.kernels import DX, DY
 from python_core.flowfield.landmarks import allowed_moves, grid_dijkstra
+from python_core.flowfield.moves import DX, DY
 from python_core.formats.movingai import read_map
 from python_core.grid import GridGraph
 from python_core.hpa import HierarchicalGrid

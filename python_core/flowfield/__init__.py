@@ -7,12 +7,14 @@ Quick start::
     field.extend(unit_cells)                  # only the tiles the units' corridors cross
     cost, end, code = field.follow(unit_cells[0])   # cost == the exact Dijkstra distance
 
-Modules: :mod:`.kernels` (compiled: the tile-bounded Dijkstra and its exactness check, the repair
-taint, line of sight), :mod:`.field` (one field: tiles, extension, repair),
-:mod:`.landmarks` (landmark lower bounds for the check), :mod:`.goal_search` (the tiles
-asked for by an A* from the goals, no check), :mod:`.cache` (fields shared by key
-within a memory budget) and :mod:`.sight` (line-of-sight
-smoothing down a field). docs/flowfield.md states the exactness invariant and why it holds.
+Modules: :mod:`.field` (one field: extension, the exactness check's rounds, repair) over
+:mod:`.tiles` (its tiles: layout, storage, reading); compiled, :mod:`.kernels` (the tile-bounded
+Dijkstra and its exactness check), :mod:`.moves` (direction bytes and the move rule),
+:mod:`.bounds` (lower bounds for the check), :mod:`.walks` (repair taint, following, line of
+sight); :mod:`.landmarks` (landmark lower bounds), :mod:`.goal_search` (the tiles asked for by an
+A* from the goals, no check), :mod:`.cache` (fields shared by key within a memory budget) and
+:mod:`.sight` (line-of-sight smoothing down a field). docs/flowfield.md states the exactness
+invariant and why it holds.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ import numpy as np
 from python_core.compiled import register_warm_up
 from python_core.flowfield.cache import FieldCache, FieldKey
 from python_core.flowfield.field import FlowField, RepairReport
-from python_core.flowfield.kernels import GOAL, UNREACHABLE, WALL
 from python_core.flowfield.landmarks import Landmarks
+from python_core.flowfield.moves import GOAL, UNREACHABLE, WALL
 from python_core.flowfield.sight import farthest_visible
 from python_core.grid import GridGraph
 

@@ -25,9 +25,10 @@ import numpy.typing as npt
 
 from python_core._types import DIAG_CODES, F64, I64
 from python_core.errors import AStarError, InvalidQueryError, OutOfBoundsError
-from python_core.flowfield import kernels
+from python_core.flowfield import kernels, walks
 from python_core.flowfield.goal_search import HEURISTIC_TILES, solve_from_goals
 from python_core.flowfield.landmarks import Landmarks, no_landmarks
+from python_core.flowfield.moves import SLACK, UNREACHABLE
 from python_core.flowfield.tiles import FieldTiles
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cells
@@ -325,7 +326,7 @@ class FlowField(FieldTiles):
         dirty |= np.isin(known, list(changed_tiles))
         if dear.size:
             taint = np.unique(_around(dear, w, h))
-            dirty |= kernels.tainted_tiles(
+            dirty |= walks.tainted_tiles(
                 self._dirs, known, self.known_slot, w, h, self.cs, self.tiles_x, taint
             )
         if cheap.size:
@@ -369,14 +370,14 @@ class FlowField(FieldTiles):
                 _octile_np(np.abs(self._gx - cx), np.abs(self._gy - cy), cw, ch, diag, never=never).min()
             )
             bound = wmin * (np.maximum(to_tile - diag, 0.0) + max(to_goal - diag, 0.0))
-            out |= finite_max * (1.0 - kernels.SLACK) > bound
+            out |= finite_max * (1.0 - SLACK) > bound
             out |= has_inf & (np.maximum(dx, dy) <= 1)
         return out
 
     def _has_unreachable(self, known: I64, slots: npt.NDArray[np.int32]) -> npt.NDArray[np.bool_]:
         """Per known tile: does it hold a walkable cell with no way to a goal (an enclosed pocket,
         which only a change next to it can open)?"""
-        return np.asarray((self._dirs[slots] == kernels.UNREACHABLE).any(axis=1))
+        return np.asarray((self._dirs[slots] == UNREACHABLE).any(axis=1))
 
 
 def _around(nodes: I64, width: int, height: int) -> I64:

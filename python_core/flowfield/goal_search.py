@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from python_core._types import DIAG_ALWAYS, DIAG_CODES, DIAG_NEVER, F64, I64, U8
 from python_core.compiled import jit
-from python_core.flowfield.kernels import (
+from python_core.flowfield.moves import (
     DX,
     DY,
     GOAL,

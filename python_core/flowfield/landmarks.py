@@ -33,14 +33,8 @@ import numpy.typing as npt
 from python_core._types import DIAG_CODES, F64, I64
 from python_core.compiled import jit
 from python_core.errors import InvalidQueryError
-from python_core.flowfield.kernels import (
-    DX,
-    DY,
-    MOVES,
-    _moves_from,
-    _step_length,
-    border_index,
-)
+from python_core.flowfield.bounds import border_index
+from python_core.flowfield.moves import DX, DY, MOVES, _moves_from, _step_length
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cells
 from python_core.heaps.lazy import heap_pop, heap_push

@@ -7,7 +7,7 @@ Quick start::
 
 A unit on a field steps from cell to cell along the directions; heading instead straight for the
 farthest cell of that chain it can see cuts the zig-zag of 8-way moves. "Sees" is the grid's own
-rule (:func:`python_core.flowfield.kernels.line_of_sight`): every cell the segment crosses is open
+rule (:func:`python_core.flowfield.walks.line_of_sight`): every cell the segment crosses is open
 and every corner it passes exactly is a diagonal move the grid's diagonal mode allows. The scan
 stops at the first chain cell out of sight. The straight segment is never longer than the chain
 it replaces; on weighted cells it may cost more (weights are not looked at: it is steering).
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from python_core._types import DIAG_CODES
 from python_core.errors import InvalidQueryError
-from python_core.flowfield import kernels
+from python_core.flowfield import moves, walks
 from python_core.flowfield.field import FlowField
 from python_core.grid.cells import Cell
 
@@ -62,10 +62,10 @@ def farthest_visible(field: FlowField, cell: Sequence[int], *, max_cells: int = 
     here = best
     for _ in range(max_cells):
         code = field.direction_at(here)
-        if code is None or code >= kernels.GOAL:
+        if code is None or code >= moves.GOAL:
             break
-        here = (here[0] + int(kernels.DX[code]), here[1] + int(kernels.DY[code]))
-        seen = kernels.line_of_sight(
+        here = (here[0] + int(moves.DX[code]), here[1] + int(moves.DY[code]))
+        seen = walks.line_of_sight(
             walk, occ, field.agents_block, DIAG_CODES[grid.diagonal], grid.width, grid.height,
             start[0], start[1], here[0], here[1],
         )  # fmt: skip

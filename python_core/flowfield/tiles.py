@@ -19,7 +19,7 @@ import numpy as np
 
 from python_core._types import F64, I64, U8
 from python_core.errors import InvalidQueryError
-from python_core.flowfield import kernels
+from python_core.flowfield import walks
 from python_core.grid import GridGraph
 from python_core.grid.cells import Cell, as_cell
 
@@ -157,7 +157,7 @@ class FieldTiles:
         x, y = as_cell(cell, self.grid.width, self.grid.height)
         steps = self.grid.node_count if max_steps is None else max_steps
         cw, ch = self.grid.cell_size
-        total, end, code = kernels.follow_cost(
+        total, end, code = walks.follow_cost(
             self._dirs, self.known_slot, self.grid.weights.ravel(), self.grid.width,
             self.cs, self.tiles_x, cw, ch, y * self.grid.width + x, steps,
         )  # fmt: skip

@@ -12,7 +12,7 @@ from bridge.client import Client
 from bridge.client.sidecar import Sidecar
 from bridge.wire.errors import BridgeError, error_code
 from python_core.flowfield import GOAL, WALL
-from python_core.flowfield.kernels import DX, DY
+from python_core.flowfield.moves import DX, DY
 from python_core.grid import GridGraph
 from tests.core.flowfield.oracle import goal_costs
 

@@ -9,7 +9,7 @@ import pytest
 from python_core._types import DIAG_CODES
 from python_core.errors import InvalidQueryError, OutOfBoundsError
 from python_core.flowfield import FlowField, Landmarks
-from python_core.flowfield.kernels import _landmark_bound, goal_bound
+from python_core.flowfield.bounds import _landmark_bound, goal_bound
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa import HierarchicalGrid
 from tests.core.flowfield.oracle import goal_costs
