@@ -103,7 +103,12 @@ def test_every_relative_link_resolves(page: Path) -> None:
     assert not broken, f"{page.relative_to(REPO)}: broken links: {broken}"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(REPO).as_posix())
+@pytest.mark.parametrize(
+    # The CHANGELOG names files as they were when it was written.
+    "page",
+    [page for page in PAGES if page.name != "CHANGELOG.md"],
+    ids=lambda page: page.relative_to(REPO).as_posix(),
+)
 def test_every_named_source_file_exists(page: Path) -> None:
     missing = missing_sources(page)
     assert not missing, f"{page.relative_to(REPO)} names files that do not exist (moved?): {missing}"
