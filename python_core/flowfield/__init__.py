@@ -8,7 +8,7 @@ Quick start::
     cost, end, code = field.follow(unit_cells[0])   # cost == the exact Dijkstra distance
 
 Modules: :mod:`.field` (one field: extension, the exactness check's rounds, repair) over
-:mod:`.tiles` (its tiles: layout, storage, reading); compiled, :mod:`.kernels` (the tile-bounded
+:mod:`.tiles` (its tiles: layout, storage, reading); compiled, :mod:`.region_solver` (the tile-bounded
 Dijkstra and its exactness check), :mod:`.moves` (direction bytes and the move rule),
 :mod:`.bounds` (lower bounds for the check), :mod:`.walks` (repair taint, following, line of
 sight); :mod:`.landmarks` (landmark lower bounds), :mod:`.goal_search` (the tiles asked for by an

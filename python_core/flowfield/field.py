@@ -12,7 +12,7 @@ The invariant, kept through :meth:`FlowField.extend` and :meth:`FlowField.repair
 computed tile holds its exact cost to the nearest goal (``inf`` when none can be reached), equal to
 a full Dijkstra from the goal set, and a direction whose step plus the next cell's cost equals that
 cost, so following the directions from any computed cell costs exactly its cost and ends on a goal.
-See docs/flowfield.md for the argument and :mod:`python_core.flowfield.kernels` for the check.
+See docs/flowfield.md for the argument and :mod:`python_core.flowfield.region_solver` for the check.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from python_core._types import DIAG_CODES, F64, I64
 from python_core.errors import AStarError, InvalidQueryError, OutOfBoundsError
-from python_core.flowfield import kernels, walks
+from python_core.flowfield import region_solver, walks
 from python_core.flowfield.goal_search import HEURISTIC_TILES, solve_from_goals
 from python_core.flowfield.landmarks import Landmarks, no_landmarks
 from python_core.flowfield.moves import SLACK, UNREACHABLE
@@ -236,7 +236,7 @@ class FlowField(FieldTiles):
             rounds += 1
             region_slot = np.full(self.known_slot.size, -1, dtype=np.int32)
             region_slot[region] = np.arange(region.size, dtype=np.int32)
-            cost, dirs, culprits, violated = kernels.solve_region(
+            cost, dirs, culprits, violated = region_solver.solve_region(
                 walk, occ, self.agents_block, weights, grid.width, grid.height,
                 DIAG_CODES[grid.diagonal], grid.cell_size[0], grid.cell_size[1], self.cs, self.tiles_x,
                 region, region_slot, self.known_slot, self._cost, self.goal_nodes, self._gx, self._gy,
