@@ -10,10 +10,11 @@ Quick start::
 Building: polygons are checked and wound counter-clockwise (:mod:`~python_core.navmesh.build`), the
 mesh made conformal (:mod:`~python_core.navmesh.stitch`: shared edges, T-junctions, overlapping
 edges, and region borders within ``edge_margin`` all become shared edges), links attached to their
-nearest polygons, and the search graph built (:mod:`~python_core.navmesh.graph`). A query is one
-compiled call (:mod:`~python_core.navmesh.kernel`): start and goal are located with a bucket grid
-(and clamped onto the mesh when outside, as Godot's NavigationServer does), A* runs over points on
-the portals (ends and middle) and link ends, and the funnel pulls the corridor taut; ``cost`` is
+nearest polygons, the bucket grid that locates points built (:mod:`~python_core.navmesh.locator`),
+and the search graph (:mod:`~python_core.navmesh.graph`). A query is one compiled call
+(:mod:`~python_core.navmesh.kernel`): start and goal are located (and clamped onto the mesh when
+outside, as Godot's NavigationServer does), A* runs over points on the portals (ends and middle)
+and link ends, and the funnel pulls the corridor taut; ``cost`` is
 the path's length weighted by the polygons' travel costs, plus enter and link costs. In 3D,
 location and funnel work in the plane perpendicular to ``up_axis``; heights come from the
 polygons' planes.
@@ -32,11 +33,13 @@ from python_core.csr.graph import CsrGraph
 from python_core.csr.kernel import heuristic_code
 from python_core.errors import InvalidGraphError, InvalidQueryError
 from python_core.navmesh.build import PLANE_AXES, corner_links, flatten, normalise
+from python_core.navmesh.corridor_kernel import nav_scratch
 from python_core.navmesh.graph import LinkEnds, SearchGraph, build_search_graph
-from python_core.navmesh.kernel import closest_point as closest_kernel
-from python_core.navmesh.kernel import locate as locate_kernel
-from python_core.navmesh.kernel import nav_query, nav_scratch, nav_static
+from python_core.navmesh.kernel import nav_query, nav_static
 from python_core.navmesh.links import LAYERS_MAX, NavLink, check_cost
+from python_core.navmesh.locate_kernel import closest_point as closest_kernel
+from python_core.navmesh.locate_kernel import locate as locate_kernel
+from python_core.navmesh.locator import build_locator
 from python_core.navmesh.stitch import conform
 from python_core.result import PathResult, PathStatus, QueryOptions
 
@@ -171,7 +174,9 @@ class NavMesh:
                     f"links must be NavLink objects of {self.dim} coordinates, got {link!r:.80}"
                 )
         self.links: list[NavLink] = list(links)
-        self._build_locator()
+        self._locator = build_locator(
+            self.vertices, self._xy, self.poly_ptr, self.poly_verts, self._next, self.up_axis
+        )
         self._build_search()
 
     @property
@@ -189,50 +194,6 @@ class NavMesh:
         return self._search
 
     # ---- building ---------------------------------------------------------------------------
-    def _build_locator(self) -> None:
-        """A uniform grid over the polygons' bounding boxes (CSR of polygon ids per bucket), and
-        each polygon's plane (height as a function of the plane point) in 3D."""
-        xy = self._xy[self.poly_verts]
-        # boxes grown a little, so a point on an edge that rounding puts just outside its
-        # polygon's box (across a bucket border) is still looked up in that polygon
-        pad = 1e-6 * (1.0 + float(np.abs(xy).max()))
-        lo = np.minimum.reduceat(xy, self.poly_ptr[:-1], axis=0) - pad
-        hi = np.maximum.reduceat(xy, self.poly_ptr[:-1], axis=0) + pad
-        self._origin = lo.min(axis=0)
-        extent = np.maximum(hi.max(axis=0) - self._origin, 1e-9)
-        self._cell = float(np.sqrt(extent[0] * extent[1] / self.polygon_count)) * 1.5 or 1.0
-        self._cols = int(extent[0] // self._cell) + 1
-        self._rows = int(extent[1] // self._cell) + 1
-        c0 = ((lo - self._origin) // self._cell).astype(np.int64)
-        c1 = ((hi - self._origin) // self._cell).astype(np.int64)
-        w, h = c1[:, 0] - c0[:, 0] + 1, c1[:, 1] - c0[:, 1] + 1
-        pid = np.repeat(np.arange(self.polygon_count), w * h)
-        local = np.arange(pid.shape[0]) - np.repeat(np.cumsum(w * h) - w * h, w * h)
-        cell = (c0[pid, 1] + local // w[pid]) * self._cols + c0[pid, 0] + local % w[pid]
-        order = np.argsort(cell, kind="stable")
-        self._cell_polys = pid[order].astype(np.int64)
-        self._cell_ptr = np.zeros(self._cols * self._rows + 1, dtype=np.int64)
-        np.cumsum(np.bincount(cell, minlength=self._cell_ptr.shape[0] - 1), out=self._cell_ptr[1:])
-        self._plane = np.zeros((self.polygon_count, 3))
-        if self.dim == 3:
-            self._plane = self._planes()
-
-    def _planes(self) -> F64:
-        """Per polygon ``(a, b, c)`` with height ``a * x + b * y + c`` (Newell normal); a vertical
-        polygon gets its mean height."""
-        u = self.up_axis
-        i, j = PLANE_AXES[u]
-        v = self.vertices[self.poly_verts]
-        w = self.vertices[self.poly_verts[self._next]]
-        normal = np.add.reduceat(np.cross(v, w), self.poly_ptr[:-1], axis=0)
-        centre = np.add.reduceat(v, self.poly_ptr[:-1], axis=0) / np.diff(self.poly_ptr)[:, None]
-        flat = np.abs(normal[:, u]) < 1e-12 * np.maximum(np.linalg.norm(normal, axis=1), 1e-300)
-        nu = np.where(flat, 1.0, normal[:, u])
-        a = np.where(flat, 0.0, -normal[:, i] / nu)
-        b = np.where(flat, 0.0, -normal[:, j] / nu)
-        c = centre[:, u] - a * centre[:, i] - b * centre[:, j]
-        return np.ascontiguousarray(np.stack([a, b, c], axis=1))
-
     def _common_layers(self) -> None:
         """The bits every search node carries (a query sharing one skips the per-node test)."""
         layers = self._search.layers
@@ -242,9 +203,10 @@ class NavMesh:
         pa = PLANE_AXES[self.up_axis] if self.dim == 3 else (0, 1)
         # the heuristic (straight distance) times the cheapest cost per unit stays admissible
         scale = float(np.min([self.travel_costs.min(), *(lk.travel_cost for lk in self.links)]))
+        grid = self._locator
         return nav_static(
-            self.vertices, self._xy, self.poly_ptr, self.poly_verts, self._origin, self._cell,
-            self._cols, self._rows, self._cell_ptr, self._cell_polys, self.layers, self._plane,
+            self.vertices, self._xy, self.poly_ptr, self.poly_verts, grid.origin, grid.cell, grid.cols,
+            grid.rows, grid.cell_ptr, grid.cell_polys, self.layers, grid.plane,
             self.up_axis, pa[0], pa[1],
             graph.indptr, graph.indices, graph.costs, graph.pos, graph.src, graph.dst, graph.left,
             graph.right, graph.link, graph.layers, graph.out_ptr, graph.out_nodes, graph.in_ptr,

@@ -26,7 +26,8 @@ from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND, B
 from python_core.errors import InvalidQueryError, UnsupportedOperationError
 from python_core.navmesh.build import PLANE_AXES, corner_links
 from python_core.navmesh.mesh import NavMesh
-from python_core.navmesh.polyanya_kernel import closest_reachable, polyanya_search, polygons_at, twin_corners
+from python_core.navmesh.polyanya_kernel import polyanya_search
+from python_core.navmesh.polyanya_places import closest_reachable, polygons_at, twin_corners
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["find_optimal_path"]

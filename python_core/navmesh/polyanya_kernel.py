@@ -1,6 +1,6 @@
 """Polyanya's compiled kernels: exactly shortest any-angle paths over a mesh's intervals.
 
-Quick start (the arrays come from :func:`python_core.navmesh.polyanya.prepare`)::
+Quick start (the arrays come from :func:`python_core.navmesh.polyanya._prepare`)::
 
     status, roots, corridor, expanded = polyanya_search(xy, ptr, verts, cpoly, nxt, nbr, twin,
         corner, dead_end, start_xy, start_polys, goal_xy, goal_set, True, -1)
@@ -31,214 +31,10 @@ import numpy as np
 
 from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND, SEARCH_NO_PATH, B
 from python_core.compiled import jit, register_warm_up
+from python_core.navmesh.polyanya_intervals import EPS, OBSERVABLE, RIGHT, cross, h_value, successors
+from python_core.navmesh.polyanya_places import closest_reachable, polygons_at, twin_corners
 
-__all__ = ["EPS", "closest_reachable", "polyanya_search", "polygons_at", "twin_corners"]
-
-EPS = 1e-8
-"""Geometric tolerance, as the reference implementation's ``EPSILON``."""
-
-_OBSERVABLE, _RIGHT, _LEFT = 0, 1, 2
-
-
-@jit
-def twin_corners(xy: F64, ptr: I64, verts: I64, cpoly: I64, nxt: I64, nbr: I64) -> I64:  # noqa: PLR0917 - numba kernel, scalars passed positionally
-    """For each corner with a neighbour, the neighbour's corner on the same edge (reversed); -1 else.
-
-    Matched by position (welded vertices may have different indices), the closest edge of the
-    neighbour that names this polygon.
-    """
-    out = np.full(verts.shape[0], -1, dtype=np.int64)
-    for c in range(verts.shape[0]):
-        q = nbr[c]
-        if q < 0:
-            continue
-        p = cpoly[c]
-        a, b = verts[c], verts[nxt[c]]
-        best = math.inf
-        for t in range(ptr[q], ptr[q + 1]):
-            if nbr[t] != p:
-                continue
-            u, w = verts[t], verts[nxt[t]]
-            d = math.hypot(xy[u, 0] - xy[b, 0], xy[u, 1] - xy[b, 1]) + math.hypot(
-                xy[w, 0] - xy[a, 0], xy[w, 1] - xy[a, 1]
-            )
-            if d < best:
-                best = d
-                out[c] = t
-    return out
-
-
-@jit
-def _cross(ax: float, ay: float, bx: float, by: float) -> float:
-    return ax * by - ay * bx
-
-
-@jit
-def _h_value(  # noqa: PLR0917 - numba kernel, scalars passed positionally
-    ox: float, oy: float, gx: float, gy: float, lx: float, ly: float, rx: float, ry: float
-) -> float:
-    """Shortest distance root -> interval [l, r] -> goal (the reference's ``get_h_value``)."""
-    if (abs(ox - lx) < EPS and abs(oy - ly) < EPS) or (abs(ox - rx) < EPS and abs(oy - ry) < EPS):
-        return math.hypot(gx - ox, gy - oy)
-    lrx, lry = rx - lx, ry - ly
-    side_root = _cross(ox - lx, oy - ly, lrx, lry) > 0
-    side_goal = _cross(gx - lx, gy - ly, lrx, lry) > 0
-    if side_root == side_goal:  # mirror the goal across the interval's line
-        den = lrx * lrx + lry * lry
-        if den < EPS:
-            gx, gy = 2.0 * lx - gx, 2.0 * ly - gy
-        else:
-            num = _cross(rx - gx, ry - gy, lx - gx, ly - gy)
-            gx, gy = gx + 2.0 * num / den * (ly - ry), gy + 2.0 * num / den * (rx - lx)
-    denom = _cross(gx - ox, gy - oy, lrx, lry)
-    if abs(denom) < EPS:  # root, goal and interval collinear: via the end nearer the root
-        dl = math.hypot(lx - ox, ly - oy)
-        dr = math.hypot(rx - ox, ry - oy)
-        if dl < dr:
-            return dl + math.hypot(gx - lx, gy - ly)
-        return dr + math.hypot(gx - rx, gy - ry)
-    num = _cross(gx - lx, gy - ly, ox - lx, oy - ly)
-    if abs(num) < EPS or abs(num - denom) < EPS:
-        return math.hypot(gx - ox, gy - oy)
-    below = num < 0 if denom > 0 else num > 0
-    above = num > denom if denom > 0 else num < denom
-    if below:
-        return math.hypot(lx - ox, ly - oy) + math.hypot(gx - lx, gy - ly)
-    if above:
-        return math.hypot(rx - ox, ry - oy) + math.hypot(gx - rx, gy - ry)
-    return math.hypot(gx - ox, gy - oy)
-
-
-@jit
-def _intersect(  # noqa: PLR0917 - numba kernel, scalars passed positionally
-    ax: float, ay: float, bx: float, by: float, cx: float, cy: float, dx: float, dy: float
-) -> tuple[float, float]:
-    """The point where line ``ab`` meets line ``cd`` (not parallel), parametrised on ``ab``."""
-    abx, aby = bx - ax, by - ay
-    den = _cross(abx, aby, dx - cx, dy - cy)
-    t = _cross(cx - ax, cy - ay, dx - ax, dy - ay) / den if den != 0.0 else 0.0
-    return ax + abx * t, ay + aby * t
-
-
-@jit
-def _successors(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel, arrays passed positionally
-    xy: F64, ptr: I64, verts: I64, cpoly: I64, corner: B, t: int,
-    ox: float, oy: float, lx: float, ly: float, rx: float, ry: float, out_f: F64, out_i: I64,
-) -> int:  # fmt: skip
-    """Successor intervals of the node entering ``cpoly[t]`` through corner ``t`` (the reference's
-    ``get_successors``). Row ``i`` of ``out_f`` is ``(lx, ly, rx, ry)``, of ``out_i`` ``(type, edge
-    corner)``; returns the count."""
-    p = cpoly[t]
-    base = ptr[p]
-    n = ptr[p + 1] - base
-    m = n - 1
-    first = t - base + 1  # local index of w_0 = the right vertex
-    lv, rv = verts[t], verts[base + first % n]
-    count = 0
-    rlx, rly, rrx, rry = lx - ox, ly - oy, rx - ox, ry - oy
-    root_eq_l = abs(rlx) < EPS and abs(rly) < EPS
-    root_eq_r = abs(rrx) < EPS and abs(rry) < EPS
-    if root_eq_l or root_eq_r or abs(_cross(rrx, rry, lx - rx, ly - ry)) < EPS:
-        # Collinear: the interval gives no direction; turn at its end nearer the root, if a corner.
-        left_nearer = abs(rly) < abs(rry) if abs(rlx - rrx) < EPS else abs(rlx) < abs(rrx)
-        if root_eq_l or (not root_eq_r and left_nearer):
-            if not corner[lv]:
-                return 0
-            kind = _LEFT
-        else:
-            if not corner[rv]:
-                return 0
-            kind = _RIGHT
-        for k in range(m):
-            c0, c1 = base + (first + k) % n, base + (first + k + 1) % n
-            out_f[count, 0], out_f[count, 1] = xy[verts[c1], 0], xy[verts[c1], 1]
-            out_f[count, 2], out_f[count, 3] = xy[verts[c0], 0], xy[verts[c0], 1]
-            out_i[count, 0], out_i[count, 1] = kind, c0
-            count += 1
-        return count
-    right_at_vertex = abs(rx - xy[rv, 0]) < EPS and abs(ry - xy[rv, 1]) < EPS
-    left_at_vertex = abs(lx - xy[lv, 0]) < EPS and abs(ly - xy[lv, 1]) < EPS
-    # A: the first chain vertex strictly left of the ray root -> R (the cone's right side).
-    a_idx = -1
-    if right_at_vertex:
-        w = verts[base + (first + 1) % n]
-        if _cross(rrx, rry, xy[w, 0] - rx, xy[w, 1] - ry) > -EPS:
-            a_idx = 1
-    if a_idx < 0:
-        a_idx = m
-        for k in range(1, m + 1):
-            w = verts[base + (first + k) % n]
-            if _cross(rrx, rry, xy[w, 0] - rx, xy[w, 1] - ry) > EPS:
-                a_idx = k
-                break
-    # B: the last chain vertex strictly right of the ray root -> L (the cone's left side).
-    b_idx = -1
-    if left_at_vertex:
-        w = verts[base + (first + m - 1) % n]
-        if _cross(rlx, rly, xy[w, 0] - lx, xy[w, 1] - ly) < EPS:
-            b_idx = m - 1
-    if b_idx < 0:
-        b_idx = a_idx - 1
-        for k in range(m - 1, a_idx - 2, -1):
-            w = verts[base + (first + k) % n]
-            if _cross(rlx, rly, xy[w, 0] - lx, xy[w, 1] - ly) < -EPS:
-                b_idx = k
-                break
-    ca, cam1 = base + (first + a_idx) % n, base + (first + a_idx - 1) % n
-    cb, cbp1 = base + (first + b_idx) % n, base + (first + b_idx + 1) % n
-    va, vam1, vb, vbp1 = verts[ca], verts[cam1], verts[cb], verts[cbp1]
-    if right_at_vertex and a_idx == 1:
-        rix, riy = rx, ry
-    else:
-        rix, riy = _intersect(xy[va, 0], xy[va, 1], xy[vam1, 0], xy[vam1, 1], ox, oy, rx, ry)
-    if left_at_vertex and b_idx == m - 1:
-        lix, liy = lx, ly
-    else:
-        lix, liy = _intersect(xy[vb, 0], xy[vb, 1], xy[vbp1, 0], xy[vbp1, 1], ox, oy, lx, ly)
-    if right_at_vertex and corner[rv]:  # non-observable, turning at the right end
-        for k in range(a_idx - 1):
-            c0, c1 = base + (first + k) % n, base + (first + k + 1) % n
-            out_f[count, 0], out_f[count, 1] = xy[verts[c1], 0], xy[verts[c1], 1]
-            out_f[count, 2], out_f[count, 3] = xy[verts[c0], 0], xy[verts[c0], 1]
-            out_i[count, 0], out_i[count, 1] = _RIGHT, c0
-            count += 1
-        if not (abs(rix - xy[vam1, 0]) < EPS and abs(riy - xy[vam1, 1]) < EPS):
-            out_f[count, 0], out_f[count, 1] = rix, riy
-            out_f[count, 2], out_f[count, 3] = xy[vam1, 0], xy[vam1, 1]
-            out_i[count, 0], out_i[count, 1] = _RIGHT, cam1
-            count += 1
-    if a_idx == b_idx + 1:  # one observable interval
-        out_f[count, 0], out_f[count, 1], out_f[count, 2], out_f[count, 3] = lix, liy, rix, riy
-        out_i[count, 0], out_i[count, 1] = _OBSERVABLE, cam1
-        count += 1
-    elif a_idx <= b_idx:
-        out_f[count, 0], out_f[count, 1] = xy[va, 0], xy[va, 1]
-        out_f[count, 2], out_f[count, 3] = rix, riy
-        out_i[count, 0], out_i[count, 1] = _OBSERVABLE, cam1
-        count += 1
-        for k in range(a_idx, b_idx):
-            c0, c1 = base + (first + k) % n, base + (first + k + 1) % n
-            out_f[count, 0], out_f[count, 1] = xy[verts[c1], 0], xy[verts[c1], 1]
-            out_f[count, 2], out_f[count, 3] = xy[verts[c0], 0], xy[verts[c0], 1]
-            out_i[count, 0], out_i[count, 1] = _OBSERVABLE, c0
-            count += 1
-        out_f[count, 0], out_f[count, 1] = lix, liy
-        out_f[count, 2], out_f[count, 3] = xy[vb, 0], xy[vb, 1]
-        out_i[count, 0], out_i[count, 1] = _OBSERVABLE, cb
-        count += 1
-    if left_at_vertex and corner[lv]:  # non-observable, turning at the left end
-        if not (abs(lix - xy[vbp1, 0]) < EPS and abs(liy - xy[vbp1, 1]) < EPS):
-            out_f[count, 0], out_f[count, 1] = xy[vbp1, 0], xy[vbp1, 1]
-            out_f[count, 2], out_f[count, 3] = lix, liy
-            out_i[count, 0], out_i[count, 1] = _LEFT, cb
-            count += 1
-        for k in range(b_idx + 1, m):
-            c0, c1 = base + (first + k) % n, base + (first + k + 1) % n
-            out_f[count, 0], out_f[count, 1] = xy[verts[c1], 0], xy[verts[c1], 1]
-            out_f[count, 2], out_f[count, 3] = xy[verts[c0], 0], xy[verts[c0], 1]
-            out_i[count, 0], out_i[count, 1] = _LEFT, c0
-            count += 1
-    return count
+__all__ = ["polyanya_search"]
 
 
 @jit
@@ -307,7 +103,7 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
             ex, ey = xy[b, 0] - xy[a, 0], xy[b, 1] - xy[a, 1]
             along = (sx - xy[a, 0]) * ex + (sy - xy[a, 1]) * ey
             if (
-                abs(_cross(ex, ey, sx - xy[a, 0], sy - xy[a, 1])) <= EPS * max(1.0, math.hypot(ex, ey))
+                abs(cross(ex, ey, sx - xy[a, 0], sy - xy[a, 1])) <= EPS * max(1.0, math.hypot(ex, ey))
                 and -EPS <= along <= ex * ex + ey * ey + EPS
             ):
                 continue  # the start lies on this edge (the polygon across holds it too)
@@ -316,7 +112,7 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
             nf[count, 0], nf[count, 1], nf[count, 2], nf[count, 3] = xy[b, 0], xy[b, 1], xy[a, 0], xy[a, 1]
             nf[count, 4] = 0.0
             exact = use_h or goal_set[q]  # a node into the goal's polygon needs its true cost
-            h = _h_value(sx, sy, gx, gy, xy[b, 0], xy[b, 1], xy[a, 0], xy[a, 1]) if exact else 0.0
+            h = h_value(sx, sy, gx, gy, xy[b, 0], xy[b, 1], xy[a, 0], xy[a, 1]) if exact else 0.0
             nf[count, 5] = h
             ni[count, 0], ni[count, 1], ni[count, 2] = -1, twin[c], -1
             heapq.heappush(heap, (h, 0.0, count))
@@ -341,7 +137,7 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
             root = ni[node, 0]
             ox, oy = (sx, sy) if root < 0 else (xy[root, 0], xy[root, 1])
             g0 = nf[node, 4]
-            k = _successors(
+            k = successors(
                 xy, ptr, verts, cpoly, corner, t, ox, oy,
                 nf[node, 0], nf[node, 1], nf[node, 2], nf[node, 3], sf, si,
             )  # fmt: skip
@@ -354,9 +150,9 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
                 if q < 0 or (dead_end[q] and not goal_set[q]):
                     continue
                 kind = si[j, 0]
-                if kind == _OBSERVABLE:
+                if kind == OBSERVABLE:
                     new_root, g = root, g0
-                elif kind == _RIGHT:
+                elif kind == RIGHT:
                     new_root, g = rv, g0 + math.hypot(xy[rv, 0] - ox, xy[rv, 1] - oy)
                 else:
                     new_root, g = lv, g0 + math.hypot(xy[lv, 0] - ox, xy[lv, 1] - oy)
@@ -368,7 +164,7 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
                     nf, ni = _grow_f(nf), _grow_i(ni)
                 lx, ly, rx, ry = sf[j, 0], sf[j, 1], sf[j, 2], sf[j, 3]
                 px, py = (sx, sy) if new_root < 0 else (xy[new_root, 0], xy[new_root, 1])
-                h = _h_value(px, py, gx, gy, lx, ly, rx, ry) if use_h or goal_set[q] else 0.0
+                h = h_value(px, py, gx, gy, lx, ly, rx, ry) if use_h or goal_set[q] else 0.0
                 nf[count, 0], nf[count, 1], nf[count, 2], nf[count, 3] = lx, ly, rx, ry
                 nf[count, 4], nf[count, 5] = g, g + h
                 ni[count, 0], ni[count, 1], ni[count, 2] = new_root, twin[ce], node
@@ -387,9 +183,9 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
     root = ni[final, 0]
     ox, oy = (sx, sy) if root < 0 else (xy[root, 0], xy[root, 1])
     t = ni[final, 1]
-    if _cross(gx - ox, gy - oy, nf[final, 0] - ox, nf[final, 1] - oy) < -EPS:
+    if cross(gx - ox, gy - oy, nf[final, 0] - ox, nf[final, 1] - oy) < -EPS:
         final_root = verts[t]
-    elif _cross(nf[final, 2] - ox, nf[final, 3] - oy, gx - ox, gy - oy) < -EPS:
+    elif cross(nf[final, 2] - ox, nf[final, 3] - oy, gx - ox, gy - oy) < -EPS:
         final_root = verts[nxt[t]]
     else:
         final_root = root
@@ -417,90 +213,6 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
         node = ni[node, 2]
     corridor[0] = cpoly[twin[ni[first_node, 1]]]
     return SEARCH_FOUND, roots[:nroots][::-1].copy(), corridor, expanded
-
-
-@jit
-def _inside(xy: F64, ptr: I64, verts: I64, p: int, px: float, py: float) -> bool:  # noqa: PLR0917 - numba kernel, scalars passed positionally
-    """True when ``(px, py)`` is in polygon ``p`` (CCW), within a relative tolerance."""
-    n = ptr[p + 1] - ptr[p]
-    for i in range(n):
-        a, b = verts[ptr[p] + i], verts[ptr[p] + (i + 1) % n]
-        ex, ey = xy[b, 0] - xy[a, 0], xy[b, 1] - xy[a, 1]
-        if _cross(ex, ey, px - xy[a, 0], py - xy[a, 1]) < -1e-9 * max(1.0, math.hypot(ex, ey)):
-            return False
-    return True
-
-
-@jit
-def polygons_at(  # noqa: PLR0917 - numba kernel
-    xy: F64, ptr: I64, verts: I64, vp_ptr: I64, vp: I64, usable: B, p0: int, px: float, py: float
-) -> I64:
-    """Every usable polygon holding the point (on an edge or a vertex, several), found from ``p0``
-    (one that holds it) through the polygons around its vertices (``vp_ptr``/``vp``: CSR vertex ->
-    polygons). ``p0`` comes first, and is included even when unusable (the caller checks)."""
-    out = np.empty(16, dtype=np.int64)
-    out[0] = p0
-    count = 1
-    i = 0
-    while i < count:
-        p = out[i]
-        i += 1
-        for c in range(ptr[p], ptr[p + 1]):
-            v = verts[c]
-            for j in range(vp_ptr[v], vp_ptr[v + 1]):
-                q = vp[j]
-                if not usable[q]:
-                    continue
-                known = False
-                for k in range(count):
-                    if out[k] == q:
-                        known = True
-                        break
-                if known or not _inside(xy, ptr, verts, q, px, py):
-                    continue
-                if count == out.shape[0]:
-                    bigger = np.empty(count * 2, dtype=np.int64)
-                    bigger[:count] = out
-                    out = bigger
-                out[count] = q
-                count += 1
-    return np.asarray(out[:count].copy(), dtype=np.int64)
-
-
-@jit
-def closest_reachable(  # noqa: PLR0917 - numba kernel
-    xy: F64, ptr: I64, verts: I64, nbr: I64, start_polys: I64, gx: float, gy: float
-) -> tuple[int, float, float]:
-    """The polygon reachable from ``start_polys`` (through ``nbr``) nearest the goal, and its point
-    nearest the goal: where a partial path ends."""
-    seen = np.zeros(ptr.shape[0] - 1, dtype=np.bool_)
-    stack = [start_polys[0]]
-    for i in range(start_polys.shape[0]):
-        seen[start_polys[i]] = True
-        if i > 0:
-            stack.append(start_polys[i])
-    best, bx, by, bd = -1, gx, gy, math.inf
-    while stack:
-        p = stack.pop()
-        n = ptr[p + 1] - ptr[p]
-        if _inside(xy, ptr, verts, p, gx, gy):
-            return p, gx, gy
-        for i in range(n):
-            c = ptr[p] + i
-            a, b = verts[c], verts[ptr[p] + (i + 1) % n]
-            ex, ey = xy[b, 0] - xy[a, 0], xy[b, 1] - xy[a, 1]
-            den = ex * ex + ey * ey
-            u = 0.0 if den == 0.0 else ((gx - xy[a, 0]) * ex + (gy - xy[a, 1]) * ey) / den
-            u = min(1.0, max(0.0, u))
-            cx, cy = xy[a, 0] + u * ex, xy[a, 1] + u * ey
-            d = math.hypot(cx - gx, cy - gy)
-            if d < bd:
-                best, bx, by, bd = p, cx, cy, d
-            q = nbr[c]
-            if q >= 0 and not seen[q]:
-                seen[q] = True
-                stack.append(q)
-    return best, bx, by
 
 
 @register_warm_up
