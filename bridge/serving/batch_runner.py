@@ -1,0 +1,250 @@
+"""Batches on the search threads: ``path.find_many`` and ``path.find_packed`` cut into pieces that
+clients' turns interleave on the :class:`~bridge.serving.scheduler.FairScheduler`, holding their
+graphs' read shares until the last piece is done.
+
+    runner = BatchRunner(limits, registry, locks, threads=2, scheduler=lambda: scheduler,
+                         ready=wait_kernels, release=release_read)
+    answer = await runner.find_many(client, [{"graph": "g", "start": [0, 0], "goal": [3, 2]}])
+
+Each answer is counted against ``max_answer_bytes`` while its pieces are built (``too_large`` past
+it, the pieces not started yet skipped); a large one is joined and encoded on a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any
+
+from bridge.methods.interface import BatchOutcome
+from bridge.methods.registry import Registry
+from bridge.serving.batches import run_chunk
+from bridge.serving.graph_lock import GraphLock, GraphLocks
+from bridge.serving.packed import (
+    check_packed,
+    encode_packed,
+    join_packed,
+    packed_pieces,
+    parse_packed,
+    run_packed_chunk,
+)
+from bridge.serving.scheduler import FairScheduler
+from bridge.wire.answers import PACK_OFF_LOOP_BYTES, AnswerBudget, Encoded, InFlight
+from bridge.wire.errors import TooLargeError, UnknownGraphError
+from bridge.wire.protocol import Limits
+from bridge.wire.stream import pack
+
+__all__ = ["CHUNK_QUERIES", "PACKED_CHUNK", "SUBMIT_AT_ONCE", "BatchRunner"]
+
+CHUNK_QUERIES = 32
+"""Queries per scheduler job of a ``path.find_many``: small enough that another client's query waits
+little for a free thread, large enough that the hop per chunk is negligible."""
+
+PACKED_CHUNK = 64
+"""Queries per scheduler job of a ``path.find_packed``: its per-query cost is mostly the search, so
+chunks may be larger than ``path.find_many``'s and still short."""
+
+SUBMIT_AT_ONCE = 256
+"""Pieces of one batch queued for the search threads per turn of the event loop."""
+
+
+class BatchRunner:
+    """The batch methods of :class:`~bridge.serving.local.LocalServing`, over its graphs and threads.
+
+    Args:
+        limits: the server's limits (batch size, expansion cap, answer bytes).
+        registry: the loaded graphs.
+        locks: one readers-writer lock per graph id.
+        threads: search threads (a packed batch is cut into a multiple of them).
+        scheduler: the search threads' scheduler (made when the serving layer starts).
+        ready: waits until the compiled kernels are loaded.
+        release: gives a read share of a graph back.
+    """
+
+    def __init__(
+        self,
+        limits: Limits,
+        registry: Registry,
+        locks: GraphLocks,
+        *,
+        threads: int,
+        scheduler: Callable[[], FairScheduler],
+        ready: Callable[[], Awaitable[None]],
+        release: Callable[[str, GraphLock], None],
+    ) -> None:
+        self.limits, self.registry, self.locks, self.threads = limits, registry, locks, threads
+        self._scheduler, self._ready, self._release = scheduler, ready, release
+        self._building = InFlight(limits.max_answer_bytes)  # every batch answer being built, together
+
+    def find_many(self, client: Hashable, items: list[Any]) -> BatchOutcome:
+        """Reserve a read share of every graph the batch names (now, in arrival order), then
+        validate each query and run them in chunks on the search threads."""
+        if len(items) > self.limits.max_batch:
+            raise TooLargeError(
+                f"path.find_many: {len(items)} queries exceed the limit of {self.limits.max_batch}",
+                {"limit": self.limits.max_batch},
+            )
+        named: set[str] = set()
+        for item in items:
+            graph_id = item.get("graph") if isinstance(item, dict) else None
+            if isinstance(graph_id, str):
+                named.add(graph_id)
+        held = sorted(g for g in named if self.registry.find(g) is not None or self.locks.busy(g))
+        reservations = [(g, lock, lock.reserve_read()) for g, lock in ((g, self.locks.get(g)) for g in held)]
+        # Each chunk is validated and run on a search thread: a batch of 100,000 queries does not
+        # hold the event loop for its parsing either. The registry only changes under a write,
+        # which waits for these read shares.
+        budget = AnswerBudget(self.limits.max_answer_bytes, "path.find_many", self._building)
+        chunk = functools.partial(
+            run_chunk,
+            items,
+            registry=self.registry,
+            shared=set(held),  # graphs loaded later are not ours to read
+            cap=self.limits.max_expansions,
+            default=self.limits.default_expansions,
+            budget=budget,
+        )
+        pieces = [range(i, min(i + CHUNK_QUERIES, len(items))) for i in range(0, len(items), CHUNK_QUERIES)]
+        return self._chunked(client, lambda: pieces, chunk, _joined_results, reservations, budget=budget)
+
+    def find_packed(self, client: Hashable, raw: Any) -> BatchOutcome:
+        """Reserve a read share of the batch's grid (now, in arrival order), then run it in chunks
+        on the search threads (``PACKED_CHUNK`` queries each)."""
+        batch = parse_packed(raw, self.limits.max_batch)
+        graph_id = batch.graph_id
+        if self.registry.find(graph_id) is None and not self.locks.busy(graph_id):
+            raise UnknownGraphError(graph_id)
+        held = [graph_id]
+        reservations = [(g, lock, lock.reserve_read()) for g, lock in ((g, self.locks.get(g)) for g in held)]
+        budget = AnswerBudget(self.limits.max_answer_bytes, "path.find_packed", self._building)
+        cap, default = self.limits.max_expansions, self.limits.default_expansions
+        chunk = functools.partial(
+            run_packed_chunk,
+            batch,
+            registry=self.registry,
+            shared=set(held),
+            budget=budget,
+            cap=cap,
+            default=default,
+        )
+        # as few pieces as PACKED_CHUNK allows, a multiple of the search threads, of about equal work
+        # (a piece that finishes late leaves a thread idle: scenario files list short paths first)
+        most = PACKED_CHUNK if batch.hierarchical else CHUNK_QUERIES  # exact queries run longer
+        count = -(-len(batch) // most)
+        count = -(-count // self.threads) * self.threads
+
+        def split() -> list[range]:  # under the read share: the graph and options are the request's
+            check_packed(batch, self.registry, cap=cap, default=default)  # errors, before any query runs
+            return packed_pieces(batch, count, self.registry)
+
+        return self._chunked(client, split, chunk, join_packed, reservations, budget=budget)
+
+    async def _chunked(
+        self,
+        client: Hashable,
+        split: Callable[[], list[range]],
+        chunk: Callable[[range], Any],
+        join: Callable[[list[Any]], dict[str, Any]],
+        reservations: list[tuple[str, GraphLock, asyncio.Future[None]]],
+        *,
+        budget: AnswerBudget,
+    ) -> dict[str, Any] | Encoded:
+        """Run ``chunk`` over each of the consecutive ranges ``split()`` gives (called once the read
+        shares are granted, so it may read the graphs) on the search threads, holding the shares
+        until the last piece is done; ``join`` their answers in order. The chunks count their
+        answers in ``budget``: past it the request is ``too_large`` (the pieces not started yet
+        skip their work), and a large answer is joined and encoded on a thread."""
+        granted: list[tuple[str, GraphLock]] = []
+        try:
+            for graph_id, lock, turn in reservations:
+                await lock.wait(turn, write=False)
+                granted.append((graph_id, lock))
+            await self._ready()
+            pieces = split()
+        except BaseException:
+            for graph_id, lock in granted:
+                self._release(graph_id, lock)
+            for _, lock, turn in reservations[len(granted) :]:
+                lock.give_up(turn, write=False)
+            raise
+        if not pieces:
+            for graph_id, lock in granted:
+                self._release(graph_id, lock)
+            return join([])
+        left = [len(pieces)]
+
+        def piece_done() -> None:
+            left[0] -= 1
+            if left[0] == 0:
+                for graph_id, lock in granted:
+                    self._release(graph_id, lock)
+
+        def run(piece: range) -> Any:
+            # Another piece passed a cap: this one's answer would be dropped. Skipped, not raised:
+            # thousands of raised pieces left as many tracebacks, frames and futures in reference
+            # cycles, and the collector walking them held the GIL (and the loop) for 0.3-1.2 s.
+            return None if budget.exceeded else chunk(piece)
+
+        try:
+            parts = await self._pieces(
+                client, [functools.partial(run, piece) for piece in pieces], piece_done
+            )
+            budget.check()  # a cap passed: the skipped pieces gave None
+            if budget.total <= PACK_OFF_LOOP_BYTES:
+                return join(parts)
+            encode = encode_packed if join is join_packed else lambda parts: pack(join(parts))
+            return await asyncio.get_running_loop().run_in_executor(None, _encoded, encode, parts)
+        finally:  # sent (once the caller writes it) or refused: no longer under construction
+            budget.release()
+
+    async def _pieces(
+        self, client: Hashable, jobs: list[Callable[[], Any]], done: Callable[[], None]
+    ) -> list[Any]:
+        """Queue ``jobs`` (``SUBMIT_AT_ONCE`` per turn of the loop) and give their values in order,
+        or raise the first failure with the rest dropped; ``done`` is called once for each job.
+
+        Waited for with ``asyncio.wait``, not ``gather``: gather's callbacks and futures form one
+        reference cycle per batch, thousands of objects left for the collector."""
+        futures: list[asyncio.Future[Any]] = []
+        try:
+            for job in jobs:
+                futures.append(self._scheduler().submit(client, job, done))
+                if len(futures) % SUBMIT_AT_ONCE == 0:  # 3,000 pieces held the loop 40-60 ms
+                    await asyncio.sleep(0)
+            await asyncio.wait(futures, return_when=asyncio.FIRST_EXCEPTION)
+            failed = [f for f in futures if f.done() and not f.cancelled() and f.exception() is not None]
+            if not failed:
+                return [future.result() for future in futures]
+            error = failed[0].exception()
+        except BaseException:
+            _drop_jobs(futures, len(jobs), done)
+            raise
+        _drop_jobs(futures, len(jobs), done)
+        failed.clear()  # the error's traceback holds this frame: it must not hold the futures (a cycle)
+        try:
+            raise error  # type: ignore[misc]  # not None: its future failed
+        finally:
+            del error
+
+
+def _drop_jobs(futures: list[asyncio.Future[Any]], count: int, done: Callable[[], None]) -> None:
+    """The jobs of a failed batch: those still queued never run, and ``done`` is called for those
+    never queued (``count`` in all); the list is emptied."""
+    for future in futures:
+        future.cancel()
+    for _ in range(count - len(futures)):
+        done()
+    futures.clear()
+
+
+def _encoded(encode: Callable[[list[Any]], bytes], parts: list[Any]) -> Encoded:
+    """The answer of ``parts`` encoded, on a thread; the parts go as soon as it is."""
+    data = encode(parts)
+    parts.clear()
+    return Encoded(data)
+
+
+def _joined_results(parts: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    """The ``path.find_many`` answer of its chunks' answers, in order."""
+    return {"results": [result for part in parts for result in part]}
