@@ -14,7 +14,7 @@ const AUTOLOAD_PATH := "res://addons/astar_bridge/astar_bridge.gd"
 const EXPORT_MENU := "A* Bridge: Export Scene Graphs to res://graphs"
 const EXPORT_FOLDER := "res://graphs"
 const SceneGraphExporter = preload("res://addons/astar_bridge/export/scene_graph_exporter.gd")
-const SettingsTable = preload("res://addons/astar_bridge/settings_table.gd")
+const SettingsTable = preload("res://addons/astar_bridge/runtime/settings_table.gd")
 const SidecarExportPlugin = preload("res://addons/astar_bridge/export/sidecar_export_plugin.gd")
 const DebuggerPlugin = preload("res://addons/astar_bridge/editor/debugger_plugin.gd")
 

@@ -12,7 +12,7 @@ extends SceneTree
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
 const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encoder.gd")
 const MsgpackDecoder = preload("res://addons/astar_bridge/msgpack/msgpack_decoder.gd")
-const PathResults = preload("res://addons/astar_bridge/path_results.gd")
+const PathWire = preload("res://addons/astar_bridge/runtime/path_wire.gd")
 const WARM_UP := 20
 const FRAME_RUNS := 10
 ## Runs of the 300 requests before those measured (a fresh connection's first batch pays for
@@ -135,7 +135,7 @@ func _breakdown(
 		response_bytes.append(bytes.size())
 		var started: int = Time.get_ticks_usec()
 		var params: Dictionary = {
-			"graph": id, "start": PathResults.endpoint(from), "goal": PathResults.endpoint(to)
+			"graph": id, "start": PathWire.endpoint(from), "goal": PathWire.endpoint(to)
 		}
 		encoder.encode_request(i, "path.find", params)
 		encode_us.append(Time.get_ticks_usec() - started)
@@ -145,7 +145,7 @@ func _breakdown(
 		decode_us.append(Time.get_ticks_usec() - started)
 		started = Time.get_ticks_usec()
 		var request: AStarBridgePathRequest = AStarBridgePathRequest.new()
-		request.finish(PathResults.path_result({"error": message[2], "result": message[3]}, 2))
+		request.finish(PathWire.path_result({"error": message[2], "result": message[3]}, 2))
 		dispatch_us.append(Time.get_ticks_usec() - started)
 	return {
 		"encode_us": encode_us,

@@ -13,7 +13,7 @@
 extends SceneTree
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
-const FlowField = preload("res://addons/astar_bridge/flow_field.gd")
+const FlowField = preload("res://addons/astar_bridge/api/flow_field.gd")
 
 
 func _initialize() -> void:

@@ -31,11 +31,11 @@ ALIASES = {
 }
 SCRIPTS = [
     "astar_bridge.gd",
-    "bridge_result.gd",
-    "path_query.gd",
-    "path_result.gd",
-    "path_request.gd",
-    "edit_request.gd",
+    "api/bridge_result.gd",
+    "api/path_query.gd",
+    "api/path_result.gd",
+    "api/path_request.gd",
+    "api/edit_request.gd",
 ]
 FUNC = re.compile(r"^(static )?func (\w+)\((.*?)\)\s*(?:->\s*([\w.\[\]]+))?\s*:", re.M | re.S)
 
@@ -117,11 +117,11 @@ def test_every_autoload_method_states_its_failure() -> None:
     ("script", "pattern"),
     [
         ("astar_bridge.gd", r"^signal (\w+)"),
-        ("bridge_result.gd", r"^var (\w+)"),
-        ("path_query.gd", r"^var (\w+)"),
-        ("path_result.gd", r"^var (\w+)"),
-        ("path_request.gd", r"^(?:var|signal) (\w+)"),
-        ("edit_request.gd", r"^(?:var|signal) (\w+)"),
+        ("api/bridge_result.gd", r"^var (\w+)"),
+        ("api/path_query.gd", r"^var (\w+)"),
+        ("api/path_result.gd", r"^var (\w+)"),
+        ("api/path_request.gd", r"^(?:var|signal) (\w+)"),
+        ("api/edit_request.gd", r"^(?:var|signal) (\w+)"),
     ],
 )
 def test_the_page_lists_every_signal_and_member(script: str, pattern: str) -> None:
@@ -133,11 +133,11 @@ def test_the_page_lists_every_signal_and_member(script: str, pattern: str) -> No
 
 
 def test_the_page_lists_the_status_values_and_no_error_member() -> None:
-    text = (ADDON / "path_result.gd").read_text()
+    text = (ADDON / "api/path_result.gd").read_text()
     body = text[text.index("enum Status {") : text.index("}", text.index("enum Status {"))]
     values = re.findall(r"^\t([A-Z_]+),", body, re.M)
     assert values == ["FOUND", "PARTIAL", "NO_PATH", "BUDGET_EXHAUSTED", "ERROR"], values
-    section = page_section("path_result.gd")
+    section = page_section("api/path_result.gd")
     line = next(line for line in section.split("\n\n") if line.startswith("`Status` values"))
     assert re.findall(r"`([A-Z_]+)`", line) == values, line
     for doc in (PAGE, REPO / "README.md", REPO / "CHANGELOG.md"):
@@ -160,8 +160,8 @@ def test_the_docs_name_only_autoload_members_that_exist() -> None:
 
 
 def test_the_page_lists_the_phase_values() -> None:
-    """``get_phase()`` returns a SidecarLink.Phase (core/sidecar_link.gd): the page names each."""
-    enum = re.search(r"^enum Phase \{([^}]*)\}", (ADDON / "core" / "sidecar_link.gd").read_text(), re.M)
+    """``get_phase()`` returns a SidecarLink.Phase (runtime/sidecar_link.gd): the page names each."""
+    enum = re.search(r"^enum Phase \{([^}]*)\}", (ADDON / "runtime" / "sidecar_link.gd").read_text(), re.M)
     assert enum is not None
     values = re.findall(r"[A-Z_]+", enum.group(1))
     section = page_section("astar_bridge.gd")

@@ -54,8 +54,8 @@ func _process(_delta: float) -> bool:
 	var cells: Array[Vector2i] = [Vector2i(1, 1)]
 	_show("negative weight", bridge.call("set_cells_weight", "level", cells, -1.0))
 	_show("unknown graph", bridge.call("set_cells_solid", "nowhere", cells, true))
-	var query: RefCounted = load("res://addons/astar_bridge/path_query.gd").new()
-	var result: RefCounted = load("res://addons/astar_bridge/path_result.gd").new()
+	var query: RefCounted = load("res://addons/astar_bridge/api/path_query.gd").new()
+	var result: RefCounted = load("res://addons/astar_bridge/api/path_result.gd").new()
 	bridge.call("query_path", query, result)
 	print("probe: empty query %s" % result.get("error_code"))
 	query.set("graph", "level")

@@ -11,7 +11,7 @@ import pytest
 
 from tests.godot_env import REPO, TEST_PROJECT, run_godot
 
-CONFIG = REPO / "addons" / "astar_bridge" / "core" / "bridge_config.gd"
+CONFIG = REPO / "addons" / "astar_bridge" / "runtime" / "bridge_config.gd"
 PAGE = REPO / "docs" / "settings.md"
 
 

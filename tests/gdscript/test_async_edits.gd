@@ -7,10 +7,10 @@
 extends "res://runner/gd_test.gd"
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
-const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
-const EditRequest = preload("res://addons/astar_bridge/edit_request.gd")
-const PathRequest = preload("res://addons/astar_bridge/path_request.gd")
-const PathResult = preload("res://addons/astar_bridge/path_result.gd")
+const BridgeResult = preload("res://addons/astar_bridge/api/bridge_result.gd")
+const EditRequest = preload("res://addons/astar_bridge/api/edit_request.gd")
+const PathRequest = preload("res://addons/astar_bridge/api/path_request.gd")
+const PathResult = preload("res://addons/astar_bridge/api/path_result.gd")
 const TestBridge = preload("res://tests/support/test_bridge.gd")
 
 # The wall at x = 8 of the test grid has two openings: NEAR on the straight line from FROM to TO,

@@ -7,7 +7,7 @@ extends "res://runner/gd_test.gd"
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
 const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encoder.gd")
 const MsgpackDecoder = preload("res://addons/astar_bridge/msgpack/msgpack_decoder.gd")
-const PathResults = preload("res://addons/astar_bridge/path_results.gd")
+const PathWire = preload("res://addons/astar_bridge/runtime/path_wire.gd")
 const TestBridge = preload("res://tests/support/test_bridge.gd")
 const SIZE := 64
 const ROOM := 16
@@ -66,17 +66,17 @@ func test_bin_fields_come_out_as_packed_arrays() -> void:
 	var bytes: PackedByteArray = MsgpackEncoder.pack([1, 9, null, wire])
 	var decoded: Array = MsgpackDecoder.unpack(bytes)["value"]
 	var response: Dictionary = {"error": decoded[2], "result": decoded[3]}
-	var result: Dictionary = PathResults.path_result(response, 2)
+	var result: Dictionary = PathWire.path_result(response, 2)
 	assert_eq(result["points"], points)
 	assert_eq(result["ids"], ids)
 	assert_eq(result["cost"], 2.5)
 	assert_eq(result["expanded"], 300)
 	var triples: PackedVector3Array = PackedVector3Array([Vector3(1, 2, 3), Vector3(4, 5, 6.5)])
 	wire["points"] = triples.to_byte_array()
-	assert_eq(PathResults.decode_path(wire, 3)["points"], triples)
+	assert_eq(PathWire.decode_path(wire, 3)["points"], triples)
 	wire["points"] = PackedByteArray()
 	wire["status"] = "no_path"
-	assert_eq(PathResults.decode_path(wire, 2)["points"], PackedVector2Array())
+	assert_eq(PathWire.decode_path(wire, 2)["points"], PackedVector2Array())
 
 
 func test_sync_path_result_has_packed_points_and_ids() -> void:

@@ -5,7 +5,7 @@ extends "res://runner/gd_test.gd"
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
 const Agent2D = preload("res://addons/astar_bridge/nodes/astar_agent_2d.gd")
-const FlowField = preload("res://addons/astar_bridge/flow_field.gd")
+const FlowField = preload("res://addons/astar_bridge/api/flow_field.gd")
 const MovingAiMap = preload("res://tests/support/movingai_map.gd")
 const CELL := Vector2(16, 16)
 const AGENTS := 20

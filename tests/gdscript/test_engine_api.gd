@@ -5,9 +5,9 @@
 extends "res://runner/gd_test.gd"
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
-const PathQuery = preload("res://addons/astar_bridge/path_query.gd")
-const PathResult = preload("res://addons/astar_bridge/path_result.gd")
-const PathRequest = preload("res://addons/astar_bridge/path_request.gd")
+const PathQuery = preload("res://addons/astar_bridge/api/path_query.gd")
+const PathResult = preload("res://addons/astar_bridge/api/path_result.gd")
+const PathRequest = preload("res://addons/astar_bridge/api/path_request.gd")
 const TestBridge = preload("res://tests/support/test_bridge.gd")
 
 var _bridge: AStarBridgeNode = null

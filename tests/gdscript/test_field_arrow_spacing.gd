@@ -6,7 +6,7 @@ extends "res://runner/gd_test.gd"
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
 const DebugDraw = preload("res://addons/astar_bridge/debug/debug_draw.gd")
-const FlowField = preload("res://addons/astar_bridge/flow_field.gd")
+const FlowField = preload("res://addons/astar_bridge/api/flow_field.gd")
 const ENABLED := "astar_bridge/debug/enabled"
 const SIZE := Vector2i(40, 30)
 const CELL := Vector2(16, 16)

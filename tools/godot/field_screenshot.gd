@@ -9,7 +9,7 @@
 extends SceneTree
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
-const FlowField = preload("res://addons/astar_bridge/flow_field.gd")
+const FlowField = preload("res://addons/astar_bridge/api/flow_field.gd")
 const MovingAiMap = preload("res://tests/support/movingai_map.gd")
 const CELL := Vector2(10, 10)
 const GOALS: Array[Vector2i] = [Vector2i(12, 10), Vector2i(26, 30)]

@@ -1,19 +1,20 @@
-## Prints docs/settings.md from the addon's settings table (addons/astar_bridge/settings_table.gd),
-## so the page can never disagree with what the plugin registers, then the members of
+## Prints docs/settings.md from the addon's settings table
+## (addons/astar_bridge/runtime/settings_table.gd), so the page can never disagree with what the
+## plugin registers, then the members of
 ## [code]AStarBridge.config[/code] that no project setting holds (set from code). Run in any
 ## project holding the addon:
 ##   godot --headless --path tests/godot_project --script "$PWD/tools/godot/settings_doc.gd" \
 ##       | sed -n '/^# Project settings/,$p' > docs/settings.md
 extends SceneTree
 
-const BridgeConfig = preload("res://addons/astar_bridge/core/bridge_config.gd")
-const SettingsTable = preload("res://addons/astar_bridge/settings_table.gd")
+const BridgeConfig = preload("res://addons/astar_bridge/runtime/bridge_config.gd")
+const SettingsTable = preload("res://addons/astar_bridge/runtime/settings_table.gd")
 const HEADER := (
 	"# Project settings\n\n"
 	+ "Every setting of A* Bridge, under **Project Settings > General > Astar Bridge**. Godot shows no"
 	+ " description for a plugin's settings (there is no API for one), so they are"
 	+ " here and in the editor's **Debugger > A\\* Bridge** tab (hover a row). Generated from"
-	+ " `addons/astar_bridge/settings_table.gd` by `tools/godot/settings_doc.gd`. The autoload"
+	+ " `addons/astar_bridge/runtime/settings_table.gd` by `tools/godot/settings_doc.gd`. The autoload"
 	+ " reads them once, into `AStarBridge.config`; code may change that object: the"
 	+ " connection's members count from the next start or restart, the others at once.\n\n"
 	+ "| Setting | Default | What it does |\n|---|---|---|"
@@ -21,7 +22,7 @@ const HEADER := (
 const CONFIG_HEADER := (
 	"\n## Set from code only\n\n"
 	+ "Members of `AStarBridge.config` that no project setting holds"
-	+ " (`addons/astar_bridge/core/bridge_config.gd`).\n\n"
+	+ " (`addons/astar_bridge/runtime/bridge_config.gd`).\n\n"
 	+ "| `AStarBridge.config.` | Default | What it does |\n|---|---|---|"
 )
 # What each config member without a project setting does (tests/addon/test_settings_doc.py

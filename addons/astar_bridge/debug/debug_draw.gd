@@ -12,7 +12,7 @@
 ## update rewrites only the texels of the cells it names.
 extends Node
 
-const SettingsTable = preload("res://addons/astar_bridge/settings_table.gd")
+const SettingsTable = preload("res://addons/astar_bridge/runtime/settings_table.gd")
 const GraphShapes = preload("res://addons/astar_bridge/debug/graph_shapes.gd")
 const GridLayer2D = preload("res://addons/astar_bridge/debug/grid_layer_2d.gd")
 const GraphLayer2D = preload("res://addons/astar_bridge/debug/graph_layer_2d.gd")

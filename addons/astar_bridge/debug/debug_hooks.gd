@@ -5,7 +5,7 @@
 ## a release export (the drawing is a debug feature; [code]OS.is_debug_build()[/code]).
 extends RefCounted
 
-const SettingsTable = preload("res://addons/astar_bridge/settings_table.gd")
+const SettingsTable = preload("res://addons/astar_bridge/runtime/settings_table.gd")
 const DebugDraw = preload("res://addons/astar_bridge/debug/debug_draw.gd")
 const DebuggerReporter = preload("res://addons/astar_bridge/debug/debugger_reporter.gd")
 

@@ -8,7 +8,7 @@
 ## are [constant LINE_WIDTH] of an arrow's cell wide.
 extends Node2D
 
-const FlowField = preload("res://addons/astar_bridge/flow_field.gd")
+const FlowField = preload("res://addons/astar_bridge/api/flow_field.gd")
 ## Most arrows drawn per field (a zoomed-out view of a large map draws a sample of the cells).
 const MAX_ARROWS := 20000
 ## Fewest screen pixels between two arrows' centres.

@@ -5,7 +5,7 @@
 @tool
 extends VBoxContainer
 
-const SettingsTable = preload("res://addons/astar_bridge/settings_table.gd")
+const SettingsTable = preload("res://addons/astar_bridge/runtime/settings_table.gd")
 
 ## The last state shown ({} before the first message).
 var last_state: Dictionary = {}

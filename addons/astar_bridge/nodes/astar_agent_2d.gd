@@ -52,7 +52,7 @@ signal velocity_computed(safe_velocity: Vector2)
 
 const AgentOccupancy = preload("agent_occupancy.gd")
 # By path, not class name: the agent parses before the editor has scanned the project.
-const FlowField = preload("../flow_field.gd")
+const FlowField = preload("../api/flow_field.gd")
 ## [member agent_id] value meaning "not an obstacle".
 const NO_AGENT := -1
 

@@ -6,7 +6,7 @@
 extends SceneTree
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
-const FlowField = preload("res://addons/astar_bridge/flow_field.gd")
+const FlowField = preload("res://addons/astar_bridge/api/flow_field.gd")
 const MovingAiMap = preload("res://tests/support/movingai_map.gd")
 const START := Vector2i(3, 2)
 const CELL := Vector2(16, 16)

@@ -11,7 +11,7 @@
 extends EditorPlugin
 
 const PANEL_SCRIPT := "res://addons/astar_bridge/editor/debugger_panel.gd"
-const TABLE_SCRIPT := "res://addons/astar_bridge/settings_table.gd"
+const TABLE_SCRIPT := "res://addons/astar_bridge/runtime/settings_table.gd"
 const SETTLE_S := 2.0
 const GAME_TIMEOUT_S := 120.0
 

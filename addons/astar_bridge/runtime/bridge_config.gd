@@ -4,7 +4,7 @@
 ## (request_queue.gd), so a change made through the autoload is seen by both.
 extends RefCounted
 
-const SettingsTable = preload("res://addons/astar_bridge/settings_table.gd")
+const SettingsTable = preload("res://addons/astar_bridge/runtime/settings_table.gd")
 ## Environment variable that overrides the token setting (so it need not live in project.godot).
 const ENV_TOKEN := "ASTAR_BRIDGE_TOKEN"
 

@@ -5,7 +5,7 @@
 ## per point).
 extends RefCounted
 
-const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
+const BridgeResult = preload("res://addons/astar_bridge/api/bridge_result.gd")
 ## The status names of path.find_packed's status bytes 0-3 (255: an error, in "errors").
 const PACKED_STATUS: PackedStringArray = ["found", "partial", "no_path", "budget_exhausted"]
 

@@ -23,7 +23,7 @@ extends RefCounted
 signal completed(result: RefCounted)
 
 # The script by path: the global class name is known only after Godot scanned the project.
-const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
+const BridgeResult = preload("res://addons/astar_bridge/api/bridge_result.gd")
 
 ## The graph edited.
 var graph: String = ""

@@ -35,7 +35,7 @@ signal failed(code: String, message: String)
 ## with a way on, a goal, a walkable cell from which no goal can be reached, a wall.
 enum State { UNKNOWN, MOVE, GOAL, UNREACHABLE, WALL }
 
-const FieldWire = preload("res://addons/astar_bridge/core/field_wire.gd")
+const FieldWire = preload("res://addons/astar_bridge/runtime/field_wire.gd")
 const GOAL_BYTE := 8
 const UNREACHABLE_BYTE := 9
 const WALL_BYTE := 10
@@ -120,7 +120,7 @@ var _refetch: Dictionary = {}  # tile -> true: changed, to fetch again
 var _flush_scheduled: bool = false
 
 
-## Made by the autoload (core/field_calls.gd): [param grid] holds width, height, diagonal and
+## Made by the autoload (runtime/field_calls.gd): [param grid] holds width, height, diagonal and
 ## the world placement (cell_size, origin) of the grid's load parameters.
 func _init(
 	send: Callable,

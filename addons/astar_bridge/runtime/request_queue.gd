@@ -9,13 +9,13 @@
 ## on that thread; the answers of a frame complete in one deferred call.
 extends RefCounted
 
-const BridgeConfig = preload("res://addons/astar_bridge/core/bridge_config.gd")
-const BridgeStats = preload("res://addons/astar_bridge/bridge_stats.gd")
+const BridgeConfig = preload("res://addons/astar_bridge/runtime/bridge_config.gd")
+const BridgeStats = preload("res://addons/astar_bridge/runtime/bridge_stats.gd")
 const PathFindEncoder = preload("res://addons/astar_bridge/msgpack/path_find_encoder.gd")
-const PathRequest = preload("res://addons/astar_bridge/path_request.gd")
-const PathResults = preload("res://addons/astar_bridge/path_results.gd")
+const PathRequest = preload("res://addons/astar_bridge/api/path_request.gd")
+const PathWire = preload("res://addons/astar_bridge/runtime/path_wire.gd")
 const RpcClient = preload("res://addons/astar_bridge/rpc/rpc_client.gd")
-const SidecarLink = preload("res://addons/astar_bridge/core/sidecar_link.gd")
+const SidecarLink = preload("res://addons/astar_bridge/runtime/sidecar_link.gd")
 const PATH_FIND := "path.find"
 
 ## Main-thread time spent on asynchronous requests (asking, encode, socket, decode, dispatch,
@@ -241,16 +241,15 @@ func _hold(
 
 # Transforms made in static functions: lambdas without self, safe to call on another thread.
 static func _path_transform(dim: int) -> Callable:
-	return func(response: Dictionary) -> Dictionary: return PathResults.path_result(response, dim)
+	return func(response: Dictionary) -> Dictionary: return PathWire.path_result(response, dim)
 
 
 static func _batch_transform(dims: PackedInt32Array) -> Callable:
-	return func(response: Dictionary) -> Dictionary: return PathResults.batch_result(response, dims)
+	return func(response: Dictionary) -> Dictionary: return PathWire.batch_result(response, dims)
 
 
 static func _packed_transform(count: int) -> Callable:
-	return func(response: Dictionary) -> Dictionary:
-		return PathResults.packed_result(response, count)
+	return func(response: Dictionary) -> Dictionary: return PathWire.packed_result(response, count)
 
 
 static func _failed(result: Dictionary) -> bool:

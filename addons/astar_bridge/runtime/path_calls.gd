@@ -3,16 +3,16 @@
 ## never sleep while they wait, and asynchronous requests through the request queue.
 extends RefCounted
 
-const BridgeConfig = preload("res://addons/astar_bridge/core/bridge_config.gd")
-const GraphCalls = preload("res://addons/astar_bridge/core/graph_calls.gd")
-const GraphStore = preload("res://addons/astar_bridge/graph_store.gd")
+const BridgeConfig = preload("res://addons/astar_bridge/runtime/bridge_config.gd")
+const GraphCalls = preload("res://addons/astar_bridge/runtime/graph_calls.gd")
+const GraphStore = preload("res://addons/astar_bridge/runtime/graph_store.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
-const PathQuery = preload("res://addons/astar_bridge/path_query.gd")
-const PathRequest = preload("res://addons/astar_bridge/path_request.gd")
-const PathResults = preload("res://addons/astar_bridge/path_results.gd")
-const RequestQueue = preload("res://addons/astar_bridge/core/request_queue.gd")
-const SettingsTable = preload("res://addons/astar_bridge/settings_table.gd")
-const SidecarLink = preload("res://addons/astar_bridge/core/sidecar_link.gd")
+const PathQuery = preload("res://addons/astar_bridge/api/path_query.gd")
+const PathRequest = preload("res://addons/astar_bridge/api/path_request.gd")
+const PathWire = preload("res://addons/astar_bridge/runtime/path_wire.gd")
+const RequestQueue = preload("res://addons/astar_bridge/runtime/request_queue.gd")
+const SettingsTable = preload("res://addons/astar_bridge/runtime/settings_table.gd")
+const SidecarLink = preload("res://addons/astar_bridge/runtime/sidecar_link.gd")
 ## The setting that prints a line for each synchronous query without a path.
 const REPORT_NO_PATH := "astar_bridge/debug/report_no_path"
 
@@ -47,13 +47,13 @@ func find(graph: String, from: Variant, to: Variant, options: Dictionary) -> Dic
 	var result: Dictionary = {}
 	if not _link.wait_ready():
 		var why: String = "the sidecar is not ready: %s" % _link.last_error
-		result = PathResults.error_result("not_connected", why, dim)
+		result = PathWire.error_result("not_connected", why, dim)
 	else:
 		var params: Dictionary = _wire_query(graph, from, to, options)
 		var response: Dictionary = _link.rpc.call_sync(
 			"path.find", params, _config.request_timeout_ms
 		)
-		result = PathResults.path_result(response, dim)
+		result = PathWire.path_result(response, dim)
 	var status: String = result["status"]
 	_queue.stats.record(Time.get_ticks_usec() - started, status == "error")
 	if status == "error" and _link.reports():
@@ -72,7 +72,7 @@ func find(graph: String, from: Variant, to: Variant, options: Dictionary) -> Dic
 func find_query(query: PathQuery) -> Dictionary:
 	var problem: String = _problem(query)
 	if not problem.is_empty():
-		return PathResults.error_result("bad_request", problem, _dim_of(query.graph, query.from))
+		return PathWire.error_result("bad_request", problem, _dim_of(query.graph, query.from))
 	return find(query.graph, query.from, query.to, query.to_options())
 
 
@@ -97,7 +97,7 @@ func request_query(query: PathQuery) -> PathRequest:
 		return request(query.graph, query.from, query.to, query.to_options())
 	var failed: PathRequest = PathRequest.new()
 	var dim: int = _dim_of(query.graph, query.from)
-	failed.finish.call_deferred(PathResults.error_result("bad_request", problem, dim))
+	failed.finish.call_deferred(PathWire.error_result("bad_request", problem, dim))
 	return failed
 
 
@@ -230,7 +230,7 @@ func _endpoint(graph: String, value: Variant) -> Variant:
 			var world: Vector2 = GridSerializer.cell_to_world(params, cell)
 			return [world.x, world.y]
 		return [cell.x, cell.y]
-	return PathResults.endpoint(value)
+	return PathWire.endpoint(value)
 
 
 func _dim_of(graph: String, endpoint: Variant) -> int:
@@ -242,4 +242,4 @@ func _dim_of(graph: String, endpoint: Variant) -> int:
 		if coords.size() == 3:
 			return 3
 	var dim: Variant = _store.params_of(graph).get("dim")  # {} when unknown
-	return 2 if dim == null else PathResults.int_of(dim, 2)
+	return 2 if dim == null else PathWire.int_of(dim, 2)

@@ -8,7 +8,7 @@
 ## whatever the number of updates; [method replay_steps] gives it back as the load call and at
 ## most one [code]graph.update[/code]. Fields it does not know are kept as they came.
 ## [codeblock]
-## const GraphStore = preload("res://addons/astar_bridge/graph_store.gd")
+## const GraphStore = preload("res://addons/astar_bridge/runtime/graph_store.gd")
 ## var store := GraphStore.new()
 ## store.loaded("graph.load_grid", {"id": "level", "width": 8, "height": 8, "cells": cells})
 ## store.updated("level", {"id": "level", "cells": PackedInt32Array([1, 2]).to_byte_array(),

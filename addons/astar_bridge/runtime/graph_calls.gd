@@ -13,15 +13,15 @@ signal updated(id: String, cells: Array[Vector2i])
 signal applied(id: String, update: Dictionary)
 
 const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
-const BridgeConfig = preload("res://addons/astar_bridge/core/bridge_config.gd")
-const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
-const EditRequest = preload("res://addons/astar_bridge/edit_request.gd")
+const BridgeConfig = preload("res://addons/astar_bridge/runtime/bridge_config.gd")
+const BridgeResult = preload("res://addons/astar_bridge/api/bridge_result.gd")
+const EditRequest = preload("res://addons/astar_bridge/api/edit_request.gd")
 const GraphFileWriter = preload("res://addons/astar_bridge/export/graph_file_writer.gd")
-const GraphStore = preload("res://addons/astar_bridge/graph_store.gd")
+const GraphStore = preload("res://addons/astar_bridge/runtime/graph_store.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
-const GroundChanges = preload("res://addons/astar_bridge/ground_changes.gd")
-const RequestQueue = preload("res://addons/astar_bridge/core/request_queue.gd")
-const SidecarLink = preload("res://addons/astar_bridge/core/sidecar_link.gd")
+const GroundChanges = preload("res://addons/astar_bridge/runtime/ground_changes.gd")
+const RequestQueue = preload("res://addons/astar_bridge/runtime/request_queue.gd")
+const SidecarLink = preload("res://addons/astar_bridge/runtime/sidecar_link.gd")
 
 const LOAD_METHODS: Array[String] = [
 	"graph.load_grid", "graph.load_waypoints", "graph.load_navmesh"

@@ -23,13 +23,13 @@ signal failed(code: String, reason: String)
 
 enum Phase { IDLE, LAUNCHING, CONNECTING, GREETING, UPLOADING, READY, WAITING_RESTART, FAILED }
 
-const BridgeConfig = preload("res://addons/astar_bridge/core/bridge_config.gd")
-const BridgeResult = preload("res://addons/astar_bridge/bridge_result.gd")
-const GraphStore = preload("res://addons/astar_bridge/graph_store.gd")
-const PathResults = preload("res://addons/astar_bridge/path_results.gd")
+const BridgeConfig = preload("res://addons/astar_bridge/runtime/bridge_config.gd")
+const BridgeResult = preload("res://addons/astar_bridge/api/bridge_result.gd")
+const GraphStore = preload("res://addons/astar_bridge/runtime/graph_store.gd")
+const PathWire = preload("res://addons/astar_bridge/runtime/path_wire.gd")
 const RpcClient = preload("res://addons/astar_bridge/rpc/rpc_client.gd")
 const SidecarProcess = preload("res://addons/astar_bridge/rpc/sidecar_process.gd")
-const StartFailure = preload("res://addons/astar_bridge/core/start_failure.gd")
+const StartFailure = preload("res://addons/astar_bridge/runtime/start_failure.gd")
 const Watchdog = preload("res://addons/astar_bridge/rpc/watchdog.gd")
 
 ## Environment variable that overrides the python executable setting.
@@ -156,7 +156,7 @@ func advance() -> void:
 			elif not announcement.is_empty():
 				_session_token = str(announcement.get("token", _config.token))
 				var bound: String = str(announcement.get("host", _config.host))
-				sidecar_port = PathResults.int_of(announcement["port"], 0)
+				sidecar_port = PathWire.int_of(announcement["port"], 0)
 				rpc.threaded = _config.io_thread
 				var err: Error = rpc.connect_to(bound, sidecar_port)
 				if err != OK:

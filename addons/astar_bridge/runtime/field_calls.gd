@@ -4,12 +4,12 @@
 ## again. The fields' requests go through the request queue (queued while the sidecar starts).
 extends RefCounted
 
-const FlowField = preload("res://addons/astar_bridge/flow_field.gd")
-const GraphCalls = preload("res://addons/astar_bridge/core/graph_calls.gd")
-const GraphStore = preload("res://addons/astar_bridge/graph_store.gd")
+const FlowField = preload("res://addons/astar_bridge/api/flow_field.gd")
+const GraphCalls = preload("res://addons/astar_bridge/runtime/graph_calls.gd")
+const GraphStore = preload("res://addons/astar_bridge/runtime/graph_store.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
-const RequestQueue = preload("res://addons/astar_bridge/core/request_queue.gd")
-const SidecarLink = preload("res://addons/astar_bridge/core/sidecar_link.gd")
+const RequestQueue = preload("res://addons/astar_bridge/runtime/request_queue.gd")
+const SidecarLink = preload("res://addons/astar_bridge/runtime/sidecar_link.gd")
 
 const OPTIONS: PackedStringArray = ["agents_block", "starts", "costs"]
 const WHERE := "AStarBridge.request_flow_field"

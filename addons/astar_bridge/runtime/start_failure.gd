@@ -1,7 +1,7 @@
 ## The one error the autoload pushes when the sidecar it launches cannot be started: what was
 ## looked for, in the order [method SidecarProcess.command] looks, and every way to fix it.
 ## [codeblock]
-## const StartFailure = preload("res://addons/astar_bridge/core/start_failure.gd")
+## const StartFailure = preload("res://addons/astar_bridge/runtime/start_failure.gd")
 ## var message: String = StartFailure.message(command, "", "python3", reason, stderr_tail)
 ## [/codeblock]
 extends RefCounted

@@ -28,7 +28,7 @@ extends RefCounted
 ## calls.
 signal completed(result: Dictionary)
 
-const PathResult = preload("res://addons/astar_bridge/path_result.gd")
+const PathResult = preload("res://addons/astar_bridge/api/path_result.gd")
 
 ## The result once [signal completed] was emitted, else empty.
 var result: Dictionary = {}
