@@ -1,7 +1,8 @@
 ## A msgpack-RPC client over [StreamPeerTCP]: message ids, pending requests, dispatch by type.
 ##
 ## The session layer of the addon (the transport is the socket, the stream the msgpack codec).
-## Requests are matched to responses by msgid, so responses may come back in any order. An
+## Requests are matched to responses by msgid (the book of those waiting is
+## rpc/pending_requests.gd), so responses may come back in any order. An
 ## asynchronous [method request] calls its callback from [method poll] with
 ## [code]{"error": null or {code, message, data}, "result": Variant}[/code]; [method call_sync]
 ## polls until its own response arrives. Local failures use the same error map with the codes
@@ -29,11 +30,11 @@ const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encode
 const MsgpackDecoder = preload("res://addons/astar_bridge/msgpack/msgpack_decoder.gd")
 const SocketThread = preload("res://addons/astar_bridge/rpc/socket_thread.gd")
 const PathFindEncoder = preload("res://addons/astar_bridge/msgpack/path_find_encoder.gd")
+const PendingRequests = preload("res://addons/astar_bridge/rpc/pending_requests.gd")
 
 const REQUEST := 0
 const RESPONSE := 1
 const NOTIFICATION := 2
-const MAX_MSGID := 0xffffffff
 const READ_CHUNK := 65536
 
 ## [method Time.get_ticks_msec] when the server last sent anything (or the connection opened).
@@ -45,28 +46,23 @@ var last_received_ms: int = 0
 var threaded: bool = false
 ## Gets [code](target, value)[/code] for each request of [method send_prepared]: one callable for
 ## all of them, so a request needs no callable of its own.
-var prepared_sink: Callable = Callable()
+var prepared_sink: Callable:
+	get:
+		return _requests.prepared_sink
+	set(value):
+		_requests.prepared_sink = value
 
 var _tcp: StreamPeerTCP = StreamPeerTCP.new()
 var _state: State = State.CLOSED
 var _encoder: MsgpackEncoder = MsgpackEncoder.new()
 var _decoder: MsgpackDecoder = MsgpackDecoder.new()
 var _path_encoder: PathFindEncoder = PathFindEncoder.new()
-var _next_msgid: int = 0
-# msgid -> Callable (async), an invalid Callable (a call_sync waits for it in _done), or the
-# target object of a prepared request (see send_prepared).
-var _pending: Dictionary = {}
-# msgid -> deadline in Time.get_ticks_usec() units.
-var _deadlines: Dictionary = {}
-var _next_deadline: int = 0
-# msgid -> response map, for call_sync.
-var _done: Dictionary = {}
+# Requests sent and not answered yet: msgids, deadlines, transforms, who gets each answer.
+var _requests: PendingRequests = PendingRequests.new()
 # The response map of the last request that could not be sent.
 var _last_send_failure: Dictionary = {}
 # Encoded requests not yet written (see request(..., buffered)); flush() writes them at once.
 var _outbox: PackedByteArray = PackedByteArray()
-# msgid -> transform of its response (see request()).
-var _transforms: Dictionary = {}
 # Every use of _tcp and _decoder is under _io (the connection's thread uses them too).
 var _io: Mutex = Mutex.new()
 var _reader: SocketThread = null
@@ -111,11 +107,6 @@ func wait_connected(timeout_ms: int) -> Error:
 	return ERR_TIMEOUT if _state == State.CONNECTING else ERR_CANT_CONNECT
 
 
-## The connection state: [enum State].
-func get_state() -> State:
-	return _state
-
-
 ## True once connected and until the connection closes.
 func is_open() -> bool:
 	return _state == State.OPEN
@@ -123,7 +114,7 @@ func is_open() -> bool:
 
 ## Requests sent and not yet answered, failed or timed out.
 func get_pending_count() -> int:
-	return _pending.size()
+	return _requests.size()
 
 
 ## Sends a request; [param on_done] gets the response map from [method poll] (or at once, when
@@ -141,16 +132,16 @@ func request(
 ) -> int:
 	var msgid: int = -1
 	if threaded and _reader != null and _state == State.OPEN:
-		msgid = _register(on_done, timeout_ms, transform)
+		msgid = _requests.register(on_done, timeout_ms, transform)
 		_reader.send(msgid, method, params, transform)
 		if not buffered:
 			_reader.release()
 		return msgid
 	msgid = _send_request(method, params, on_done, timeout_ms, buffered)
 	if msgid < 0 and on_done.is_valid():
-		on_done.call(_transformed(transform, _last_send_failure))
+		on_done.call(PendingRequests.transformed(transform, _last_send_failure))
 	elif msgid >= 0 and transform.is_valid():
-		_transforms[msgid] = transform
+		_requests.set_transform(msgid, transform)
 	return msgid
 
 
@@ -172,14 +163,13 @@ func send_prepared(
 		var closed: Dictionary = error_response("not_connected", "path.find: not connected")
 		prepared_sink.call(target, transform.call(closed))
 		return -1
-	var msgid: int = _register(target, timeout_ms, transform)
+	var msgid: int = _requests.register(target, timeout_ms, transform)
 	if threaded and _reader != null:
 		_reader.send_prepared(msgid, parts, start, goal, transform)
 		return msgid
 	var bytes: PackedByteArray = _path_encoder.encode_parts(msgid, parts, start, goal)
 	if not _path_encoder.error.is_empty():
-		_forget(msgid)
-		_transforms.erase(msgid)
+		_requests.withdraw(msgid)
 		var why: String = "path.find: %s" % _path_encoder.error
 		prepared_sink.call(target, transform.call(error_response("encode_failed", why)))
 		return -1
@@ -203,9 +193,9 @@ func call_sync(method: String, params: Dictionary, timeout_ms: int) -> Dictionar
 		return _last_send_failure
 	var deadline: int = Time.get_ticks_usec() + timeout_ms * 1000
 	var timed_out: bool = false
-	while not _done.has(msgid) and _state == State.OPEN:
+	while not _requests.is_done(msgid) and _state == State.OPEN:
 		if _read_socket() == 0 and Time.get_ticks_usec() >= deadline:
-			_forget(msgid)
+			_requests.forget(msgid)
 			timed_out = true
 			break
 	_in_sync -= 1
@@ -214,11 +204,9 @@ func call_sync(method: String, params: Dictionary, timeout_ms: int) -> Dictionar
 		_join_retired()
 	if timed_out:
 		return error_response("timeout", "%s: no answer within %d ms" % [method, timeout_ms])
-	if not _done.has(msgid):
+	if not _requests.is_done(msgid):
 		return error_response("disconnected", "%s: the connection closed" % method)
-	var response: Dictionary = _done[msgid]
-	_done.erase(msgid)
-	return response
+	return _requests.take_done(msgid)
 
 
 ## Writes the buffered requests (see [method request]; with [member threaded], lets the
@@ -269,7 +257,7 @@ func poll() -> int:
 		_io.lock()
 		handled += _read_socket()
 		_io.unlock()
-	_expire_deadlines()
+	_requests.expire()
 	return handled
 
 
@@ -289,17 +277,12 @@ func close(reason: String = "closed") -> void:
 
 ## Fails every pending request with [param code] and [param message] (callbacks run now).
 func fail_pending(code: String, message: String) -> void:
-	var pending: Dictionary = _pending
-	_pending = {}
-	_deadlines.clear()
-	for msgid: int in pending:
-		_deliver(pending[msgid], msgid, error_response(code, message))
-	_transforms.clear()
+	_requests.fail_all(code, message)
 
 
 ## The response map of a local failure.
 static func error_response(code: String, message: String) -> Dictionary:
-	return {"error": {"code": code, "message": message, "data": {}}, "result": null}
+	return PendingRequests.error_response(code, message)
 
 
 func _send_request(
@@ -308,45 +291,24 @@ func _send_request(
 	if _state != State.OPEN:
 		_last_send_failure = error_response("not_connected", "%s: not connected" % method)
 		return -1
-	var msgid: int = _next_id()
+	var msgid: int = _requests.next_id()
 	var bytes: PackedByteArray = _encoder.encode_request(msgid, method, params)
 	if not _encoder.error.is_empty():
 		_last_send_failure = error_response("encode_failed", "%s: %s" % [method, _encoder.error])
 		return -1
-	_register(on_done, timeout_ms, Callable(), msgid)
+	_requests.register(on_done, timeout_ms, Callable(), msgid)
 	if buffered:
 		_outbox.append_array(bytes)
 		return msgid
 	_outbox.append_array(bytes)
 	var err: Error = flush()
 	if err != OK:
-		_forget(msgid)
-		_done.erase(msgid)  # close() failed it already; this caller learns it from the return
+		# close() failed it already; this caller learns it from the return
+		_requests.withdraw(msgid)
 		_last_send_failure = error_response(
 			"disconnected", "%s: send failed (%s)" % [method, error_string(err)]
 		)
 		return -1
-	return msgid
-
-
-func _next_id() -> int:
-	_next_msgid = 0 if _next_msgid >= MAX_MSGID else _next_msgid + 1
-	return _next_msgid
-
-
-# Records a request as pending (a new msgid unless [param msgid] is given); returns its msgid.
-# [param on_done]: a Callable, or the target object of a prepared request.
-func _register(on_done: Variant, timeout_ms: int, transform: Callable, msgid: int = -1) -> int:
-	if msgid < 0:  # _next_id(), inline: this runs for every request
-		_next_msgid = 0 if _next_msgid >= MAX_MSGID else _next_msgid + 1
-		msgid = _next_msgid
-	_pending[msgid] = on_done
-	if transform.is_valid():
-		_transforms[msgid] = transform
-	var deadline: int = Time.get_ticks_usec() + timeout_ms * 1000
-	_deadlines[msgid] = deadline
-	if _deadlines.size() == 1 or deadline < _next_deadline:
-		_next_deadline = deadline
 	return msgid
 
 
@@ -385,28 +347,13 @@ func _poll_reader() -> int:
 	for at: int in range(0, count, 2):
 		var msgid: int = items[at]
 		if msgid >= 0:
-			_deliver_transformed(msgid, items[at + 1])
+			_requests.deliver_transformed(msgid, items[at + 1])
 		else:
 			_dispatch(items[at + 1])
 	var why: String = _reader.failure() if _reader != null else ""
 	if not why.is_empty():
 		close(why)
 	return count >> 1
-
-
-func _deliver_transformed(msgid: int, value: Variant) -> void:
-	var found: Variant = _pending.get(msgid)
-	if found == null:
-		return  # the request already timed out or failed
-	_pending.erase(msgid)
-	_deadlines.erase(msgid)
-	_transforms.erase(msgid)
-	if found is Callable:
-		var on_done: Callable = found
-		if on_done.is_valid():
-			on_done.call(value)
-	else:
-		prepared_sink.call(found, value)
 
 
 # Under _io: the requests handed to the connection's thread and not written yet go into the
@@ -434,10 +381,7 @@ func _write_drained() -> void:
 # A drained request that could not be encoded fails with "encode_failed".
 func _fail_unsent(msgid: int, why: String) -> void:
 	_reader.answered(msgid)  # the thread adopted its transform: it forgets it
-	if _pending.has(msgid):
-		var target: Variant = _pending[msgid]
-		_forget(msgid)
-		_deliver(target, msgid, error_response("encode_failed", why))
+	_requests.fail(msgid, "encode_failed", why)
 
 
 # Stops the connection's thread; it is joined at once unless a call_sync (which holds the I/O
@@ -455,10 +399,6 @@ func _join_retired() -> void:
 	for reader: SocketThread in _retired:
 		reader.join()  # stopped: it ends within one turn
 	_retired.clear()
-
-
-static func _transformed(transform: Callable, response: Dictionary) -> Variant:
-	return transform.call(response) if transform.is_valid() else response
 
 
 func _write(message: Array) -> Error:
@@ -479,11 +419,7 @@ func _dispatch(message: Variant) -> void:
 		var msgid: int = parts[1]
 		if _reader != null:
 			_reader.answered(msgid)  # read here, not by the connection's thread
-		if _pending.has(msgid):
-			var target: Variant = _pending[msgid]
-			_forget(msgid)
-			_deliver(target, msgid, {"error": parts[2], "result": parts[3]})
-		# else: the answer of a request that already timed out; dropped
+		_requests.answer(msgid, parts[2], parts[3])  # dropped if it already timed out
 	elif kind is int and kind == NOTIFICATION and parts.size() == 3 and parts[1] is String:
 		var args: Array = parts[2] if parts[2] is Array else [parts[2]]
 		notification_received.emit(parts[1], args)
@@ -494,44 +430,3 @@ func _dispatch(message: Variant) -> void:
 		_write([RESPONSE, parts[1], error, null])
 	else:
 		close("not a msgpack-RPC message: %s" % str(message).left(80))
-
-
-# [param target]: what _pending held for [param msgid].
-func _deliver(target: Variant, msgid: int, response: Dictionary) -> void:
-	var transform: Callable = _transforms.get(msgid, Callable())
-	_transforms.erase(msgid)
-	if not target is Callable:
-		prepared_sink.call(target, _transformed(transform, response))
-		return
-	var on_done: Callable = target
-	if on_done.is_valid():
-		on_done.call(_transformed(transform, response))
-	else:
-		_done[msgid] = response
-
-
-func _forget(msgid: int) -> void:
-	_pending.erase(msgid)
-	_deadlines.erase(msgid)
-
-
-func _expire_deadlines() -> void:
-	if _deadlines.is_empty():
-		return
-	var now: int = Time.get_ticks_usec()
-	if now < _next_deadline:
-		return
-	var expired: Array[int] = []
-	var soonest: int = 0
-	for msgid: int in _deadlines:
-		var deadline: int = _deadlines[msgid]
-		if deadline <= now:
-			expired.append(msgid)
-		elif soonest == 0 or deadline < soonest:
-			soonest = deadline
-	_next_deadline = soonest
-	for msgid: int in expired:
-		var target: Variant = _pending.get(msgid, Callable())
-		_forget(msgid)
-		# A call_sync enforces its own deadline; only asynchronous requests expire here.
-		_deliver(target, msgid, error_response("timeout", "no answer in time (msgid %d)" % msgid))
