@@ -1,6 +1,6 @@
 """``astar-bridge`` / ``python -m bridge``: one command line, three commands.
 
-astar-bridge serve --workers 2                             # the sidecar (bridge.cli.serve)
+astar-bridge serve --threads 2                             # the sidecar (bridge.cli.serve)
 astar-bridge build-hierarchy level.map --cluster-size 32   # HPA* build time/size, progress bar
 astar-bridge warm-up                    # fill numba's kernel cache once, with progress
 """

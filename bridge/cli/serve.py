@@ -1,7 +1,7 @@
 """``python -m bridge serve`` / ``astar-bridge serve``: run the sidecar.
 
     astar-bridge serve                      # 127.0.0.1, a port the OS picks, a random token
-    astar-bridge serve --port 7777 --token secret --workers 2
+    astar-bridge serve --port 7777 --token secret --threads 2
 
 Exactly one JSON line goes to stdout when the server is ready; logs go to stderr. The server stops
 on SIGTERM/SIGINT and when its stdin closes (the game that started it is gone), unless
@@ -42,7 +42,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="read the hello token from the first line of stdin (keeps it out of the process list)",
     )
-    serve.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="search threads")
+    serve.add_argument(
+        "--threads", type=int, default=os.cpu_count() or 1, help="search threads (default: one per CPU)"
+    )
+    # the old name of --threads, from when searches ran in worker processes: kept working, unlisted
+    serve.add_argument("--workers", type=int, dest="threads", action=_OldName, help=argparse.SUPPRESS)
     serve.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     serve.add_argument("--no-stdin-watch", action="store_true", help="keep running when stdin closes")
     serve.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
@@ -55,6 +59,20 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             default=default,
             help=f"(default {default}; see bridge/PROTOCOL.md, Limits)",
         )
+
+
+class _OldName(argparse.Action):
+    """A deprecated option that sets its new name's value and is noted, to be logged once serving."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.old_names = [*getattr(namespace, "old_names", []), (option_string, self.dest)]
 
 
 def _is_loopback(host: str) -> bool:
@@ -81,7 +99,7 @@ def _config(args: argparse.Namespace) -> ServerConfig:
         host=args.host,
         port=args.port,
         token=args.token or secrets.token_hex(16),
-        workers=max(1, args.workers),
+        threads=max(1, args.threads),
         limits=limits,
     )
 
@@ -126,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
+    for old, new in getattr(args, "old_names", []):
+        log.warning("%s is deprecated: use --%s (the same meaning)", old, new)
     if not args.allow_remote and not _is_loopback(args.host):
         log.error("refusing to bind %s: not a loopback address (pass --allow-remote)", args.host)
         return 2

@@ -1,6 +1,6 @@
 """Start ``python -m bridge serve`` as a subprocess and read its one JSON line.
 
-    with start_sidecar("--workers", "2") as sidecar:
+    with start_sidecar("--threads", "2") as sidecar:
         with sidecar.connect() as client:      # already said hello
             client.load_grid("g", [[1, 1]])
 
@@ -83,7 +83,7 @@ def start_sidecar(
     """Run ``python -m bridge serve *args`` and wait for its ``listening`` line.
 
     Args:
-        args: extra ``serve`` options, e.g. ``"--workers", "2"``.
+        args: extra ``serve`` options, e.g. ``"--threads", "2"``.
         python: the interpreter to run.
         timeout: seconds to wait for the announcement.
         stderr: where its logs go (default: inherited).

@@ -1,9 +1,8 @@
-"""``graph.update`` fields -> a batch of python_core changes (picklable values).
+"""``graph.update`` fields -> a batch of python_core changes.
 
 Which fields a graph type takes is the wire's (``bridge/PROTOCOL.md``, per graph type); what a
 change does, and that a batch applies all or nothing, is the core's (``Navigator.apply``). The
-main process applies a batch to its own graph first; only when it succeeds is the same batch
-broadcast to the workers.
+serving layer parses and applies a batch on a thread, holding the graph alone.
 
     from bridge.methods.params import Params
     from bridge.methods.updates import grid_updates

@@ -1,7 +1,7 @@
 """The asyncio TCP server: one :class:`~bridge.serving.connection.ClientProtocol` (stream + session) per
 connection over a shared method table.
 
-    config = ServerConfig(token="secret", workers=2)
+    config = ServerConfig(token="secret", threads=2)
     asyncio.run(Server(config).run(announce=print))
 
 ``run`` returns when :meth:`Server.stop` is called (signals, stdin closing: see :mod:`bridge.cli`).
@@ -43,14 +43,14 @@ class ServerConfig:
         host: address to bind (loopback unless the CLI was told ``--allow-remote``).
         port: 0 lets the OS choose.
         token: the secret ``hello`` must present.
-        workers: search threads (the kernels release the GIL: one per core is the natural count).
+        threads: search threads (the kernels release the GIL: one per core is the natural count).
         limits: message, graph, budget and pending limits.
     """
 
     host: str = "127.0.0.1"
     port: int = 0
     token: str = field(default_factory=lambda: secrets.token_hex(16))
-    workers: int = 1
+    threads: int = 1
     limits: Limits = field(default_factory=Limits)
 
 
@@ -59,7 +59,7 @@ class Server:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self.serving = LocalServing(config.limits, threads=config.workers)
+        self.serving = LocalServing(config.limits, threads=config.threads)
         self.handlers = Handlers(self.serving, config.limits, token=config.token)
         self._stopped = asyncio.Event()
         self._connections: set[ClientProtocol] = set()

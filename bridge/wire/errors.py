@@ -122,8 +122,9 @@ class GraphRejectedError(BridgeError):
     code = "invalid_graph"
 
 
-class OutOfBoundsError(BridgeError):
-    """A cell or point lies outside the graph."""
+class OutOfBoundsError(BridgeError, core.OutOfBoundsError):
+    """A cell or point lies outside the graph. Also python_core's ``OutOfBoundsError``: one
+    ``except OutOfBoundsError`` catches it from a search in this process and from a sidecar."""
 
     code = "out_of_bounds"
 

@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from bridge.cli.commands import _parser
+from bridge.cli.serve import _config
 from bridge.client.sidecar import start_sidecar
+from bridge.serving.server import Server
 from bridge.wire.protocol import PROTOCOL_VERSION
 from tests.bridge.conftest import SpawnSidecar
 
@@ -185,3 +188,36 @@ def test_searches_run_in_the_sidecar_process_itself(spawn_sidecar: SpawnSidecar)
         results = client.find_many([client.query("g", (0, 0), (79, 79 - i)) for i in range(64)])
     assert all(r["status"] == "found" for r in results)
     assert _children(sidecar.process.pid) == []
+
+
+@pytest.mark.parametrize("option", ["--threads", "--workers"])
+def test_threads_sets_the_search_threads_and_workers_is_its_old_name(option: str) -> None:
+    server = Server(_config(_parser().parse_args(["serve", option, "3"])))
+    try:
+        assert server.config.threads == 3
+        assert server.serving.threads == 3
+    finally:
+        server.handlers.fields.close()
+
+
+def test_help_lists_threads_and_not_the_old_name() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bridge", "serve", "--help"], capture_output=True, timeout=60, check=False
+    )
+    assert done.returncode == 0
+    assert b"--threads" in done.stdout
+    assert b"--workers" not in done.stdout
+
+
+@pytest.mark.parametrize(("option", "deprecated"), [("--threads", False), ("--workers", True)])
+def test_a_sidecar_serves_with_either_name_and_logs_the_old_one_as_deprecated(
+    option: str, deprecated: bool
+) -> None:
+    with start_sidecar(option, "2", "--log-level", "WARNING", stderr=subprocess.PIPE) as sidecar:
+        with sidecar.connect() as client:
+            client.load_grid("g", [[1, 1, 1]])
+            assert client.find("g", (0, 0), (2, 0))["status"] == "found"
+        sidecar.stop()
+        assert sidecar.process.stderr is not None
+        stderr = sidecar.process.stderr.read()
+    assert (b"--workers is deprecated: use --threads" in stderr) is deprecated

@@ -13,9 +13,11 @@ from bridge.wire.errors import (
     GraphRejectedError,
     OutOfBoundsError,
     UnknownGraphError,
+    from_wire,
 )
 from bridge.wire.protocol import METHODS, PROTOCOL_VERSION
 from python_core import PathResult, QueryOptions
+from python_core import errors as core_errors
 from python_core.csr.waypoints import WaypointGraph
 from python_core.formats.records import from_record, to_record
 from python_core.grid import GridGraph
@@ -227,3 +229,19 @@ def test_records_from_the_wire_rebuild_the_same_graph(client: Client) -> None:
     info = client.info("e2e-rec")
     assert (info["width"], info["height"], info["diagonal"]) == (10, 8, "only_if_no_obstacles")
     assert to_record(from_record("grid", record))[1] == record
+
+
+def test_out_of_bounds_is_python_cores_out_of_bounds_error_too(client: Client) -> None:
+    client.load_grid("e2e-oob", np.ones((2, 3), dtype=bool))
+    with pytest.raises(core_errors.OutOfBoundsError) as caught:  # one except for both sides
+        client.find("e2e-oob", (0, 0), (9, 9))
+    assert isinstance(caught.value, BridgeError)
+    assert caught.value.code == "out_of_bounds"
+    with pytest.raises(core_errors.OutOfBoundsError) as local:  # the core's own, as before
+        GridGraph.from_strings(["..."]).find_path((0, 0), (9, 9))
+    assert not isinstance(local.value, BridgeError)
+    assert from_wire({"code": "out_of_bounds", "message": "m", "data": {}}).to_wire() == {
+        "code": "out_of_bounds",
+        "message": "m",
+        "data": {},
+    }
