@@ -4,7 +4,7 @@ extends "res://runner/gd_test.gd"
 
 const FakeBridge = preload("res://tests/support/fake_path_bridge.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
-const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
+const AgentOccupancy = preload("res://addons/astar_bridge/runtime/agent_occupancy.gd")
 const Agent2D = preload("res://addons/astar_bridge/nodes/astar_agent_2d.gd")
 const SPEED := 400.0
 ## A room with a wall across the middle and a gap at the bottom ("#" wall, "." floor).

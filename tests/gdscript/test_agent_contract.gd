@@ -6,7 +6,7 @@ extends "res://runner/gd_test.gd"
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
 const GraphUpdates = preload("res://addons/astar_bridge/serializers/graph_updates.gd")
-const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
+const AgentOccupancy = preload("res://addons/astar_bridge/runtime/agent_occupancy.gd")
 const TestBridge = preload("res://tests/support/test_bridge.gd")
 const CELL := 16.0
 ## "#" wall, "." floor: two rooms joined by doors at (8, 3) and (8, 7); a sealed closet at

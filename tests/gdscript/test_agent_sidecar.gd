@@ -6,7 +6,7 @@ extends "res://runner/gd_test.gd"
 
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
-const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
+const AgentOccupancy = preload("res://addons/astar_bridge/runtime/agent_occupancy.gd")
 const TestBridge = preload("res://tests/support/test_bridge.gd")
 const SPEED := 480.0
 ## "#" wall, "." floor: two rooms joined by a one-cell doorway at (5, 4).

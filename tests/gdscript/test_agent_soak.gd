@@ -6,7 +6,7 @@ extends "res://runner/gd_test.gd"
 
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
 const AgentCrowd = preload("res://tests/support/agent_crowd.gd")
-const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
+const AgentOccupancy = preload("res://addons/astar_bridge/runtime/agent_occupancy.gd")
 const TestBridge = preload("res://tests/support/test_bridge.gd")
 const AGENTS := 50
 ## Game time of the soak, and when the first measure is taken (every agent has moved by then).

@@ -50,7 +50,7 @@ extends "path_follower.gd"
 ## avoidance (at once), a safe one with [member avoidance_enabled] (after the avoidance step).
 signal velocity_computed(safe_velocity: Vector2)
 
-const AgentOccupancy = preload("agent_occupancy.gd")
+const AgentOccupancy = preload("../runtime/agent_occupancy.gd")
 # By path, not class name: the agent parses before the editor has scanned the project.
 const FlowField = preload("../api/flow_field.gd")
 ## [member agent_id] value meaning "not an obstacle".

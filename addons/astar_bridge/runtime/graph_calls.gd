@@ -12,7 +12,7 @@ signal updated(id: String, cells: Array[Vector2i])
 ## The wire parameters of an update that changed a graph's ground.
 signal applied(id: String, update: Dictionary)
 
-const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
+const AgentOccupancy = preload("res://addons/astar_bridge/runtime/agent_occupancy.gd")
 const BridgeConfig = preload("res://addons/astar_bridge/runtime/bridge_config.gd")
 const BridgeResult = preload("res://addons/astar_bridge/api/bridge_result.gd")
 const EditRequest = preload("res://addons/astar_bridge/api/edit_request.gd")

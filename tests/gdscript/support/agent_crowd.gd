@@ -5,7 +5,7 @@
 extends Node2D
 
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
-const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
+const AgentOccupancy = preload("res://addons/astar_bridge/runtime/agent_occupancy.gd")
 const GRAPH := "crowd"
 const SIZE := 48
 const CELL := 16.0

@@ -6,7 +6,7 @@ signal graph_loaded(id: String)
 ## Emitted by [method play_ground_change], as the autoload does after an update of the ground.
 signal graph_updated(id: String, cells: Array[Vector2i])
 
-const AgentOccupancy = preload("res://addons/astar_bridge/nodes/agent_occupancy.gd")
+const AgentOccupancy = preload("res://addons/astar_bridge/runtime/agent_occupancy.gd")
 
 ## Every update_graph(id, changes) call, in order, as [id, changes].
 var updates: Array = []
