@@ -469,6 +469,7 @@ def test_changes_made_behind_the_hierarchys_back_are_refused() -> None:
     assert hpa.find_path((0, 0), (7, 7)).found
 
 
+@pytest.mark.slow  # two fresh interpreters, one running every kernel as plain Python
 def test_a_tree_query_runs_the_same_with_the_compiler_disabled() -> None:
     """The query's kept values travel as one record (a numba StructRef when compiled, a plain
     class without numba): both give the same paths."""

@@ -68,6 +68,7 @@ print(json.dumps(sorted(k for k in after if after[k] - before.get(k, set()))))
 """
 
 
+@pytest.mark.slow  # a fresh interpreter: the warm-up, then a game's workload on a 96 x 96 map
 @pytest.mark.skipif(not JIT_ENABLED, reason="nothing is compiled without numba")
 def test_a_workload_after_the_warm_up_loads_no_new_kernel() -> None:
     env = {k: v for k, v in os.environ.items() if k != DISABLE_ENV}
