@@ -5,6 +5,7 @@
 extends RefCounted
 
 const FlowField = preload("res://addons/astar_bridge/api/flow_field.gd")
+const FlowFieldClient = preload("res://addons/astar_bridge/runtime/flow_field_client.gd")
 const GraphCalls = preload("res://addons/astar_bridge/runtime/graph_calls.gd")
 const GraphStore = preload("res://addons/astar_bridge/runtime/graph_store.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
@@ -47,7 +48,7 @@ func request(graph: String, goals: Array, options: Dictionary) -> FlowField:
 	if goal_cells.is_empty() or starts.size() != 2 * listed.size():
 		return null
 	var send: Callable = _queue.send_call
-	var field: FlowField = FlowField.new(send, graph, params, offset, goal_cells, options)
+	var field := FlowFieldClient.new(send, graph, params, offset, goal_cells, options)
 	live_fields()  # drops the references of fields gone since
 	_fields.append(weakref(field))
 	field.begin(starts)
@@ -85,6 +86,16 @@ func live_fields() -> Array[FlowField]:
 			kept.append(ref)
 	_fields = kept
 	return live
+
+
+# The fields still held, as the runtime made them: with their wire (runtime/flow_field_client.gd).
+func _clients() -> Array[FlowFieldClient]:
+	var clients: Array[FlowFieldClient] = []
+	for field: FlowField in live_fields():
+		if field is FlowFieldClient:
+			var client: FlowFieldClient = field
+			clients.append(client)
+	return clients
 
 
 # Engine cells (Vector2i) or world positions (Vector2) -> the grid's own cells as int32 pairs;
@@ -125,7 +136,7 @@ func _on_notification(method: String, params: Array) -> void:
 	if not listed is Array:
 		return
 	var tiles: Array = listed
-	for field: FlowField in live_fields():
+	for field: FlowFieldClient in _clients():
 		if (
 			field.field_id == str(report.get("field"))
 			and field.graph_id == str(report.get("graph"))
@@ -134,17 +145,17 @@ func _on_notification(method: String, params: Array) -> void:
 
 
 func _on_lost(_reason: String) -> void:
-	for field: FlowField in live_fields():
+	for field: FlowFieldClient in _clients():
 		field.on_lost()
 
 
 func _on_ready() -> void:
-	for field: FlowField in live_fields():
+	for field: FlowFieldClient in _clients():
 		field.on_sidecar_ready(false)
 
 
 func _on_loaded(id: String) -> void:
-	for field: FlowField in live_fields():
+	for field: FlowFieldClient in _clients():
 		if field.graph_id == id:
 			field.on_sidecar_ready(true)
 
@@ -153,6 +164,6 @@ func _on_loaded(id: String) -> void:
 func _on_applied(id: String, update: Dictionary) -> void:
 	if not update.has("weights") or update.has("weight_cells"):
 		return
-	for field: FlowField in live_fields():
+	for field: FlowFieldClient in _clients():
 		if field.graph_id == id:
 			field.on_sidecar_ready(true)
