@@ -1,5 +1,5 @@
 """The abuse cases of issue 37 as maps, requests and a bystander, shared by the fault tests
-(tests/bridge/test_faults_stalls.py, test_faults_answers.py) and ``bench/fault_abuse.py``.
+(tests/bridge/serving/test_faults_stalls.py, test_faults_answers.py) and ``bench/fault_abuse.py``.
 
     bystander = Bystander(sidecar)              # another client, its own 8x8 grid
     sock = attacker(sidecar)                    # a raw, authorised socket

@@ -1,4 +1,4 @@
-"""Helpers of the fault-injection tests (tests/bridge/test_faults_*.py): raw wire messages, the
+"""Helpers of the fault-injection tests (tests/bridge/serving/test_faults_*.py): raw wire messages, the
 sidecar's resident memory, and reads that end on a close, a reset or a timeout, never hang."""
 
 from __future__ import annotations

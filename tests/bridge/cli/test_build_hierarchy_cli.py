@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bridge.cli.build_hierarchy import ProgressBar
 
-MAP = Path(__file__).resolve().parents[1] / "data" / "movingai" / "lak303d.map"
+MAP = Path(__file__).resolve().parents[2] / "data" / "movingai" / "lak303d.map"
 
 
 def test_builds_a_map_with_a_bar_on_stderr_and_a_summary_on_stdout() -> None:

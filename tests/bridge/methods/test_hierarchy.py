@@ -17,7 +17,7 @@ from python_core.grid import GridGraph
 from python_core.grid.search import dispatch
 from python_core.hpa import HierarchicalGrid
 
-MAP = Path(__file__).resolve().parents[1] / "data" / "movingai" / "den312d.map"
+MAP = Path(__file__).resolve().parents[2] / "data" / "movingai" / "den312d.map"
 
 
 def _grid() -> GridGraph:

@@ -12,7 +12,7 @@ from bridge.wire.errors import BadRequestError, UnsupportedError
 from python_core.formats.polyanya import load_polyanya_mesh, read_mesh_scenarios
 from python_core.navmesh.polyanya import find_optimal_path
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "mesh"
+DATA = Path(__file__).resolve().parents[2] / "data" / "mesh"
 
 
 def test_optimal_paths_match_python_core_and_the_optimum(client: Client) -> None:

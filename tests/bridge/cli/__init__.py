@@ -1,0 +1,1 @@
+"""Tests of bridge/cli/: ``serve`` and ``build-hierarchy`` on the command line."""

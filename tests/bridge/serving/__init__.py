@@ -1,0 +1,2 @@
+"""Tests of bridge/serving/: the serving layer, sessions and hello, concurrency, and the fault and
+abuse suite."""
