@@ -9,7 +9,7 @@ Quick start::
 The graph is :mod:`~python_core.navmesh.graph`'s, read from the
 :data:`~python_core.navmesh.kernel.NavStatic` record; a search's working memory is a
 :data:`NavScratch` (a pool per mesh, one in use per thread), reset after each query. The open list
-is a binary heap of arrays whose ties pop the smaller node first.
+is :mod:`python_core.heaps.ordered` (equal keys pop the smaller node first).
 """
 
 from __future__ import annotations
@@ -21,51 +21,11 @@ import numpy as np
 
 from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND, SEARCH_NO_PATH
 from python_core.compiled import jit, record
+from python_core.heaps.ordered import heap_pop, heap_push
 
 __all__ = ["NavScratch", "corridor_search", "nav_scratch", "reset_scratch"]
 
 
-# ---- heap: ties pop the smaller node (python_core.heaps' lazy heap pops them in heap order) -------
-@jit
-def _push(keys: F64, nodes: I64, size: int, f: float, node: int) -> tuple[F64, I64, int]:
-    """Push ``(f, node)`` on the binary min-heap (grown when full); return it and its size.
-    Equal keys pop the smaller node first, so results do not depend on push order."""
-    if size == keys.shape[0]:
-        keys = np.concatenate((keys, np.empty(size)))
-        nodes = np.concatenate((nodes, np.empty(size, np.int64)))
-    i = size
-    while i > 0:
-        up = (i - 1) >> 1
-        if keys[up] < f or (keys[up] == f and nodes[up] <= node):
-            break
-        keys[i], nodes[i] = keys[up], nodes[up]
-        i = up
-    keys[i], nodes[i] = f, node
-    return keys, nodes, size + 1
-
-
-@jit
-def _pop(keys: F64, nodes: I64, size: int) -> tuple[float, int, int]:
-    """Remove the smallest entry; return its key, its node and the new size."""
-    key, node = keys[0], nodes[0]
-    size -= 1
-    f, n = keys[size], nodes[size]
-    i = 0
-    while True:
-        c = 2 * i + 1
-        if c >= size:
-            break
-        if c + 1 < size and (keys[c + 1] < keys[c] or (keys[c + 1] == keys[c] and nodes[c + 1] < nodes[c])):
-            c += 1
-        if keys[c] > f or (keys[c] == f and nodes[c] >= n):
-            break
-        keys[i], nodes[i] = keys[c], nodes[c]
-        i = c
-    keys[i], nodes[i] = f, n
-    return key, node, size
-
-
-# ---- corridor search -----------------------------------------------------------------------------
 NavScratch: Any = record("NavScratch", ("work", "parent", "opened", "group_key", "touched"), __name__)
 """One search's working memory, kept between queries (a pool per mesh, one in use per thread):
 ``work[v] = (g, x, y, z)`` puts a node's cost beside its position (one cache line for both, the
@@ -143,7 +103,7 @@ def _seed(  # noqa: PLR0917
             grp = _group(v, st.portal_nodes, st.samples)
             if f < group_key[grp]:
                 group_key[grp] = f
-                keys, nodes, size = _push(keys, nodes, size, f, grp)
+                keys, nodes, size = heap_push(keys, nodes, size, f, grp)
     return count, size, keys, nodes
 
 
@@ -189,7 +149,7 @@ def corridor_search(  # noqa: PLR0917, PLR0912, PLR0915
     best, best_h = -1, math.inf
     link_groups = portal_nodes // samples
     while size > 0:
-        key, grp, size = _pop(keys, nodes, size)
+        key, grp, size = heap_pop(keys, nodes, size)
         if key != group_key[grp]:
             continue  # stale: the group was pushed again with a smaller key, or expanded since
         if goal_g <= key:
@@ -228,7 +188,7 @@ def corridor_search(  # noqa: PLR0917, PLR0912, PLR0915
                 gv = _group(v, portal_nodes, samples)
                 if f < group_key[gv]:
                     group_key[gv] = f
-                    keys, nodes, size = _push(keys, nodes, size, f, gv)
+                    keys, nodes, size = heap_push(keys, nodes, size, f, gv)
     if goal_from >= 0:
         return SEARCH_FOUND, goal_from, expanded, count
     return SEARCH_NO_PATH, best, expanded, count
