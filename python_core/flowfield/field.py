@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import DIAG_CODES, F64, I64
+from python_core._types import F64, I64
 from python_core.errors import AStarError, InvalidQueryError, OutOfBoundsError
 from python_core.flowfield import region_solver, walks
 from python_core.flowfield.goal_search import HEURISTIC_TILES, solve_from_goals
@@ -225,10 +225,7 @@ class FlowField(FieldTiles):
         """Compute the tiles of ``pending`` (and the ones the check adds) and store them."""
         if not pending:
             return []
-        grid = self.grid
-        walk = grid.walkable.view(np.uint8).ravel()
-        weights = grid.weights.ravel()
-        occ = grid._occupancy
+        ground = self.ground()
         region = np.array(sorted(pending), dtype=np.int64)
         done: list[int] = []
         rounds = 0
@@ -237,10 +234,8 @@ class FlowField(FieldTiles):
             region_slot = np.full(self.known_slot.size, -1, dtype=np.int32)
             region_slot[region] = np.arange(region.size, dtype=np.int32)
             cost, dirs, culprits, violated = region_solver.solve_region(
-                walk, occ, self.agents_block, weights, grid.width, grid.height,
-                DIAG_CODES[grid.diagonal], grid.cell_size[0], grid.cell_size[1], self.cs, self.tiles_x,
-                region, region_slot, self.known_slot, self._cost, self.goal_nodes, self._gx, self._gy,
-                self._min_weight(), *self._landmark_args(),
+                ground, region, region_slot, self.known_slot, self._cost, self.goal_nodes, self._gx,
+                self._gy, self._min_weight(), *self._landmark_args(),
             )  # fmt: skip
             exact = ~violated
             # tiles without a violation are exact: they become known cells for the next round

@@ -36,7 +36,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import DIAG_ALWAYS, DIAG_CODES, DIAG_NEVER, F64, I64, U8
+from python_core._types import DIAG_ALWAYS, DIAG_NEVER, F64, I64, U8
 from python_core.compiled import jit
 from python_core.flowfield.moves import (
     DX,
@@ -50,7 +50,7 @@ from python_core.flowfield.moves import (
     _open,
     _step_length,
 )
-from python_core.flowfield.tiles import FieldTiles
+from python_core.flowfield.tiles import FieldGround, FieldTiles
 from python_core.heaps.lazy import heap_pop, heap_push
 
 __all__ = ["HEURISTIC_TILES", "POCKET_CELLS", "solve_from_goals"]
@@ -79,11 +79,8 @@ def solve_from_goals(field: FieldTiles, tiles: I64, budget: int) -> tuple[I64, F
         axis=1,
     ).astype(np.int64)
     done, slots, cost, dirs, ok, settled = _search(
-        grid.walkable.view(np.uint8).ravel(), grid._occupancy, field.agents_block,
-        grid.weights.ravel(), grid.width, grid.height, DIAG_CODES[grid.diagonal],
-        grid.cell_size[0], grid.cell_size[1], cs, tx, field.tiles_y,
-        field.goal_nodes, tiles, field.known_slot, rects, field._min_weight(), budget,
-    )  # fmt: skip
+        field.ground(), field.goal_nodes, tiles, field.known_slot, rects, field._min_weight(), budget
+    )
     return done, cost[slots], dirs[slots], ok, int(settled)
 
 
@@ -135,18 +132,7 @@ def _hash_clear(table: npt.NDArray[np.int64], keys: npt.NDArray[np.int64], count
 
 @jit
 def _search(
-    walk: npt.NDArray[np.uint8],
-    occ: npt.NDArray[np.int32],
-    agents: bool,
-    weights: npt.NDArray[np.float64],
-    width: int,
-    height: int,
-    diagonal: int,
-    cw: float,
-    ch: float,
-    cs: int,
-    tiles_x: int,
-    tiles_y: int,
+    ground: FieldGround,
     goals: npt.NDArray[np.int64],
     wanted: npt.NDArray[np.int64],
     known_slot: npt.NDArray[np.int32],
@@ -159,6 +145,9 @@ def _search(
     """Returns ``(tiles, slots, cost, dirs, ok, settled)``: the tile ids done (ascending; the wanted ones and
     their chains' tiles, none known before), their rows in ``cost`` / ``dirs`` (``cs * cs`` per
     allocated tile), False when it gave up, and the cells it settled."""
+    walk, occ, agents, weights = ground.walk, ground.occ, ground.agents, ground.weights
+    width, height, diagonal, cw = ground.width, ground.height, ground.diagonal, ground.cw
+    ch, cs, tiles_x, tiles_y = ground.ch, ground.cs, ground.tiles_x, ground.tiles_y
     block = cs * cs
     diag = math.hypot(cw, ch)
     n_tiles = tiles_x * tiles_y
@@ -199,7 +188,7 @@ def _search(
         t = (node // width // cs) * tiles_x + node % width // cs
         if slot_of[t] >= 0:
             continue
-        _allocate(walk, occ, agents, width, height, diagonal, cs, tiles_x, t, used,
+        _allocate(ground, t, used,
                   tile_at, cost, dirs, allowed, settled, left, target)  # fmt: skip
         slot_of[t] = used
         used += 1
@@ -223,7 +212,7 @@ def _search(
             target[s] = True
             queue[queued] = t
             queued += 1
-            _mark_pockets(walk, occ, agents, width, height, cs, tiles_x, goals, reach, t, s, slot_of,
+            _mark_pockets(ground, goals, reach, t, s, slot_of,
                           settled, left, seen, members)  # fmt: skip
             if left[s] > 0:
                 waiting += 1
@@ -254,7 +243,7 @@ def _search(
                 ut = (uy // cs) * tiles_x + ux // cs
                 us = slot_of[ut]
                 if us < 0:
-                    _allocate(walk, occ, agents, width, height, diagonal, cs, tiles_x, ut, used,
+                    _allocate(ground, ut, used,
                               tile_at, cost, dirs, allowed, settled, left, target)  # fmt: skip
                     slot_of[ut] = used
                     us = used
@@ -295,7 +284,7 @@ def _search(
                 queue[queued] = nt
                 queued += 1
                 added = True
-                _mark_pockets(walk, occ, agents, width, height, cs, tiles_x, goals, reach, nt, ns,
+                _mark_pockets(ground, goals, reach, nt, ns,
                               slot_of, settled, left, seen, members)  # fmt: skip
                 if left[ns] > 0 and size > 0:
                     waiting += 1
@@ -322,14 +311,7 @@ def _search(
 
 @jit
 def _allocate(
-    walk: npt.NDArray[np.uint8],
-    occ: npt.NDArray[np.int32],
-    agents: bool,
-    width: int,
-    height: int,
-    diagonal: int,
-    cs: int,
-    tiles_x: int,
+    ground: FieldGround,
     t: int,
     s: int,
     tile_at: npt.NDArray[np.int64],
@@ -341,6 +323,8 @@ def _allocate(
     target: npt.NDArray[np.bool_],
 ) -> None:
     """Fill slot ``s`` for tile ``t``: walls, the move bits, no cost yet."""
+    walk, occ, agents, width = ground.walk, ground.occ, ground.agents, ground.width
+    height, diagonal, cs, tiles_x = ground.height, ground.diagonal, ground.cs, ground.tiles_x
     tile_at[s] = t
     target[s] = False
     left[s] = 0
@@ -359,13 +343,7 @@ def _allocate(
 
 @jit
 def _mark_pockets(
-    walk: npt.NDArray[np.uint8],
-    occ: npt.NDArray[np.int32],
-    agents: bool,
-    width: int,
-    height: int,
-    cs: int,
-    tiles_x: int,
+    ground: FieldGround,
     goals: npt.NDArray[np.int64],
     reach: int,
     t: int,
@@ -380,6 +358,8 @@ def _mark_pockets(
     (slot ``s``) from its first open cell not settled; a component that closes without an open
     goal or a settled cell is a pocket: its cells in the tile are not waited for. A flood that runs
     out of room counts as reaching a goal (waited for: a search that runs dry still ends)."""
+    walk, occ, agents, width = ground.walk, ground.occ, ground.agents, ground.width
+    height, cs, tiles_x = ground.height, ground.cs, ground.tiles_x
     limit = members.shape[0]
     x0, y0 = (t % tiles_x) * cs, (t // tiles_x) * cs
     done = np.zeros(cs * cs, dtype=np.bool_)

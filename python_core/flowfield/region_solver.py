@@ -44,6 +44,7 @@ from python_core.flowfield.moves import (
     _open,
     _step_length,
 )
+from python_core.flowfield.tiles import FieldGround
 from python_core.heaps.lazy import heap_pop, heap_push
 
 __all__ = ["solve_region"]
@@ -51,17 +52,7 @@ __all__ = ["solve_region"]
 
 @jit
 def solve_region(
-    walk: npt.NDArray[np.uint8],
-    occ: npt.NDArray[np.int32],
-    agents: bool,
-    weights: npt.NDArray[np.float64],
-    width: int,
-    height: int,
-    diagonal: int,
-    cw: float,
-    ch: float,
-    cs: int,
-    tiles_x: int,
+    ground: FieldGround,
     region_tiles: npt.NDArray[np.int64],
     region_slot: npt.NDArray[np.int32],
     known_slot: npt.NDArray[np.int32],
@@ -75,12 +66,12 @@ def solve_region(
     g_to: npt.NDArray[np.float64],
     g_from: npt.NDArray[np.float64],
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
-    """Exact costs and directions over the tiles ``region_tiles`` (``region_slot[t]`` = their index,
-    ``-1`` elsewhere), given the exact costs of the known tiles (``known_slot[t]`` row of
-    ``known_cost``, ``-1`` unknown) and the sorted goal ids ``goals`` (``gx``/``gy``: every goal,
-    walls included, for the lower bounds). ``lm_to``/``lm_from`` (``(K, tiles, 4 * cs)``, see
-    :mod:`python_core.flowfield.landmarks`) and ``g_to``/``g_from`` (``K``) add landmark bounds to
-    the octile one (``K = 0``: none).
+    """Exact costs and directions, on ``ground`` (the grid and tiling: :class:`FieldGround`), over
+    the tiles ``region_tiles`` (``region_slot[t]`` = their index, ``-1`` elsewhere), given the
+    exact costs of the known tiles (``known_slot[t]`` row of ``known_cost``, ``-1`` unknown) and the
+    sorted goal ids ``goals`` (``gx``/``gy``: every goal, walls included, for the lower bounds).
+    ``lm_to``/``lm_from`` (``(K, tiles, 4 * cs)``, see :mod:`python_core.flowfield.landmarks`) and
+    ``g_to``/``g_from`` (``K``) add landmark bounds to the octile one (``K = 0``: none).
 
     Returns:
         ``(cost, dirs, culprits, violated)``: per region tile a ``cs * cs`` row of costs and of
@@ -88,6 +79,9 @@ def solve_region(
         unique), and per region tile whether one of its cells is such a violation. Every cell of
         a tile not violated is exact.
     """
+    walk, occ, agents, weights = ground.walk, ground.occ, ground.agents, ground.weights
+    width, height, diagonal, cw = ground.width, ground.height, ground.diagonal, ground.cw
+    ch, cs, tiles_x = ground.ch, ground.cs, ground.tiles_x
     n_reg = region_tiles.shape[0]
     block = cs * cs
     diag = math.hypot(cw, ch)
@@ -167,17 +161,7 @@ def solve_region(
                 dirs[ur, ulocal] = k
                 keys, items, size = heap_push(keys, items, size, cand, ur * block + ulocal)
     culprits, violated = _check_bounds(
-        walk,
-        occ,
-        agents,
-        weights,
-        width,
-        height,
-        diagonal,
-        cw,
-        ch,
-        cs,
-        tiles_x,
+        ground,
         region_tiles,
         region_slot,
         known_slot,
@@ -197,17 +181,7 @@ def solve_region(
 
 @jit
 def _check_bounds(
-    walk: npt.NDArray[np.uint8],
-    occ: npt.NDArray[np.int32],
-    agents: bool,
-    weights: npt.NDArray[np.float64],
-    width: int,
-    height: int,
-    diagonal: int,
-    cw: float,
-    ch: float,
-    cs: int,
-    tiles_x: int,
+    ground: FieldGround,
     region_tiles: npt.NDArray[np.int64],
     region_slot: npt.NDArray[np.int32],
     known_slot: npt.NDArray[np.int32],
@@ -226,6 +200,9 @@ def _check_bounds(
     beat the real cost (a bound no lower than ``d_R(v)`` at ``v`` stays no lower at every cell it
     would reach through ``v``, as ``d_R`` obeys the same steps). Returns the culprit tiles and
     the region tiles with a violation."""
+    walk, weights, width, height = ground.walk, ground.weights, ground.width, ground.height
+    diagonal, cw, ch, cs = ground.diagonal, ground.cw, ground.ch, ground.cs
+    tiles_x = ground.tiles_x
     n_reg = region_tiles.shape[0]
     block = cs * cs
     diag = math.hypot(cw, ch)

@@ -14,16 +14,40 @@ read and fill a field through this class, so they need not know :class:`FlowFiel
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
-from python_core._types import F64, I64, U8
+from python_core._types import DIAG_CODES, F64, I64, U8
 from python_core.errors import InvalidQueryError
 from python_core.flowfield import walks
 from python_core.grid import GridGraph
 from python_core.grid.cells import Cell, as_cell
 
-__all__ = ["FieldTiles"]
+__all__ = ["FieldGround", "FieldTiles"]
+
+
+class FieldGround(NamedTuple):
+    """The grid and the tiling as the flow field kernels read them, in one argument (numba passes
+    a namedtuple of arrays and numbers as a struct) instead of the same twelve positional ones in
+    every kernel: walls (``walk``, flat uint8), agents' cell counts (``occ``) and whether they block
+    (``agents``), flat ``weights``, the grid's ``width`` x ``height``, its diagonal rule code, the
+    cell size ``cw`` x ``ch``, and tiles of ``cs`` cells a side, ``tiles_x`` x ``tiles_y`` of them.
+    Built fresh per computation (:meth:`FieldTiles.ground`): the arrays are the grid's live views."""
+
+    walk: npt.NDArray[np.uint8]
+    occ: npt.NDArray[np.int32]
+    agents: bool
+    weights: F64
+    width: int
+    height: int
+    diagonal: int
+    cw: float
+    ch: float
+    cs: int
+    tiles_x: int
+    tiles_y: int
 
 
 class FieldTiles:
@@ -38,6 +62,15 @@ class FieldTiles:
         self.goal_nodes: I64 = goal_nodes
         self.version = grid.version
         self._reset()
+
+    def ground(self) -> FieldGround:
+        """The grid and tiling as the kernels take them (the grid's current walls and weights)."""
+        grid = self.grid
+        return FieldGround(
+            grid.walkable.view(np.uint8).ravel(), grid._occupancy, self.agents_block,
+            grid.weights.ravel(), grid.width, grid.height, DIAG_CODES[grid.diagonal],
+            grid.cell_size[0], grid.cell_size[1], self.cs, self.tiles_x, self.tiles_y,
+        )  # fmt: skip
 
     def _reset(self) -> None:
         self._searched = 0  # cells settled by the searches from the goals (see extend)
