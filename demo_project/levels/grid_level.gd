@@ -11,6 +11,7 @@ signal npc_arrived(npc_index: int, goal_number: int, cell: Vector2i, time: float
 signal door_changed(door_index: int, open: bool, time: float)
 
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
+const LevelFinish = preload("res://levels/level_finish.gd")
 const LevelTiles = preload("res://levels/level_tiles.gd")
 const Npc = preload("res://npc/npc.gd")
 const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
@@ -86,6 +87,7 @@ var load_ms: float = 0.0
 ## Milliseconds each door's [code]graph.update[/code] took: the game waits for it.
 var door_update_ms: PackedFloat64Array = PackedFloat64Array()
 
+var _finish: LevelFinish = LevelFinish.new()
 var _floor_cells: Array[Vector2i] = []
 var _is_floor: Dictionary = {}
 var _doors: Array[Dictionary] = []
@@ -128,16 +130,12 @@ func any_path_pending() -> bool:
 ## No goal after each NPC's current one (the headless run's end); an NPC that reached its last
 ## goal leaves the level (its cell no longer blocks the others' last goals).
 func finish_up() -> void:
-	for npc: Npc in npcs:
-		npc.finish_up()
+	_finish.finish_up()
 
 
 ## True once every NPC settled its last goal after [method finish_up].
 func all_done() -> bool:
-	for npc: Npc in npcs:
-		if not npc.done:
-			return false
-	return true
+	return _finish.all_done()
 
 
 ## The world position of the centre of [param cell].
@@ -236,6 +234,7 @@ func _spawn_npcs() -> void:
 		npc.arrived.connect(_on_npc_arrived)
 		npc.last_goal_settled.connect(_on_npc_done.bind(npc))
 		npcs.append(npc)
+		_finish.add(npc.pauses)
 		add_child(npc)
 
 

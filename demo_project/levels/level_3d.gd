@@ -9,6 +9,7 @@ extends Node3D
 signal npc_arrived(npc_index: int, goal_number: int, point: Vector3, time: float)
 
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
+const LevelFinish = preload("res://levels/level_finish.gd")
 const MeshSampler = preload("res://levels/mesh_sampler.gd")
 const Npc = preload("res://npc/npc_3d.gd")
 ## The floor (metres): a slab whose top face is y = 0.
@@ -53,6 +54,7 @@ var npcs: Array[Npc] = []
 ## Simulated seconds (physics steps times their delta).
 var sim_time: float = 0.0
 
+var _finish: LevelFinish = LevelFinish.new()
 var _sampler: MeshSampler = MeshSampler.new()
 
 
@@ -103,16 +105,12 @@ static func bake(geometry: Node3D) -> NavigationMesh:
 
 ## No goal after each NPC's current one (the headless run's end).
 func finish_up() -> void:
-	for npc: Npc in npcs:
-		npc.finish_up()
+	_finish.finish_up()
 
 
 ## True once every NPC settled its last goal after [method finish_up].
 func all_done() -> bool:
-	for npc: Npc in npcs:
-		if not npc.done:
-			return false
-	return true
+	return _finish.all_done()
 
 
 ## True while any NPC waits for a path (the headless run holds simulated time still then).
@@ -149,6 +147,7 @@ func _spawn_npcs() -> void:
 		npc.setup(graph_id, random_seed * 1000 + i, random_goal, color, MESH_LIFT)
 		npc.arrived.connect(_on_npc_arrived)
 		npcs.append(npc)
+		_finish.add(npc.pauses)
 		add_child(npc)
 
 

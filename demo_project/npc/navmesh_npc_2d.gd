@@ -6,12 +6,11 @@ extends CharacterBody2D
 
 ## Emitted when a goal is reached; [param goal_number] counts from 1.
 signal arrived(npc_index: int, goal_number: int, point: Vector2)
-## Emitted once after [method finish_up], when the last goal given is settled (reached, or
-## given up as unreachable).
+## Emitted once after the level's finish_up, when the last goal given is settled (reached, or
+## given up as unreachable): see [member pauses].
 signal last_goal_settled(npc_index: int)
 
-## Seconds an NPC waits on a reached goal before the next one.
-const PAUSE_S := 0.5
+const GoalPauses = preload("res://npc/goal_pauses.gd")
 const RADIUS := 7.0
 
 ## Name number.
@@ -25,11 +24,11 @@ var goals_missed: int = 0
 var arrivals_off_goal: int = 0
 ## Goals given so far (the current one included): each is reached or, on a navmesh, given up.
 var goals_given: int = 0
-## True once [method finish_up] was called and the last goal is settled.
-var done: bool = false
 ## Paths received (found, partial or none) and requests that failed.
 var paths_received: int = 0
 var paths_failed: int = 0
+## The pause on each goal, and the end of a headless run (the level tells it to finish up).
+var pauses: GoalPauses = GoalPauses.new()
 ## The agent node leading this body.
 var agent: AStarBridgeAgent2D = null
 ## The current goal.
@@ -38,8 +37,6 @@ var goal_point: Vector2 = Vector2.ZERO
 var pick_goal: Callable = Callable()
 
 var _rng: RandomNumberGenerator = RandomNumberGenerator.new()
-var _wait: float = 0.0
-var _finishing: bool = false
 var _first: bool = true
 
 
@@ -60,6 +57,7 @@ func setup(graph_id: String, rng_seed: int, picker: Callable) -> void:
 	agent.graph_id = graph_id
 	agent.path_changed.connect(func() -> void: paths_received += 1)
 	agent.path_failed.connect(func(_result: Dictionary) -> void: paths_failed += 1)
+	pauses.last_goal_settled.connect(func() -> void: last_goal_settled.emit(index))
 	agent.navigation_finished.connect(_on_navigation_finished)
 	agent.target_unreachable.connect(_on_target_unreachable)
 	agent.velocity_computed.connect(_on_velocity_computed)
@@ -71,9 +69,8 @@ func _ready() -> void:
 
 
 func _physics_process(delta: float) -> void:
-	if _wait > 0.0:
-		_wait -= delta
-		if _wait > 0.0:
+	if pauses.is_waiting():
+		if pauses.count_down(delta):
 			return
 		# The next goal, and on towards it in this very frame, as a game's movement code goes.
 		_next_goal()
@@ -90,19 +87,10 @@ func _physics_process(delta: float) -> void:
 
 ## Sends the NPC to [param point] now.
 func send_to(point: Vector2) -> void:
-	_wait = 0.0
+	pauses.stop_waiting()
 	goals_given += 1
 	goal_point = point
 	agent.target_position = point
-
-
-## No goal after the current one (the headless run's end): [signal last_goal_settled] once it
-## is reached (at once when the NPC is waiting between goals).
-func finish_up() -> void:
-	_finishing = true
-	if _wait > 0.0:
-		_wait = 0.0
-		_settle()
 
 
 func _on_velocity_computed(safe_velocity: Vector2) -> void:
@@ -116,7 +104,7 @@ func _on_navigation_finished() -> void:
 	if global_position.distance_to(goal) > agent.target_desired_distance + 0.01:
 		arrivals_off_goal += 1  # the agent reported an arrival it did not make
 	arrived.emit(index, goals_reached, goal_point)
-	_pause()
+	pauses.settle_goal()
 
 
 ## No path reaches the goal (or only part of the way): give it up and pick another after a pause.
@@ -124,24 +112,10 @@ func _on_target_unreachable() -> void:
 	goals_missed += 1
 	agent.stop()
 	velocity = Vector2.ZERO
-	_pause()
+	pauses.settle_goal()
 
 
 func _next_goal() -> void:
 	var point: Vector2 = pick_goal.call(_rng, global_position, _first)
 	_first = false
 	send_to(point)
-
-
-# Waits a moment before the next goal, unless told to finish: then this goal was the last.
-func _pause() -> void:
-	if _finishing:
-		_settle()
-	else:
-		_wait = PAUSE_S
-
-
-func _settle() -> void:
-	if not done:
-		done = true
-		last_goal_settled.emit(index)

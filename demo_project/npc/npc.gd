@@ -5,12 +5,11 @@ extends CharacterBody2D
 
 ## Emitted when a goal is reached; [param goal_number] counts from 1.
 signal arrived(npc_index: int, goal_number: int, cell: Vector2i)
-## Emitted once after [method finish_up], when the last goal given is settled (reached, or
-## given up as unreachable).
+## Emitted once after the level's finish_up, when the last goal given is settled (reached, or
+## given up as unreachable): see [member pauses].
 signal last_goal_settled(npc_index: int)
 
-## Seconds an NPC waits on a reached goal before the next one.
-const PAUSE_S := 0.5
+const GoalPauses = preload("res://npc/goal_pauses.gd")
 ## Re-path period: others move, so a path goes stale (also the retry delay when blocked).
 const REPATH_S := 1.0
 const RADIUS := 7.0
@@ -25,11 +24,11 @@ var goals_reached: int = 0
 var arrivals_off_goal: int = 0
 ## Goals given so far (the current one included): each is reached or, on a navmesh, given up.
 var goals_given: int = 0
-## True once [method finish_up] was called and the last goal is settled.
-var done: bool = false
 ## Paths received (found, partial or none) and requests that failed.
 var paths_received: int = 0
 var paths_failed: int = 0
+## The pause on each goal, and the end of a headless run (the level tells it to finish up).
+var pauses: GoalPauses = GoalPauses.new()
 ## The agent node leading this body.
 var agent: AStarBridgeAgent2D = null
 ## The cell of the current goal.
@@ -38,8 +37,6 @@ var goal_cell: Vector2i = Vector2i(-1, -1)
 var _level: Node2D = null
 var _rng: RandomNumberGenerator = RandomNumberGenerator.new()
 var _first_reach: int = 0
-var _wait: float = 0.0
-var _finishing: bool = false
 
 
 ## Wires the NPC to [param level] (the grid level: cell_center, random_floor_cell) before it
@@ -65,6 +62,7 @@ func setup(
 	agent.path_options = options.duplicate()
 	agent.path_changed.connect(func() -> void: paths_received += 1)
 	agent.path_failed.connect(func(_result: Dictionary) -> void: paths_failed += 1)
+	pauses.last_goal_settled.connect(func() -> void: last_goal_settled.emit(index))
 	agent.navigation_finished.connect(_on_navigation_finished)
 	agent.velocity_computed.connect(_on_velocity_computed)
 	add_child(agent)
@@ -75,9 +73,8 @@ func _ready() -> void:
 
 
 func _physics_process(delta: float) -> void:
-	if _wait > 0.0:
-		_wait -= delta
-		if _wait > 0.0:
+	if pauses.is_waiting():
+		if pauses.count_down(delta):
 			return
 		# The next goal, and on towards it in this very frame, as a game's movement code goes.
 		_pick_goal(0)
@@ -95,19 +92,10 @@ func _physics_process(delta: float) -> void:
 
 ## Sends the NPC to [param cell] now (windowed play: click to send).
 func send_to(cell: Vector2i) -> void:
-	_wait = 0.0
+	pauses.stop_waiting()
 	goals_given += 1
 	goal_cell = cell
 	agent.target_position = _level.call("cell_center", cell)
-
-
-## No goal after the current one (the headless run's end): [signal last_goal_settled] once it
-## is reached (at once when the NPC is waiting between goals).
-func finish_up() -> void:
-	_finishing = true
-	if _wait > 0.0:
-		_wait = 0.0
-		_settle()
 
 
 func _on_velocity_computed(safe_velocity: Vector2) -> void:
@@ -121,24 +109,10 @@ func _on_navigation_finished() -> void:
 	if global_position.distance_to(goal) > agent.target_desired_distance + 0.01:
 		arrivals_off_goal += 1  # the agent reported an arrival it did not make
 	arrived.emit(index, goals_reached, goal_cell)
-	_pause()
+	pauses.settle_goal()
 
 
 func _pick_goal(reach: int) -> void:
 	var here: Vector2i = _level.call("cell_at", global_position)
 	var cell: Vector2i = _level.call("random_floor_cell", _rng, here, reach)
 	send_to(cell)
-
-
-# Waits a moment before the next goal, unless told to finish: then this goal was the last.
-func _pause() -> void:
-	if _finishing:
-		_settle()
-	else:
-		_wait = PAUSE_S
-
-
-func _settle() -> void:
-	if not done:
-		done = true
-		last_goal_settled.emit(index)
