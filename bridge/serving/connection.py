@@ -16,7 +16,8 @@ trip (docs/architecture.md, "Serving: why one process").
   are closed first, until the rest fit.
 - **Slices.** The requests of one read are handled for at most :data:`SLICE_SECONDS` (their inline
   searches included); the rest wait, unread, for a later turn of the loop, after every other
-  connection's: a client pipelining thousands of small queries delays another's by one slice.
+  connection's: a client pipelining thousands of small queries delays another's by one slice. The
+  first request of a slice may always run inline, however late the loop came to it.
 - **Large answers in pieces.** An answer larger than :data:`WRITE_PIECE_BYTES` is held as its
   encoded bytes and handed to the transport a piece at a time, as the peer takes the last: an
   unread answer costs its encoded size once (the transport would copy all of it), and the loop
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections import deque
 from collections.abc import Callable
@@ -144,11 +146,15 @@ class ClientProtocol(asyncio.Protocol):
         if self._closing or session is None:
             return
         deadline = time.perf_counter() + SLICE_SECONDS
-        self.serving.allow_inline_until(deadline)
+        # The slice's first request may run inline whatever the clock says: when the loop was held
+        # up (a busy machine) before it, the search threads may all be running long searches, and
+        # a one-step query handed to them waited seconds. It takes INLINE_EXPANSIONS at most.
+        self.serving.allow_inline_until(math.inf)
         try:
             for message in self.stream:
                 self._message_started = False
                 session.on_message(message)
+                self.serving.allow_inline_until(deadline)
                 if session.closing:
                     log.warning("%s: hello with a wrong token; closing", self.peer)
                     self.close()
@@ -165,6 +171,8 @@ class ClientProtocol(asyncio.Protocol):
             log.warning("%s: %s; closing", self.peer, exc)
             self.close()
             return
+        finally:
+            self.serving.allow_inline_until(deadline)  # as before for queries answered later
         self._clock_message()
         self._read_again()
 

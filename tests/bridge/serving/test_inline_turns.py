@@ -1,0 +1,112 @@
+"""Issue 37's one-step query under load: a small query is answered on the event loop, without
+waiting. When the loop comes to it late (a busy machine held it past its connection's slice) while
+every search thread runs someone else's long search, it used to be handed to the threads and wait
+seconds behind those; and the first query on a big grid built the grid's padded copy of its walls
+on the loop (1-3 s on 4096 x 4096), holding every client up."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from bridge.client import Client
+from bridge.methods.interface import LoadRequest
+from bridge.methods.kinds import KINDS
+from bridge.serving import connection
+from bridge.serving.local import LocalServing
+from bridge.serving.server import Server, ServerConfig
+from bridge.wire.protocol import Limits
+from python_core.formats.records import to_record
+from python_core.grid import GridGraph
+from python_core.grid.search import dispatch
+
+
+@pytest.fixture
+def server_thread() -> Iterator[tuple[Server, asyncio.AbstractEventLoop, dict[str, Any]]]:
+    """A server with one search thread, serving on a thread of this process."""
+    switch = sys.getswitchinterval()
+    server = Server(ServerConfig(threads=1))
+    announced: dict[str, Any] = {}
+    ready = threading.Event()
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    def announce(event: dict[str, object]) -> None:
+        announced.update(event)
+        ready.set()
+
+    async def serve() -> None:
+        loops.append(asyncio.get_running_loop())
+        await server.run(announce)
+
+    thread = threading.Thread(target=asyncio.run, args=(serve(),), daemon=True)
+    thread.start()
+    assert ready.wait(60), "the server did not announce itself"
+    try:
+        yield server, loops[0], announced
+    finally:
+        loops[0].call_soon_threadsafe(server.stop)
+        thread.join(30)
+        sys.setswitchinterval(switch)
+
+
+def test_the_first_request_of_a_late_slice_runs_inline_while_every_search_thread_is_busy(
+    server_thread: tuple[Server, asyncio.AbstractEventLoop, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server, loop, announced = server_thread
+    client = Client.connect(str(announced["host"]), int(str(announced["port"])), timeout=30)
+    release = threading.Event()
+    try:
+        client.hello(str(announced["token"]))
+        client.load_grid("g", [[1] * 4] * 4)
+        # the only search thread is taken, as by another client's search of a huge map
+        loop.call_soon_threadsafe(server.serving.scheduler.submit, "other", lambda: release.wait(120))
+        while server.serving.scheduler.running == 0:
+            time.sleep(0.01)
+        # every slice is spent before its first request is read, as when the loop was held up
+        monkeypatch.setattr(connection, "SLICE_SECONDS", -1.0)
+        answer = client.find("g", (0, 0), (1, 0))  # on the thread it would wait for the release
+        busy = server.serving.scheduler.running
+    finally:
+        release.set()
+        client.close()
+    assert answer["status"] == "found"
+    assert answer["cost"] == 1.0
+    assert busy == 1  # answered while the thread was still held: inline
+
+
+def test_a_grid_s_padded_walls_are_built_by_its_load_not_by_the_first_query_on_the_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built_on: list[threading.Thread] = []
+    padded = dispatch._padded
+
+    def watched(grid: Any) -> Any:
+        if grid.width == 64:  # not the warm-up's little grids
+            built_on.append(threading.current_thread())
+        return padded(grid)
+
+    monkeypatch.setattr(dispatch, "_padded", watched)
+    kind, record = to_record(GridGraph(np.ones((64, 64), dtype=bool)))
+
+    async def scenario() -> dict[str, Any]:
+        serving = LocalServing(Limits(), threads=1)
+        await serving.start()
+        try:
+            await serving.load(LoadRequest("g", KINDS[kind], dict(record), None), None)
+            answer = serving.find("c", {"graph": "g", "start": [0, 0], "goal": [63, 63]})
+            assert isinstance(answer, dict)  # answered inline, on the loop
+            return answer
+        finally:
+            await serving.close()
+
+    answer = asyncio.run(scenario())
+    assert answer["status"] == "found"
+    assert len(built_on) == 1
+    assert built_on[0] is not threading.main_thread()  # the loop's thread
