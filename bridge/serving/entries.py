@@ -43,6 +43,7 @@ def build_entry(request: LoadRequest, progress: ProgressThrottle | None) -> Grap
         graph = request.kind.open(request.record)
     except AStarError as exc:
         raise GraphRejectedError(f"{where}: {exc}", {"id": request.graph_id}) from exc
+    request.kind.prepare(graph)  # here, not in the first query's turn of the event loop
     entry = GraphEntry(request.graph_id, request.kind, graph)
     spec = request.hierarchy
     if spec is None:
