@@ -3,6 +3,9 @@ test command's two pytest-xdist workers."""
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import pytest
 
 from tests.godot_env import TEST_PROJECT, import_project, require_godot
@@ -26,23 +29,38 @@ BUNDLE_MODULES = frozenset(
 """Test modules that build, or read, the repository's sidecar bundle."""
 
 
-def xdist_group(item: pytest.Item) -> str:
-    """``item``'s group: :data:`ONE_AT_A_TIME` when it starts Godot (the ``godot`` mark or fixture)
-    or uses the sidecar bundle, else its module's path."""
+GODOT_WORDS = ("mark.godot", "godot: str", "godot_test_project", "require_godot", "run_godot")
+"""Words in a test module's source that say some test of it starts Godot (the mark, the fixture,
+tests/godot_env.py's helpers)."""
+
+
+@functools.cache
+def xdist_group(root: Path, module: str) -> str:
+    """The group of a test module (its path from ``root``): :data:`ONE_AT_A_TIME` when one of its
+    tests starts Godot or it uses the sidecar bundle, else the module itself."""
+    if module in BUNDLE_MODULES:
+        return ONE_AT_A_TIME
     try:
-        module = item.path.relative_to(item.config.rootpath).as_posix()
-    except ValueError:  # collected from outside the repository
-        module = item.path.as_posix()
-    fixtures = getattr(item, "fixturenames", ())
-    godot = item.get_closest_marker("godot") is not None or "godot" in fixtures
-    return ONE_AT_A_TIME if godot or module in BUNDLE_MODULES else module
+        source = (root / module).read_text(encoding="utf-8")
+    except OSError:  # not a file of ours
+        return module
+    return ONE_AT_A_TIME if any(word in source for word in GODOT_WORDS) else module
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Give every test its xdist group (``--dist loadgroup`` keeps a group on one worker, in
-    order); without xdist the mark does nothing."""
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(xdist_group(item)))
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """With ``--dist loadgroup``, the groups of :func:`xdist_group` (each on one worker, its tests in
+    order). pytest-xdist's own loadgroup marks a test by suffixing ``item._nodeid``, which pytest
+    9.2 no longer reads (a node's id is ``_id`` now): its groups are silently ignored."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group(config.rootpath, nodeid.split("::", 1)[0])
+
+    return ByGroup(config, log)
 
 
 @pytest.fixture(scope="session")
