@@ -1,6 +1,6 @@
 """The GDScript addon against a sidecar started here: paths found through the addon (encode,
 socket, decode in Godot) equal python_core's answers on the same grid, and a graph the addon
-exports loads back in python_core. The GDScript side is ``tests/gdscript/test_rpc_external.gd``."""
+exports loads back in python_core. The GDScript side is ``tests/gdscript/rpc/test_rpc_external.gd``."""
 
 from __future__ import annotations
 
