@@ -114,10 +114,10 @@ def _maps(sync: int, agents: int) -> list[dict[str, Any]]:
     return maps
 
 
-def run(sync: int, agents: int, workers: int, *, io_thread: bool = True) -> dict[str, Any]:
+def run(sync: int, agents: int, threads: int, *, io_thread: bool = True) -> dict[str, Any]:
     """One Godot run against a fresh sidecar and echo server; the script's report as a dict."""
     sidecar = subprocess.Popen(
-        [sys.executable, "-m", "bridge", "serve", "--workers", str(workers), "--log-level", "ERROR"],
+        [sys.executable, "-m", "bridge", "serve", "--threads", str(threads), "--log-level", "ERROR"],
         cwd=REPO,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -236,14 +236,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sync", type=int, default=400, help="synchronous find_path calls per map")
     parser.add_argument("--agents", type=int, default=300, help="request_path sent in one frame")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="sidecar workers")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="sidecar search threads")
     parser.add_argument(
         "--no-io-thread", action="store_true", help="the addon's socket work on the main thread (A/B)"
     )
     args = parser.parse_args()
-    report = run(args.sync, args.agents, args.workers, io_thread=not args.no_io_thread)
+    report = run(args.sync, args.agents, args.threads, io_thread=not args.no_io_thread)
     where = "the main thread" if args.no_io_thread else "the connection's thread"
-    print(f"sidecar workers {args.workers}; async socket work on {where}; figures from one Godot run")
+    print(f"sidecar search threads {args.threads}; async socket work on {where}; figures from one Godot run")
     for m in report["maps"]:
         _print_map(m)
     _print_frame(report["frame"])

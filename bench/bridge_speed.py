@@ -330,7 +330,7 @@ def parallel_section(count: int, clients: int, per_client: int) -> None:
     rates = {}
     for threads in (1, 2):
         with start_sidecar(
-            "--workers", str(threads), "--log-level", "WARNING", stderr=subprocess.DEVNULL
+            "--threads", str(threads), "--log-level", "WARNING", stderr=subprocess.DEVNULL
         ) as car:
             with car.connect(timeout=600) as client:
                 client.load_grid("m512", mask, diagonal="only_if_no_obstacles")
@@ -384,7 +384,7 @@ def main() -> None:
     calls, count = (300, 40) if args.quick else (1000, 100)
     maps = BIG_MAPS[:3] if args.quick else BIG_MAPS
     print(f"machine load (1 min): {Path('/proc/loadavg').read_text().split()[0]}, data {DATA}")
-    with start_sidecar("--workers", "2", "--log-level", "WARNING", stderr=subprocess.DEVNULL) as sidecar:
+    with start_sidecar("--threads", "2", "--log-level", "WARNING", stderr=subprocess.DEVNULL) as sidecar:
         if "1" in args.sections:
             floor_section(sidecar, calls)
         if "2" in args.sections:

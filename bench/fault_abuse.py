@@ -53,7 +53,7 @@ def _sidecar(*args: str, stderr: int | None = subprocess.DEVNULL) -> Sidecar:
 def case_stderr(quick: bool) -> Row:
     """Connect/close cycles against a sidecar logging at INFO into a pipe nobody reads."""
     cycles = 1000 if quick else 5000
-    sidecar = start_sidecar("--workers", "1", "--log-level", "INFO", stderr=subprocess.PIPE)
+    sidecar = start_sidecar("--threads", "1", "--log-level", "INFO", stderr=subprocess.PIPE)
     try:
         done = 0
         for done in range(1, cycles + 1):  # noqa: B007  (``done`` is the figure)
@@ -80,7 +80,7 @@ def _answers_a_find(sidecar: Sidecar) -> bool:
 
 def case_amplify(quick: bool) -> Row:
     """Unauthenticated: an array header of 64 Mi values, then 16 MiB of empty arrays, unfinished."""
-    sidecar = _sidecar("--workers", "1")
+    sidecar = _sidecar("--threads", "1")
     try:
         with sidecar.connect() as client:  # the kernels load in the background: not the attack's
             client.load_grid("warm", [[1, 1], [1, 1]])
@@ -108,7 +108,7 @@ def case_amplify(quick: bool) -> Row:
 def case_fuzz(quick: bool) -> Row:
     """Fuzzed messages, one at a time (see tests/bridge/faults.py)."""
     count = 2000 if quick else 10_000
-    sidecar = _sidecar("--workers", "1")
+    sidecar = _sidecar("--threads", "1")
     try:
         report = run_fuzz(sidecar, count, stall_seconds=1.0)
         alive = sidecar.process.poll() is None
@@ -120,7 +120,7 @@ def case_fuzz(quick: bool) -> Row:
 
 def case_failed_load(quick: bool) -> Row:
     """Replace a loaded grid by one whose hierarchy the workers cannot build."""
-    sidecar = _sidecar("--workers", "2")
+    sidecar = _sidecar("--threads", "2")
     try:
         with sidecar.connect(timeout=20) as client:
             client.load_grid("g", np.ones((64, 64)), diagonal="never")
@@ -195,7 +195,7 @@ def _timed(sidecar: Sidecar, name: str, job: Callable[[Client], object], seconds
 def case_token(quick: bool) -> Row:
     """``serve --token-stdin``: is the token in ``ps`` output or /proc/<pid>/cmdline?"""
     token = os.urandom(16).hex()
-    command = [sys.executable, "-m", "bridge", "serve", "--token-stdin", "--workers", "1"]
+    command = [sys.executable, "-m", "bridge", "serve", "--token-stdin", "--threads", "1"]
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO
     )

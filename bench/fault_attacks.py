@@ -113,7 +113,7 @@ def _attack(
     name: str, prepare: Callable[[Sidecar], Any], attack: Callable[[Sidecar, Any], str], *args: str
 ) -> Row:
     """Start a sidecar, ``prepare`` it (its graphs), then measure while ``attack`` runs."""
-    sidecar = start_sidecar("--log-level", "WARNING", "--workers", "2", *args, stderr=subprocess.DEVNULL)
+    sidecar = start_sidecar("--log-level", "WARNING", "--threads", "2", *args, stderr=subprocess.DEVNULL)
     try:
         state = prepare(sidecar)
         with _Watch(sidecar) as watch:

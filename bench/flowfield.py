@@ -95,7 +95,7 @@ def crowd(units: int) -> None:
     goals = pick(walk, 4, rng, comp)
     starts = pick(walk, units, rng, comp)
     print(f"crowd: {units} units to 4 goals on {MAP.stem} {grid.width}x{grid.height}, clusters {CLUSTER}")
-    sidecar = start_sidecar("--workers", "2", "--log-level", "WARNING")
+    sidecar = start_sidecar("--threads", "2", "--log-level", "WARNING")
     try:
         with sidecar.connect() as client:
             client.load_grid("crowd", walk, diagonal=RULE, hierarchy={"cluster_size": CLUSTER})

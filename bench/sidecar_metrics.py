@@ -7,7 +7,7 @@
 - memory: VmRSS of the sidecar and its worker before/after ``graph.load_grid`` of the 2048 x 2048
   generated map and one long query, per cell; plus the in-process bytes of the dispatcher's copy;
 - find_many: 1,000 ``path.find`` queries on random512-10-0 in one ``path.find_many`` with
-  ``--workers 1`` and ``--workers 2``; and dispatch.find_many over forked processes.
+  ``--threads 1`` and ``--threads 2``; and dispatch.find_many over forked processes.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def startup(cache_dir: str) -> tuple[float, float]:
     their kernels first)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     t0 = time.perf_counter()
-    with start_sidecar("--workers", "1", env=env, stderr=subprocess.DEVNULL) as sidecar:
+    with start_sidecar("--threads", "1", env=env, stderr=subprocess.DEVNULL) as sidecar:
         listening = time.perf_counter() - t0
         with sidecar.connect() as client:
             client.load_grid("tiny", np.ones((4, 4), dtype=bool), diagonal="only_if_no_obstacles")
@@ -83,7 +83,7 @@ def memory() -> list[str]:
     """Sidecar RSS per cell of the largest map, and the dispatcher's in-process copy per cell."""
     mask = open_scattered()
     cells = mask.size
-    with start_sidecar("--workers", "1", stderr=subprocess.DEVNULL) as sidecar, sidecar.connect() as client:
+    with start_sidecar("--threads", "1", stderr=subprocess.DEVNULL) as sidecar, sidecar.connect() as client:
         time.sleep(1.0)
         pids = [sidecar.process.pid, *children(sidecar.process.pid)]
         before = [rss_bytes(p) for p in pids]
@@ -119,7 +119,7 @@ def _queries(count: int, lines: int | None = None) -> list[tuple[tuple[int, int]
 def bridge_find_many(workers: int, queries: list) -> float:
     """Seconds of one path.find_many of ``queries`` with ``workers`` worker processes."""
     mask = read_map(DATA / f"{MAZE}.map")
-    sidecar = start_sidecar("--workers", str(workers), stderr=subprocess.DEVNULL)
+    sidecar = start_sidecar("--threads", str(workers), stderr=subprocess.DEVNULL)
     with sidecar, sidecar.connect() as client:
         client.load_grid("g", mask, diagonal="only_if_no_obstacles")
         batch = [client.query("g", s, g) for s, g in queries]

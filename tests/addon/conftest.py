@@ -21,7 +21,7 @@ from tests.godot_env import REPO
 def sidecar() -> Iterator[dict[str, Any]]:
     """A running sidecar's announcement ``{"event", "host", "port", "token", "protocol"}``."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "bridge", "serve", "--workers", "1", "--log-level", "ERROR"],
+        [sys.executable, "-m", "bridge", "serve", "--threads", "1", "--log-level", "ERROR"],
         cwd=REPO,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

@@ -28,7 +28,7 @@ def _stop_all(started: list[Sidecar]) -> None:
 @pytest.fixture(scope="session")
 def sidecar() -> Iterator[Sidecar]:
     """One sidecar with two search threads, for every test that does not need special limits."""
-    started = [start_sidecar("--workers", "2", "--log-level", "WARNING", stderr=subprocess.DEVNULL)]
+    started = [start_sidecar("--threads", "2", "--log-level", "WARNING", stderr=subprocess.DEVNULL)]
     try:
         yield started[0]
     finally:

@@ -12,7 +12,7 @@ var _reports: Array[Vector3i] = []
 
 
 func before_each() -> void:
-	_bridge = TestBridge.made(PackedStringArray(["--workers", "1", "--log-level", "ERROR"]))
+	_bridge = TestBridge.made(PackedStringArray(["--threads", "1", "--log-level", "ERROR"]))
 	_bridge.config.load_timeout_ms = 60000
 	_reports = []
 	_bridge.graph_progress.connect(_on_progress)

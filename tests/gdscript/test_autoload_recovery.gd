@@ -135,7 +135,7 @@ func _probe(walls: Dictionary) -> Array:
 
 func _make_bridge() -> AStarBridgeNode:
 	var bridge: AStarBridgeNode = TestBridge.made(
-		PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
+		PackedStringArray(["--threads", "1", "--log-level", "ERROR"])
 	)
 	bridge.config.report_failures = false
 	_tree().root.add_child(bridge)

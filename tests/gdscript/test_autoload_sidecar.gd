@@ -16,7 +16,7 @@ var _bridge: AStarBridgeNode = null
 
 
 func before_each() -> void:
-	_bridge = TestBridge.made(PackedStringArray(["--workers", "1", "--log-level", "ERROR"]))
+	_bridge = TestBridge.made(PackedStringArray(["--threads", "1", "--log-level", "ERROR"]))
 	_tree().root.add_child(_bridge)
 
 
@@ -257,7 +257,7 @@ func test_a_chatty_sidecar_never_blocks_on_its_own_log() -> void:
 	# At INFO the sidecar logs every connection to stderr; unless this node reads the pipe for
 	# the life of the process, it fills and the sidecar blocks on its next log line for good.
 	_bridge.stop()
-	_bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "INFO"])
+	_bridge.config.extra_arguments = PackedStringArray(["--threads", "1", "--log-level", "INFO"])
 	_bridge.start()
 	_load_level()
 	var port: int = _bridge.get_sidecar_port()

@@ -71,7 +71,7 @@ const ROWS: Array[Dictionary] = [
 		"hint": PROPERTY_HINT_NONE,
 		"hint_string": "",
 		"doc":
-		"More command-line arguments for `bridge serve` (e.g. --workers 2, --max-expansions).",
+		"More command-line arguments for `bridge serve` (e.g. --threads 2, --max-expansions).",
 	},
 	{
 		"name": "astar_bridge/timeouts/request_ms",

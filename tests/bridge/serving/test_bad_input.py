@@ -360,7 +360,7 @@ def test_invalid_graphs_are_refused_and_replace_nothing(
 
 def test_limits_answer_errors_and_keep_serving(spawn_sidecar: SpawnSidecar) -> None:
     small = spawn_sidecar(
-        "--workers",
+        "--threads",
         "1",
         "--max-graph-nodes",
         "100",
@@ -397,7 +397,7 @@ def test_limits_answer_errors_and_keep_serving(spawn_sidecar: SpawnSidecar) -> N
 
 
 def test_pending_limit_answers_too_many_requests(spawn_sidecar: SpawnSidecar) -> None:
-    small = spawn_sidecar("--workers", "1", "--max-pending", "2")
+    small = spawn_sidecar("--threads", "1", "--max-pending", "2")
     with small.connect() as client:
         client.load_grid("p", np.ones((150, 150)))
         ids = [

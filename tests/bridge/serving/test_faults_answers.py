@@ -52,7 +52,7 @@ def test_a_tile_named_more_than_once_is_refused(client: Client) -> None:
 
 
 def test_tiles_past_the_answer_cap_are_too_large(spawn_sidecar: SpawnSidecar) -> None:
-    sidecar = spawn_sidecar("--workers", "1", "--max-answer-bytes", "4096")
+    sidecar = spawn_sidecar("--threads", "1", "--max-answer-bytes", "4096")
     with sidecar.connect() as client:
         field = _field(client, "capped", 64)
         everything = {"field": field["field"], "tiles": field["tiles"], "costs": True}  # 5 B a cell
@@ -74,7 +74,7 @@ def test_tiles_past_the_answer_cap_are_too_large(spawn_sidecar: SpawnSidecar) ->
 
 
 def test_paths_past_the_answer_cap_are_too_large_and_the_sidecar_goes_on(spawn_sidecar: SpawnSidecar) -> None:
-    sidecar = spawn_sidecar("--workers", "2", "--max-answer-bytes", "1000000")
+    sidecar = spawn_sidecar("--threads", "2", "--max-answer-bytes", "1000000")
     width, height = 128, 127  # a corridor of about 8,000 cells: 130 KB a path
     end = serpentine_end(width, height)
     with sidecar.connect() as client:
@@ -99,7 +99,7 @@ def test_paths_past_the_answer_cap_are_too_large_and_the_sidecar_goes_on(spawn_s
 def test_the_oldest_slow_reader_is_cut_first_past_the_unread_cap(spawn_sidecar: SpawnSidecar) -> None:
     # Each answer is 8.9 MB (100,000 paths of 4 points); the kernel takes 2-3 MB of it for a peer
     # that does not read, the sidecar keeps the rest: two such peers pass 8 MB, one does not.
-    sidecar = spawn_sidecar("--workers", "2", "--max-unread-bytes", "8000000")
+    sidecar = spawn_sidecar("--threads", "2", "--max-unread-bytes", "8000000")
     with sidecar.connect() as owner:
         owner.load_grid("tiny", np.ones((4, 4)))
     starts, goals = np.zeros((100_000, 2)), np.full((100_000, 2), 3)

@@ -23,7 +23,7 @@ def _witness(sidecar: Sidecar) -> tuple[dict[str, object], int]:
 
 
 def test_fuzzed_messages_get_no_internal_answer_and_harm_nothing(spawn_sidecar: SpawnSidecar) -> None:
-    sidecar = spawn_sidecar("--workers", "1")
+    sidecar = spawn_sidecar("--threads", "1")
     before = _witness(sidecar)
     report = run_fuzz(sidecar, FUZZ_MESSAGES)
     assert report.internal == [], f"{len(report.internal)} internal answers, e.g. {report.internal[:3]}"

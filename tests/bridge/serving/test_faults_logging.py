@@ -20,7 +20,7 @@ CYCLES = 5000
 @pytest.fixture
 def unread_stderr() -> Iterator[Sidecar]:
     """A sidecar logging at INFO into a pipe nobody reads (until a test says so)."""
-    sidecar = start_sidecar("--workers", "1", "--log-level", "INFO", stderr=subprocess.PIPE)
+    sidecar = start_sidecar("--threads", "1", "--log-level", "INFO", stderr=subprocess.PIPE)
     try:
         yield sidecar
     finally:

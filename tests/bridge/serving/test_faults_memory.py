@@ -55,21 +55,21 @@ def _peak_rss(sidecar: Sidecar, seconds: float = 2.0) -> int:
 def test_unauthenticated_empty_arrays_do_not_grow_the_sidecar(
     spawn_sidecar: SpawnSidecar, header: bytes
 ) -> None:
-    sidecar = _ready(spawn_sidecar("--workers", "1"))
+    sidecar = _ready(spawn_sidecar("--threads", "1"))
     assert _amplify(sidecar, header, EMPTY_ARRAYS) < GROWTH_LIMIT
     with sidecar.connect() as client:
         assert "graphs" in client.call("graph.list")
 
 
 def test_unauthenticated_deep_nesting_closes_the_connection(spawn_sidecar: SpawnSidecar) -> None:
-    sidecar = spawn_sidecar("--workers", "1")
+    sidecar = spawn_sidecar("--threads", "1")
     with connect(sidecar) as sock:
         send_quietly(sock, b"\x91" * 3000)  # [[[[... 3000 deep, never finished
         closed_within(sock, 20)
 
 
 def test_authenticated_incomplete_message_costs_only_its_bytes(spawn_sidecar: SpawnSidecar) -> None:
-    sidecar = _ready(spawn_sidecar("--workers", "1"))
+    sidecar = _ready(spawn_sidecar("--threads", "1"))
     rss = rss_bytes(sidecar.process.pid)
     with connect(sidecar) as sock:
         sock.sendall(hello(sidecar))
@@ -82,7 +82,7 @@ def test_authenticated_incomplete_message_costs_only_its_bytes(spawn_sidecar: Sp
 
 
 def test_authenticated_headers_past_the_item_limit_close_at_once(spawn_sidecar: SpawnSidecar) -> None:
-    sidecar = spawn_sidecar("--workers", "1")
+    sidecar = spawn_sidecar("--threads", "1")
     with connect(sidecar) as sock:
         sock.sendall(hello(sidecar))
         assert read_answers(sock, 1)[0][0][2] is None

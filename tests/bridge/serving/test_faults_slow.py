@@ -21,7 +21,7 @@ from bridge.wire.protocol import Limits
 from tests.bridge.conftest import SpawnSidecar
 from tests.bridge.faults import closed_within, connect, hello, read_answers, request, send_quietly
 
-TIMEOUTS = ("--workers", "1", "--read-timeout", "1", "--hello-timeout", "2")
+TIMEOUTS = ("--threads", "1", "--read-timeout", "1", "--hello-timeout", "2")
 
 
 def _served(sidecar: Sidecar) -> None:
@@ -69,7 +69,7 @@ def test_a_connection_without_hello_is_closed_after_the_hello_timeout(spawn_side
 
 
 def test_a_wrong_token_is_answered_then_the_connection_closes(spawn_sidecar: SpawnSidecar) -> None:
-    sidecar = spawn_sidecar("--workers", "1")
+    sidecar = spawn_sidecar("--threads", "1")
     with connect(sidecar) as sock:
         guesses = b"".join(hello(sidecar, i, token=f"{i:032x}") for i in range(1000))
         send_quietly(sock, guesses)
@@ -81,7 +81,7 @@ def test_a_wrong_token_is_answered_then_the_connection_closes(spawn_sidecar: Spa
 
 
 def test_connections_past_the_cap_are_closed_and_a_freed_place_is_reused(spawn_sidecar: SpawnSidecar) -> None:
-    sidecar = spawn_sidecar("--workers", "1", "--max-connections", "4")
+    sidecar = spawn_sidecar("--threads", "1", "--max-connections", "4")
     held = [sidecar.connect() for _ in range(4)]
     try:
         with connect(sidecar) as extra:
@@ -116,7 +116,7 @@ def test_serve_refuses_a_limit_that_is_not_positive(option: str) -> None:
 def test_a_peer_that_never_reads_its_answers_is_closed_past_the_buffer_cap(
     spawn_sidecar: SpawnSidecar,
 ) -> None:
-    sidecar = spawn_sidecar("--workers", "1", "--max-buffered-bytes", "200000")
+    sidecar = spawn_sidecar("--threads", "1", "--max-buffered-bytes", "200000")
     with sidecar.connect() as owner:
         owner.load_grid("slow-line", np.ones((1, 2000)), diagonal="never")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -35,7 +35,7 @@ TRIPS = 5
 def test_field_tiles_and_an_unrelated_drop_do_not_wait_for_a_field_being_built(
     spawn_sidecar: SpawnSidecar,
 ) -> None:
-    sidecar = spawn_sidecar("--workers", "2")
+    sidecar = spawn_sidecar("--threads", "2")
     size = 2048  # a whole-map field: seconds of work on the field thread
     with sidecar.connect(timeout=300) as owner:
         owner.load_grid("big", np.ones((size, size), dtype=np.uint8))
@@ -63,7 +63,7 @@ def test_field_tiles_and_an_unrelated_drop_do_not_wait_for_a_field_being_built(
 
 
 def test_a_navmesh_region_move_on_a_big_map_runs_off_the_event_loop(spawn_sidecar: SpawnSidecar) -> None:
-    sidecar = spawn_sidecar("--workers", "2")
+    sidecar = spawn_sidecar("--threads", "2")
     side = 160  # 25,600 polygons: under the old 65,536-node line, so once updated on the loop
     with sidecar.connect(timeout=300) as owner:
         regions = [quad_region(1, side), quad_region(2, 4, offset=side + 10)]
@@ -83,7 +83,7 @@ def test_a_navmesh_region_move_on_a_big_map_runs_off_the_event_loop(spawn_sideca
 
 
 def test_a_flood_of_small_queries_does_not_hold_up_another_client(spawn_sidecar: SpawnSidecar) -> None:
-    sidecar = spawn_sidecar("--workers", "2")
+    sidecar = spawn_sidecar("--threads", "2")
     size, count = 100, 20_000
     with sidecar.connect() as owner:
         owner.load_grid("walled", walled_goal(size), diagonal="never")

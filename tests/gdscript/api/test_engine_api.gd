@@ -14,7 +14,7 @@ var _bridge: AStarBridgeNode = null
 
 
 func before_each() -> void:
-	_bridge = TestBridge.made(PackedStringArray(["--workers", "1", "--log-level", "ERROR"]))
+	_bridge = TestBridge.made(PackedStringArray(["--threads", "1", "--log-level", "ERROR"]))
 	_tree().root.add_child(_bridge)
 
 

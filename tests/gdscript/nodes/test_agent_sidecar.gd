@@ -27,7 +27,7 @@ var _params: Dictionary = {}
 
 
 func before_each() -> void:
-	_bridge = TestBridge.made(PackedStringArray(["--workers", "1", "--log-level", "ERROR"]))
+	_bridge = TestBridge.made(PackedStringArray(["--threads", "1", "--log-level", "ERROR"]))
 	_tree.root.add_child(_bridge)
 	_root = Node2D.new()
 	_tree.root.add_child(_root)

@@ -17,7 +17,7 @@ var _root: Node2D = null
 
 func before_each() -> void:
 	_bridge = AStarBridgeNode.new()
-	_bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
+	_bridge.config.extra_arguments = PackedStringArray(["--threads", "1", "--log-level", "ERROR"])
 	_bridge.config.connect_timeout_ms = 20000
 	_bridge.config.request_timeout_ms = 10000
 	_tree().root.add_child(_bridge)

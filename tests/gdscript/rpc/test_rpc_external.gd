@@ -113,7 +113,7 @@ func _launch_own_sidecar() -> Dictionary:
 		python = ProjectSettings.globalize_path("res://").path_join("../../.venv/bin/python")
 	_own_sidecar = SidecarProcess.new()
 	var args: PackedStringArray = PackedStringArray(
-		["-m", "bridge", "serve", "--workers", "1", "--log-level", "ERROR"]
+		["-m", "bridge", "serve", "--threads", "1", "--log-level", "ERROR"]
 	)
 	if _own_sidecar.launch(python.simplify_path(), args) != OK:
 		return {}

@@ -24,7 +24,7 @@ var _frozen_pid: int = -1
 
 
 func before_each() -> void:
-	_bridge = TestBridge.made(PackedStringArray(["--workers", "1", "--log-level", "ERROR"]))
+	_bridge = TestBridge.made(PackedStringArray(["--threads", "1", "--log-level", "ERROR"]))
 	_bridge.config.report_failures = false
 	_bridge.config.token = TOKEN
 	# Short, so the old watchdog (silence alone) restarted this sidecar within each field build.

@@ -42,7 +42,7 @@ func _run() -> void:
 			"../../.venv/bin/python"
 		)
 		_bridge.config.python_executable = venv.simplify_path()
-	_bridge.config.extra_arguments = PackedStringArray(["--workers", "1", "--log-level", "ERROR"])
+	_bridge.config.extra_arguments = PackedStringArray(["--threads", "1", "--log-level", "ERROR"])
 	_bridge.config.connect_timeout_ms = 20000
 	_bridge.config.request_timeout_ms = 10000
 	root.add_child(_bridge)
