@@ -25,6 +25,7 @@ from bridge.wire.errors import BadRequestError, GraphRejectedError, UnsupportedE
 from python_core import PathResult, QueryOptions
 from python_core.grid.search.heuristics import HEURISTICS
 from python_core.navigation import EndpointForm, Navigator
+from python_core.navigation.grid import GridNavigator
 
 __all__ = [
     "Endpoint",
@@ -33,6 +34,7 @@ __all__ = [
     "encode_result",
     "parse_query",
     "parse_reachable",
+    "resolve_ends",
     "run_query",
     "with_budget",
 ]
@@ -67,6 +69,8 @@ class Query:
     hierarchical: bool = False
     corridor: bool = False
     reachable: bool = False
+    cells: bool = False
+    """The endpoints are grid cells even on a grid placed in the world (``"cells": true``)."""
 
 
 def parse_options(options: Params, cap: int, default: int | None = None) -> QueryOptions:
@@ -124,12 +128,24 @@ def parse_query(
     if not isinstance(raw, dict):
         raise BadRequestError(f"{where}: a query must be a map, got {type(raw).__name__}")
     params = Params(raw, where)
-    params.only("graph", "start", "goal", "options")
+    params.only("graph", "start", "goal", "cells", "options")
     entry = registry.get(params.text("graph"))
     form = entry.graph.endpoints
+    cells = params.flag("cells")
+    if cells:
+        if not isinstance(entry.graph, GridNavigator):
+            raise UnsupportedError(
+                f"{where}: 'cells' is for grids only; {entry.graph_id!r} is a {entry.kind.name}",
+                {"field": "cells"},
+            )
+        form = _CELLS
     start, goal = _endpoint(params, "start", form), _endpoint(params, "goal", form)
     options, hierarchical, corridor = parse_options_map(raw.get("options"), entry, cap, default, where)
-    return Query(entry.graph_id, start, goal, options, hierarchical, corridor)
+    return Query(entry.graph_id, start, goal, options, hierarchical, corridor, cells=cells)
+
+
+_CELLS = EndpointForm(size=2, cells=True)
+"""A grid's endpoints given as cells (``"cells": true``), whether or not the grid is placed in the world."""
 
 
 def parse_options_map(
@@ -254,7 +270,7 @@ def run_query(graph: Navigator[Any], query: Query, budget: int | None = None) ->
     python_core errors propagate; a hierarchical query on a graph without a built hierarchy is
     ``invalid_graph``.
     """
-    start, goal = graph.resolve(query.start), graph.resolve(query.goal)
+    start, goal = resolve_ends(graph, query)
     if (query.hierarchical or query.reachable) and not graph.has_hierarchy:
         raise GraphRejectedError(f"graph {query.graph_id!r} has no built hierarchy")
     if query.reachable:
@@ -262,6 +278,15 @@ def run_query(graph: Navigator[Any], query: Query, budget: int | None = None) ->
     options = query.options if budget is None else with_budget(query.options, budget)
     result = graph.find_path(start, goal, options, hierarchical=query.hierarchical, corridor=query.corridor)
     return encode_result(result, graph.dim)
+
+
+def resolve_ends(graph: Navigator[Any], query: Query) -> tuple[Any, Any]:
+    """The query's start and goal as ``graph``'s nodes: cells (``query.cells``, already checked
+    whole by the parse; the search checks they lie in the grid) go as they are, positions and ids
+    through :meth:`Navigator.resolve`."""
+    if query.cells:
+        return query.start, query.goal
+    return graph.resolve(query.start), graph.resolve(query.goal)
 
 
 @functools.lru_cache(maxsize=256)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.methods.queries import Query, encode_result, parse_query, run_query
+from bridge.methods.queries import Query, encode_result, parse_query, resolve_ends, run_query
 from bridge.methods.registry import Registry
 from bridge.wire.answers import AnswerBudget, step_queries
 from bridge.wire.errors import BridgeError, UnknownGraphError, from_exception
@@ -80,9 +80,10 @@ def _run_group(graph: Navigator[Any], group: list[Query]) -> list[dict[str, Any]
     first = group[0]
     if len(group) > 1:
         try:
+            ends = [resolve_ends(graph, q) for q in group]
             results = graph.find_many(
-                [graph.resolve(q.start) for q in group],
-                [graph.resolve(q.goal) for q in group],
+                [start for start, _ in ends],
+                [goal for _, goal in ends],
                 first.options,
                 hierarchical=first.hierarchical,
                 corridor=first.corridor,
