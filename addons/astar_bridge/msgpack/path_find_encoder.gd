@@ -3,8 +3,9 @@
 ## header and keys, the graph id, the options map) are made once per graph and options and kept,
 ## so a request writes only its msgid and its two endpoints. The bytes are exactly those of
 ## [code]MsgpackEncoder.encode_request(msgid, "path.find", params)[/code] for
-## [code]params = {"graph": graph, "start": start, "goal": goal}[/code] (with
-## [code]"options": options[/code] last when it is not empty).
+## [code]params = {"graph": graph, "start": start, "goal": goal}[/code] (then
+## [code]"cells": true[/code] for cell endpoints, and [code]"options": options[/code] last when
+## it is not empty).
 ## [br][br]
 ## Endpoints: a [Vector2] or [Vector3] is written directly (float64 coordinates, as the generic
 ## encoder writes vectors); any other wire value through the generic encoder. [method parts_of]
@@ -36,6 +37,9 @@ var _out: StreamPeerBuffer = StreamPeerBuffer.new()
 var _plain: Dictionary = {}
 # graph -> {options.hash(): [options copy, bytes up to the start's value, bytes after the goal]}
 var _kept: Dictionary = {}
+# The same two for queries with "cells": true.
+var _plain_cells: Dictionary = {}
+var _kept_cells: Dictionary = {}
 var _kept_count: int = 0
 
 
@@ -46,9 +50,14 @@ func _init() -> void:
 ## The msgpack-RPC request [code][0, msgid, "path.find", [params]][/code] of one query; empty
 ## bytes with [member error] set when a part cannot be encoded.
 func encode(
-	msgid: int, graph: String, start: Variant, goal: Variant, options: Dictionary
+	msgid: int,
+	graph: String,
+	start: Variant,
+	goal: Variant,
+	options: Dictionary,
+	cells: bool = false
 ) -> PackedByteArray:
-	var parts: Array = parts_of(graph, options)
+	var parts: Array = parts_of(graph, options, cells)
 	if parts.is_empty():
 		return PackedByteArray()
 	return encode_parts(msgid, parts, start, goal)
@@ -56,14 +65,15 @@ func encode(
 
 ## The fixed parts of the queries on [param graph] with [param options] (never changed once
 ## made, so they may be handed to another thread), or [] with [member error] set when the
-## options cannot be encoded.
-func parts_of(graph: String, options: Dictionary) -> Array:
+## options cannot be encoded. [param cells]: the endpoints are grid cells
+## ([code]"cells": true[/code]).
+func parts_of(graph: String, options: Dictionary, cells: bool = false) -> Array:
 	error = ""
 	if options.is_empty():  # the usual case: one lookup, no call
-		var plain: Variant = _plain.get(graph)
+		var plain: Variant = (_plain_cells if cells else _plain).get(graph)
 		if plain != null:
 			return plain
-	return _parts_of(graph, options)
+	return _parts_of(graph, options, cells)
 
 
 ## [method encode] from [param parts] made by [method parts_of] (of any encoder).
@@ -120,44 +130,49 @@ func _put_generic(value: Variant) -> void:
 
 
 # [options copy, head, tail] of graph and options, made on first use; [] when unencodable.
-func _parts_of(graph: String, options: Dictionary) -> Array:
+func _parts_of(graph: String, options: Dictionary, cells: bool) -> Array:
+	var plains: Dictionary = _plain_cells if cells else _plain
+	var kepts: Dictionary = _kept_cells if cells else _kept
 	if options.is_empty():  # the usual case: one lookup
-		var plain: Variant = _plain.get(graph)
+		var plain: Variant = plains.get(graph)
 		if plain != null:
 			return plain
 	else:
-		var by_options: Dictionary = _kept.get(graph, {})
+		var by_options: Dictionary = kepts.get(graph, {})
 		var found: Variant = by_options.get(options.hash())
 		if found != null:
 			var parts: Array = found
 			var known: Dictionary = parts[0]
 			if known == options and known.keys() == options.keys():  # same map, same order
 				return parts
-	var made: Array = _make_parts(graph, options)
+	var made: Array = _make_parts(graph, options, cells)
 	if made.is_empty():
 		return made
 	if _kept_count >= MAX_KEPT:
-		_plain.clear()
-		_kept.clear()
+		for kept_map: Dictionary in [_plain, _kept, _plain_cells, _kept_cells]:
+			kept_map.clear()
 		_kept_count = 0
 	_kept_count += 1
 	if options.is_empty():
-		_plain[graph] = made
+		plains[graph] = made
 	else:
-		var kept: Dictionary = _kept.get(graph, {})
+		var kept: Dictionary = kepts.get(graph, {})
 		kept[options.hash()] = made
-		_kept[graph] = kept
+		kepts[graph] = kept
 	return made
 
 
-func _make_parts(graph: String, options: Dictionary) -> Array:
+func _make_parts(graph: String, options: Dictionary, cells: bool) -> Array:
 	var head: PackedByteArray = _generic.encode(METHOD)
 	head.append(0x91)  # the params array of one map
-	head.append(0x84 if not options.is_empty() else 0x83)
+	head.append(0x83 + int(cells) + int(not options.is_empty()))  # a fixmap of 3 to 5
 	head.append_array(_generic.encode("graph"))
 	head.append_array(_generic.encode(graph))
 	head.append_array(_generic.encode("start"))
 	var tail: PackedByteArray = PackedByteArray()
+	if cells:
+		tail.append_array(_generic.encode("cells"))
+		tail.append(0xc3)  # true
 	if not options.is_empty():
 		tail.append_array(_generic.encode("options"))
 		var encoded: PackedByteArray = _generic.encode(options)

@@ -82,6 +82,11 @@ func request(graph: String, from: Variant, to: Variant, options: Dictionary) -> 
 	var started: int = Time.get_ticks_usec()
 	var made: PathRequest = PathRequest.new()
 	var dim: int = _dim_of(graph, from)
+	var cells: Array = _cell_pair(graph, from, to)
+	if not cells.is_empty():
+		_queue.send_path(made, graph, cells[0], cells[1], options, dim, started, true)
+		_queue.main_thread_usec += Time.get_ticks_usec() - started
+		return made
 	# A float vector goes as it is (the encoder writes it as the array of its coordinates).
 	var start: Variant = from if from is Vector2 or from is Vector3 else _endpoint(graph, from)
 	var goal: Variant = to if to is Vector2 or to is Vector3 else _endpoint(graph, to)
@@ -211,16 +216,38 @@ func _problem(query: PathQuery) -> String:
 
 
 func _wire_query(graph: String, from: Variant, to: Variant, options: Dictionary) -> Dictionary:
-	var query: Dictionary = {
-		"graph": graph, "start": _endpoint(graph, from), "goal": _endpoint(graph, to)
-	}
+	var query: Dictionary = {}
+	var cells: Array = _cell_pair(graph, from, to)
+	if cells.is_empty():
+		query = {"graph": graph, "start": _endpoint(graph, from), "goal": _endpoint(graph, to)}
+	else:
+		query = {"graph": graph, "start": cells[0], "goal": cells[1], "cells": true}
 	if not options.is_empty():
 		query["options"] = options
 	return query
 
 
+# Two Vector2i on a grid placed in the world (cell size or origin given): the grid's own cells of
+# both, sent with "cells": true so the sidecar's is the only cell <-> world conversion; else [].
+func _cell_pair(graph: String, from: Variant, to: Variant) -> Array:
+	if not (from is Vector2i and to is Vector2i and _store.has(graph)):
+		return []
+	if _store.method_of(graph) != GridSerializer.METHOD:
+		return []
+	var params: Dictionary = _store.params_of(graph)
+	if not (params.has("cell_size") or params.has("origin")):
+		return []
+	var offset: Vector2i = _graphs.cell_offset(graph)
+	var start: Vector2i = from
+	var goal: Vector2i = to
+	start -= offset
+	goal -= offset
+	return [[start.x, start.y], [goal.x, goal.y]]
+
+
 # A Vector2i names a cell in the engine's coordinates: on a grid placed in the world (cell size
-# or origin given) it travels as that cell's position, else as the grid's own cell.
+# or origin given) it travels as that cell's position (one end of a pair with a position, or a
+# packed batch's), else as the grid's own cell.
 func _endpoint(graph: String, value: Variant) -> Variant:
 	if value is Vector2i and _store.has(graph) and _store.method_of(graph) == GridSerializer.METHOD:
 		var params: Dictionary = _store.params_of(graph)

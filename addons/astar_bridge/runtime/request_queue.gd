@@ -69,6 +69,7 @@ func pending() -> int:
 ## Sends one [code]path.find[/code] from wire endpoints [param start] to [param goal] (a
 ## [Vector2] or [Vector3] as it is) on [param graph]; [param request] completes with the result
 ## map of a [param dim]-dimensional path. [param now_usec]: Time.get_ticks_usec() of the call.
+## [param cells]: the endpoints are grid cells even on a grid placed in the world.
 func send_path(
 	request: PathRequest,
 	graph: String,
@@ -76,14 +77,15 @@ func send_path(
 	goal: Variant,
 	options: Dictionary,
 	dim: int,
-	now_usec: int
+	now_usec: int,
+	cells: bool = false
 ) -> void:
 	request.sent_usec = now_usec
 	var transform: Callable = _path_transforms.get(dim, Callable())
 	if not transform.is_valid():
 		transform = _path_transform(dim)
 		_path_transforms[dim] = transform
-	var parts: Array = _encoder.parts_of(graph, options)
+	var parts: Array = _encoder.parts_of(graph, options, cells)
 	if parts.is_empty():
 		var why: String = "path.find: %s" % _encoder.error
 		var failed: Dictionary = transform.call(RpcClient.error_response("encode_failed", why))

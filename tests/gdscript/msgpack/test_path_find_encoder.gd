@@ -1,7 +1,7 @@
 ## The path.find encoder of the asynchronous path: byte for byte the generic encoder's
 ## encode_request for the same params map, whatever the msgid width, graph id, endpoint form and
-## options (their order included), on first use and from its kept bytes, and refusing what the
-## generic encoder refuses.
+## options (their order included), with and without "cells": true, on first use and from its
+## kept bytes, and refusing what the generic encoder refuses.
 extends "res://runner/gd_test.gd"
 
 const MsgpackEncoder = preload("res://addons/astar_bridge/msgpack/msgpack_encoder.gd")
@@ -61,6 +61,14 @@ func test_same_bytes_for_graph_ids_and_options_in_any_order() -> void:
 				_assert_same(fast, 40 + pass_index, graph, Vector2(1, 1), Vector2(9, 9), option)
 
 
+func test_cells_flag_after_the_goal_and_kept_apart() -> void:
+	var fast: PathFindEncoder = PathFindEncoder.new()
+	for pass_index: int in 2:  # the second pass comes from the kept bytes
+		for option: Dictionary in [{}, {"allow_partial": true}]:
+			for cells: bool in [true, false]:
+				_assert_same(fast, 7 + pass_index, "level", [1, 2], [8, 5], option, cells)
+
+
 func test_options_changed_after_use_are_encoded_anew() -> void:
 	var fast: PathFindEncoder = PathFindEncoder.new()
 	var options: Dictionary = {"max_expansions": 10}
@@ -96,18 +104,21 @@ func _assert_same(
 	graph: String,
 	start: Variant,
 	goal: Variant,
-	options: Dictionary
+	options: Dictionary,
+	cells: bool = false
 ) -> void:
 	var params: Dictionary = {"graph": graph, "start": start, "goal": goal}
+	if cells:
+		params["cells"] = true
 	if not options.is_empty():
 		params["options"] = options
 	var generic: MsgpackEncoder = MsgpackEncoder.new()
 	var expected: PackedByteArray = generic.encode_request(msgid, "path.find", params)
 	assert_eq(generic.error, "")
-	var got: PackedByteArray = fast.encode(msgid, graph, start, goal, options)
+	var got: PackedByteArray = fast.encode(msgid, graph, start, goal, options, cells)
 	assert_eq(fast.error, "")
 	assert_eq(
 		got.hex_encode(),
 		expected.hex_encode(),
-		"%d %s %s %s %s" % [msgid, graph, start, goal, options]
+		"%d %s %s %s %s %s" % [msgid, graph, start, goal, options, cells]
 	)
