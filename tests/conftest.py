@@ -11,22 +11,26 @@ import pytest
 from tests.godot_env import TEST_PROJECT, import_project, require_godot
 
 ONE_AT_A_TIME = "godot"
-"""The xdist group of tests that must not run beside each other: those that start Godot (they
-import and run the same project folders, whose .godot/ caches a second Godot would rewrite, and
-several time a sidecar's start) and those that build or use the sidecar bundle (tools/bundle.sh
-builds into the repository's build/ folder). They run in order on one worker; the other tests
-share out over both, a module at a time (its first test compiles the kernels it needs, or loads them
-from numba's cache: two workers splitting a module would both pay for that)."""
+"""The xdist group of tests that must not run beside each other: those that start Godot on the
+repository's projects (they import and run the same project folders, whose .godot/ caches a second
+Godot would rewrite, and several time a sidecar's start). They run in order on one worker; the other
+tests share out over both, a module at a time (its first test compiles the kernels it needs, or loads
+them from numba's cache: two workers splitting a module would both pay for that)."""
 
-BUNDLE_MODULES = frozenset(
+RELEASE = "release"
+"""The group of the tests that build the sidecar bundle and the release zip and run them in projects
+of their own (temporary folders): in order on one worker, beside the Godot group rather than after
+it (the bundle's build is minutes of CPU). tests/addon/sidecar_builds.py makes one build at a time,
+so test_export.py (Godot group: it exports the demo project) waits for it or reuses it."""
+
+RELEASE_MODULES = frozenset(
     {
-        "tests/addon/test_export.py",
         "tests/addon/test_release.py",
         "tests/addon/test_release_read_only.py",
         "tests/tooling/test_bundle_packing.py",
     }
 )
-"""Test modules that build, or read, the repository's sidecar bundle."""
+"""Test modules that build, or read, the sidecar bundle and start Godot only on projects of their own."""
 
 
 GODOT_WORDS = ("mark.godot", "godot: str", "godot_test_project", "require_godot", "run_godot")
@@ -36,10 +40,10 @@ tests/godot_env.py's helpers)."""
 
 @functools.cache
 def xdist_group(root: Path, module: str) -> str:
-    """The group of a test module (its path from ``root``): :data:`ONE_AT_A_TIME` when one of its
-    tests starts Godot or it uses the sidecar bundle, else the module itself."""
-    if module in BUNDLE_MODULES:
-        return ONE_AT_A_TIME
+    """The group of a test module (its path from ``root``): :data:`RELEASE` for the release tests,
+    :data:`ONE_AT_A_TIME` when one of its tests starts Godot, else the module itself."""
+    if module in RELEASE_MODULES:
+        return RELEASE
     try:
         source = (root / module).read_text(encoding="utf-8")
     except OSError:  # not a file of ours

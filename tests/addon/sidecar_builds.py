@@ -9,6 +9,7 @@ the builds are cached here, in the process, not per module.
 from __future__ import annotations
 
 import atexit
+import fcntl
 import functools
 import re
 import shutil
@@ -38,9 +39,14 @@ def _run(command: list[str]) -> str:
 
 @functools.cache
 def sidecar_bundle() -> Path:
-    """The bundle for this platform, built (or found up to date) by ``tools/bundle.sh``."""
+    """The bundle for this platform, built (or found up to date) by ``tools/bundle.sh``: one build at
+    a time across the test command's workers (two at once rewrote each other's files)."""
     began = time.monotonic()
-    stdout = _run(["bash", str(REPO / "tools" / "bundle.sh")])
+    lock_path = REPO / "build" / ".bundle-build.lock"
+    lock_path.parent.mkdir(exist_ok=True)
+    with lock_path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        stdout = _run(["bash", str(REPO / "tools" / "bundle.sh")])
     found = re.search(r"^\[bundle\] (\S+): (\d+) MB", stdout, re.MULTILINE)
     assert found, stdout
     print(f"\nsidecar bundle ready in {time.monotonic() - began:.0f} s: {found.group(0)}")
