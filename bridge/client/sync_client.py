@@ -333,12 +333,13 @@ class Client:
     def find_packed(
         self, graph_id: str, starts: npt.ArrayLike, goals: npt.ArrayLike, **options: Any
     ) -> dict[str, Any]:
-        """``path.find_packed``: the paths between ``starts[i]`` and ``goals[i]`` (cells ``(x, y)``,
-        or world positions as float32 when the grid was loaded with ``cell_size`` / ``origin``)
-        with one options map. Returns the answer with its arrays decoded: ``status`` (uint8: 0
-        found, 1 partial, 2 no path, 3 budget exhausted, 255 error), ``costs``, ``expanded``,
-        ``offsets`` (query ``i``'s points and nodes are ``[offsets[i], offsets[i + 1])``),
-        ``points`` (``(n, 2)`` float32), ``nodes`` (int64) and ``errors`` (``[index, error map]``)."""
+        """``path.find_packed``: the paths between ``starts[i]`` and ``goals[i]`` (integer arrays:
+        cells ``(x, y)`` on any grid; float arrays: world positions, on a grid loaded with
+        ``cell_size`` / ``origin``) with one options map. Returns the answer with its arrays
+        decoded: ``status`` (uint8: 0 found, 1 partial, 2 no path, 3 budget exhausted, 255
+        error), ``costs``, ``expanded``, ``offsets`` (query ``i``'s points and nodes are
+        ``[offsets[i], offsets[i + 1])``), ``points`` (``(n, 2)`` float32), ``nodes`` (int64) and
+        ``errors`` (``[index, error map]``)."""
         s, g = np.asarray(starts), np.asarray(goals)
         cells = s.dtype.kind in "iu" and g.dtype.kind in "iu"
         dtype = "<i4" if cells else "<f4"

@@ -71,6 +71,11 @@ class PackedBatch:
         return int(self.starts.shape[0])
 
     @property
+    def cells(self) -> bool:
+        """Whether the endpoints are the grid's cells (``"cells": true``), on any grid."""
+        return self.starts.dtype.kind == "i"
+
+    @property
     def hierarchical(self) -> bool:
         """Whether the options ask for HPA* (read before they are validated: a chunking hint)."""
         return isinstance(self.options, dict) and self.options.get("hierarchical") is True
@@ -135,13 +140,16 @@ def packed_pieces(batch: PackedBatch, count: int, registry: Registry) -> list[ra
     entry = registry.find(batch.graph_id)
     work = np.zeros(len(batch))
     if count > 1 and entry is not None and isinstance(entry.graph, GridNavigator):
-        work = entry.graph.work_estimates(batch.starts, batch.goals, hierarchical=batch.hierarchical)
+        work = entry.graph.work_estimates(
+            batch.starts, batch.goals, hierarchical=batch.hierarchical, cells=batch.cells
+        )
     return balanced_pieces(work, count)
 
 
 def check_packed(batch: PackedBatch, registry: Registry, *, cap: int, default: int | None) -> None:
     """The request's own errors, before any query runs (under the batch's read share): an unknown
-    graph, not a grid, a bad options map (an unknown heuristic...), endpoints of the wrong form.
+    graph, not a grid, a bad options map (an unknown heuristic...), positions on a grid not placed
+    in the world (cells are taken on any grid).
 
     Raises:
         UnknownGraphError, UnsupportedError, BadRequestError: as their names say.
@@ -158,10 +166,8 @@ def _checked(
         raise UnsupportedError(f"path.find_packed: grids only; {batch.graph_id!r} is a {entry.kind.name}")
     where = "path.find_packed"
     options, hierarchical, corridor = parse_options_map(batch.options, entry, cap, default, where)
-    world = not nav.endpoints.cells
-    if world == (batch.starts.dtype.kind == "i"):
-        form = "float32 world positions (cells: false)" if world else "int32 cells"
-        raise BadRequestError(f"{where}: {batch.graph_id!r} takes {form}", {"field": "starts"})
+    if nav.endpoints.cells and not batch.cells:  # a grid not placed in the world has no positions
+        raise BadRequestError(f"{where}: {batch.graph_id!r} takes int32 cells", {"field": "starts"})
     return nav, options, hierarchical, corridor
 
 
@@ -213,12 +219,11 @@ def _packed_step(
     corridor: bool,
 ) -> dict[str, Any]:
     lo, hi = indices.start, indices.stop
-    world = not nav.endpoints.cells
     try:
-        if world:  # positions: each resolved to its cell (an error here is one query's own)
+        if not batch.cells:  # positions: each resolved to its cell (an error here is one query's own)
             starts = np.array([nav.resolve(tuple(p)) for p in batch.starts[lo:hi].tolist()], dtype=np.int64)
             goals = np.array([nav.resolve(tuple(p)) for p in batch.goals[lo:hi].tolist()], dtype=np.int64)
-        else:
+        else:  # cells go as they are, on any grid (the search checks they lie in it)
             starts, goals = batch.starts[lo:hi], batch.goals[lo:hi]
         found = nav.find_batch(starts, goals, options, hierarchical=hierarchical, corridor=corridor)
         return _packed(found, [], lo)
@@ -236,13 +241,13 @@ def _one_by_one(
     corridor: bool,
 ) -> dict[str, Any]:
     """The chunk's answers query by query, each error the answer of its own query."""
-    world = not nav.endpoints.cells
+    positions = not batch.cells
     results: list[PathResult] = []
     errors: list[list[Any]] = []
     for i in indices:
         s, g = batch.starts[i].tolist(), batch.goals[i].tolist()
         try:
-            cells = [nav.resolve(tuple(end)) if world else (int(end[0]), int(end[1])) for end in (s, g)]
+            cells = [nav.resolve(tuple(end)) if positions else (int(end[0]), int(end[1])) for end in (s, g)]
             results.append(
                 nav.find_path(cells[0], cells[1], options, hierarchical=hierarchical, corridor=corridor)
             )

@@ -221,19 +221,22 @@ class GridNavigator:
                 blocked[i] = dispatch.find_path(self._grid, start, goal, options=opts)
         return batch.replaced(blocked)
 
-    def work_estimates(self, starts: npt.ArrayLike, goals: npt.ArrayLike, *, hierarchical: bool) -> F64:
+    def work_estimates(
+        self, starts: npt.ArrayLike, goals: npt.ArrayLike, *, hierarchical: bool, cells: bool = False
+    ) -> F64:
         """A rough relative cost of each query ``starts[i] -> goals[i]`` (``(n, 2)`` endpoints in this
-        navigator's form), for sharing a batch out between threads: never raises on bad endpoints
-        (they are clamped to the grid; the search itself reports them). Hierarchical queries cost
-        about their path's length (:meth:`HierarchicalGrid.length_estimates`); exact ones at least
-        their ends' distance."""
+        navigator's form, or with ``cells`` the grid's cells even when it is placed in the world),
+        for sharing a batch out between threads: never raises on bad endpoints (they are clamped
+        to the grid; the search itself reports them). Hierarchical queries cost about their path's
+        length (:meth:`HierarchicalGrid.length_estimates`); exact ones at least their ends' distance."""
         grid = self._grid
+        world = self._world and not cells
         ends = []
         for points in (starts, goals):
             xy = np.asarray(points).reshape(-1, 2)
-            if self._world or xy.dtype.kind not in "iu":  # positions to cells, NaN and inf to 0
+            if world or xy.dtype.kind not in "iu":  # positions to cells, NaN and inf to 0
                 xy = np.asarray(xy, dtype=np.float64)
-                if self._world:
+                if world:
                     xy = np.floor((xy - np.asarray(grid.origin)) / np.asarray(grid.cell_size) + 0.5)
                 xy = np.nan_to_num(xy, nan=0.0, posinf=0.0, neginf=0.0).clip(-1, max(grid.width, grid.height))
             x = np.clip(xy[:, 0], 0, grid.width - 1).astype(np.int64)
