@@ -206,6 +206,48 @@ func test_request_paths_on_a_placed_grid_send_world_positions() -> void:
 	assert_eq(points[points.size() - 1], Vector2(11 * 16 + 8, 8 * 16 + 8), "world points")
 
 
+func test_request_paths_of_cells_on_a_placed_grid_send_cells() -> void:
+	_bridge.config.report_failures = false
+	var extra: Dictionary = {"cell_size": [16, 16], "origin": [8, 8]}
+	var loaded: AStarBridgeResult = _bridge.load_grid(
+		"placed_cells",
+		WIDTH,
+		HEIGHT,
+		_cells(),
+		AStarGrid2D.DIAGONAL_MODE_ONLY_IF_NO_OBSTACLES,
+		extra
+	)
+	assert_true(loaded.is_ok(), str(loaded))
+	# found, a start on the wall, a goal outside the grid: each as find_path answers it
+	var ends: Array = [
+		[Vector2i(0, 0), Vector2i(11, 8)],
+		[Vector2i(5, 0), Vector2i(1, 0)],
+		[Vector2i(0, 0), Vector2i(WIDTH, 0)],
+	]
+	var queries: Array[Dictionary] = []
+	for pair: Array in ends:
+		queries.append({"graph": "placed_cells", "from": pair[0], "to": pair[1]})
+	var params: Dictionary = _bridge._paths.packed_params(queries)
+	assert_eq(params.get("cells"), true, "all Vector2i: the grid's cells, as int32")
+	var batch: Dictionary = await _bridge.request_paths(queries).completed
+	var results: Array = batch["results"]
+	for i: int in ends.size():
+		var pair: Array = ends[i]
+		var alone: Dictionary = _bridge.find_path_result("placed_cells", pair[0], pair[1])
+		var got: Dictionary = results[i]
+		assert_eq(got["status"], alone["status"], "query %d" % i)
+		assert_eq(got["points"], alone["points"], "query %d" % i)
+		assert_eq(got["ids"], alone["ids"], "query %d" % i)
+		var got_error: Dictionary = got["error"]
+		var alone_error: Dictionary = alone["error"]
+		assert_eq(got_error.get("code"), alone_error.get("code"), "query %d" % i)
+	assert_eq(results[0]["status"], "found")
+	var points: PackedVector2Array = results[0]["points"]
+	assert_eq(points[points.size() - 1], Vector2(11 * 16 + 8, 8 * 16 + 8), "world points")
+	var outside: Dictionary = results[2]["error"]
+	assert_eq(outside.get("code"), "out_of_bounds", "a cell outside the grid fails alone")
+
+
 func test_update_graph_opens_a_wall() -> void:
 	_load_level()
 	var cell: PackedInt32Array = PackedInt32Array([6, 1])

@@ -134,7 +134,8 @@ func request_many(queries: Array[Dictionary]) -> PathRequest:
 
 ## The [code]path.find_packed[/code] params of [param queries], or [code]{}[/code] when they do
 ## not share one loaded grid and one options map, or an endpoint is not a 2D point (a cell of a
-## grid without cell size or origin must have whole coordinates): those go as a find_many.
+## grid without cell size or origin must have whole coordinates): those go as a find_many. On a
+## grid placed in the world, endpoints that are all Vector2i go as its cells ("cells": true).
 func packed_params(queries: Array[Dictionary]) -> Dictionary:
 	if queries.is_empty():
 		return {}
@@ -143,6 +144,7 @@ func packed_params(queries: Array[Dictionary]) -> Dictionary:
 		return {}
 	var grid: Dictionary = _store.params_of(graph)
 	var world: bool = grid.has("cell_size") or grid.has("origin")
+	var cells: bool = not world or _all_cells(queries)
 	var options: Variant = queries[0].get("options", {})
 	var starts: PackedFloat64Array = PackedFloat64Array()
 	var goals: PackedFloat64Array = PackedFloat64Array()
@@ -153,14 +155,14 @@ func packed_params(queries: Array[Dictionary]) -> Dictionary:
 		var from: Variant = query.get("from", query.get("start"))
 		var to: Variant = query.get("to", query.get("goal"))
 		if not (
-			alike and _add_end(graph, from, world, starts) and _add_end(graph, to, world, goals)
+			alike and _add_end(graph, from, cells, starts) and _add_end(graph, to, cells, goals)
 		):
 			return {}
 	var params: Dictionary = {
 		"graph": graph,
-		"starts": _packed_ends(starts, world),
-		"goals": _packed_ends(goals, world),
-		"cells": not world,
+		"starts": _packed_ends(starts, not cells),
+		"goals": _packed_ends(goals, not cells),
+		"cells": cells,
 	}
 	var given: Dictionary = options if options is Dictionary else {}
 	if not given.is_empty():
@@ -168,10 +170,28 @@ func packed_params(queries: Array[Dictionary]) -> Dictionary:
 	return params
 
 
+# Every query's ends are Vector2i: on a grid placed in the world they go as its cells, so the
+# sidecar's is the only cell <-> world conversion (a batch with a position goes as positions).
+static func _all_cells(queries: Array[Dictionary]) -> bool:
+	for query: Dictionary in queries:
+		if not (query.get("from", query.get("start")) is Vector2i):
+			return false
+		if not (query.get("to", query.get("goal")) is Vector2i):
+			return false
+	return true
+
+
 # Appends the wire coordinates of [param value] to [param coords]; false when it is not a 2D
-# point, or (not [param world]) a cell with fractional coordinates.
-func _add_end(graph: String, value: Variant, world: bool, coords: PackedFloat64Array) -> bool:
-	var wire: Variant = _endpoint(graph, value)
+# point, or ([param cells]) a cell with fractional coordinates. A Vector2i goes as the grid's own
+# cell when [param cells], else as [method _endpoint] sends it.
+func _add_end(graph: String, value: Variant, cells: bool, coords: PackedFloat64Array) -> bool:
+	var wire: Variant = null
+	if cells and value is Vector2i:
+		var cell: Vector2i = value
+		cell -= _graphs.cell_offset(graph)
+		wire = [cell.x, cell.y]
+	else:
+		wire = _endpoint(graph, value)
 	if not wire is Array:
 		return false
 	var pair: Array = wire
@@ -179,7 +199,7 @@ func _add_end(graph: String, value: Variant, world: bool, coords: PackedFloat64A
 		return false
 	var x: float = pair[0]
 	var y: float = pair[1]
-	if not world and (x != floorf(x) or y != floorf(y)):
+	if cells and (x != floorf(x) or y != floorf(y)):
 		return false
 	coords.append(x)
 	coords.append(y)
@@ -246,8 +266,8 @@ func _cell_pair(graph: String, from: Variant, to: Variant) -> Array:
 
 
 # A Vector2i names a cell in the engine's coordinates: on a grid placed in the world (cell size
-# or origin given) it travels as that cell's position (one end of a pair with a position, or a
-# packed batch's), else as the grid's own cell.
+# or origin given) it travels as that cell's position (one end of a pair with a position, or of a
+# packed batch with one), else as the grid's own cell.
 func _endpoint(graph: String, value: Variant) -> Variant:
 	if value is Vector2i and _store.has(graph) and _store.method_of(graph) == GridSerializer.METHOD:
 		var params: Dictionary = _store.params_of(graph)
