@@ -22,7 +22,7 @@ from bridge.wire.errors import UnsupportedError, short_repr
 from bridge.wire.protocol import COORDINATE_MAX
 from python_core.errors import InvalidGraphError
 from python_core.formats.records import from_record
-from python_core.grid.search.dispatch import workspace_bytes
+from python_core.grid.search import dispatch
 from python_core.navigation import GridNavigator, Navigator, NavMeshNavigator, Update, WaypointNavigator
 
 __all__ = ["KINDS", "GraphKind"]
@@ -95,10 +95,10 @@ def _open_grid(record: Mapping[str, Any]) -> Navigator[Any]:
 
 
 def _prepare_grid(graph: Navigator[Any]) -> None:
-    """The padded copy of the walls the searches run on (``workspace_bytes`` makes it), which a grid
-    builds on its first query: 1-3 s on 4096 x 4096."""
+    """The padded copy of the walls the searches run on, which a grid builds on its first query:
+    1-3 s on 4096 x 4096."""
     if isinstance(graph, GridNavigator):
-        workspace_bytes(graph.grid)
+        dispatch.prepare(graph.grid)
 
 
 def _navmesh_size(params: Params) -> int:

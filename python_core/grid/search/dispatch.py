@@ -47,7 +47,7 @@ from python_core.grid.search.jps import jps_padded
 from python_core.grid.search.method_choice import prefers_jps
 from python_core.result import PathResult, PathStatus, QueryOptions
 
-__all__ = ["METHODS", "Method", "choose_method", "find_many", "find_path", "workspace_bytes"]
+__all__ = ["METHODS", "Method", "choose_method", "find_many", "find_path", "prepare", "workspace_bytes"]
 
 Method = Literal["auto", "astar", "jps"]
 METHODS: tuple[Method, ...] = ("auto", "astar", "jps")
@@ -153,11 +153,18 @@ def _padded(grid: GridView) -> _Prepared:
     )  # fmt: skip
 
 
+def prepare(grid: GridView) -> None:
+    """Build now what ``grid``'s first search would: the padded copy of its walls and weights and
+    one workspace (a server calls this on the load's thread, not in a query's turn)."""
+    p = _prepare(grid)
+    p.give(p.take())
+
+
 def workspace_bytes(grid: GridView) -> int:
     """Bytes of the padded copy and the idle workspaces kept for ``grid`` (one at least: one per
     query that ran while others did; virtual size, pages fill on use)."""
+    prepare(grid)
     p = _prepare(grid)
-    p.give(p.take())
     return int(p.passable.nbytes + p.weights.nbytes) + sum(work.nbytes() for work in list(p.spare))
 
 
