@@ -1,113 +1,37 @@
 """HPA* (python_core.hpa): valid paths, found iff exact search finds one, near-optimal costs,
-local updates equal to a rebuild, reachability equal to a flood fill (scipy), progress reports."""
+reachability equal to a flood fill (scipy), progress reports (local updates:
+test_hierarchy_updates.py)."""
 
 from __future__ import annotations
 
 import copy
-import itertools
 import math
 import os
 import pickle
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import ndimage
 
-from python_core.errors import BlockedEndpointError, InvalidGraphError, InvalidQueryError, OutOfBoundsError
+from python_core.errors import BlockedEndpointError, InvalidGraphError, OutOfBoundsError
 from python_core.formats.movingai import length_tolerance, read_scenarios
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.grid.search import dispatch
 from python_core.hpa import HierarchicalGrid
 from python_core.hpa.graph.entrances import VERTICAL, border_crossings
 from python_core.hpa.query.abstract_search import QID_LIMIT, split_cell
-from python_core.result import PathResult, PathStatus, QueryOptions
+from python_core.result import PathStatus, QueryOptions
+from tests.core.hpa.hierarchy_checks import (
+    DATA,
+    MODES,
+    assert_same_unsmoothed_costs,
+    assert_valid,
+    check_against_exact,
+    random_grid,
+    random_pairs,
+    unsmoothed_ratios,
+)
 from tests.python_snippet import run_snippet
-
-DATA = Path(__file__).resolve().parents[2] / "data" / "movingai"
-MODES = list(DiagonalMode)
-
-
-def assert_valid(grid: GridGraph, result: PathResult, start: tuple[int, int], goal: tuple[int, int]) -> None:
-    """Adjacent steps, walkable cells, the diagonal rule, ends, and the cost recomputed independently."""
-    walk, weights, w = grid.walkable, grid.weights, grid.width
-    cells = [(int(n) % w, int(n) // w) for n in result.nodes]
-    assert cells[0] == start
-    assert cells[-1] == goal
-    cost = 0.0
-    for (x0, y0), (x1, y1) in itertools.pairwise(cells):
-        dx, dy = x1 - x0, y1 - y0
-        assert max(abs(dx), abs(dy)) == 1, (x0, y0, x1, y1)
-        assert walk[y1, x1]
-        if dx and dy:
-            sides = (bool(walk[y0, x1]), bool(walk[y1, x0]))
-            assert grid.diagonal is not DiagonalMode.NEVER
-            if grid.diagonal is DiagonalMode.ONLY_IF_NO_OBSTACLES:
-                assert all(sides)
-            if grid.diagonal is DiagonalMode.AT_LEAST_ONE_WALKABLE:
-                assert any(sides)
-        cost += (math.sqrt(2.0) if dx and dy else 1.0) * weights[y1, x1]
-    assert result.cost == pytest.approx(cost, rel=1e-9, abs=1e-9)
-    assert result.points.tolist() == [[float(x), float(y)] for x, y in cells]
-
-
-def random_grid(seed: int, mode: DiagonalMode, *, size: int = 48, weighted: bool = False) -> GridGraph:
-    rng = np.random.default_rng(seed)
-    walk = rng.random((size, size)) > 0.28
-    weights = rng.uniform(1.0, 3.0, (size, size)) if weighted else None
-    return GridGraph(walk, diagonal=mode, weights=weights)
-
-
-def random_pairs(grid: GridGraph, count: int, seed: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    rng = np.random.default_rng(seed)
-    open_cells = np.argwhere(grid.walkable)
-    picks = rng.integers(0, len(open_cells), (count, 2))
-    return [(tuple(open_cells[a][::-1].tolist()), tuple(open_cells[b][::-1].tolist())) for a, b in picks]
-
-
-def check_against_exact(
-    hpa: HierarchicalGrid, pairs: list, *, mean_bound: float, worst_bound: float, corridor: bool = True
-) -> None:
-    ratios = []
-    for start, goal in pairs:
-        exact = hpa.grid.find_path(start, goal)
-        got = hpa.find_path(start, goal, corridor=corridor)
-        assert got.found == exact.found, (start, goal)
-        assert hpa.is_reachable(start, goal) == exact.found
-        if exact.found:
-            assert_valid(hpa.grid, got, start, goal)
-            assert got.cost >= exact.cost - 1e-9
-            ratios.append(got.cost / exact.cost if exact.cost > 0 else 1.0)
-    assert ratios, "the sample has no reachable pair"
-    assert np.mean(ratios) <= mean_bound, np.mean(ratios)
-    assert max(ratios) <= worst_bound, max(ratios)
-
-
-def assert_same_unsmoothed_costs(
-    hpa: HierarchicalGrid, reference: HierarchicalGrid, pairs: list, *, rel: float
-) -> None:
-    """Same statuses, and valid paths of the reference's cost, before smoothing."""
-    for start, goal in pairs:
-        got = hpa.find_path(start, goal, smooth=False)
-        expected = reference.find_path(start, goal, smooth=False)
-        assert got.status is expected.status
-        if got.found:
-            assert_valid(hpa.grid, got, start, goal)
-            assert got.cost == pytest.approx(expected.cost, rel=rel)
-
-
-def unsmoothed_ratios(hpa: HierarchicalGrid, reference: HierarchicalGrid, pairs: list) -> list[float]:
-    """Same statuses and valid paths, before smoothing; the cost ratios to the reference's."""
-    ratios = []
-    for start, goal in pairs:
-        got = hpa.find_path(start, goal, smooth=False)
-        expected = reference.find_path(start, goal, smooth=False)
-        assert got.status is expected.status
-        if got.found and expected.cost > 0:
-            assert_valid(hpa.grid, got, start, goal)
-            ratios.append(got.cost / expected.cost)
-    assert ratios, "the sample has no reachable pair"
-    return ratios
 
 
 @pytest.mark.parametrize(("name", "cluster"), [("den312d", 16), ("lak303d", 16), ("maze-100-1", 10)])
@@ -230,119 +154,6 @@ def test_reachability_matches_a_flood_fill(mode: DiagonalMode) -> None:
     for start, goal in random_pairs(grid, 300, 5):
         expected = labels[start[1], start[0]] == labels[goal[1], goal[0]]
         assert hpa.is_reachable(start, goal) == expected
-
-
-def crossings(hpa: HierarchicalGrid) -> set[tuple[int, int, float]]:
-    graph = hpa.graph
-    src = np.repeat(np.arange(graph.node_count), np.diff(graph.inter_off))
-    cells = zip(
-        graph.node_cell[src].tolist(),
-        graph.node_cell[graph.inter_dst].tolist(),
-        graph.inter_cost.tolist(),
-        strict=False,
-    )
-    return {(a, b, round(c, 9)) for a, b, c in cells}
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_toggling_100_cells_updates_locally_like_a_rebuild(mode: DiagonalMode) -> None:
-    grid = random_grid(21, mode, size=64, weighted=mode is DiagonalMode.ALWAYS)
-    hpa = HierarchicalGrid(grid, cluster_size=12).build()
-    rng = np.random.default_rng(4)
-    cells = rng.integers(0, 64, (100, 2))
-    for x, y in cells.tolist():
-        hpa.set_walkable([(x, y)], not bool(grid.walkable[y, x]))
-    fresh = HierarchicalGrid(
-        GridGraph(grid.walkable, diagonal=mode, weights=grid.weights), cluster_size=12
-    ).build()
-    assert np.array_equal(hpa.graph.node_cell, fresh.graph.node_cell)
-    assert np.allclose(hpa.graph.dist_flat, fresh.graph.dist_flat)
-    assert crossings(hpa) == crossings(fresh)
-    assert np.array_equal(hpa.graph.uniform, fresh.graph.uniform)  # the weight flags too
-    check_against_exact(hpa, random_pairs(grid, 40, 9), mean_bound=1.01, worst_bound=1.10)
-
-
-def test_a_batch_update_on_a_movingai_map_keeps_paths_valid_and_near_optimal() -> None:
-    grid = GridGraph.from_movingai(DATA / "den312d.map")
-    hpa = HierarchicalGrid(grid, cluster_size=16).build()
-    rng = np.random.default_rng(8)
-    cells = np.stack((rng.integers(0, grid.width, 100), rng.integers(0, grid.height, 100)), axis=1)
-    for value in (False, True):
-        hpa.set_walkable(cells[::2] if value else cells, value)
-    check_against_exact(hpa, random_pairs(grid, 40, 2), mean_bound=1.01, worst_bound=1.10)
-
-
-@pytest.mark.parametrize("mode", [DiagonalMode.NEVER, DiagonalMode.ONLY_IF_NO_OBSTACLES])
-def test_a_time_boxed_table_repair_keeps_queries_valid_until_refilled(mode: DiagonalMode) -> None:
-    """``repair_seconds=0``: a 100-cell update leaves the table's changed rows stale; queries (the
-    abstract search from stale clusters) stay valid and within the bounds; refilling gives the
-    table of a fresh build, and the same (unsmoothed) costs as that build. On "never" every entrance is
-    one pair, so the graph is exact and the table's paths skip the exact check until the update."""
-    grid = random_grid(23, mode, size=64)
-    hpa = HierarchicalGrid(grid, cluster_size=12, repair_seconds=0).build()
-    rng = np.random.default_rng(6)
-    cells = np.stack((rng.integers(0, 64, 100), rng.integers(0, 64, 100)), axis=1)
-    hpa.set_walkable(cells, ~grid.walkable[cells[:, 1], cells[:, 0]])
-    assert 0 < hpa.pending_rows <= hpa.graph.node_count
-    pairs = random_pairs(grid, 60, 3)
-    check_against_exact(hpa, pairs, mean_bound=1.01, worst_bound=1.10, corridor=False)
-    assert hpa.pending_rows > 0  # queries never refill
-    assert hpa.refill_table(0.0) == hpa.pending_rows > 0
-    assert hpa.refill_table() == hpa.pending_rows == 0
-    fresh = HierarchicalGrid(GridGraph(grid.walkable, diagonal=mode), cluster_size=12).build()
-    assert np.array_equal(hpa.graph.node_cell, fresh.graph.node_cell)
-    np.testing.assert_allclose(hpa.graph.pair_dist, fresh.graph.pair_dist, rtol=1e-6)
-    assert_same_unsmoothed_costs(hpa, fresh, pairs, rel=1e-6)  # smoothing may pick among equal paths
-
-
-def test_a_time_boxed_update_on_a_movingai_map_keeps_paths_valid_and_near_optimal() -> None:
-    grid = GridGraph.from_movingai(DATA / "den312d.map")
-    hpa = HierarchicalGrid(grid, cluster_size=16, repair_seconds=0.0005).build()
-    rng = np.random.default_rng(8)
-    cells = np.stack((rng.integers(0, grid.width, 100), rng.integers(0, grid.height, 100)), axis=1)
-    for value in (False, True):
-        hpa.set_walkable(cells[::2] if value else cells, value)
-    assert hpa.pending_rows > 0
-    check_against_exact(hpa, random_pairs(grid, 40, 2), mean_bound=1.01, worst_bound=1.10)
-
-
-@pytest.mark.parametrize("bad", [-1.0, math.inf, math.nan, True, "0.1"])
-def test_bad_repair_budgets_are_refused(bad: object) -> None:
-    grid = GridGraph(np.ones((8, 8), dtype=bool))
-    with pytest.raises(InvalidGraphError, match="repair_seconds"):
-        HierarchicalGrid(grid, cluster_size=4, repair_seconds=bad)  # type: ignore[arg-type]
-    hpa = HierarchicalGrid(grid, cluster_size=4, repair_seconds=0).build()
-    with pytest.raises(InvalidGraphError, match="repair_seconds"):
-        hpa.repair_seconds = bad  # type: ignore[assignment]
-    assert hpa.repair_seconds == 0.0
-    hpa.set_walkable([(5, 4)], False)
-    pending = hpa.pending_rows
-    with pytest.raises(InvalidQueryError, match="seconds"):
-        hpa.refill_table(bad)  # type: ignore[arg-type]
-    assert hpa.pending_rows == pending > 0
-
-
-def test_weight_changes_update_costs() -> None:
-    grid = GridGraph(np.ones((1, 12), dtype=bool), diagonal="never")
-    hpa = HierarchicalGrid(grid, cluster_size=4).build()
-    hpa.set_weights([(5, 0), (9, 0)], 4.0)
-    assert hpa.find_path((0, 0), (11, 0)).cost == 17.0
-    assert hpa.find_path((11, 0), (0, 0)).cost == 17.0
-
-
-def test_a_new_weight_on_a_one_weight_map_stops_shape_priced_smoothing() -> None:
-    """While every open cell weighs the same the smoother prices lines by shape; a dear band set
-    afterwards must be priced by its weights (a shape-priced line would cut straight through)."""
-    grid = GridGraph(np.ones((40, 40), dtype=bool), diagonal="always")
-    hpa = HierarchicalGrid(grid, cluster_size=8).build()
-    band = [(20, y) for y in range(3, 37)]
-    hpa.set_weights(band, 30.0)
-    for start, goal in (((2, 20), (38, 20)), ((5, 10), (35, 30))):
-        exact, raw = grid.find_path(start, goal), hpa.find_path(start, goal, smooth=False)
-        got = hpa.find_path(start, goal)
-        assert_valid(grid, got, start, goal)
-        assert got.cost <= raw.cost + 1e-9
-        assert got.cost <= 1.10 * exact.cost
 
 
 def one_cell_doors(seed: int, size: int = 64, room: int = 16) -> np.ndarray:
