@@ -77,6 +77,11 @@ class QueryOptions:
             grid and waypoint searches are exact already and ignore it.
         layers: the query's navigation layer mask (navmeshes, as Godot's ``navigation_layers``):
             polygons and links sharing no bit with it are avoided; None admits every layer.
+        size: the unit's size in cells (grids, 1..255): a size-k unit standing at a cell covers the
+            k x k cells from it rightwards and downwards; path points are its footprint's centres.
+        radius: the unit's radius in world units (finite, > 0) instead of a size: on a grid it
+            becomes the size ``GridGraph.size_for_radius(radius)``; on a navmesh it keeps the path
+            that far from walls. Giving it with a size other than 1 is an error.
     """
 
     heuristic: str | None = None
@@ -86,3 +91,5 @@ class QueryOptions:
     ignore_agents: bool = False
     optimal: bool = False
     layers: int | None = None
+    size: int = 1
+    radius: float | None = None

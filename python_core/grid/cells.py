@@ -22,6 +22,7 @@ import numpy.typing as npt
 from python_core._types import F64, I64, B
 from python_core.compiled import jit
 from python_core.errors import InvalidGraphError, InvalidQueryError, OutOfBoundsError
+from python_core.grid.clearance import check_radius, check_size
 from python_core.result import QueryOptions
 
 __all__ = [
@@ -210,6 +211,13 @@ def check_options(options: Any) -> None:
         raise InvalidQueryError(f"max_expansions must be an integer >= 0 or None, got {budget!r}")
     if options.agent is not None:
         check_agent_id(options.agent)
+    check_size(options.size)
+    if options.radius is not None:
+        check_radius(options.radius)
+        if options.size != 1:
+            raise InvalidQueryError(
+                f"give a size or a radius, not both (size={options.size!r}, radius={options.radius!r})"
+            )
 
 
 def parse_mask(walkable: npt.ArrayLike) -> B:

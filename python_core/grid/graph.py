@@ -28,12 +28,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import F64, I64, B, DiagonalMode
+from python_core._types import F64, I64, U8, B, DiagonalMode
 from python_core.compiled import register_warm_up
 from python_core.errors import GraphFileError, InvalidGraphError, InvalidQueryError
 from python_core.formats.movingai import BLOCKED, PASSABLE, mask_from_rows, read_map
 from python_core.grid.agents import GridAgents
 from python_core.grid.cells import Cell, as_cell, as_cells, parse_mask, parse_pair, parse_weights, reject_bad
+from python_core.grid.clearance import clearance_of, size_for_radius
 from python_core.grid.search import dispatch
 from python_core.result import PathResult, QueryOptions
 
@@ -92,6 +93,7 @@ class GridGraph(GridAgents):
         self._agents: dict[int, Cell] = {}
         self._version = 0
         self._undo: list[Callable[[], None]] | None = None  # inside atomic(): how to go back
+        self._clearance: tuple[int, U8] | None = None  # (version it was computed at, values)
 
     @classmethod
     def from_strings(
@@ -204,6 +206,36 @@ class GridGraph(GridAgents):
         view = self._weights.reshape(self._height, self._width)
         view.flags.writeable = False
         return view
+
+    @property
+    def clearance(self) -> U8:
+        """Read-only ``(height, width)`` uint8 view: the largest unit size whose footprint (the
+        k x k cells from a cell rightwards and downwards) fits on walkable cells inside the grid
+        there, 0 on walls; see :mod:`python_core.grid.clearance`. Agents not included.
+
+        Example:
+            >>> GridGraph.from_strings(["...", "..@"]).clearance.tolist()
+            [[2, 1, 1], [1, 1, 0]]
+        """
+        cached = self._clearance
+        if cached is None or cached[0] != self._version:
+            values = clearance_of(self._walkable.reshape(self._height, self._width))
+            values.flags.writeable = False
+            cached = self._clearance = (self._version, values)
+        return cached[1]
+
+    def size_for_radius(self, radius: float) -> int:
+        """The unit size in cells for a unit of ``radius`` world units on this grid:
+        ``max(1, ceil(2 * radius / min(cell_size)))``.
+
+        Raises:
+            InvalidQueryError: radius not finite and > 0, or wider than 255 cells.
+
+        Example:
+            >>> GridGraph(np.ones((4, 4)), cell_size=2.0).size_for_radius(1.5)
+            2
+        """
+        return size_for_radius(radius, self._cell_size)
 
     @property
     def version(self) -> int:

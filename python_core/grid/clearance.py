@@ -1,0 +1,214 @@
+"""Clearance: the largest square unit footprint that fits at each cell of a grid.
+
+Quick start::
+
+    import numpy as np
+    from python_core.grid.clearance import clearance_of
+    clear = clearance_of(np.ones((3, 4), dtype=bool))
+    assert clear[0].tolist() == [3, 3, 2, 1]  # a 3x3 unit fits at (0, 0), only 1x1 in the last column
+
+A unit of size k (k x k cells) standing at cell ``(x, y)`` covers ``[x, x+k) x [y, y+k)``: the cell
+is its footprint's top-left corner (its *anchor*). ``clearance[y, x]`` is the largest ``k <=``
+:data:`MAX_UNIT_SIZE` whose footprint at ``(x, y)`` lies inside the grid on walkable cells, 0 on
+walls, so a size-k unit may stand at ``(x, y)`` exactly when ``clearance[y, x] >= k``. One byte per
+cell answers every size. :func:`repair_clearance` recomputes it locally after cells change.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core._types import U8
+from python_core.compiled import jit, register_warm_up
+from python_core.errors import InvalidGraphError, InvalidQueryError
+
+__all__ = [
+    "MAX_UNIT_SIZE",
+    "check_radius",
+    "check_size",
+    "clearance_of",
+    "repair_clearance",
+    "size_for_radius",
+]
+
+MAX_UNIT_SIZE = 255
+"""The largest unit size in cells: clearance is stored in one byte per cell."""
+
+
+@jit
+def _clearance_kernel(open_cells: Any, out: Any) -> None:
+    """``out[y, x] = 0`` on walls, else ``1 + min(right, down, diagonal)`` capped at 255; cells past
+    the grid's right or bottom edge count 0, so a footprint never leaves the grid."""
+    h, w = open_cells.shape
+    for y in range(h - 1, -1, -1):
+        for x in range(w - 1, -1, -1):
+            if open_cells[y, x] == 0:
+                out[y, x] = 0
+            elif y == h - 1 or x == w - 1:
+                out[y, x] = 1
+            else:
+                m = min(out[y, x + 1], out[y + 1, x], out[y + 1, x + 1])
+                out[y, x] = m + 1 if m < 255 else 255
+
+
+@jit
+def _repair_kernel(  # noqa: PLR0917 - numba kernel, scalars passed positionally
+    open_cells: Any, clear: Any, x0: int, y0: int, x1: int, y1: int, flags: Any
+) -> int:
+    """Recompute ``clear`` after cells in ``[x0, x1] x [y0, y1]`` changed; return cells rewritten.
+
+    A cell's value reads only its own cell and its right, lower and lower-right neighbours, so only
+    cells up-left of the change can differ, and a cell outside the box needs recomputing only when
+    one of those neighbours changed. Rows go bottom to top from ``y1``, each right to left from
+    ``x1``; ``flags[r, x]`` (rows alternate) marks the cells that changed, valid from the row's
+    leftmost change ``lo`` to ``x1`` (column ``x1 + 1`` is never written, so stays 0). The repair
+    ends at the first row above the box where nothing changed."""
+    h, w = open_cells.shape
+    written = 0
+    prev, prev_lo = 0, w  # the row below: its flags row and leftmost change (w: none)
+    for y in range(y1, -1, -1):
+        cur = 1 - prev
+        in_box = y >= y0
+        lo = w
+        right_changed = False
+        x = x1
+        while x >= 0:
+            below = y + 1 < h and (
+                (x >= prev_lo and flags[prev, x] != 0) or (x + 1 >= prev_lo and flags[prev, x + 1] != 0)
+            )
+            if not ((in_box and x >= x0) or right_changed or below):
+                if x < prev_lo and not (in_box and x - 1 >= x0):
+                    break  # nothing left of here reads a changed cell
+                flags[cur, x] = 0
+                x -= 1
+                continue
+            if open_cells[y, x] == 0:
+                value = 0
+            elif y == h - 1 or x == w - 1:
+                value = 1
+            else:
+                m = min(clear[y, x + 1], clear[y + 1, x], clear[y + 1, x + 1])
+                value = m + 1 if m < 255 else 255
+            right_changed = value != clear[y, x]
+            flags[cur, x] = 1 if right_changed else 0
+            if right_changed:
+                clear[y, x] = value
+                written += 1
+                lo = x
+            x -= 1
+        if lo == w and not in_box:
+            break
+        prev, prev_lo = cur, lo
+    return written
+
+
+def clearance_of(walkable: npt.ArrayLike) -> U8:
+    """Clearance of every cell: the largest square unit size whose footprint fits there.
+
+    Args:
+        walkable: ``(height, width)`` array, nonzero / True = walkable.
+
+    Returns:
+        ``(height, width)`` uint8 array; 0 on walls, at most :data:`MAX_UNIT_SIZE`.
+
+    Raises:
+        InvalidGraphError: not a non-empty 2D array.
+
+    Example:
+        >>> clearance_of([[1, 1, 0], [1, 1, 1]]).tolist()
+        [[2, 1, 0], [1, 1, 1]]
+        >>> clearance_of([1, 1])
+        Traceback (most recent call last):
+        ...
+        python_core.errors.InvalidGraphError: walkable must be a non-empty 2D array, got shape (2,)
+    """
+    array = np.asarray(walkable)
+    if array.ndim != 2 or 0 in array.shape:
+        raise InvalidGraphError(f"walkable must be a non-empty 2D array, got shape {array.shape}")
+    open_cells = np.ascontiguousarray(array != 0, dtype=np.uint8)
+    out = np.empty(array.shape, dtype=np.uint8)
+    _clearance_kernel(open_cells, out)
+    return out
+
+
+def repair_clearance(walkable: npt.NDArray[Any], clear: U8, box: tuple[int, int, int, int]) -> int:
+    """Bring ``clear`` (in place) back to ``clearance_of(walkable)`` after cells in the box
+    ``box = (x0, y0, x1, y1)`` (inclusive) changed; only cells up-left of the box are looked at.
+    ``walkable`` is the ``(height, width)`` grid after the change (nonzero = walkable).
+
+    Returns:
+        The number of cells whose clearance changed.
+
+    Example:
+        >>> open_cells = np.ones((3, 3), dtype=np.uint8); clear = clearance_of(open_cells)
+        >>> open_cells[2, 2] = 0; repair_clearance(open_cells, clear, (2, 2, 2, 2))
+        3
+        >>> bool((clear == clearance_of(open_cells)).all())
+        True
+    """
+    x0, y0, x1, y1 = (int(v) for v in box)
+    flags = np.zeros((2, clear.shape[1] + 1), dtype=np.uint8)
+    return int(_repair_kernel(walkable, clear, x0, y0, x1, y1, flags))
+
+
+def check_size(size: Any) -> int:
+    """``size`` as an int in ``1..MAX_UNIT_SIZE``, else :class:`InvalidQueryError`.
+
+    Example:
+        >>> check_size(0)
+        Traceback (most recent call last):
+        ...
+        python_core.errors.InvalidQueryError: size must be an integer in 1..255, got 0
+    """
+    if isinstance(size, bool) or not isinstance(size, int | np.integer) or not 1 <= size <= MAX_UNIT_SIZE:
+        raise InvalidQueryError(f"size must be an integer in 1..{MAX_UNIT_SIZE}, got {size!r}")
+    return int(size)
+
+
+def check_radius(radius: Any) -> float:
+    """``radius`` as a float, finite and > 0, else :class:`InvalidQueryError`.
+
+    Example:
+        >>> check_radius(float("nan"))
+        Traceback (most recent call last):
+        ...
+        python_core.errors.InvalidQueryError: radius must be a finite number > 0, got nan
+    """
+    if isinstance(radius, bool) or not isinstance(radius, int | float | np.integer | np.floating):
+        raise InvalidQueryError(f"radius must be a finite number > 0, got {radius!r}")
+    if not math.isfinite(float(radius)) or radius <= 0:
+        raise InvalidQueryError(f"radius must be a finite number > 0, got {radius!r}")
+    return float(radius)
+
+
+def size_for_radius(radius: Any, cell_size: tuple[float, float]) -> int:
+    """The unit size in cells for a round unit of ``radius`` world units: the smallest square of
+    cells as wide as the unit, ``max(1, ceil(2 * radius / min(cell_w, cell_h)))`` (a hair of
+    tolerance so ``radius = 1.5`` on unit cells is size 3, not 4).
+
+    Raises:
+        InvalidQueryError: radius not a finite number > 0, or wider than :data:`MAX_UNIT_SIZE` cells.
+
+    Example:
+        >>> [size_for_radius(r, (1.0, 1.0)) for r in (0.25, 0.5, 1.5)], size_for_radius(0.6, (1.0, 2.0))
+        ([1, 1, 3], 2)
+    """
+    r = check_radius(radius)
+    size = max(1, math.ceil(2.0 * r / min(cell_size) - 1e-9))
+    if size > MAX_UNIT_SIZE:
+        raise InvalidQueryError(
+            f"radius {r} is {size} cells wide, more than the largest size {MAX_UNIT_SIZE}"
+        )
+    return size
+
+
+@register_warm_up
+def _warm_up() -> None:
+    cells = np.ones((3, 4), dtype=np.uint8)
+    clear = clearance_of(cells)
+    cells[1, 1] = 0
+    repair_clearance(cells, clear, (1, 1, 1, 1))
