@@ -76,6 +76,11 @@ var field_id: String = ""
 var agents_block: bool = false
 ## Costs are fetched with the directions (options.costs), for [method cost_at].
 var with_costs: bool = false
+## The units' footprint in cells (options.size, or options.radius made cells): the field leads
+## units of this size (k x k cells) along moves their footprint fits. Its cells are the
+## footprints' top-left cells (anchors); positions ([method cell_to_world], [method next_waypoint],
+## a unit's position) are the footprints' centres.
+var size: int = 1
 ## Counters for tests and HUDs: field.request and field.tiles sent, tiles received.
 var requests_sent: int = 0
 var fetches_sent: int = 0
@@ -125,12 +130,15 @@ func _init(
 	_width = grid.get("width", 0)
 	_height = grid.get("height", 0)
 	_offset = offset
-	_origin = origin
 	_cell_size = cell_size
 	var mode: int = DIAGONAL_NAMES.find(str(grid.get("diagonal", "")))
 	_diagonal = mode if mode >= 0 else DIAG_ONLY_IF_NO_OBSTACLES
 	agents_block = options.get("agents_block", false) == true
 	with_costs = options.get("costs", false) == true
+	size = options.get("size", 1)
+	# Positions are footprint centres, (size - 1) / 2 cells past the anchor's point: the field's
+	# own origin moves there, so every cell <-> world conversion speaks anchors.
+	_origin = origin + cell_size * ((size - 1) * 0.5)
 	for step: Vector2i in STEPS:
 		_units.append((Vector2(step) * _cell_size).normalized())
 

@@ -19,6 +19,8 @@ extends RefCounted
 
 ## [member heuristic] value that leaves the choice to the graph (the sidecar's default for it).
 const HEURISTIC_DEFAULT := -1
+## The largest [member size] a grid answers (its clearance is kept in one byte per cell).
+const MAX_SIZE := 255
 # AStarGrid2D.Heuristic -> the protocol's name.
 const _HEURISTIC_NAMES: Dictionary = {
 	AStarGrid2D.HEURISTIC_EUCLIDEAN: "euclidean",
@@ -54,6 +56,15 @@ var navigation_layers: int = 0
 var agent: int = -1
 ## Ignore every agent standing on the grid.
 var ignore_agents: bool = false
+## On a grid: the unit's footprint in cells (1 .. [constant MAX_SIZE]): a unit of size k covers
+## k x k cells, stands only where all of them are free and moves diagonally only where its swept
+## footprint is free. Cells ([member from], [member to], the result's ids) are the footprint's
+## top-left cell; the path's points are the footprint's centre. Refused on other graphs.
+var size: int = 1
+## The unit's radius in world units, instead of [member size] (0: not set). On a grid it becomes
+## the smallest footprint that holds the unit: [code]ceil(2 * radius / cell size)[/code] cells; on
+## a navigation mesh the walkable area is shrunk by it, so the path keeps that far from walls.
+var radius: float = 0.0
 
 
 ## The protocol's options map of this query (only what differs from the defaults).
@@ -77,6 +88,10 @@ func to_options() -> Dictionary:
 		options["agent"] = agent
 	if ignore_agents:
 		options["ignore_agents"] = true
+	if size != 1:
+		options["size"] = size
+	if radius > 0.0:
+		options["radius"] = radius
 	return options
 
 
@@ -93,4 +108,15 @@ func check() -> String:
 		return "heuristic %d is not an AStarGrid2D.Heuristic" % heuristic
 	if max_expansions < 0:
 		return "max_expansions must be 0 (default) or more"
+	return _unit_problem()
+
+
+# Why size / radius cannot be sent, or "".
+func _unit_problem() -> String:
+	if size < 1 or size > MAX_SIZE:
+		return "size must be 1 .. %d cells, got %d" % [MAX_SIZE, size]
+	if is_nan(radius) or is_inf(radius) or radius < 0.0:
+		return "radius must be 0 (not set) or a finite distance > 0, got %s" % radius
+	if size != 1 and radius > 0.0:
+		return "give size or radius, not both (size %d, radius %s)" % [size, radius]
 	return ""

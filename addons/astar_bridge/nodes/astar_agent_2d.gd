@@ -20,6 +20,15 @@ extends "path_follower.gd"
 ## [member repath_distance] a new path is asked for only when it moved farther than that.
 ## With [member agent_id] >= 0 on a grid the agent occupies its cell as a dynamic obstacle for
 ## other agents (never for itself): nothing else to call, the autoload knows the grid.
+## [br][br]
+## Unit size on a grid ([method get_unit_size]): [member size] cells when set; else the
+## footprint that holds [member path_radius]; else the one that holds the parent body's
+## collision shapes (the largest distance along x or y from the body's position to their
+## bounds: a circle's radius, half a rectangle's larger side), [code]ceil(2 * radius / cell)[/code]
+## cells; else 1. A unit of size k goes only where its k x k footprint is free, its paths' points
+## are the footprint's centre, and with an [member agent_id] it blocks other agents with its
+## whole footprint. On a navigation mesh only [member path_radius] is sent (the body is not
+## measured: the mesh was baked for an agent radius already).
 ## With [member avoidance_enabled], [method set_velocity] is answered by
 ## [signal velocity_computed] with a velocity that keeps clear of other avoiding agents
 ## (Godot's own RVO avoidance).
@@ -51,6 +60,7 @@ extends "path_follower.gd"
 signal velocity_computed(safe_velocity: Vector2)
 
 const AgentOccupancy = preload("../runtime/agent_occupancy.gd")
+const BodyExtent = preload("body_extent.gd")
 # By path, not class name: the agent parses before the editor has scanned the project.
 const FlowField = preload("../api/flow_field.gd")
 ## [member agent_id] value meaning "not an obstacle".
@@ -70,6 +80,15 @@ const NO_AGENT := -1
 ## Crowd mode: cells [method get_next_path_position] looks down [member flow_field] for the
 ## farthest one in sight.
 @export_range(1, 128, 1) var crowd_lookahead: int = 16
+## On a grid: the unit's footprint, [code]size[/code] x [code]size[/code] cells (0: from
+## [member path_radius], else from the body's collision shape; see the class description). A
+## value outside 0 .. 255 is refused (push_error, the value is kept).
+@export_range(0, 255, 1) var size: int = 0:
+	set(value):
+		if value < 0 or value > AgentOccupancy.MAX_SIZE:
+			push_error("AStarBridge: size must be 0 (automatic) .. 255 cells, got %d" % value)
+			return
+		size = value
 
 @export_group("Avoidance")
 ## The agent's avoidance radius.
@@ -166,6 +185,25 @@ func get_final_position() -> Vector2:
 	return _flat(_final_point())
 
 
+## The footprint (cells a side) this agent paths and stands with on its grid: [member size],
+## else the one that holds [member path_radius], else the body's collision shapes
+## ([method get_body_radius]), else 1. 1 when [member graph_id] is not a loaded grid.
+func get_unit_size() -> int:
+	if size > 0:
+		return size
+	var reach: float = path_radius if path_radius > 0.0 else get_body_radius()
+	return AgentOccupancy.size_for_radius(graph_id, reach)
+
+
+## How far the parent body's enabled [CollisionShape2D]s reach from its position along x or y
+## (world units; 0 without shapes): the radius a unit of no set [member size] paths for.
+func get_body_radius() -> float:
+	var parent: Node = get_parent()
+	if parent is Node2D:
+		return BodyExtent.radius_2d(parent as Node2D)
+	return 0.0
+
+
 ## Deprecated: [code]AStarBridge[/code] registers a grid's geometry itself when it loads one.
 ## Registers [param params] only for a grid it does not know yet (a bridge of your own), so a
 ## call left in older code never forgets the agents already placed.
@@ -180,9 +218,15 @@ static func register_grid(params: Dictionary) -> void:
 func _track_cell() -> void:
 	if agent_id == NO_AGENT or not AgentOccupancy.has_grid(graph_id):
 		return
-	var cell: Vector2i = AgentOccupancy.cell_of(graph_id, _origin())
-	if cell != Vector2i(-1, -1) and cell != AgentOccupancy.confirmed_cell(graph_id, agent_id):
-		AgentOccupancy.occupy(bridge, graph_id, agent_id, cell)
+	var unit: int = get_unit_size()
+	var cell: Vector2i = AgentOccupancy.anchor_of(graph_id, _origin(), unit)
+	if cell == Vector2i(-1, -1):
+		return
+	if (
+		cell != AgentOccupancy.confirmed_cell(graph_id, agent_id)
+		or unit != AgentOccupancy.confirmed_size(graph_id, agent_id)
+	):
+		AgentOccupancy.occupy(bridge, graph_id, agent_id, cell, unit)
 
 
 func _origin() -> Vector2:
@@ -204,6 +248,15 @@ func _query_options() -> Dictionary:
 	if agent_id != NO_AGENT and AgentOccupancy.is_placed(graph_id, agent_id):
 		options["agent"] = agent_id
 	return options
+
+
+# On a grid the footprint goes as "size" (the same one the agent is placed with); elsewhere
+# only the radius set, and a size set (a navmesh refuses it: the request fails saying why).
+func _unit_options() -> Dictionary:
+	if not AgentOccupancy.has_grid(graph_id):
+		return {"size": size} if size > 1 else super()
+	var unit: int = get_unit_size()
+	return {"size": unit} if unit != 1 else {}
 
 
 func _follows_field() -> bool:
@@ -262,7 +315,7 @@ func _path_touches(points: PackedVector3Array, cells: Array[Vector2i]) -> bool:
 	var flat := PackedVector2Array([_origin()])
 	for point: Vector3 in points:
 		flat.append(_flat(point))
-	return AgentOccupancy.path_touches(graph_id, flat, cells)
+	return AgentOccupancy.path_touches(graph_id, flat, cells, get_unit_size())
 
 
 func _parent_warning() -> String:

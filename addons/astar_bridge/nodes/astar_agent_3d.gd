@@ -18,7 +18,10 @@ extends "path_follower.gd"
 ## [member avoidance_enabled], [method set_velocity] is answered by [signal velocity_computed]
 ## with a velocity that keeps clear of other avoiding agents (Godot's own RVO avoidance, on the
 ## XZ plane). Grids are 2D: this agent paths on 3D navmeshes and 3D waypoint graphs, so it has no
-## [code]agent_id[/code] (see [code]AStarBridgeAgent2D[/code]).
+## [code]agent_id[/code] nor [code]size[/code] (see [code]AStarBridgeAgent2D[/code]).
+## A unit wider than the agent radius the navmesh was baked for sets [member path_radius] (the
+## extra radius): its paths then keep that far from every wall, on the same loaded map as the
+## narrow units' ([method get_body_radius] measures the body; nothing is sent while it is 0).
 ## [codeblock]
 ## func _physics_process(_delta: float) -> void:
 ##     if $Agent.is_navigation_finished():
@@ -30,6 +33,8 @@ extends "path_follower.gd"
 ## Emitted after [method set_velocity] with the velocity to move at: the same one without
 ## avoidance (at once), a safe one with [member avoidance_enabled] (after the avoidance step).
 signal velocity_computed(safe_velocity: Vector3)
+
+const BodyExtent = preload("body_extent.gd")
 
 ## Where to go, in global coordinates. Setting a different value requests a new path, and after
 ## an arrival any value does (but one within [member repath_distance]: a moving target).
@@ -87,6 +92,16 @@ func get_current_navigation_path() -> PackedVector3Array:
 ## The last point of the current path (the parent's position when there is none).
 func get_final_position() -> Vector3:
 	return _final_point()
+
+
+## How far the parent body's enabled [CollisionShape3D]s reach from its position in the
+## horizontal plane (a sphere's, capsule's or cylinder's radius, half a box's larger horizontal
+## side; 0 without shapes). For a wide unit: [code]path_radius = get_body_radius() - baked[/code].
+func get_body_radius() -> float:
+	var parent: Node = get_parent()
+	if parent is Node3D:
+		return BodyExtent.radius_3d(parent as Node3D)
+	return 0.0
 
 
 func _dimensions() -> int:

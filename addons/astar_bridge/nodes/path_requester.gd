@@ -33,6 +33,19 @@ const _BRIDGE_PATH := ^"/root/AStarBridge"
 ## On a navmesh: the exactly shortest path (Polyanya, the query option [code]"optimal"[/code])
 ## instead of the corridor + funnel; refused on maps with links or uneven region costs.
 @export var optimal: bool = false
+## The unit's radius in world units (0: not set). On a navigation mesh the walkable area is
+## shrunk by it (the query option [code]"radius"[/code]), so the path keeps that far from every
+## wall: the region's navmesh was baked for its own [code]agent_radius[/code] already, so give
+## the unit's radius beyond that one. On a grid (the 2D agent) it chooses the footprint (see
+## the 2D agent's [code]size[/code]). A [code]"size"[/code] or [code]"radius"[/code] key in
+## [member path_options] takes precedence. A negative, infinite or NaN value is refused
+## (push_error, the value is kept).
+@export_range(0.0, 100.0, 0.01, "or_greater") var path_radius: float = 0.0:
+	set(value):
+		if is_nan(value) or is_inf(value) or value < 0.0:
+			push_error("AStarBridge: path_radius must be 0 (not set) or more, got %s" % value)
+			return
+		path_radius = value
 
 ## The bridge used for requests; defaults to the [code]AStarBridge[/code] autoload. Any node with
 ## [code]request_path[/code] works (the 2D agent with an agent id also needs
@@ -177,7 +190,14 @@ func _query_options() -> Dictionary:
 		options["navigation_layers"] = navigation_layers
 	if optimal and not options.has("optimal"):
 		options["optimal"] = true
+	if not options.has("size") and not options.has("radius"):
+		options.merge(_unit_options())
 	return options
+
+
+## Hook: the unit's size options ({"size": k} or {"radius": r}, {} for a unit of one cell).
+func _unit_options() -> Dictionary:
+	return {"radius": path_radius} if path_radius > 0.0 else {}
 
 
 ## Hook: true while the agent navigates (has a target it has not reached, and did not stop).

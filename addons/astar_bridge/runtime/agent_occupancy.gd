@@ -1,5 +1,7 @@
 ## Internal: which grid cell each [code]AStarBridgeAgent2D[/code] with an [code]agent_id[/code]
 ## occupies, batched into one [code]graph.update[/code] per grid per frame.
+## An agent of size k occupies the k x k cells whose top-left cell (its anchor) is the cell held
+## here: the anchor whose footprint centre is nearest the agent, as the sidecar maps positions.
 ##
 ## Agents queue place / move / remove operations; the first queue call of a frame schedules one
 ## deferred flush that sends every grid's operations in a single update. An agent counts as placed
@@ -8,6 +10,8 @@ extends RefCounted
 
 const GridSerializer = preload("../serializers/grid_serializer.gd")
 const GraphUpdates = preload("../serializers/graph_updates.gd")
+## The largest footprint a grid answers (its clearance is one byte per cell).
+const MAX_SIZE := 255
 
 ## Grid geometry (width, height, origin, cell_size) by graph id.
 static var _grids: Dictionary = {}
@@ -15,6 +19,8 @@ static var _grids: Dictionary = {}
 static var _pending: Dictionary = {}
 ## Confirmed cell by graph id -> {agent id: Vector2i}.
 static var _placed: Dictionary = {}
+## Confirmed footprint size by graph id -> {agent id: int} (sizes other than 1 only).
+static var _sizes: Dictionary = {}
 static var _flush_scheduled: bool = false
 static var _bridge: Node = null
 
@@ -32,6 +38,7 @@ static func register_grid(params: Dictionary) -> void:
 		"cell_size": params.get("cell_size", [1.0, 1.0]),
 	}
 	_placed[id] = {}
+	_sizes[id] = {}
 	_pending.erase(id)
 
 
@@ -39,6 +46,7 @@ static func register_grid(params: Dictionary) -> void:
 static func forget_grid(graph_id: String) -> void:
 	_grids.erase(graph_id)
 	_placed.erase(graph_id)
+	_sizes.erase(graph_id)
 	_pending.erase(graph_id)
 
 
@@ -46,6 +54,7 @@ static func forget_grid(graph_id: String) -> void:
 static func reset_agents(graph_id: String) -> void:
 	if _placed.has(graph_id):
 		_placed[graph_id] = {}
+		_sizes[graph_id] = {}
 	_pending.erase(graph_id)
 
 
@@ -60,6 +69,43 @@ static func cell_of(graph_id: String, position: Vector2) -> Vector2i:
 		return Vector2i(-1, -1)
 	var grid: Dictionary = _grids[graph_id]
 	return GridSerializer.world_to_cell(grid, position)
+
+
+## The footprint (cells a side) that holds a unit of [param radius] world units on grid
+## [param graph_id]: [code]max(1, ceil(2 * radius / smaller cell side))[/code], the sidecar's rule
+## for a query's radius; 1 for a radius <= 0 or an unknown grid, at most [constant MAX_SIZE].
+static func size_for_radius(graph_id: String, radius: float) -> int:
+	if not _grids.has(graph_id) or not radius > 0.0 or is_inf(radius):
+		return 1
+	var cell: Vector2 = _cell_extent(_grids[graph_id])
+	var side: float = minf(cell.x, cell.y)
+	if side <= 0.0:
+		return 1
+	# The sidecar's tolerance: a radius of exactly k/2 cells is k cells, not k + 1.
+	return clampi(ceili(2.0 * radius / side - 1e-9), 1, MAX_SIZE)
+
+
+## The anchor (top-left cell of the footprint) of a unit of [param size] cells standing at
+## [param position] on [param graph_id]: the anchor whose footprint centre is nearest, kept so
+## the footprint lies inside the grid; (-1, -1) when the position is outside the grid, the
+## footprint is wider than the grid, or the grid is unknown.
+static func anchor_of(graph_id: String, position: Vector2, size: int = 1) -> Vector2i:
+	if not _grids.has(graph_id):
+		return Vector2i(-1, -1)
+	var grid: Dictionary = _grids[graph_id]
+	var width: int = grid["width"]
+	var height: int = grid["height"]
+	if size < 1 or size > width or size > height:
+		return Vector2i(-1, -1)
+	if GridSerializer.world_to_cell(grid, position) == Vector2i(-1, -1):
+		return Vector2i(-1, -1)
+	var origin: Vector2 = GridSerializer.cell_to_world(grid, Vector2i.ZERO)
+	var step: Vector2 = GridSerializer.cell_to_world(grid, Vector2i.ONE) - origin
+	# The footprint's centre lies (size - 1) / 2 cells past its anchor's point; floor(t + 0.5) as
+	# the sidecar rounds.
+	var rel: Vector2 = (position - origin) / step - Vector2.ONE * ((size - 1) * 0.5)
+	var anchor := Vector2i((rel + Vector2(0.5, 0.5)).floor())
+	return Vector2i(clampi(anchor.x, 0, width - size), clampi(anchor.y, 0, height - size))
 
 
 ## The world position of [param cell] of [param graph_id] (Vector2.ZERO for an unknown grid).
@@ -91,9 +137,24 @@ static func placed_agents(graph_id: String) -> Dictionary:
 	return cells.duplicate()
 
 
-## Queues [param agent] onto [param cell] (place when new, else move) for the next flush.
-static func occupy(bridge: Node, graph_id: String, agent: int, cell: Vector2i) -> void:
-	_queue(bridge, graph_id, GraphUpdates.agent_op("move", agent, cell))
+## The confirmed footprint size of [param agent] on [param graph_id] (1 when not placed).
+static func confirmed_size(graph_id: String, agent: int) -> int:
+	var sizes: Dictionary = _sizes.get(graph_id, {})
+	return sizes.get(agent, 1)
+
+
+## Queues [param agent] onto [param cell] (place when new, else move) for the next flush, with a
+## footprint of [param size] x [param size] cells anchored there (a new size places it anew).
+## A size outside 1 .. [constant MAX_SIZE] is refused: push_error, nothing queued.
+static func occupy(
+	bridge: Node, graph_id: String, agent: int, cell: Vector2i, size: int = 1
+) -> void:
+	if size < 1 or size > MAX_SIZE:
+		push_error("AStarBridge: agent %d's size must be 1 .. %d, got %d" % [agent, MAX_SIZE, size])
+		return
+	var op: Dictionary = GraphUpdates.agent_op("move", agent, cell)
+	op["size"] = size
+	_queue(bridge, graph_id, op)
 
 
 ## Queues the removal of [param agent] for the next flush (dropped if it was never placed).
@@ -170,19 +231,47 @@ static func _compact(graph_id: String, raw: Array) -> Array[Dictionary]:
 				ops.append(op)
 			continue
 		var cell: Vector2i = _cell_of(op)
-		ops.append(GraphUpdates.agent_op("move" if placed else "place", agent, cell))
+		var size: int = op.get("size", 1)
+		if placed and size != confirmed_size(graph_id, agent):
+			# "move" keeps the sidecar's size: a new footprint is a removal and a placement.
+			ops.append(GraphUpdates.agent_op("remove", agent))
+			placed = false
+		var sent: Dictionary = GraphUpdates.agent_op("move" if placed else "place", agent, cell)
+		if not placed and size != 1:
+			sent["size"] = size  # size 1 is the wire's default: today's bytes
+		ops.append(sent)
 	return ops
 
 
 static func _confirm(graph_id: String, ops: Array[Dictionary]) -> void:
 	if not _placed.has(graph_id):
 		_placed[graph_id] = {}
+	if not _sizes.has(graph_id):
+		_sizes[graph_id] = {}
 	var cells: Dictionary = _placed[graph_id]
+	var sizes: Dictionary = _sizes[graph_id]
 	for op: Dictionary in ops:
 		if op["op"] == "remove":
 			cells.erase(op["agent"])
+			sizes.erase(op["agent"])
 		else:
 			cells[op["agent"]] = _cell_of(op)
+			if op["op"] == "place":
+				if op.get("size", 1) != 1:
+					sizes[op["agent"]] = op["size"]
+				else:
+					sizes.erase(op["agent"])
+
+
+# The size of one cell in the world (its sides' lengths, positive).
+static func _cell_extent(grid: Dictionary) -> Vector2:
+	return (
+		(
+			GridSerializer.cell_to_world(grid, Vector2i.ONE)
+			- GridSerializer.cell_to_world(grid, Vector2i.ZERO)
+		)
+		. abs()
+	)
 
 
 static func _cell_of(op: Dictionary) -> Vector2i:
@@ -193,27 +282,24 @@ static func _cell_of(op: Dictionary) -> Vector2i:
 
 
 ## True when a cell of [param cells] lies on or next to (8 neighbours) the polyline
-## [param points] on grid [param graph_id]; true for an unknown grid (it cannot tell). Segments
-## are sampled at a quarter cell, so a path listing only its corners is covered too.
+## [param points] on grid [param graph_id], or, for a unit of [param size] cells (points are its
+## footprint's centres), on or next to its footprint; true for an unknown grid (it cannot tell).
+## Segments are sampled at a quarter cell, so a path listing only its corners is covered too.
 static func path_touches(
-	graph_id: String, points: PackedVector2Array, cells: Array[Vector2i]
+	graph_id: String, points: PackedVector2Array, cells: Array[Vector2i], size: int = 1
 ) -> bool:
 	if not _grids.has(graph_id):
 		return true
+	# A footprint reaches (size - 1) / 2 cells (rounded up) from the cell under its centre.
+	var reach: int = 1 + floori(size / 2.0)
 	var near: Dictionary = {}
 	for cell: Vector2i in cells:
-		for dy: int in range(-1, 2):
-			for dx: int in range(-1, 2):
+		for dy: int in range(-reach, reach + 1):
+			for dx: int in range(-reach, reach + 1):
 				near[cell + Vector2i(dx, dy)] = true
 	var grid: Dictionary = _grids[graph_id]
-	var size: Vector2 = (
-		(
-			GridSerializer.cell_to_world(grid, Vector2i.ONE)
-			- GridSerializer.cell_to_world(grid, Vector2i.ZERO)
-		)
-		. abs()
-	)
-	var step: float = maxf(minf(size.x, size.y) * 0.25, 0.0001)
+	var extent: Vector2 = _cell_extent(grid)
+	var step: float = maxf(minf(extent.x, extent.y) * 0.25, 0.0001)
 	for i: int in points.size():
 		if near.has(GridSerializer.world_to_cell(grid, points[i])):
 			return true

@@ -4,6 +4,7 @@
 ## again. The fields' requests go through the request queue (queued while the sidecar starts).
 extends RefCounted
 
+const AgentOccupancy = preload("res://addons/astar_bridge/runtime/agent_occupancy.gd")
 const FlowField = preload("res://addons/astar_bridge/api/flow_field.gd")
 const FlowFieldClient = preload("res://addons/astar_bridge/runtime/flow_field_client.gd")
 const GraphCalls = preload("res://addons/astar_bridge/runtime/graph_calls.gd")
@@ -12,7 +13,7 @@ const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_seria
 const RequestQueue = preload("res://addons/astar_bridge/runtime/request_queue.gd")
 const SidecarLink = preload("res://addons/astar_bridge/runtime/sidecar_link.gd")
 
-const OPTIONS: PackedStringArray = ["agents_block", "starts", "costs"]
+const OPTIONS: PackedStringArray = ["agents_block", "starts", "costs", "size", "radius"]
 const WHERE := "AStarBridge.request_flow_field"
 
 var _link: SidecarLink
@@ -41,14 +42,21 @@ func request(graph: String, goals: Array, options: Dictionary) -> FlowField:
 		return null
 	var params: Dictionary = _store.params_of(graph)
 	var offset: Vector2i = _graphs.cell_offset(graph)
-	var goal_cells: PackedInt32Array = _cells(params, offset, goals, "goals")
+	# A radius becomes the unit's footprint here, once: the field samples anchors of that size.
+	var unit: int = options.get("size", 1)
+	if options.has("radius"):
+		unit = AgentOccupancy.size_for_radius(graph, options["radius"])
+	var sized: Dictionary = options.duplicate()
+	sized.erase("radius")
+	sized["size"] = unit
+	var goal_cells: PackedInt32Array = _cells(params, offset, goals, "goals", unit)
 	var given: Variant = options.get("starts", [])
 	var listed: Array = given if given is Array else []
-	var starts: PackedInt32Array = _cells(params, offset, listed, "options.starts")
+	var starts: PackedInt32Array = _cells(params, offset, listed, "options.starts", unit)
 	if goal_cells.is_empty() or starts.size() != 2 * listed.size():
 		return null
 	var send: Callable = _queue.send_call
-	var field := FlowFieldClient.new(send, graph, params, offset, goal_cells, options)
+	var field := FlowFieldClient.new(send, graph, params, offset, goal_cells, sized)
 	live_fields()  # drops the references of fields gone since
 	_fields.append(weakref(field))
 	field.begin(starts)
@@ -69,9 +77,26 @@ func _usable(graph: String, goals: Array, options: Dictionary) -> bool:
 	for key: Variant in options:
 		if not str(key) in OPTIONS:
 			problem = "unknown option %s (known: %s)" % [key, ", ".join(OPTIONS)]
+	if problem.is_empty():
+		problem = _unit_problem(options)
 	if not problem.is_empty():
 		push_error("%s: %s" % [WHERE, problem])
 	return problem.is_empty()
+
+
+# Why options.size / options.radius cannot be sent, or "".
+static func _unit_problem(options: Dictionary) -> String:
+	var unit: Variant = options.get("size", 1)
+	var radius: Variant = options.get("radius", null)
+	if not unit is int or unit < 1 or unit > AgentOccupancy.MAX_SIZE:
+		return "options.size must be an int 1 .. %d, got %s" % [AgentOccupancy.MAX_SIZE, unit]
+	if radius == null:
+		return ""
+	if not (radius is float or radius is int) or not is_finite(radius) or radius <= 0.0:
+		return "options.radius must be a finite distance > 0, got %s" % radius
+	if unit != 1:
+		return "give options.size or options.radius, not both"
+	return ""
 
 
 ## The fields still held by someone.
@@ -98,11 +123,19 @@ func _clients() -> Array[FlowFieldClient]:
 	return clients
 
 
-# Engine cells (Vector2i) or world positions (Vector2) -> the grid's own cells as int32 pairs;
+# Engine cells (Vector2i) or world positions (Vector2) -> the grid's own cells as int32 pairs
+# (for a unit of [param unit] cells: a position is the footprint's centre, a cell its anchor);
 # empty after a push_error when one is of another type or outside the grid.
 static func _cells(
-	params: Dictionary, offset: Vector2i, points: Array, what: String
+	params: Dictionary, offset: Vector2i, points: Array, what: String, unit: int = 1
 ) -> PackedInt32Array:
+	var half: Vector2 = (
+		(
+			GridSerializer.cell_to_world(params, Vector2i.ONE)
+			- GridSerializer.cell_to_world(params, Vector2i.ZERO)
+		)
+		* ((unit - 1) * 0.5)
+	)
 	var width: int = params.get("width", 0)
 	var height: int = params.get("height", 0)
 	var out := PackedInt32Array()
@@ -113,7 +146,7 @@ static func _cells(
 			cell = engine_cell - offset
 		elif point is Vector2:
 			var position: Vector2 = point
-			cell = GridSerializer.world_to_cell(params, position)
+			cell = GridSerializer.world_to_cell(params, position - half)
 		else:
 			push_error(
 				"%s: %s holds %s; give Vector2i cells or Vector2 positions" % [WHERE, what, point]

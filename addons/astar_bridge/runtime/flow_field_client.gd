@@ -158,6 +158,8 @@ func _request(starts: PackedInt32Array, tiles: PackedInt32Array) -> void:
 		"starts": starts.to_byte_array(),
 		"agents_block": agents_block,
 	}
+	if size != 1:
+		params["size"] = size  # absent: 1, today's bytes
 	var transform: Callable = FieldWire.identity()
 	if _awaiting_id:
 		# The first request (or a re-request) brings its starts' tiles: no field.tiles round
