@@ -30,7 +30,7 @@ func _process(_delta: float) -> bool:
 	_show("null grid", bridge.call("load_astar_grid_2d", "level", null))
 	var iso := AStarGrid2D.new()
 	iso.cell_shape = AStarGrid2D.CELL_SHAPE_ISOMETRIC_RIGHT
-	_show("isometric grid", bridge.call("load_astar_grid_2d", "level", iso))
+	_show("empty isometric grid", bridge.call("load_astar_grid_2d", "level", iso))
 	var none: Array[Node] = []
 	_show("no regions", bridge.call("load_navigation_region", "level", none))
 	var not_regions: Array[Node] = [Node.new()]
@@ -78,7 +78,7 @@ func _show(name: String, outcome: Object) -> void:
 EXPECTED = {
     "probe: good grid ok": None,
     "probe: null grid bad_request": "load_astar_grid_2d: the grid is null",
-    "probe: isometric grid bad_request": "only CELL_SHAPE_SQUARE grids",
+    "probe: empty isometric grid bad_request": "is empty: set grid.region first",
     "probe: no regions bad_request": "no regions given for level",
     "probe: not a region bad_request": "is not a navigation region (give NavigationRegion2D",
     "probe: unbaked region bad_request": "the region Unbaked has no polygons: bake it first",

@@ -4,7 +4,9 @@
 ## [code]AStarBridge.load_graph(METHOD, params)[/code].
 ## Cells travel as one byte each, row-major ([code]y * width + x[/code], 0 = blocked); weights as
 ## little-endian float32 per cell (only when some weight differs from 1). World positions follow
-## [AStarGrid2D]: cell [code](x, y)[/code] sits at [code]origin + (x, y) * cell_size[/code].
+## [AStarGrid2D]: cell [code](x, y)[/code] sits at [code]origin + (x, y) * cell_size[/code]; on
+## an isometric, half-offset or hexagonal layer (or a diamond AStarGrid2D) the map's
+## [code]"layout"[/code] says where (cell_layout.gd: the engine's map_to_local).
 ## [codeblock]
 ## const GridSerializer = preload("res://addons/astar_bridge/serializers/grid_serializer.gd")
 ## var params := GridSerializer.from_tile_map_layer($Floor, "level", {"walkable_layer": "walkable"})
@@ -21,6 +23,8 @@ enum Source {
 	## A tile is blocked when it has a collision polygon in [code]physics_layer[/code].
 	PHYSICS,
 }
+
+const CellLayout = preload("res://addons/astar_bridge/serializers/cell_layout.gd")
 
 ## The protocol method these parameters are for.
 const METHOD := "graph.load_grid"
@@ -44,7 +48,13 @@ const _OPTION_TYPES: Dictionary = {
 }
 
 
-## Grid parameters for the used rectangle of [param layer].
+## Grid parameters for the used rectangle of [param layer], in the shape its [TileSet] draws:
+## square, isometric, half-offset square or hexagonal, every [enum TileSet.TileLayout] and
+## [enum TileSet.TileOffsetAxis] (a [code]"layout"[/code] entry for all but square; a cell's
+## neighbours are then the engine's [method TileMapLayer.get_surrounding_cells], plus the corner
+## cells under [code]diagonal[/code] on isometric layers). [code]origin[/code] is the world
+## position of the region's first cell ([method TileMapLayer.map_to_local]), [code]cell_size[/code]
+## the tile size, both through the layer's transform (its scale; rotation is not supported).
 ## Options (all optional):
 ## [code]source[/code] ([enum Source], default CUSTOM_DATA),
 ## [code]walkable_layer[/code] (String, default "walkable"),
@@ -129,6 +139,9 @@ static func from_tile_map_layer(
 		"cell_size": [size.x, size.y],
 		"origin": [first.x, first.y],
 	}
+	var layout: Dictionary = CellLayout.of_tile_set(tile_set, region.position)
+	if not layout.is_empty():
+		params["layout"] = layout
 	if weighted:
 		params["weights"] = weights.to_byte_array()
 	return params
@@ -137,15 +150,20 @@ static func from_tile_map_layer(
 ## Grid parameters for [param grid]'s region: solid cells, weight scales, diagonal mode,
 ## cell size and offset (origin = offset + region.position * cell_size, the position
 ## [method AStarGrid2D.get_point_position] gives the region's first cell).
-## Only [constant AStarGrid2D.CELL_SHAPE_SQUARE] maps to a grid; other shapes return {} with an
-## error. A dirty grid is updated first (as [method AStarGrid2D.update] would be before a query).
+## Every [enum AStarGrid2D.CellShape] maps: the diamond ones (ISOMETRIC_RIGHT / ISOMETRIC_DOWN)
+## add a [code]"layout"[/code] entry; their neighbours and costs are the square grid's (as
+## [AStarGrid2D] keeps them), only the points move, as [method AStarGrid2D.get_point_path] gives
+## them. A dirty grid is updated first (as [method AStarGrid2D.update] would be before a query).
+## Returns {} after a push_error when the grid's region is empty.
 static func from_astar_grid_2d(grid: AStarGrid2D, id: String) -> Dictionary:
-	if grid.cell_shape != AStarGrid2D.CELL_SHAPE_SQUARE:
-		push_error("from_astar_grid_2d: only CELL_SHAPE_SQUARE grids map to graph.load_grid")
+	var region: Rect2i = grid.region
+	if not region.has_area():
+		push_error(
+			"from_astar_grid_2d: the grid's region %s is empty: set grid.region first" % region
+		)
 		return {}
 	if grid.is_dirty():
 		grid.update()
-	var region: Rect2i = grid.region
 	var cells := PackedByteArray()
 	cells.resize(region.size.x * region.size.y)
 	var weights := PackedFloat32Array()
@@ -159,7 +177,8 @@ static func from_astar_grid_2d(grid: AStarGrid2D, id: String) -> Dictionary:
 			var weight: float = grid.get_point_weight_scale(cell)
 			weights[index] = weight
 			weighted = weighted or weight != 1.0
-	var first: Vector2 = grid.offset + Vector2(region.position) * grid.cell_size
+	# The engine's own point of the first cell (a diamond grid shifts it by half a cell).
+	var first: Vector2 = grid.get_point_position(region.position)
 	var params: Dictionary = {
 		"id": id,
 		"width": region.size.x,
@@ -169,6 +188,9 @@ static func from_astar_grid_2d(grid: AStarGrid2D, id: String) -> Dictionary:
 		"cell_size": [grid.cell_size.x, grid.cell_size.y],
 		"origin": [first.x, first.y],
 	}
+	var layout: Dictionary = CellLayout.of_astar_grid(grid.cell_shape, region.position)
+	if not layout.is_empty():
+		params["layout"] = layout
 	if weighted:
 		params["weights"] = weights.to_byte_array()
 	return params
@@ -181,23 +203,19 @@ static func diagonal_name(mode: AStarGrid2D.DiagonalMode) -> String:
 	return _DEFAULT_DIAGONAL
 
 
-## The cell (x, y) of [param params] nearest to world point [param point], or (-1, -1) outside.
+## The cell (x, y) of [param params] under world point [param point], or (-1, -1) outside: the
+## nearest on a square grid, the tile containing it on other shapes (CellLayout.cell_at).
 static func world_to_cell(params: Dictionary, point: Vector2) -> Vector2i:
-	var origin: Vector2 = _vec2(params.get("origin", [0.0, 0.0]))
-	var size: Vector2 = _vec2(params.get("cell_size", [1.0, 1.0]))
-	# floor(t + 0.5), as the sidecar rounds: a point halfway between two cells goes to the later.
-	var cell := Vector2i(((point - origin) / size + Vector2(0.5, 0.5)).floor())
+	var cell: Vector2i = CellLayout.cell_at(params, point)
 	var width: int = params.get("width", 0)
 	var height: int = params.get("height", 0)
 	var inside: bool = cell.x >= 0 and cell.y >= 0 and cell.x < width and cell.y < height
 	return cell if inside else Vector2i(-1, -1)
 
 
-## The world position of cell [param cell] of [param params].
+## The world position of cell [param cell] of [param params] (its centre, in every shape).
 static func cell_to_world(params: Dictionary, cell: Vector2i) -> Vector2:
-	var origin: Vector2 = _vec2(params.get("origin", [0.0, 0.0]))
-	var size: Vector2 = _vec2(params.get("cell_size", [1.0, 1.0]))
-	return origin + Vector2(cell) * size
+	return CellLayout.centre(params, cell)
 
 
 static func _tile_walkable(
@@ -284,15 +302,3 @@ static func _as_float(value: Variant, fallback: float) -> float:
 		var number: float = value
 		return number
 	return fallback
-
-
-static func _vec2(value: Variant) -> Vector2:
-	if value is Vector2:
-		return value
-	if value is Array:
-		var pair: Array = value
-		if pair.size() >= 2:
-			var x: float = pair[0]
-			var y: float = pair[1]
-			return Vector2(x, y)
-	return Vector2.ZERO
