@@ -5,6 +5,14 @@
 extends Node2D
 
 const CELLS_SHADER = preload("res://addons/astar_bridge/debug/grid_cells.gdshader")
+const ClearanceLayer2D = preload("res://addons/astar_bridge/debug/clearance_layer_2d.gd")
+
+## Show where a unit of this many cells a side fits (clearance_layer_2d.gd: the positions its
+## footprint's centre may take, tinted [member clearance_color]); 0 or 1: not shown.
+var debug_clearance_size: int = 0:
+	set = set_debug_clearance_size
+## The tint of [member debug_clearance_size]'s view.
+var clearance_color: Color = Color(0.3, 1.0, 0.4, 0.35)
 
 var _shapes: Dictionary = {}
 var _cells_image: Image = null
@@ -12,6 +20,7 @@ var _cells_texture: ImageTexture = null
 var _weights_image: Image = null
 var _weights_texture: ImageTexture = null
 var _edge_color: Color = Color.WHITE
+var _clearance: ClearanceLayer2D = null
 
 
 func _init(shapes: Dictionary, solid_color: Color, edge_color: Color) -> void:
@@ -36,6 +45,27 @@ func _draw() -> void:
 	draw_rect(rect, _edge_color, false, 1.0)
 
 
+## Shows (or, for 0 and 1, hides) where a unit of [param value] cells a side fits; a value
+## outside 0 .. 255 is refused (push_error, nothing changes).
+func set_debug_clearance_size(value: int) -> void:
+	if value < 0 or value > 255:
+		push_error("AStarBridge debug: debug_clearance_size must be 0 .. 255, got %d" % value)
+		return
+	debug_clearance_size = value
+	if _clearance != null:
+		_clearance.queue_free()
+		_clearance = null
+	if value > 1:
+		_clearance = ClearanceLayer2D.new(_shapes, value, clearance_color)
+		_clearance.name = "Clearance"
+		add_child(_clearance)
+
+
+## The view of [member debug_clearance_size] (clearance_layer_2d.gd), or null when off.
+func get_clearance_view() -> ClearanceLayer2D:
+	return _clearance
+
+
 ## Bakes every cell again (after a load or an update that may change anything).
 func rebuild() -> void:
 	var width: int = _shapes["width"]
@@ -52,6 +82,8 @@ func rebuild() -> void:
 		)
 		_weights_texture = ImageTexture.create_from_image(_weights_image)
 		shader_material.set_shader_parameter("weights", _weights_texture)
+	if _clearance != null:
+		_clearance.rebuild()
 	queue_redraw()
 
 
@@ -71,6 +103,8 @@ func refresh(cells: Array[Vector2i]) -> void:
 		for cell: Vector2i in cells:
 			_weights_image.set_pixel(cell.x, cell.y, Color(weights[cell.y * width + cell.x], 0, 0))
 		_weights_texture.update(_weights_image)
+	if _clearance != null:
+		_clearance.rebuild()
 	queue_redraw()
 
 
