@@ -1,0 +1,267 @@
+"""A grid laid out as Godot lays out a TileMapLayer: square, isometric, half-offset or hexagonal.
+
+Quick start::
+
+    import numpy as np
+    from python_core.grid.layouts import TileGrid, TileLayout
+    hexes = TileGrid(np.ones((10, 12), bool), layout=TileLayout("hexagon"), cell_size=(36, 40))
+    result = hexes.find_path((0, 0), (11, 9))      # six neighbours per cell, world step lengths
+    hexes.world_to_cell((100.0, 80.0))             # TileMapLayer.local_to_map
+
+A :class:`TileGrid` is a :class:`~python_core.grid.GridGraph` (walls, weights, agents, ``atomic``,
+the same validation) whose cells sit on a tile lattice: cell ``(x, y)`` is map cell
+``layout.map_origin + (x, y)``, its point is that cell's ``map_to_local`` (shifted so the grid's
+cell (0, 0) lies at ``origin``; ``cell_size`` is the tile size in world units), its neighbours the
+engine's, and a step costs the distance between centres times the weight of the cell entered.
+AStarGrid2D's isometric shapes keep square neighbours and its id-space costs (a straight step 1,
+a diagonal sqrt 2, times the weight): only their points move.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core._types import F64, DiagonalMode
+from python_core.compiled import register_warm_up
+from python_core.errors import InvalidQueryError
+from python_core.grid.cells import Cell, as_cell, parse_pair
+from python_core.grid.graph import GridGraph
+from python_core.grid.layouts import search
+from python_core.grid.layouts.geometry import TileLayout, TileShape, unit_centres
+from python_core.grid.search import dispatch
+from python_core.grid.search.grid_view import GridView
+from python_core.result import PathResult, QueryOptions
+
+__all__ = ["TileGrid"]
+
+_NEAR = np.array([(dx, dy) for dy in range(-2, 3) for dx in range(-2, 3)])
+
+
+class TileGrid(GridGraph):
+    """A :class:`GridGraph` on a tile lattice (see the module notes).
+
+    Args:
+        walkable, diagonal, weights, cell_size, origin: as :class:`GridGraph`; ``cell_size`` is
+            the tile size, ``origin`` the world centre of cell (0, 0). The diagonal rule applies
+            to the corner cells of square and isometric tiles; six-sided tiles have none.
+        layout: a :class:`TileLayout`, or a shape name (layout 0, axis 0, map origin (0, 0)).
+
+    Raises:
+        InvalidGraphError: as :class:`GridGraph`, or a bad layout.
+
+    Example:
+        >>> g = TileGrid(np.ones((2, 3), bool), layout="hexagon", cell_size=(2.0, 2.0))
+        >>> g.find_path((0, 0), (2, 0)).cost, g.cell_to_world((0, 1))
+        (4.0, (1.0, 1.5))
+        >>> g.find_path((0, 0), (3, 0))
+        Traceback (most recent call last):
+        ...
+        python_core.errors.OutOfBoundsError: goal (3, 0) is outside the 3 x 2 grid
+    """
+
+    def __init__(
+        self,
+        walkable: npt.ArrayLike,
+        *,
+        layout: TileLayout | str,
+        diagonal: DiagonalMode | str = DiagonalMode.ALWAYS,
+        weights: npt.ArrayLike | None = None,
+        cell_size: float | Sequence[float] = (1.0, 1.0),
+        origin: Sequence[float] = (0.0, 0.0),
+    ) -> None:
+        super().__init__(walkable, diagonal=diagonal, weights=weights, cell_size=cell_size, origin=origin)
+        self._layout = layout if isinstance(layout, TileLayout) else TileLayout(layout)
+        # weakly keyed caches (the square search's padded copy) key on this view: it lives as long as the grid
+        self._id_space = None if self._layout.lattice else cast("GridView", _IdSpace(self))
+
+    @classmethod
+    def from_grid(cls, grid: GridGraph, layout: TileLayout) -> TileGrid:
+        """A tile grid with ``grid``'s walls, weights, diagonal rule, cell size and origin (no agents).
+
+        Example:
+            >>> TileGrid.from_grid(GridGraph.from_strings([".."]), TileLayout("isometric")).layout.kind.value
+            'isometric'
+        """
+        return cls(
+            grid.walkable, layout=layout, diagonal=grid.diagonal, weights=grid.weights,
+            cell_size=grid.cell_size, origin=grid.origin,
+        )  # fmt: skip
+
+    @property
+    def layout(self) -> TileLayout:
+        """How the cells sit in the plane."""
+        return self._layout
+
+    # -- coordinates ------------------------------------------------------------------------------
+
+    def cell_points(self, nodes: npt.ArrayLike) -> F64:
+        """World centres of flat cell ids ``y * width + x``: ``(n, 2)`` float64.
+
+        Example:
+            >>> g = TileGrid(np.ones((2, 2), bool), layout="isometric", cell_size=(4, 2))
+            >>> g.cell_points([0, 1, 2]).tolist()  # the odd row is shifted half a tile
+            [[0.0, 0.0], [4.0, 0.0], [2.0, 1.0]]
+        """
+        ids = np.asarray(nodes, dtype=np.int64).reshape(-1)
+        ys, xs = np.divmod(ids, self._width)
+        return self._centres(xs, ys)
+
+    def _centres(self, xs: npt.ArrayLike, ys: npt.ArrayLike) -> F64:
+        (mx, my), (cw, ch), (ox, oy) = self._layout.map_origin, self._cell_size, self._origin
+        ux, uy = unit_centres(self._layout, np.asarray(xs) + mx, np.asarray(ys) + my)
+        bx, by = unit_centres(self._layout, [mx], [my])
+        return np.stack([ox + (ux - bx[0]) * cw, oy + (uy - by[0]) * ch], axis=1)
+
+    def cell_to_world(self, cell: Sequence[float]) -> tuple[float, float]:
+        """World centre of a cell (``map_to_local`` of its map cell, placed by ``origin``).
+
+        Raises:
+            InvalidQueryError: non-integral or non-finite coordinates.
+            OutOfBoundsError: the cell is outside the grid.
+        """
+        x, y = as_cell(cell, self._width, self._height)
+        point = self._centres([x], [y])[0]
+        return (float(point[0]), float(point[1]))
+
+    def world_to_cell(self, position: Sequence[float]) -> Cell:
+        """The cell whose tile contains ``position`` (``TileMapLayer.local_to_map``): of the cells
+        around the nearest lattice point, the one in whose tile outline the position lies deepest.
+
+        Raises:
+            InvalidQueryError: non-finite coordinates.
+            OutOfBoundsError: that cell lies outside the grid.
+
+        Example:
+            >>> g = TileGrid(np.ones((3, 3), bool), layout="isometric", cell_size=(4, 2))
+            >>> g.world_to_cell((2.0, 1.1)), g.world_to_cell((0.9, 0.0)), g.world_to_cell((2.1, 0.0))
+            ((0, 1), (0, 0), (1, 0))
+        """
+        px, py = parse_pair("position", position, positive=False, error=InvalidQueryError)
+        (cw, ch), (ox, oy), (mx, my) = self._cell_size, self._origin, self._layout.map_origin
+        bx, by = unit_centres(self._layout, [mx], [my])
+        ux, uy = (px - ox) / cw + bx[0], (py - oy) / ch + by[0]  # the unit frame of map cells
+        guess = self._approximate(ux, uy)
+        xs, ys = guess[0] + _NEAR[:, 0], guess[1] + _NEAR[:, 1]
+        cx, cy = unit_centres(self._layout, xs, ys)
+        depth = _gauge(self._layout, ux - cx, uy - cy)
+        best = int(np.lexsort((ys, xs, depth))[0])  # ties on an edge: the smaller x, then y
+        return as_cell((int(xs[best]) - mx, int(ys[best]) - my), self._width, self._height)
+
+    def _approximate(self, ux: float, uy: float) -> tuple[int, int]:
+        """The map cell whose centre the linear part of the lattice puts nearest (within two)."""
+        cx, cy = unit_centres(self._layout, [0, 2, 0], [0, 0, 2])
+        a = np.array([[cx[1] - cx[0], cx[2] - cx[0]], [cy[1] - cy[0], cy[2] - cy[0]]]) / 2
+        mx, my = np.linalg.solve(a, np.array([ux - cx[0], uy - cy[0]]))
+        if not (math.isfinite(mx) and math.isfinite(my)) or max(abs(mx), abs(my)) > 2**40:
+            return (2**40, 2**40)  # far outside any grid: as_cell reports it
+        return (round(mx), round(my))
+
+    # -- queries ----------------------------------------------------------------------------------
+
+    def find_path(
+        self,
+        start: Sequence[int],
+        goal: Sequence[int],
+        *,
+        options: QueryOptions | None = None,
+        method: Any = "auto",
+    ) -> PathResult:
+        """Shortest path between two cells over the layout's neighbours (compiled A*).
+
+        Same endpoint rules, options and errors as :meth:`GridGraph.find_path`; the heuristic is
+        the world distance between centres times the least weight (``"zero"`` also accepted).
+        AStarGrid2D isometric shapes run the square grid's search in id space (``method`` as
+        :meth:`GridGraph.find_path`); lattices take ``"auto"`` or ``"astar"``.
+
+        Raises:
+            InvalidQueryError, OutOfBoundsError, BlockedEndpointError, UnknownPointError: as
+                :meth:`GridGraph.find_path`; also a unit ``size`` or ``radius`` (not on layouts yet).
+        """
+        if options is not None and (options.size != 1 or options.radius is not None):
+            raise InvalidQueryError(f"unit sizes are not supported on a {self._layout.kind.value} layout yet")
+        if self._id_space is not None:
+            result = dispatch.find_path(self._id_space, start, goal, options=options, method=method)
+            if len(result.nodes) == 0:
+                return result
+            return PathResult(
+                result.status, points=self.cell_points(result.nodes), nodes=result.nodes,
+                cost=result.cost, expanded=result.expanded,
+            )  # fmt: skip
+        if method not in ("auto", "astar"):
+            raise InvalidQueryError(
+                f"method {method!r:.40} does not apply to a tile layout; use 'auto' or 'astar'"
+            )
+        return search.find_path(self, start, goal, options)
+
+    def find_many(
+        self,
+        starts: npt.ArrayLike,
+        goals: npt.ArrayLike,
+        *,
+        options: QueryOptions | None = None,
+    ) -> list[PathResult]:
+        """:meth:`find_path` for each pair, in order (the first bad query raises).
+
+        Raises:
+            InvalidQueryError: ``starts`` and ``goals`` differ in length (and as :meth:`find_path`).
+        """
+        a, b = np.asarray(starts).reshape(-1, 2), np.asarray(goals).reshape(-1, 2)
+        if a.shape != b.shape:
+            raise InvalidQueryError(f"{len(a)} starts but {len(b)} goals")
+        return [self.find_path(s, t, options=options) for s, t in zip(a.tolist(), b.tolist(), strict=True)]
+
+    def prepare(self) -> None:
+        """Build now what the first search would (the padded copy and one workspace)."""
+        if self._id_space is not None:
+            dispatch.prepare(self._id_space)
+        else:
+            search.prepare(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"TileGrid(width={self._width}, height={self._height}, layout={self._layout}, "
+            f"diagonal={self._diagonal.value!r}, cell_size={self._cell_size}, origin={self._origin})"
+        )
+
+
+def _gauge(layout: TileLayout, dx: F64, dy: F64) -> F64:
+    """How deep a unit-frame offset from a centre lies in that cell's tile outline: <= 1 inside."""
+    ax, ay = np.abs(dx), np.abs(dy)
+    shape = layout.kind
+    if shape in (TileShape.SQUARE, TileShape.HALF_OFFSET_SQUARE):
+        out: F64 = 2 * np.maximum(ax, ay)
+    elif shape is TileShape.HEXAGON:  # axis 0, pointy top: vertices (0, +-1/2), (+-1/2, +-1/4)
+        out = np.maximum(2 * ax, 2 * ay + ax) if layout.offset_axis == 0 else np.maximum(2 * ay, 2 * ax + ay)
+    else:  # isometric diamonds, AStarGrid2D's too
+        out = 2 * (ax + ay)
+    return out
+
+
+class _IdSpace:
+    """An AStarGrid2D isometric grid as the square search sees it: the same grid (every property
+    read through), but cell size 1 and origin 0, so costs are in id space."""
+
+    cell_size = (1.0, 1.0)
+    origin = (0.0, 0.0)
+
+    def __init__(self, grid: TileGrid) -> None:
+        self._grid = grid
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._grid, name)
+
+
+@register_warm_up
+def _warm_up() -> None:
+    """Compile the lattice kernel with the dtypes real queries use (weights, corners, parity, agents)."""
+    for shape in ("hexagon", "isometric"):
+        grid = TileGrid(np.ones((3, 4), bool), layout=shape, diagonal="only_if_no_obstacles")
+        grid.find_path((0, 0), (3, 2))
+        grid.set_weights([(1, 1)], 2.0)
+        grid.place_agent(1, (2, 1))
+        grid.find_path((0, 0), (3, 2), options=QueryOptions(allow_partial=True, max_expansions=3))
