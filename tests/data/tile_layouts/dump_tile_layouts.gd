@@ -1,7 +1,7 @@
-## Dumps the engine's own tile geometry for the hex/isometric oracle (issue 39): for every tile shape,
-## layout and offset axis, each cell's map_to_local, get_surrounding_cells and (square, isometric) its
-## four corner cells, plus local_to_map of random points; and AStarGrid2D isometric grids with
-## get_point_position and get_id_path answers. Run:
+## Dumps the engine's own tile geometry for the hex/isometric oracle (issue 39): for every
+## tile shape, layout and offset axis, each cell's map_to_local, get_surrounding_cells and
+## (square, isometric) its four corner cells, plus local_to_map of random points; and
+## AStarGrid2D isometric grids with get_point_position and get_id_path answers. Run:
 ## godot --headless --script tests/data/tile_layouts/dump_tile_layouts.gd -- OUT.json
 extends SceneTree
 
@@ -42,7 +42,10 @@ func _init() -> void:
 			for axis: int in axes:
 				layers.append(_dump_layer(shape, layout, axis, rng))
 	var grids: Array = []
-	for cell_shape: int in [AStarGrid2D.CELL_SHAPE_ISOMETRIC_RIGHT, AStarGrid2D.CELL_SHAPE_ISOMETRIC_DOWN]:
+	var shapes: Array[int] = [
+		AStarGrid2D.CELL_SHAPE_ISOMETRIC_RIGHT, AStarGrid2D.CELL_SHAPE_ISOMETRIC_DOWN
+	]
+	for cell_shape: int in shapes:
 		for mode: int in [
 			AStarGrid2D.DIAGONAL_MODE_ALWAYS, AStarGrid2D.DIAGONAL_MODE_ONLY_IF_NO_OBSTACLES
 		]:
@@ -88,7 +91,9 @@ func _dump_layer(shape: int, layout: int, axis: int, rng: RandomNumberGenerator)
 				names = ISOMETRIC_CORNERS
 			var mine: Array = []
 			for neighbor: int in names:
-				var other: Vector2i = layer.get_neighbor_cell(cell, neighbor as TileSet.CellNeighbor)
+				var other: Vector2i = layer.get_neighbor_cell(
+					cell, neighbor as TileSet.CellNeighbor
+				)
 				mine.append([other.x, other.y])
 			corners.append(mine)
 	var probes: Array = []
@@ -142,7 +147,8 @@ func _dump_astar_grid(cell_shape: int, mode: int, rng: RandomNumberGenerator) ->
 	return {
 		"cell_shape": cell_shape,
 		"diagonal_mode": mode,
-		"region": [grid.region.position.x, grid.region.position.y, grid.region.size.x, grid.region.size.y],
+		"region":
+		[grid.region.position.x, grid.region.position.y, grid.region.size.x, grid.region.size.y],
 		"cell_size": [grid.cell_size.x, grid.cell_size.y],
 		"offset": [grid.offset.x, grid.offset.y],
 		"solid": solid,
