@@ -1,6 +1,7 @@
 """A navigation mesh behind the :class:`Navigator` interface: endpoints are positions. A mesh
 loaded as one piece never changes; a navigation map (regions and links) takes region and link
-updates.
+updates. An agent radius (per query, or the map's ``agent_radius``) searches the mesh shrunk by
+it (:mod:`python_core.navmesh.shrink`), shrunk once per radius and cached until the mesh changes.
 
     from python_core import NavMesh
     from python_core.navigation import NavMeshNavigator
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from python_core.errors import UnsupportedOperationError
+from python_core.errors import InvalidGraphError, InvalidQueryError, UnsupportedOperationError
 from python_core.navigation.base import NoHierarchy
 from python_core.navigation.interface import Endpoint, EndpointForm
 from python_core.navigation.updates import (
@@ -33,7 +34,8 @@ from python_core.navigation.updates import (
 from python_core.navmesh import NavMesh
 from python_core.navmesh.navmap import NavMap
 from python_core.navmesh.polyanya import find_optimal_path
-from python_core.result import PathResult, QueryOptions
+from python_core.navmesh.shrink import ShrinkCache, ShrunkMesh, check_radius
+from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["NavMeshNavigator"]
 
@@ -78,10 +80,60 @@ class NavMeshNavigator(NoHierarchy):
 
     kind_name = "navmesh"
 
-    def __init__(self, mesh: NavMesh | NavMap) -> None:
+    def __init__(self, mesh: NavMesh | NavMap, *, agent_radius: float | None = None) -> None:
+        """``agent_radius``: the radius of queries that give none (the engine's ``agent_radius``),
+        shrunk now.
+
+        Raises:
+            InvalidGraphError: a radius that is not a finite number > 0, or that leaves no room.
+            UnsupportedOperationError: a radius on a 3D mesh.
+        """
         self._map = mesh if isinstance(mesh, NavMap) else None
         self._mesh = mesh.mesh if isinstance(mesh, NavMap) else mesh
         self._endpoints = EndpointForm(size=self._mesh.dim)
+        self._agent_radius = None
+        if agent_radius is not None:
+            try:
+                self._agent_radius = check_radius(agent_radius, "agent_radius")
+            except InvalidQueryError as exc:
+                raise InvalidGraphError(str(exc)) from None
+        self._shrinks = self._new_cache(self._mesh)
+
+    def _new_cache(self, mesh: NavMesh) -> ShrinkCache:
+        """A cache for ``mesh`` holding its ``agent_radius`` shrink (built now: it is the default)."""
+        cache = ShrinkCache(mesh)
+        if self._agent_radius is not None and cache.get(self._agent_radius).mesh is None:
+            raise InvalidGraphError(f"agent_radius {self._agent_radius:g} leaves no room on the mesh")
+        return cache
+
+    @property
+    def agent_radius(self) -> float | None:
+        """The radius of queries that give none (None: the mesh as it is)."""
+        return self._agent_radius
+
+    @property
+    def shrinks(self) -> ShrinkCache:
+        """The shrunk meshes by radius (a new cache whenever the mesh is rebuilt)."""
+        return self._shrinks
+
+    def shrunk(self, radius: float) -> ShrunkMesh:
+        """The mesh shrunk for ``radius`` (cached; see :func:`python_core.navmesh.shrink.shrink_mesh`)."""
+        return self._shrinks.get(radius)
+
+    def ready_for(self, options: QueryOptions | None) -> bool:
+        """False when a query with ``options`` would first shrink the mesh for a new radius (work
+        that grows with the mesh: a server gives such a query to a thread, not its event loop)."""
+        radius = self._radius(options)
+        return radius is None or self._shrinks.cached(radius) is not None
+
+    def _radius(self, options: QueryOptions | None) -> float | None:
+        if options is None:
+            return self._agent_radius
+        if options.size != 1:
+            raise InvalidQueryError(
+                f"a navmesh takes a unit's radius (world units), not a size in cells; got size {options.size}"
+            )
+        return self._agent_radius if options.radius is None else options.radius
 
     @property
     def mesh(self) -> NavMesh:
@@ -126,16 +178,32 @@ class NavMeshNavigator(NoHierarchy):
         ``options.optimal``, the exactly shortest path by Polyanya
         (:func:`python_core.navmesh.polyanya.find_optimal_path`), the layers as its polygon mask.
 
+        With a radius (``options.radius``, else the map's ``agent_radius``) both modes search
+        the mesh shrunk for it; endpoints snap onto the shrunk mesh; ``nodes`` are the original
+        mesh's polygons; no room anywhere is ``no_path``.
+
         Raises:
-            UnsupportedOperationError: ``hierarchical`` or ``corridor`` (only grids have a hierarchy).
+            UnsupportedOperationError: ``hierarchical`` or ``corridor`` (only grids have a
+                hierarchy); a radius on a 3D mesh.
+            InvalidQueryError: a ``size`` other than 1 (a navmesh takes a radius).
         """
         if hierarchical or corridor:
             raise self._refuse()
+        radius = self._radius(options)
+        if radius is None:
+            return self._search(self._mesh, start, goal, options)
+        shrunk = self._shrinks.get(radius)
+        if shrunk.mesh is None:
+            return PathResult(PathStatus.NO_PATH, np.zeros((0, self.dim)))
+        return shrunk.original(self._search(shrunk.mesh, start, goal, options))
+
+    @staticmethod
+    def _search(mesh: NavMesh, start: Point, goal: Point, options: QueryOptions | None) -> PathResult:
         layers = None if options is None else options.layers
         if options is not None and options.optimal:
-            traversable = None if layers is None else (self._mesh.layers & layers) != 0
-            return find_optimal_path(self._mesh, start, goal, options=options, traversable=traversable)
-        return self._mesh.find_path(start, goal, options=options, layers=layers)
+            traversable = None if layers is None else (mesh.layers & layers) != 0
+            return find_optimal_path(mesh, start, goal, options=options, traversable=traversable)
+        return mesh.find_path(start, goal, options=options, layers=layers)
 
     def apply(self, updates: Sequence[Update]) -> None:
         """Region and link changes of a map, in order, all or nothing: they are tried on a copy
@@ -160,12 +228,33 @@ class NavMeshNavigator(NoHierarchy):
         if all(isinstance(change, _IN_PLACE) for change in updates):
             for change in updates:
                 _apply_one(self._map, change)
+                self._apply_to_shrinks(change)
             return
-        self._mesh = trial.mesh  # builds (and may raise) before anything is replaced
-        self._map = trial
+        mesh = trial.mesh  # builds (and may raise) before anything is replaced
+        shrinks = self._new_cache(mesh)
+        self._mesh, self._map, self._shrinks = mesh, trial, shrinks
+
+    def _apply_to_shrinks(self, change: Update) -> None:
+        """A layer or link switch, made in place on the map, made on every cached shrink too."""
+        assert self._map is not None
+        for shrunk in self._shrinks.entries():
+            if shrunk.mesh is None:
+                continue
+            if isinstance(change, SetRegionLayers):
+                ids = np.asarray(self._map.region_polygons(change.region_id))
+                shrunk.mesh.set_layers(np.flatnonzero(np.isin(shrunk.source, ids)), change.layers)
+            elif isinstance(change, SetLinkEnabled):
+                index = sorted(self._map.links).index(int(change.link_id))
+                if all(i != index for i, _ in shrunk.dropped_links):
+                    shrunk.mesh.set_link_enabled(index, change.enabled)
 
     def describe(self) -> dict[str, Any]:
-        """Regions and links, when loaded as a map."""
-        if self._map is None:
-            return {}
-        return {"regions": len(self._map.regions), "links": len(self._map.links)}
+        """Regions and links, when loaded as a map; the agent radius and the radii shrunk, when set."""
+        out: dict[str, Any] = {}
+        if self._map is not None:
+            out = {"regions": len(self._map.regions), "links": len(self._map.links)}
+        if self._agent_radius is not None:
+            out["agent_radius"] = self._agent_radius
+        if self._shrinks.radii:
+            out["shrunk_radii"] = self._shrinks.radii
+        return out

@@ -91,6 +91,8 @@ class NavMesh:
         neighbours: per corner ``poly_ptr[p] + i``, the polygon across edge ``i -> i + 1`` of ``p``.
         region, layers, enter_costs, travel_costs: per polygon.
         links: the links, in the order given.
+        portal_samples, merge_margin, edge_margin, link_radius: as given (what a mesh derived
+            from this one, a shrunk one, is built with).
 
     Raises:
         InvalidGraphError: bad shapes, non-finite coordinates, indices out of range, fewer than 3
@@ -138,6 +140,7 @@ class NavMesh:
         self._samples = int(portal_samples)
         if self._samples < 1:
             raise InvalidGraphError(f"portal_samples must be >= 1, got {portal_samples}")
+        self.portal_samples, self.merge_margin = self._samples, float(merge_margin)
         count = ptr.shape[0] - 1
         self.dim = int(verts.shape[1])
         self.up_axis = up_axis if self.dim == 3 else -1
