@@ -15,6 +15,7 @@ extends Node
 const SettingsTable = preload("res://addons/astar_bridge/runtime/settings_table.gd")
 const GraphShapes = preload("res://addons/astar_bridge/debug/graph_shapes.gd")
 const GridLayer2D = preload("res://addons/astar_bridge/debug/grid_layer_2d.gd")
+const LayoutGridLayer2D = preload("res://addons/astar_bridge/debug/layout_grid_layer_2d.gd")
 const GraphLayer2D = preload("res://addons/astar_bridge/debug/graph_layer_2d.gd")
 const GraphLayer3D = preload("res://addons/astar_bridge/debug/graph_layer_3d.gd")
 const PathLayer2D = preload("res://addons/astar_bridge/debug/path_layer_2d.gd")
@@ -119,7 +120,9 @@ func _on_graph_loaded(id: String) -> void:
 	if shapes.is_empty():
 		return
 	var layer: Node = null
-	if shapes["kind"] == GraphShapes.KIND_GRID:
+	if shapes["kind"] == GraphShapes.KIND_GRID and not (shapes["layout"] as Dictionary).is_empty():
+		layer = LayoutGridLayer2D.new(shapes, solid_color, edge_color)
+	elif shapes["kind"] == GraphShapes.KIND_GRID:
 		layer = GridLayer2D.new(shapes, solid_color, edge_color)
 	elif shapes["dim"] == 3:
 		layer = GraphLayer3D.new(shapes, solid_color, edge_color)

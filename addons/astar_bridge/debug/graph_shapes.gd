@@ -1,7 +1,7 @@
 ## What the debug drawing draws of a graph, read from its wire load parameters
 ## ([code]AStarBridge.get_graph_load(id)[/code], shaped by addons/astar_bridge/serializers/):
 ## [code]{"kind", "dim", ...}[/code] with, for a grid, [code]width, height, origin, cell_size,
-## cells, weights[/code]; for waypoints, [code]points[/code] (id -> position),
+## layout, cells, weights[/code]; for waypoints, [code]points[/code] (id -> position),
 ## [code]edges[/code] (pairs of positions) and [code]disabled[/code] (ids); for a navmesh,
 ## [code]vertices[/code] and [code]polygons[/code] (index lists). Pure functions.
 extends RefCounted
@@ -35,6 +35,9 @@ static func summary(method: String, params: Dictionary) -> String:
 			var text: String = (
 				"grid %d x %d" % [_int(params.get("width")), _int(params.get("height"))]
 			)
+			var layout: Variant = params.get("layout")
+			if layout is Dictionary and (layout as Dictionary).has("shape"):
+				text += ", %s" % (layout as Dictionary)["shape"]
 			if params.has("hierarchy"):
 				text += ", HPA*"
 			return text
@@ -145,6 +148,8 @@ static func _grid(params: Dictionary) -> Dictionary:
 		"height": height,
 		"origin": _vec2(params.get("origin"), Vector2.ZERO),
 		"cell_size": _vec2(params.get("cell_size"), Vector2.ONE),
+		# A hexagonal, isometric or half-offset grid's layout ({}: square cells).
+		"layout": params.get("layout", {}) if params.get("layout") is Dictionary else {},
 		# Copies: the debug drawing folds updates into them.
 		"cells": cells.duplicate(),
 		"weights": weights if weights.size() == cells.size() else PackedFloat32Array(),
