@@ -29,7 +29,7 @@ import numpy.typing as npt
 from python_core._types import F64, I64
 from python_core.csr.graph import CsrGraph
 from python_core.csr.search import find_csr_path
-from python_core.errors import InvalidGraphError, UnknownPointError
+from python_core.errors import InvalidGraphError, UnknownPointError, UnsupportedOperationError
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["WaypointGraph"]
@@ -263,12 +263,17 @@ class WaypointGraph:
         Raises:
             UnknownPointError: either id is unknown.
             InvalidQueryError: unknown heuristic or negative budget.
+            UnsupportedOperationError: a unit ``size`` or ``radius`` (grids and navmeshes take them).
 
         Example:
             >>> g = WaypointGraph(); g.add_point(0, (0, 0)); g.add_point(1, (1, 0))
             >>> g.find_path(0, 1).status.value  # not connected
             'no_path'
         """
+        if options is not None and (options.size != 1 or options.radius is not None):
+            raise UnsupportedOperationError(
+                "a waypoint graph has no unit sizes: 'size' is for grids, 'radius' for grids and navmeshes"
+            )
         s, t = self._lookup(start_id), self._lookup(goal_id)
         if s == t:
             return PathResult(PathStatus.FOUND, self._pos[[s]].copy(), np.array([int(start_id)]), 0.0, 0)
