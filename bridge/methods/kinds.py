@@ -115,6 +115,16 @@ def _navmesh_size(params: Params) -> int:
     return max(verts // _point_bytes(params), sizes // 4)
 
 
+def _open_navmesh(record: Mapping[str, Any]) -> Navigator[Any]:
+    """A mesh or map record, with the navigator's own ``agent_radius`` (the radius of queries that
+    give none; the mesh is shrunk for it now, on the load's thread)."""
+    radius = record.get("agent_radius")
+    if radius is not None and (isinstance(radius, bool) or not isinstance(radius, int | float)):
+        raise InvalidGraphError(f"agent_radius must be a number > 0, got {short_repr(radius)}")
+    graph = from_record("navmesh", {k: v for k, v in record.items() if k != "agent_radius"})
+    return NavMeshNavigator(graph, agent_radius=radius)
+
+
 def _navmesh_updates(params: Params, graph: Navigator[Any]) -> list[Update]:
     return navmesh_updates(params, graph.dim)
 
@@ -135,7 +145,7 @@ WAYPOINTS = GraphKind(
 )
 NAVMESH = GraphKind(
     "navmesh",
-    lambda record: NavMeshNavigator(from_record("navmesh", record)),
+    _open_navmesh,
     _navmesh_size,
     _navmesh_updates,
 )

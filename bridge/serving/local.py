@@ -389,8 +389,8 @@ class LocalServing:
         graph = self.registry.get(query.graph_id).graph
         if query.reachable:
             return run_query(graph, query)
-        if time.perf_counter() >= self._inline_until:
-            return None
+        if time.perf_counter() >= self._inline_until or not graph.ready_for(query.options):
+            return None  # its slice is spent, or it would first build something map-sized
         budget = query.options.max_expansions
         if budget is not None and budget <= INLINE_EXPANSIONS:
             return self._capped(run_query(graph, query))

@@ -88,6 +88,10 @@ class NoHierarchy:
             goals,
         )
 
+    def ready_for(self, options: QueryOptions | None) -> bool:
+        """Nothing is built by a query."""
+        return True
+
     def repair_pending(self, seconds: float) -> bool:
         """Nothing is ever deferred."""
         return False

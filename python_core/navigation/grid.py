@@ -351,6 +351,10 @@ class GridNavigator:
         self._hierarchy, self._smooth = hpa, options.smooth
         return BuildReport(int(hpa.nbytes), float(hpa.build_seconds))
 
+    def ready_for(self, options: QueryOptions | None) -> bool:
+        """A grid query builds nothing as large as the grid first."""
+        return True
+
     def repair_pending(self, seconds: float) -> bool:
         """Refill for about ``seconds`` the all-pairs table rows a time-boxed update left stale."""
         hpa = self._hierarchy

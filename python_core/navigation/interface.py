@@ -140,6 +140,12 @@ class Navigator(Protocol[NodeT]):
         no GIL (a grid's hierarchy), which is what lets threads answering batches run in parallel."""
         ...
 
+    def ready_for(self, options: QueryOptions | None) -> bool:
+        """False when a query with ``options`` would first build something whose cost grows with
+        the graph (a navmesh shrunk for a new radius): a server runs it on a thread, never inline
+        on its event loop."""
+        ...
+
     def is_reachable(self, start: NodeT, goal: NodeT) -> bool:
         """Whether any path joins two resolved endpoints, from the hierarchy (no search)."""
         ...
