@@ -25,6 +25,7 @@ from python_core.csr import WaypointGraph
 from python_core.errors import AStarError, InvalidGraphError
 from python_core.formats.navmap_record import navmap_from
 from python_core.grid import DiagonalMode, GridGraph
+from python_core.grid.layouts import TileGrid, TileLayout, TileShape
 from python_core.navmesh import NavMesh
 from python_core.navmesh.navmap import NavMap
 
@@ -32,7 +33,7 @@ __all__ = ["GRAPH_KINDS", "from_record", "kind_of", "to_record"]
 
 GRAPH_KINDS = ("grid", "waypoints", "navmesh")
 
-GRID_KEYS = ("width", "height", "cells", "diagonal", "weights", "cell_size", "origin")
+GRID_KEYS = ("width", "height", "cells", "diagonal", "weights", "cell_size", "origin", "layout")
 WAYPOINT_KEYS = ("dim", "ids", "positions", "weights", "edges", "bidirectional", "disabled")
 NAVMESH_KEYS = ("dim", "vertices", "indices", "sizes", "up_axis")
 
@@ -121,13 +122,17 @@ def _grid_from(record: Mapping[str, Any]) -> GridGraph:
     weights = None
     if record.get("weights") is not None:
         weights = _floats(_bin(record, "weights", 4, width * height), "weights").reshape(height, width)
-    return GridGraph(
+    grid = GridGraph(
         cells.reshape(height, width) != 0,
         diagonal=str(diagonal),
         weights=weights,
         cell_size=_pair(record, "cell_size", (1.0, 1.0)),
         origin=_pair(record, "origin", (0.0, 0.0)),
     )
+    if record.get("layout") is None:
+        return grid
+    layout = TileLayout.from_map(record["layout"])  # a square TileSet is the plain grid, bit for bit
+    return grid if layout.kind is TileShape.SQUARE else TileGrid.from_grid(grid, layout)
 
 
 def _grid_to(graph: GridGraph) -> dict[str, Any]:
@@ -144,6 +149,8 @@ def _grid_to(graph: GridGraph) -> dict[str, Any]:
         record["cell_size"] = list(graph.cell_size)
     if graph.origin != (0.0, 0.0):
         record["origin"] = list(graph.origin)
+    if isinstance(graph, TileGrid):
+        record["layout"] = graph.layout.describe()
     return record
 
 

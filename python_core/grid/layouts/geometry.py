@@ -135,6 +135,39 @@ class TileLayout:
             return -1
         return 1 if self.offset_axis == 0 else 0
 
+    @classmethod
+    def from_map(cls, value: object) -> TileLayout:
+        """A layout from its map (a grid record's or the wire's ``layout``): ``shape`` (required),
+        ``layout``, ``offset_axis``, ``map_origin`` (``[x, y]``).
+
+        Raises:
+            InvalidGraphError: not a map, unknown keys, or bad values (as the constructor).
+
+        Example:
+            >>> TileLayout.from_map({"shape": "hexagon", "map_origin": [-2, 3]}).map_origin
+            (-2, 3)
+            >>> TileLayout.from_map({"shape": "hexagon", "axis": 1})
+            Traceback (most recent call last):
+            ...
+            python_core.errors.InvalidGraphError: unknown layout field(s) ['axis']; expected some of \
+['shape', 'layout', 'offset_axis', 'map_origin']
+        """
+        keys = ["shape", "layout", "offset_axis", "map_origin"]
+        if not isinstance(value, dict):
+            raise InvalidGraphError(f"layout must be a map, got {type(value).__name__}")
+        extra = sorted(str(k) for k in value if k not in keys)
+        if extra:
+            raise InvalidGraphError(f"unknown layout field(s) {extra}; expected some of {keys}")
+        if "shape" not in value:
+            raise InvalidGraphError("layout needs a 'shape'")
+        origin = value.get("map_origin", (0, 0))
+        return cls(
+            value["shape"],
+            layout=value.get("layout", 0),
+            offset_axis=value.get("offset_axis", 0),
+            map_origin=tuple(origin) if isinstance(origin, list | tuple) else origin,
+        )
+
     def describe(self) -> dict[str, object]:
         """The wire's map of this layout."""
         return {
