@@ -23,7 +23,7 @@ const FOLDED_KEYS: Array[String] = [
 ]
 
 # id -> {"method", "params", "cells": {index: bool}, "weights": PackedByteArray or null,
-#        "cell_weights": {index: float}, "agents": {agent: [x, y]}, "points": {id: bool},
+#        "cell_weights": {index: float}, "agents": {agent: [x, y(, size)]}, "points": {id: bool},
 #        "other": Array[Dictionary]}
 var _graphs: Dictionary = {}
 
@@ -165,7 +165,11 @@ func _merged_update(id: String, state: Dictionary) -> Dictionary:
 	if not agents.is_empty():
 		var ops: Array = []
 		for agent: int in agents:
-			ops.append({"op": "place", "agent": agent, "cell": agents[agent]})
+			var kept: Array = agents[agent]
+			var op: Dictionary = {"op": "place", "agent": agent, "cell": kept.slice(0, 2)}
+			if kept.size() > 2:
+				op["size"] = kept[2]
+			ops.append(op)
 		merged["agents"] = ops
 	var points: Dictionary = state["points"]
 	if not points.is_empty():
@@ -220,7 +224,15 @@ static func _fold_agents(kept: Dictionary, ops: Array) -> void:
 		if str(op.get("op", "")) == "remove":
 			kept.erase(agent)
 		elif op.get("cell") is Array:
-			kept[agent] = op["cell"]
+			# [x, y], or [x, y, size] for a unit of several cells: a move keeps the size.
+			var cell: Array = (op["cell"] as Array).duplicate()
+			var old: Array = kept.get(agent, [])
+			var size: Variant = op.get("size", old[2] if old.size() > 2 else 1)
+			if op.get("op") == "place":
+				size = op.get("size", 1)
+			if size is int and size != 1:
+				cell.append(size)
+			kept[agent] = cell
 
 
 static func _fold_points(kept: Dictionary, points: PackedByteArray, disabled: Variant) -> void:

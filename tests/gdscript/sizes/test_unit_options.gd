@@ -8,6 +8,7 @@ const AgentOccupancy = preload("res://addons/astar_bridge/runtime/agent_occupanc
 const BodyExtent = preload("res://addons/astar_bridge/nodes/body_extent.gd")
 const FieldCalls = preload("res://addons/astar_bridge/runtime/field_calls.gd")
 const FlowField = preload("res://addons/astar_bridge/api/flow_field.gd")
+const GraphStore = preload("res://addons/astar_bridge/runtime/graph_store.gd")
 const GRID := "sizes_grid"
 
 var _tree: SceneTree = Engine.get_main_loop() as SceneTree
@@ -183,6 +184,25 @@ func test_a_sized_field_speaks_anchors_and_footprint_centres() -> void:
 	assert_eq(field.world_to_cell(Vector2(48, 48)), Vector2i(2, 2), "the anchor")
 	var plain := FlowField.new(GRID, grid, Vector2i.ZERO, Vector2(8, 8), Vector2(16, 16), {})
 	assert_eq(plain.cell_to_world(Vector2i(2, 2)), Vector2(40, 40))
+
+
+func test_a_restart_places_agents_again_with_their_sizes() -> void:
+	var store := GraphStore.new()
+	store.loaded(
+		"graph.load_grid", {"id": "g", "width": 8, "height": 8, "cells": PackedByteArray()}
+	)
+	var placed: Array[Dictionary] = [
+		{"op": "place", "agent": 1, "cell": [1, 1], "size": 3},
+		{"op": "place", "agent": 2, "cell": [5, 5]},
+	]
+	store.updated("g", {"id": "g", "agents": placed})
+	var moved: Array[Dictionary] = [{"op": "move", "agent": 1, "cell": [2, 1]}]
+	store.updated("g", {"id": "g", "agents": moved})
+	var steps: Array[Array] = store.replay_steps("g")
+	var update: Dictionary = steps[1][1]
+	var ops: Array = update["agents"]
+	assert_eq(ops[0], {"op": "place", "agent": 1, "cell": [2, 1], "size": 3}, "a move keeps it")
+	assert_eq(ops[1], {"op": "place", "agent": 2, "cell": [5, 5]}, "size 1: today's op")
 
 
 func _shape_2d(body: Node2D, shape: Shape2D) -> CollisionShape2D:
