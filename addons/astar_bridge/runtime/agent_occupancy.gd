@@ -36,6 +36,8 @@ static func register_grid(params: Dictionary) -> void:
 		"height": height,
 		"origin": params.get("origin", [0.0, 0.0]),
 		"cell_size": params.get("cell_size", [1.0, 1.0]),
+		# Hex / isometric TileMapLayers: GridSerializer's cell <-> world conversions read it.
+		"layout": params.get("layout", {}),
 	}
 	_placed[id] = {}
 	_sizes[id] = {}
@@ -97,8 +99,9 @@ static func anchor_of(graph_id: String, position: Vector2, size: int = 1) -> Vec
 	var height: int = grid["height"]
 	if size < 1 or size > width or size > height:
 		return Vector2i(-1, -1)
-	if GridSerializer.world_to_cell(grid, position) == Vector2i(-1, -1):
-		return Vector2i(-1, -1)
+	var under: Vector2i = GridSerializer.world_to_cell(grid, position)
+	if size == 1 or under == Vector2i(-1, -1):
+		return under  # one cell: the grid's own conversion (hex and isometric layouts too)
 	var origin: Vector2 = GridSerializer.cell_to_world(grid, Vector2i.ZERO)
 	var step: Vector2 = GridSerializer.cell_to_world(grid, Vector2i.ONE) - origin
 	# The footprint's centre lies (size - 1) / 2 cells past its anchor's point; floor(t + 0.5) as
