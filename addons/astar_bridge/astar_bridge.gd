@@ -165,7 +165,9 @@ func get_sidecar_port() -> int:
 	return _link.sidecar_port
 
 
-## Loads [param layer]'s used rect as grid [param id], in the layer's world positions.
+## Loads [param layer]'s used rect as grid [param id], in the layer's world positions and in
+## the shape its [TileSet] draws (square, isometric, half-offset or hexagonal: a cell's
+## neighbours are the engine's [method TileMapLayer.get_surrounding_cells]).
 ## Walkable: a tile whose bool custom data layer "walkable" is true (or navigation / physics
 ## polygons); cells without a tile are walls; diagonals only past no wall (not [AStarGrid2D]'s
 ## default). [param options]: source, walkable_layer, weight_layer, navigation_layer,
@@ -178,7 +180,8 @@ func load_tile_map_layer(id: String, layer: TileMapLayer, options: Dictionary = 
 	return _graphs.load_engine_grid(id, params, GraphSources.tile_map_offset(layer, options))
 
 
-## Loads an [AStarGrid2D] (its region, solid points, weights, diagonal mode, cell size, offset).
+## Loads an [AStarGrid2D] (its region, solid points, weights, diagonal mode, cell size, offset,
+## cell shape: the diamond shapes keep the square neighbours and costs, only the points move).
 ## Failure: as [method load_tile_map_layer].
 func load_astar_grid_2d(id: String, grid: AStarGrid2D) -> BridgeResult:
 	var params: Dictionary = GraphSources.astar_grid_2d(id, grid)
