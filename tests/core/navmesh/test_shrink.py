@@ -1,0 +1,168 @@
+"""A navmesh shrunk for an agent radius: paths keep the radius from every wall (checked with
+shapely on the original polygons), optimal lengths equal a visibility-graph optimum of the eroded
+area, narrow gaps stop wide agents, and the cache, layers, costs and links behave."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import shapely
+
+from python_core import QueryOptions
+from python_core.errors import InvalidGraphError, InvalidQueryError, UnsupportedOperationError
+from python_core.formats.polyanya import load_polyanya_mesh, read_mesh_scenarios
+from python_core.navigation import NavMeshNavigator
+from python_core.navmesh import NavMesh
+from python_core.navmesh.shrink import ShrinkCache, shrink_mesh
+from python_core.result import PathStatus
+from tests.core.navmesh.shrink_oracle import (
+    VisibilityOnArea,
+    eroded_area,
+    segments,
+    walkable_area,
+)
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "mesh"
+TOL = 1e-6
+
+
+@pytest.fixture(scope="module")
+def arena() -> NavMesh:
+    return load_polyanya_mesh(DATA / "arena.mesh")
+
+
+def two_rooms(door: float = 2.0) -> NavMesh:
+    """Rooms [0, 10]^2 and [12, 22] x [0, 10] joined by a corridor of width ``door`` at y = 5."""
+    lo, hi = 5 - door / 2, 5 + door / 2
+    verts = [[0, 0], [10, 0], [10, lo], [10, hi], [10, 10], [0, 10],
+             [12, 0], [22, 0], [22, 10], [12, 10], [12, hi], [12, lo]]  # fmt: skip
+    return NavMesh(verts, [[0, 1, 2, 3, 4, 5], [2, 11, 10, 3], [6, 7, 8, 9, 10, 11]])
+
+
+def assert_clear(points: np.ndarray, area: shapely.Geometry, radius: float) -> None:
+    """Every piece of the path lies in the area, at least ``radius`` from its boundary."""
+    boundary, cover = area.boundary, area.buffer(TOL)
+    for seg in segments(points):
+        assert cover.covers(seg), f"{seg} leaves the walkable area"
+        assert seg.distance(boundary) >= radius - TOL, f"{seg} is {seg.distance(boundary)} from a wall"
+
+
+@pytest.mark.parametrize("radius", [0.5, 1.0])
+def test_arena_paths_keep_the_radius_from_every_wall(arena: NavMesh, radius: float) -> None:
+    nav = NavMeshNavigator(arena)
+    area = walkable_area(arena)
+    found = 0
+    for row in read_mesh_scenarios(DATA / "arena.scen")[::8]:
+        for optimal in (False, True):
+            res = nav.find_path(row.start, row.goal, QueryOptions(radius=radius, optimal=optimal))
+            if res.found:
+                found += 1
+                assert_clear(res.points, area, radius)
+                assert np.all((res.nodes >= 0) & (res.nodes < arena.polygon_count))
+    assert found >= 20
+    assert nav.shrinks.misses == 1
+
+
+def test_arena_optimal_length_equals_the_visibility_optimum_of_the_eroded_area(arena: NavMesh) -> None:
+    radius = 1.0
+    eroded = eroded_area(walkable_area(arena), radius)
+    oracle = VisibilityOnArea(eroded)
+    inner = eroded.buffer(-1e-3)
+    rng = np.random.default_rng(38)
+    x0, y0, x1, y1 = eroded.bounds
+    points = [p for p in rng.uniform((x0, y0), (x1, y1), size=(400, 2)) if inner.contains(shapely.Point(p))]
+    shrunk = shrink_mesh(arena, radius)
+    assert shrunk.mesh is not None
+    checked = 0
+    for start, goal in zip(points[0:16], points[16:32], strict=True):
+        expect = oracle.length(start, goal)
+        res = NavMeshNavigator(shrunk.mesh).find_path(start, goal, QueryOptions(optimal=True))
+        if not np.isfinite(expect):
+            assert res.status is PathStatus.NO_PATH
+            continue
+        checked += 1
+        assert res.found
+        assert res.cost == pytest.approx(expect, rel=1e-7, abs=1e-7)
+    assert checked >= 8
+
+
+@pytest.mark.parametrize("optimal", [False, True])
+def test_a_gap_narrower_than_the_diameter_is_not_passed(optimal: bool) -> None:
+    nav = NavMeshNavigator(two_rooms(door=2.0))
+    start, goal = np.array([2.0, 5.0]), np.array([20.0, 5.0])
+    narrow = nav.find_path(start, goal, QueryOptions(radius=0.98, optimal=optimal))
+    assert narrow.found
+    assert_clear(narrow.points, walkable_area(nav.mesh), 0.98)
+    assert nav.find_path(start, goal, QueryOptions(radius=1.0, optimal=optimal)).status is PathStatus.NO_PATH
+    partial = nav.find_path(start, goal, QueryOptions(radius=1.5, optimal=optimal, allow_partial=True))
+    assert partial.status is PathStatus.PARTIAL
+    pieces = shapely.get_parts(eroded_area(walkable_area(nav.mesh), 1.5))
+    room = next(p for p in pieces if p.contains(shapely.Point(start)))  # the part the start is in
+    nearest = shapely.get_coordinates(shapely.shortest_line(room, shapely.Point(goal)))[0]
+    assert len(pieces) == 2
+    assert 8.5 < nearest[0] < 10.0
+    assert partial.points[-1] == pytest.approx(nearest, abs=1e-6)  # in room 1's bulge toward the door
+
+
+def test_endpoints_outside_the_shrunk_area_snap_to_its_nearest_point() -> None:
+    nav = NavMeshNavigator(two_rooms())
+    res = nav.find_path((0.0, 0.0), (30.0, 5.0), QueryOptions(radius=0.5))
+    eroded = eroded_area(walkable_area(nav.mesh), 0.5)
+    assert res.found
+    for end, point in (((0.0, 0.0), res.points[0]), ((30.0, 5.0), res.points[-1])):
+        assert np.hypot(*(point - end)) == pytest.approx(eroded.distance(shapely.Point(end)), abs=1e-6)
+
+
+def test_the_cache_shrinks_once_per_radius_and_keeps_the_latest() -> None:
+    nav = NavMeshNavigator(two_rooms())
+    first = nav.find_path((2, 5), (20, 5), QueryOptions(radius=0.5))
+    again = nav.find_path((2, 5), (20, 5), QueryOptions(radius=0.5))
+    assert (nav.shrinks.misses, nav.shrinks.hits) == (1, 1)
+    assert np.array_equal(first.points, again.points)
+    assert nav.shrunk(0.5) is nav.shrunk(0.5)
+    assert not nav.ready_for(QueryOptions(radius=0.25))
+    assert nav.ready_for(QueryOptions(radius=0.5))
+    assert nav.ready_for(None)
+    for r in (0.1, 0.2, 0.3, 0.4):
+        nav.shrunk(r)
+    assert nav.shrinks.radii == [0.1, 0.2, 0.3, 0.4]  # capacity 4: 0.5, least recently used, is gone
+    assert nav.describe()["shrunk_radii"] == [0.1, 0.2, 0.3, 0.4]
+
+
+def test_agent_radius_is_the_default_and_a_query_radius_overrides_it() -> None:
+    nav = NavMeshNavigator(two_rooms(), agent_radius=1.2)
+    assert nav.describe()["agent_radius"] == 1.2
+    assert nav.find_path((2, 5), (20, 5)).status is PathStatus.NO_PATH
+    assert nav.find_path((2, 5), (20, 5), QueryOptions()).status is PathStatus.NO_PATH
+    assert nav.find_path((2, 5), (20, 5), QueryOptions(radius=0.5)).found
+
+
+def test_bad_radii_raise_and_nothing_is_lost() -> None:
+    nav = NavMeshNavigator(two_rooms())
+    before = nav.find_path((2, 5), (20, 5), QueryOptions(radius=0.5))
+    for options in (QueryOptions(radius=0.0), QueryOptions(radius=-1.0), QueryOptions(radius=float("nan")),
+                    QueryOptions(radius=float("inf")), QueryOptions(size=2)):  # fmt: skip
+        with pytest.raises(InvalidQueryError):
+            nav.find_path((2, 5), (20, 5), options)
+    with pytest.raises(InvalidQueryError, match="radius must be"):
+        ShrinkCache(nav.mesh).get(True)  # type: ignore[arg-type]
+    after = nav.find_path((2, 5), (20, 5), QueryOptions(radius=0.5))
+    assert np.array_equal(before.points, after.points)
+    assert nav.find_path((2, 5), (20, 5), QueryOptions(radius=100.0)).status is PathStatus.NO_PATH
+    for bad in (0.0, -2.0, float("nan"), "1"):
+        with pytest.raises(InvalidGraphError, match="agent_radius"):
+            NavMeshNavigator(two_rooms(), agent_radius=bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidGraphError, match="leaves no room"):
+        NavMeshNavigator(two_rooms(), agent_radius=6.0)
+
+
+def test_3d_meshes_refuse_a_radius() -> None:
+    mesh = NavMesh([[0, 0, 0], [4, 0, 0], [4, 0, 4], [0, 0, 4]], [[0, 1, 2, 3]])
+    nav = NavMeshNavigator(mesh)
+    with pytest.raises(UnsupportedOperationError, match="3D"):
+        nav.find_path((1, 0, 1), (3, 0, 3), QueryOptions(radius=0.5))
+    assert nav.find_path((1, 0, 1), (3, 0, 3)).found
+    with pytest.raises(UnsupportedOperationError, match="3D"):
+        NavMeshNavigator(mesh, agent_radius=0.5)
