@@ -25,14 +25,18 @@ import numpy.typing as npt
 from python_core._types import U8
 from python_core.compiled import jit, register_warm_up
 from python_core.errors import InvalidGraphError, InvalidQueryError
+from python_core.result import QueryOptions
 
 __all__ = [
     "MAX_UNIT_SIZE",
+    "blocked_start",
     "check_radius",
     "check_size",
     "clearance_of",
+    "fill_clearance",
     "repair_clearance",
     "size_for_radius",
+    "unit_size",
 ]
 
 MAX_UNIT_SIZE = 255
@@ -129,10 +133,16 @@ def clearance_of(walkable: npt.ArrayLike) -> U8:
     array = np.asarray(walkable)
     if array.ndim != 2 or 0 in array.shape:
         raise InvalidGraphError(f"walkable must be a non-empty 2D array, got shape {array.shape}")
-    open_cells = np.ascontiguousarray(array != 0, dtype=np.uint8)
     out = np.empty(array.shape, dtype=np.uint8)
-    _clearance_kernel(open_cells, out)
+    fill_clearance(array, out)
     return out
+
+
+def fill_clearance(walkable: npt.NDArray[Any], out: U8) -> None:
+    """Write the clearance of ``walkable`` (``(h, w)``, nonzero = walkable) into ``out``, a
+    ``(h, w)`` uint8 array or view (the inside of a padded copy, say); see :func:`clearance_of`."""
+    open_cells = walkable if walkable.dtype == np.uint8 else np.asarray(walkable != 0, dtype=np.uint8)
+    _clearance_kernel(open_cells, out)
 
 
 def repair_clearance(walkable: npt.NDArray[Any], clear: U8, box: tuple[int, int, int, int]) -> int:
@@ -204,6 +214,31 @@ def size_for_radius(radius: Any, cell_size: tuple[float, float]) -> int:
             f"radius {r} is {size} cells wide, more than the largest size {MAX_UNIT_SIZE}"
         )
     return size
+
+
+def blocked_start(cell: tuple[int, int], size: int) -> str:
+    """The message of the error a search raises for a start where the unit does not fit.
+
+    Example:
+        >>> blocked_start((1, 2), 1)
+        'start cell (1, 2) is blocked'
+        >>> blocked_start((1, 2), 3)
+        'start cell (1, 2) is blocked for a unit of size 3: its 3x3 footprint does not fit'
+    """
+    if size == 1:
+        return f"start cell {cell} is blocked"
+    return f"start cell {cell} is blocked for a unit of size {size}: its {size}x{size} footprint does not fit"
+
+
+def unit_size(options: QueryOptions, cell_size: tuple[float, float]) -> int:
+    """The size in cells a query's unit has on a grid of ``cell_size``: ``options.size``, or the
+    size of ``options.radius`` (:func:`size_for_radius`). Options are checked already.
+
+    Example:
+        >>> unit_size(QueryOptions(radius=1.0), (1.0, 1.0)), unit_size(QueryOptions(size=4), (1.0, 1.0))
+        (2, 4)
+    """
+    return options.size if options.radius is None else size_for_radius(options.radius, cell_size)
 
 
 @register_warm_up

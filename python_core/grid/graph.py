@@ -20,28 +20,29 @@ an empty path for a solid goal. Agents never block the start cell, which is neve
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from os import PathLike
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import F64, I64, U8, B, DiagonalMode
+from python_core._types import F64, U8, B, DiagonalMode
 from python_core.compiled import register_warm_up
 from python_core.errors import GraphFileError, InvalidGraphError, InvalidQueryError
 from python_core.formats.movingai import BLOCKED, PASSABLE, mask_from_rows, read_map
 from python_core.grid.agents import GridAgents
-from python_core.grid.cells import Cell, as_cell, as_cells, parse_mask, parse_pair, parse_weights, reject_bad
-from python_core.grid.clearance import clearance_of, size_for_radius
+from python_core.grid.cells import Cell, as_cell, parse_mask, parse_pair, parse_weights
+from python_core.grid.changes import GridChanges
+from python_core.grid.clearance import check_size, size_for_radius
 from python_core.grid.search import dispatch
+from python_core.grid.search.prepared import prepared_for
 from python_core.result import PathResult, QueryOptions
 
 __all__ = ["GridGraph"]
 
 
-class GridGraph(GridAgents):
+class GridGraph(GridChanges, GridAgents):
     """A rectangular grid of cells: walkable or not, each with a weight, plus dynamic agents.
 
     Storage is flat: ``walkable`` uint8 and ``weights`` float64 arrays of ``width * height``, an
@@ -91,9 +92,9 @@ class GridGraph(GridAgents):
         self._weights = parse_weights(weights, mask.shape)
         self._occupancy = np.zeros(self._width * self._height, dtype=np.int32)
         self._agents: dict[int, Cell] = {}
+        self._sizes: dict[int, int] = {}
         self._version = 0
         self._undo: list[Callable[[], None]] | None = None  # inside atomic(): how to go back
-        self._clearance: tuple[int, U8] | None = None  # (version it was computed at, values)
 
     @classmethod
     def from_strings(
@@ -217,12 +218,9 @@ class GridGraph(GridAgents):
             >>> GridGraph.from_strings(["...", "..@"]).clearance.tolist()
             [[2, 1, 1], [1, 1, 0]]
         """
-        cached = self._clearance
-        if cached is None or cached[0] != self._version:
-            values = clearance_of(self._walkable.reshape(self._height, self._width))
-            values.flags.writeable = False
-            cached = self._clearance = (self._version, values)
-        return cached[1]
+        view = prepared_for(self).clearance  # the searches' padded copy: one byte per cell in all
+        view.flags.writeable = False
+        return view
 
     def size_for_radius(self, radius: float) -> int:
         """The unit size in cells for a unit of ``radius`` world units on this grid:
@@ -244,149 +242,53 @@ class GridGraph(GridAgents):
 
     # -- coordinates ------------------------------------------------------------------------------
 
-    def cell_to_world(self, cell: Sequence[float]) -> tuple[float, float]:
-        """World position of a cell's point, ``origin + (x, y) * cell_size``.
+    def cell_to_world(self, cell: Sequence[float], *, size: int = 1) -> tuple[float, float]:
+        """World position of a cell's point, ``origin + (x, y) * cell_size``; for a unit of
+        ``size`` cells anchored there, its footprint's centre, ``(size - 1) / 2`` cells further.
 
         Raises:
-            InvalidQueryError: non-integral or non-finite coordinates.
+            InvalidQueryError: non-integral or non-finite coordinates, or a bad size.
             OutOfBoundsError: the cell is outside the grid.
 
         Example:
-            >>> GridGraph(np.ones((2, 2)), cell_size=(2.0, 3.0), origin=(1.0, 0.0)).cell_to_world((1, 1))
-            (3.0, 3.0)
+            >>> g = GridGraph(np.ones((2, 2)), cell_size=(2.0, 3.0), origin=(1.0, 0.0))
+            >>> g.cell_to_world((1, 1)), g.cell_to_world((0, 0), size=2)
+            ((3.0, 3.0), (2.0, 1.5))
         """
         x, y = as_cell(cell, self._width, self._height)
-        return (self._origin[0] + x * self._cell_size[0], self._origin[1] + y * self._cell_size[1])
+        shift = (check_size(size) - 1) / 2.0
+        return (
+            self._origin[0] + (x + shift) * self._cell_size[0],
+            self._origin[1] + (y + shift) * self._cell_size[1],
+        )
 
-    def world_to_cell(self, position: Sequence[float]) -> Cell:
-        """The cell whose point (see :meth:`cell_to_world`) lies nearest to ``position``.
+    def world_to_cell(self, position: Sequence[float], *, size: int = 1) -> Cell:
+        """The cell whose point (see :meth:`cell_to_world`) lies nearest to ``position``; for a
+        unit of ``size`` cells, the anchor whose footprint (inside the grid) has its centre nearest.
 
         With ``origin = cell_size / 2`` (points at tile centres) this is the tile containing it.
 
         Raises:
-            InvalidQueryError: non-finite coordinates.
+            InvalidQueryError: non-finite coordinates, or a bad size.
             OutOfBoundsError: the nearest cell lies outside the grid.
 
         Example:
-            >>> GridGraph(np.ones((2, 2)), cell_size=2.0).world_to_cell((2.9, 0.2))
-            (1, 0)
+            >>> g = GridGraph(np.ones((3, 3)), cell_size=2.0)
+            >>> g.world_to_cell((2.9, 0.2)), g.world_to_cell((2.9, 0.2), size=2)
+            ((1, 0), (1, 0))
+            >>> g.world_to_cell((4.0, 4.0), size=2)  # (2, 2)'s footprint would leave the grid
+            (1, 1)
         """
         px, py = parse_pair("position", position, positive=False, error=InvalidQueryError)
-        x = math.floor((px - self._origin[0]) / self._cell_size[0] + 0.5)
-        y = math.floor((py - self._origin[1]) / self._cell_size[1] + 0.5)
-        return as_cell((x, y), self._width, self._height)
-
-    # -- mutations (validated in full before anything is written) --------------------------------
-
-    def set_walkable(self, cells: npt.ArrayLike, walkable: bool | npt.ArrayLike = True) -> None:
-        """Open or close cells.
-
-        Args:
-            cells: one ``(x, y)`` or an ``(n, 2)`` array / sequence of cells.
-            walkable: one bool for all, or one per cell.
-
-        Raises:
-            InvalidQueryError: malformed cells or a ``walkable`` of the wrong length.
-            OutOfBoundsError: a cell outside the grid (nothing is changed).
-
-        Example:
-            >>> g = GridGraph(np.ones((1, 3), dtype=bool))
-            >>> g.set_walkable([(1, 0)], False); g.find_path((0, 0), (2, 0)).status.value
-            'no_path'
-        """
-        nodes = as_cells(cells, self._width, self._height)
-        values = np.asarray(walkable)
-        if values.dtype != np.bool_ or values.ndim > 1 or values.size not in (1, nodes.size):
-            raise InvalidQueryError(f"walkable must be one bool or one per cell, got {walkable!r:.80}")
-        self._remember(self._walkable, nodes)
-        self._walkable[nodes] = values
-        self._version += 1
-
-    def set_weight(self, cell: Sequence[int], weight: float) -> None:
-        """Set one cell's weight; see :meth:`set_weights`.
-
-        Example:
-            >>> g = GridGraph(np.ones((1, 2))); g.set_weight((1, 0), 3.0); g.find_path((0, 0), (1, 0)).cost
-            3.0
-        """
-        self.set_weights([cell], [weight])
-
-    def set_weights(self, cells: npt.ArrayLike, weights: float | npt.ArrayLike) -> None:
-        """Set the weight of cells (the factor on the cost of entering them).
-
-        Args:
-            cells: one ``(x, y)`` or an ``(n, 2)`` array of cells.
-            weights: one number for all, or one per cell; finite and ``>= 0``.
-
-        Raises:
-            InvalidQueryError: malformed cells or weights of the wrong length.
-            InvalidGraphError: a negative or non-finite weight (nothing is changed).
-            OutOfBoundsError: a cell outside the grid.
-
-        Example:
-            >>> GridGraph(np.ones((1, 2))).set_weights([(0, 0)], -1.0)
-            Traceback (most recent call last):
-            ...
-            python_core.errors.InvalidGraphError: weight must be finite and >= 0, got -1.0 at cell (0, 0)
-        """
-        nodes = as_cells(cells, self._width, self._height)
-        try:
-            values = np.broadcast_to(np.asarray(weights, dtype=np.float64), nodes.shape)
-        except (TypeError, ValueError) as exc:
-            raise InvalidQueryError(f"weights must be one number or one per cell: {weights!r:.80}") from exc
-        reject_bad("weight", values, self._width, nodes)
-        self._remember(self._weights, nodes)
-        self._weights[nodes] = values
-        self._version += 1
-
-    # -- all or nothing ---------------------------------------------------------------------------
-
-    @contextmanager
-    def atomic(self) -> Iterator[None]:
-        """Make the changes inside the block (walls, weights, agents) all or nothing: when the
-        block raises, each change made in it is undone, newest first, and the error goes on. What
-        it keeps is only the old values of the cells changed, where a copy of the grid to fall back
-        on costs its whole size on every change. An inner block joins the outer one.
-
-        Example:
-            >>> from python_core.errors import UnknownPointError
-            >>> g = GridGraph(np.ones((1, 3), dtype=bool))
-            >>> try:
-            ...     with g.atomic():
-            ...         g.set_walkable([(1, 0)], False)
-            ...         g.move_agent(9, (2, 0))  # no agent 9: the wall goes again
-            ... except UnknownPointError as exc:
-            ...     print(exc)
-            no agent with id 9
-            >>> g.find_path((0, 0), (2, 0)).found
-            True
-        """
-        if self._undo is not None:
-            yield
-            return
-        undo: list[Callable[[], None]] = []
-        self._undo = undo
-        try:
-            yield
-        except BaseException:
-            for step in reversed(undo):
-                step()
-            raise
-        finally:
-            self._undo = None
-
-    def _remember(self, array: npt.NDArray[Any], nodes: I64) -> None:
-        """Inside :meth:`atomic`: note how to put back ``array``'s values at ``nodes`` (read before
-        any write, so a cell listed twice gets its one old value back)."""
-        if self._undo is None:
-            return
-        old = array[nodes].copy()
-
-        def put_back() -> None:
-            array[nodes] = old
-            self._version += 1
-
-        self._undo.append(put_back)
+        k = check_size(size)
+        fx, fy = (px - self._origin[0]) / self._cell_size[0], (py - self._origin[1]) / self._cell_size[1]
+        x, y = as_cell((math.floor(fx + 0.5), math.floor(fy + 0.5)), self._width, self._height)
+        if k == 1:
+            return x, y
+        shift = (k - 1) / 2.0  # nearest footprint centre, among anchors whose footprint fits
+        x = min(max(math.floor(fx - shift + 0.5), 0), max(self._width - k, 0))
+        y = min(max(math.floor(fy - shift + 0.5), 0), max(self._height - k, 0))
+        return x, y
 
     # -- queries ----------------------------------------------------------------------------------
 

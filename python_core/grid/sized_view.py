@@ -74,7 +74,7 @@ class SizedView:
     Make one with :func:`sized_view`.
     """
 
-    __slots__ = ("_grid", "_origin", "_size", "_version", "_walkable", "_weights")
+    __slots__ = ("__weakref__", "_grid", "_origin", "_size", "_version", "_walkable", "_weights")
 
     def __init__(self, grid: _Source, size: int) -> None:
         self._grid = grid
@@ -142,6 +142,11 @@ class SizedView:
     def agents(self) -> Mapping[int, Cell]:
         """The grid's agents (live), by anchor cell."""
         return self._grid.agents
+
+    @property
+    def agent_sizes(self) -> Mapping[int, int]:
+        """The grid's agents' sizes (live)."""
+        return self._grid.agent_sizes
 
     def __repr__(self) -> str:
         return (

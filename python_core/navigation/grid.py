@@ -22,9 +22,12 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core._types import F64, I64
-from python_core.errors import InvalidGraphError, InvalidQueryError, UnsupportedOperationError
+from python_core.errors import AStarError, InvalidGraphError, InvalidQueryError, UnsupportedOperationError
 from python_core.grid import GridGraph
+from python_core.grid.cells import check_options
+from python_core.grid.clearance import unit_size
 from python_core.grid.search import dispatch
+from python_core.grid.search.prepared import is_ready
 from python_core.hpa import HierarchicalGrid, Progress
 from python_core.navigation.interface import (
     BuildReport,
@@ -113,8 +116,10 @@ class GridNavigator:
 
     # -- queries ----------------------------------------------------------------------------------
 
-    def resolve(self, endpoint: Endpoint) -> Cell:
-        """The cell of an endpoint: the cell itself, or (``world``) the one nearest the position.
+    def resolve(self, endpoint: Endpoint, options: QueryOptions | None = None) -> Cell:
+        """The cell of an endpoint: the cell itself, or (``world``) the one nearest the position;
+        for a unit of ``options.size`` (or ``options.radius``) cells, the anchor whose footprint
+        centre lies nearest (:meth:`GridGraph.world_to_cell`).
 
         Raises:
             InvalidQueryError: not two coordinates, or a cell with fractional ones.
@@ -124,7 +129,10 @@ class GridNavigator:
         if isinstance(endpoint, int) or len(endpoint) != 2:
             raise InvalidQueryError(f"a grid endpoint is two coordinates, got {endpoint!r:.60}")
         if self._world:
-            return self._grid.world_to_cell(endpoint)
+            if options is None:
+                return self._grid.world_to_cell(endpoint)
+            check_options(options)
+            return self._grid.world_to_cell(endpoint, size=unit_size(options, self._grid.cell_size))
         try:
             cell = (int(endpoint[0]), int(endpoint[1]))
         except (TypeError, ValueError, OverflowError):
@@ -249,18 +257,26 @@ class GridNavigator:
         return reach.astype(np.float64)
 
     def _blocked_by_agents(self, result: PathResult, options: QueryOptions) -> bool:
-        """True when another agent stands on a cell of the path past its start."""
+        """True when another agent's footprint meets the querying unit's footprint on the path
+        past its start."""
         if options.ignore_agents or len(result.nodes) < 2:
             return False
-        return self._grid.agents_on(result.nodes[1:], besides=options.agent)
+        size = unit_size(options, self._grid.cell_size)
+        return self._grid.agents_on(result.nodes[1:], besides=options.agent, size=size)
 
-    def is_reachable(self, start: Cell, goal: Cell) -> bool:
-        """Whether any path joins two cells, from the hierarchy's components (agents ignored).
+    def is_reachable(self, start: Cell, goal: Cell, options: QueryOptions | None = None) -> bool:
+        """Whether any path joins two cells, from the hierarchy's components (agents ignored),
+        for a unit of ``options.size`` (or ``options.radius``), 1 by default.
 
         Raises:
             InvalidGraphError: no hierarchy is built.
+            InvalidQueryError: bad options.
         """
-        return self._built().is_reachable(start, goal)
+        hpa = self._built()
+        if options is None:
+            return hpa.is_reachable(start, goal)
+        check_options(options)
+        return hpa.is_reachable(start, goal, size=unit_size(options, self._grid.cell_size))
 
     def _built(self) -> HierarchicalGrid:
         if self._hierarchy is None:
@@ -303,7 +319,7 @@ class GridNavigator:
         elif isinstance(update, SetWeights):
             cells.set_weights(self._weight_cells(update), update.weights)
         elif isinstance(update, PlaceAgent):
-            self._grid.place_agent(update.agent, update.cell)
+            self._grid.place_agent(update.agent, update.cell, update.size)
         elif isinstance(update, MoveAgent):
             self._grid.move_agent(update.agent, update.cell)
         elif isinstance(update, RemoveAgent):
@@ -352,8 +368,20 @@ class GridNavigator:
         return BuildReport(int(hpa.nbytes), float(hpa.build_seconds))
 
     def ready_for(self, options: QueryOptions | None) -> bool:
-        """A grid query builds nothing as large as the grid first."""
-        return True
+        """False when the query's unit size needs a structure the size of the grid built first
+        (footprint-max weights of a weighted grid, or the hierarchy's layer for that size); a
+        query of size 1, or with bad options (its error is cheap), is always ready."""
+        if options is None or (options.size == 1 and options.radius is None):
+            return True
+        try:
+            check_options(options)
+            size = unit_size(options, self._grid.cell_size)
+        except AStarError:
+            return True
+        if size == 1:
+            return True
+        hpa = self._hierarchy
+        return is_ready(self._grid, size) and (hpa is None or size in hpa.sizes)
 
     def repair_pending(self, seconds: float) -> bool:
         """Refill for about ``seconds`` the all-pairs table rows a time-boxed update left stale."""

@@ -55,10 +55,12 @@ class SetWeights:
 
 @dataclass(frozen=True, slots=True)
 class PlaceAgent:
-    """Put a new agent on a grid cell."""
+    """Put a new agent on a grid cell; ``size`` (cells) is its square footprint from that cell
+    rightwards and downwards, as :meth:`GridGraph.place_agent`."""
 
     agent: int
     cell: tuple[int, int]
+    size: int = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ Quick start (most callers use :meth:`python_core.grid.GridGraph.find_path`)::
 
     from python_core.grid.search.astar import pad_cells
     passable = pad_cells(walkable_uint8_2d)      # a blocked border: neighbours need no bounds test
+    # astar_padded(passable, 1, ...) searches for units of size 1; on padded clearance, any size
 
 The grid is stored with a one-cell blocked border, ``(height + 2) x (width + 2)``, so every
 neighbour of a real cell is a valid index and the kernel never tests bounds. Per-query state lives
@@ -109,24 +110,25 @@ def estimate(code: int, nx: int, ny: int, cell_w: float, cell_h: float, diag: fl
 
 
 @jit
-def _open_around(passable: npt.NDArray[np.uint8], node: int, stride: int) -> int:
-    """Bit ``k`` set when the neighbour in move ``k`` is open (``passable`` holds 0 or 1)."""
+def _open_around(passable: npt.NDArray[np.uint8], node: int, stride: int, min_clear: int) -> int:
+    """Bit ``k`` set when the neighbour in move ``k`` is open: its clearance is ``>= min_clear``."""
     up, down = node - stride, node + stride
-    return int(
-        passable[node + 1]
-        | passable[node - 1] << 1
-        | passable[down] << 2
-        | passable[up] << 3
-        | passable[down + 1] << 4
-        | passable[down - 1] << 5
-        | passable[up + 1] << 6
-        | passable[up - 1] << 7
+    return (
+        int(passable[node + 1] >= min_clear)
+        | int(passable[node - 1] >= min_clear) << 1
+        | int(passable[down] >= min_clear) << 2
+        | int(passable[up] >= min_clear) << 3
+        | int(passable[down + 1] >= min_clear) << 4
+        | int(passable[down - 1] >= min_clear) << 5
+        | int(passable[up + 1] >= min_clear) << 6
+        | int(passable[up - 1] >= min_clear) << 7
     )
 
 
 @jit
 def astar_padded(
     passable: npt.NDArray[np.uint8],
+    min_clear: int,
     weights: npt.NDArray[np.float64],
     uniform_weight: float,
     stride: int,
@@ -150,12 +152,12 @@ def astar_padded(
     """A* between two padded node ids; the same contract as :func:`reference.astar_grid`.
 
     Entering node ``n`` costs ``step_length * weight``, the weight being ``uniform_weight`` when it
-    is ``>= 0`` and ``weights[n]`` otherwise. ``passable`` (padded, border 0, values 0 or 1) says
-    which nodes can be entered. On return ``g``/``parent`` hold valid values for nodes with
-    ``stamp`` in ``(tag, tag + 1)``.
+    is ``>= 0`` and ``weights[n]`` otherwise. ``passable`` (padded, border 0) holds each node's
+    clearance (or 0/1 walls): a node can be entered when it is ``>= min_clear``, the unit's size.
+    On return ``g``/``parent`` hold valid values for nodes with ``stamp`` in ``(tag, tag + 1)``.
 
     Args:
-        passable, weights, uniform_weight: the padded grid (see above).
+        passable, min_clear, weights, uniform_weight: the padded grid and unit size (see above).
         stride: padded row length, ``width + 2``.
         start, goal: padded node ids.
         diagonal: diagonal rule code (``python_core._types.DIAG_*``).
@@ -208,7 +210,7 @@ def astar_padded(
                 best, best_h, best_g = node, h_best, g_node
         if node == goal:
             return SEARCH_FOUND, goal, expanded
-        moves = _MOVES[diagonal, _open_around(passable, node, stride)]
+        moves = _MOVES[diagonal, _open_around(passable, node, stride, min_clear)]
         for k in range(n_moves):
             if not (moves >> k) & 1:
                 continue

@@ -16,8 +16,17 @@ weight, the diagonal mode is ``only_if_no_obstacles`` (the Moving AI rule), the 
 searches found it faster than A* on this map (:mod:`.method_choice`: on random-like maps JPS
 prunes too little to pay for its scans); otherwise the compiled A* (weights, every diagonal
 mode, every heuristic, partial paths and budgets, exactly as the reference). With JPS, ``expanded``
-counts jump points. The padded copy of the grid is built on the first query and rebuilt when
-:attr:`GridGraph.version` changes; agents are applied per query in O(agents).
+counts jump points. The padded copy of the grid (:mod:`.prepared`: each cell's clearance, one
+byte) is built on the first query and rebuilt when :attr:`GridGraph.version` changes; agents are
+applied per query in O(agents).
+
+Units of any size (``options.size``, or ``options.radius`` in world units): a size-k unit at anchor
+``(x, y)`` covers the k x k cells from there rightwards and downwards, and may stand there when the
+cell's clearance is ``>= k``; both kernels read the same padded clearance with that threshold, so the
+moves are the grid's diagonal rule on the eroded grid (the swept-footprint rule), JPS stays exact
+there, and size 1 is the plain grid. Entering an anchor costs the step times the highest weight
+under the footprint; points are footprint centres; a start without room raises, a goal without
+room is ``no_path`` (or ``partial``); other agents block every anchor where the footprints meet.
 
 Threads: any number may query one grid at once (changes to it wait for them: the caller's
 readers-writer lock). The padded copy is shared and never written by a query; each running query
@@ -28,23 +37,23 @@ workspace's private copy of the walls, never in the shared one.
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import DIAG_CODES, F64, I32, I64, SEARCH_BUDGET, SEARCH_FOUND, U8, DiagonalMode
+from python_core._types import DIAG_CODES, I64, SEARCH_BUDGET, SEARCH_FOUND, U8, DiagonalMode
 from python_core.errors import BlockedEndpointError, InvalidQueryError, UnknownPointError
 from python_core.grid.cells import as_cell, check_options, world_points
-from python_core.grid.search.astar import astar_padded, pad_cells, path_from_parents
+from python_core.grid.clearance import blocked_start, unit_size
+from python_core.grid.search.astar import astar_padded, path_from_parents
 from python_core.grid.search.grid_view import GridView
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.grid.search.jps import jps_padded
 from python_core.grid.search.method_choice import prefers_jps
+from python_core.grid.search.prepared import Prepared, Workspace, block_agents, prepared_for, unblock
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["METHODS", "Method", "choose_method", "find_many", "find_path", "prepare", "workspace_bytes"]
@@ -55,108 +64,13 @@ METHODS: tuple[Method, ...] = ("auto", "astar", "jps")
 :func:`python_core.grid.search.reference.find_path`, called by name."""
 
 _EUCLIDEAN, _ZERO = HEURISTIC_CODES["euclidean"], HEURISTIC_CODES["zero"]
-_TAG_LIMIT = 2**31 - 4
 _NONE = np.zeros(0, dtype=np.int64)
 
 
-@dataclass(slots=True, eq=False)
-class _Workspace:
-    """What one running query writes: the search arrays, one slot per padded node, and (made on
-    the first query that blocks agents) a private copy of the walls to block them in."""
-
-    g: F64
-    parent: I32
-    stamp: I32
-    pos: I32
-    heap_nodes: I32
-    heap_keys: F64
-    passable: U8 | None = None  # equal to the shared walls between queries (agents put back)
-    tag: int = 0
-
-    def next_tag(self) -> int:
-        """A fresh even stamp for one query (clears the stamps once every ~10^9 queries)."""
-        self.tag += 2
-        if self.tag >= _TAG_LIMIT:
-            self.stamp.fill(0)
-            self.tag = 2
-        return self.tag
-
-    def nbytes(self) -> int:
-        """Bytes of its arrays (for :func:`workspace_bytes`)."""
-        own = 0 if self.passable is None else int(self.passable.nbytes)
-        arrays = (self.g, self.parent, self.stamp, self.pos, self.heap_nodes, self.heap_keys)
-        return own + sum(int(a.nbytes) for a in arrays)
-
-
-@dataclass(slots=True, eq=False)
-class _Prepared:
-    """A padded copy of one grid's walls and weights (read-only once built) plus the pool of
-    search workspaces that queries take and give back."""
-
-    version: int
-    stride: int
-    passable: U8
-    weights: F64  # padded, or one unused slot when the weight is uniform
-    uniform_weight: float  # the common weight, or -1.0 when weights differ
-    min_weight: float
-    spare: list[_Workspace] = field(default_factory=list)
-
-    def take(self) -> _Workspace:
-        """An idle workspace, or a new one when every one is in use (list.pop is atomic)."""
-        try:
-            return self.spare.pop()
-        except IndexError:
-            n = self.passable.shape[0]
-            # np.empty / np.zeros pages are only made resident when a search touches them.
-            return _Workspace(
-                g=np.empty(n, dtype=np.float64), parent=np.empty(n, dtype=np.int32),
-                stamp=np.zeros(n, dtype=np.int32), pos=np.empty(n, dtype=np.int32),
-                heap_nodes=np.empty(n, dtype=np.int32), heap_keys=np.empty(n, dtype=np.float64),
-            )  # fmt: skip
-
-    def give(self, work: _Workspace) -> None:
-        """Return a workspace after its query."""
-        self.spare.append(work)
-
-
-_PREPARED: weakref.WeakKeyDictionary[GridView, _Prepared] = weakref.WeakKeyDictionary()
-_PREPARING = threading.Lock()  # one thread builds a grid's padded copy; the others wait for it
-
-
-def _prepare(grid: GridView) -> _Prepared:
-    """The cached :class:`_Prepared` of ``grid``, rebuilt when its walls or weights changed."""
-    cached = _PREPARED.get(grid)
-    if cached is not None and cached.version == grid.version:
-        return cached
-    with _PREPARING:
-        cached = _PREPARED.get(grid)
-        if cached is None or cached.version != grid.version:
-            cached = _PREPARED[grid] = _padded(grid)
-        return cached
-
-
-def _padded(grid: GridView) -> _Prepared:
-    walkable = grid.walkable
-    open_weights = grid.weights[walkable]
-    low = float(open_weights.min()) if open_weights.size else 1.0
-    high = float(open_weights.max()) if open_weights.size else 1.0
-    uniform = low == high
-    if uniform:
-        weights = np.zeros(1, dtype=np.float64)
-    else:
-        weights = np.zeros((grid.height + 2, grid.width + 2), dtype=np.float64)
-        weights[1:-1, 1:-1] = grid.weights
-        weights = weights.ravel()
-    return _Prepared(
-        version=grid.version, stride=grid.width + 2, passable=pad_cells(walkable.view(np.uint8)),
-        weights=weights, uniform_weight=low if uniform else -1.0, min_weight=low,
-    )  # fmt: skip
-
-
 def prepare(grid: GridView) -> None:
-    """Build now what ``grid``'s first search would: the padded copy of its walls and weights and
-    one workspace (a server calls this on the load's thread, not in a query's turn)."""
-    p = _prepare(grid)
+    """Build now what ``grid``'s first search would: the padded copy of its clearance and weights
+    and one workspace (a server calls this on the load's thread, not in a query's turn)."""
+    p = prepared_for(grid)
     p.give(p.take())
 
 
@@ -164,8 +78,9 @@ def workspace_bytes(grid: GridView) -> int:
     """Bytes of the padded copy and the idle workspaces kept for ``grid`` (one at least: one per
     query that ran while others did; virtual size, pages fill on use)."""
     prepare(grid)
-    p = _prepare(grid)
-    return int(p.passable.nbytes + p.weights.nbytes) + sum(work.nbytes() for work in list(p.spare))
+    p = prepared_for(grid)
+    sized = sum(int(w.nbytes) for w in list(p.sized_weights.values()))
+    return int(p.passable.nbytes + p.weights.nbytes) + sized + sum(work.nbytes() for work in list(p.spare))
 
 
 def choose_method(grid: GridView, options: QueryOptions | None = None) -> Method:
@@ -178,13 +93,13 @@ def choose_method(grid: GridView, options: QueryOptions | None = None) -> Method
         ('jps', 'astar')
     """
     opts = options if options is not None else QueryOptions()
-    p = _prepare(grid)
+    p = prepared_for(grid)
     if not _jps_exact(grid, p, opts):
         return "astar"
     return "jps" if prefers_jps(grid, p.uniform_weight) else "astar"
 
 
-def _jps_exact(grid: GridView, prepared: _Prepared, opts: QueryOptions) -> bool:
+def _jps_exact(grid: GridView, prepared: Prepared, opts: QueryOptions) -> bool:
     """Whether JPS gives the exact answer for these options on this grid."""
     return (
         grid.diagonal is DiagonalMode.ONLY_IF_NO_OBSTACLES
@@ -192,28 +107,6 @@ def _jps_exact(grid: GridView, prepared: _Prepared, opts: QueryOptions) -> bool:
         and opts.heuristic in (None, "octile")
         and not opts.allow_partial
     )
-
-
-def _walls(grid: GridView, prepared: _Prepared, work: _Workspace, opts: QueryOptions) -> tuple[U8, I64]:
-    """The walls the query searches: the shared copy, or with other agents' cells closed in the
-    workspace's own copy; and the nodes closed there, to open again (``restore``)."""
-    if opts.ignore_agents or not grid.agents:
-        return prepared.passable, _NONE
-    stride = prepared.stride
-    counts: dict[int, int] = {}
-    for x, y in grid.agents.values():
-        node = (y + 1) * stride + x + 1
-        counts[node] = counts.get(node, 0) + 1
-    own = grid.agents.get(opts.agent) if opts.agent is not None else None
-    if own is not None:
-        node = (own[1] + 1) * stride + own[0] + 1
-        if counts[node] == 1:
-            del counts[node]  # the querying agent never blocks itself
-    if work.passable is None:
-        work.passable = prepared.passable.copy()
-    nodes = np.fromiter(counts, dtype=np.int64, count=len(counts))
-    work.passable[nodes] = 0
-    return work.passable, nodes
 
 
 def find_path(
@@ -252,16 +145,17 @@ def find_path(
     """
     opts = options if options is not None else QueryOptions()
     check_options(opts)
+    size = unit_size(opts, grid.cell_size)
     name = resolve_heuristic(opts.heuristic, eight_connected=grid.diagonal is not DiagonalMode.NEVER)
     if opts.agent is not None and opts.agent not in grid.agents:
         raise UnknownPointError(f"no agent with id {opts.agent}")
     sx, sy = as_cell(start, grid.width, grid.height, what="start")
     gx, gy = as_cell(goal, grid.width, grid.height, what="goal")
-    prepared = _prepare(grid)
+    prepared = prepared_for(grid)
     s = (sy + 1) * prepared.stride + sx + 1
     t = (gy + 1) * prepared.stride + gx + 1
-    if not prepared.passable[s]:
-        raise BlockedEndpointError(f"start cell {(sx, sy)} is blocked")
+    if prepared.passable[s] < size:
+        raise BlockedEndpointError(blocked_start((sx, sy), size))
     chosen = choose_method(grid, opts) if method == "auto" else method
     # ``auto`` picks JPS only where it is exact; an explicit ``jps`` is checked here
     if method == "jps" and not _jps_exact(grid, prepared, replace(opts, heuristic=name)):
@@ -272,45 +166,49 @@ def find_path(
     if chosen not in ("astar", "jps"):
         raise InvalidQueryError(f"unknown method {method!r}; expected one of {list(METHODS)}")
     if s == t:
-        return _package(grid, PathStatus.FOUND, np.array([sy * grid.width + sx]), 0.0, 0)
+        return _package(grid, PathStatus.FOUND, np.array([sy * grid.width + sx]), 0.0, 0, size)
     work = prepared.take()
     try:
-        walls, closed = _walls(grid, prepared, work, opts)
+        walls, closed = prepared.passable, _NONE
+        if grid.agents and not opts.ignore_agents:
+            walls, closed = block_agents(grid, prepared, work, size=size, own=opts.agent)
         try:
-            if not walls[t] and not opts.allow_partial:
+            if walls[t] < size and not opts.allow_partial:
                 return PathResult(PathStatus.NO_PATH)
             code = HEURISTIC_CODES[name]
-            return _search(grid, prepared, work, walls, (s, t), use_jps=chosen == "jps", code=code, opts=opts)
+            search = _Search(walls, size, (s, t), use_jps=chosen == "jps", code=code)
+            return _run(grid, prepared, work, search, opts)
         finally:
             if closed.size:
-                walls[closed] = prepared.passable[closed]
+                unblock(prepared, walls, closed)
     finally:
         prepared.give(work)
 
 
-def _search(
-    grid: GridView,
-    p: _Prepared,
-    w: _Workspace,
-    walls: U8,
-    ends: tuple[int, int],
-    *,
-    use_jps: bool,
-    code: int,
-    opts: QueryOptions,
-) -> PathResult:
-    """Run one kernel on validated padded endpoints in workspace ``w`` and package the result."""
+@dataclass(frozen=True, slots=True)
+class _Search:
+    """One validated search: the walls it reads, the unit size, padded endpoints, the kernel."""
+
+    walls: U8
+    size: int
+    ends: tuple[int, int]
+    use_jps: bool
+    code: int
+
+
+def _run(grid: GridView, p: Prepared, w: Workspace, q: _Search, opts: QueryOptions) -> PathResult:
+    """Run one kernel in workspace ``w`` and package the result."""
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
     work = (w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, w.next_tag())
-    (cw, ch), (s, t) = grid.cell_size, ends
-    if use_jps:
-        outcome, expanded = jps_padded(walls, p.stride, s, t, cw, ch, p.uniform_weight, budget, *work)
+    (cw, ch), (s, t), k = grid.cell_size, q.ends, q.size
+    if q.use_jps:
+        outcome, expanded = jps_padded(q.walls, k, p.stride, s, t, cw, ch, p.uniform_weight, budget, *work)
         end = t
     else:
-        closest = (_EUCLIDEAN if code == _ZERO else code) if opts.allow_partial else -1
+        closest = (_EUCLIDEAN if q.code == _ZERO else q.code) if opts.allow_partial else -1
         outcome, end, expanded = astar_padded(
-            walls, p.weights, p.uniform_weight, p.stride, s, t, DIAG_CODES[grid.diagonal],
-            cw, ch, code, p.min_weight, budget, closest, *work,
+            q.walls, k, p.weights_for(grid, k), p.uniform_weight, p.stride, s, t, DIAG_CODES[grid.diagonal],
+            cw, ch, q.code, p.min_weight, budget, closest, *work,
         )  # fmt: skip
     if outcome == SEARCH_FOUND:
         status = PathStatus.FOUND
@@ -321,12 +219,18 @@ def _search(
     if outcome != SEARCH_FOUND and not opts.allow_partial:
         return PathResult(status, expanded=int(expanded))
     nodes = path_from_parents(w.parent, end, p.stride)
-    return _package(grid, status, nodes, float(w.g[end]), int(expanded))
+    return _package(grid, status, nodes, float(w.g[end]), int(expanded), k)
 
 
-def _package(grid: GridView, status: PathStatus, nodes: I64, cost: float, expanded: int) -> PathResult:
+def _package(  # noqa: PLR0917
+    grid: GridView, status: PathStatus, nodes: I64, cost: float, expanded: int, size: int
+) -> PathResult:
+    """The result, its points at the footprints' centres: ``(size - 1) / 2`` cells past the anchors."""
     (ox, oy), (cw, ch) = grid.origin, grid.cell_size
-    points = world_points(nodes, grid.width, float(ox), float(oy), float(cw), float(ch))
+    shift = (size - 1) / 2.0
+    points = world_points(
+        nodes, grid.width, float(ox) + shift * cw, float(oy) + shift * ch, float(cw), float(ch)
+    )
     return PathResult(status, points=points, nodes=nodes, cost=cost, expanded=expanded)
 
 

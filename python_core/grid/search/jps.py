@@ -3,7 +3,7 @@
 Quick start (most callers use :meth:`python_core.grid.GridGraph.find_path`, which picks JPS itself)::
 
     from python_core.grid.search.jps import jps_padded
-    outcome, expanded = jps_padded(passable, stride, start, goal, 1.0, 1.0, 1.0, -1, *workspace, tag)
+    outcome, expanded = jps_padded(passable, 1, stride, start, goal, 1.0, 1.0, 1.0, -1, *workspace, tag)
 
 JPS returns the same optimal cost as A* on a grid where every cell costs the same, by expanding
 only "jump points": from each node it scans straight and diagonal lines and stops only where a
@@ -47,7 +47,9 @@ def _octile(lengths: tuple[float, float, float], nx: int, ny: int) -> float:
 
 
 @jit
-def jump_straight(passable: npt.NDArray[np.uint8], node: int, step: int, side: int, goal: int) -> int:
+def jump_straight(
+    passable: npt.NDArray[np.uint8], min_clear: int, node: int, step: int, side: int, goal: int
+) -> int:
     """Scan from ``node`` by ``step`` (``±1`` or ``±stride``); return the steps to the first jump
     point, or 0 when the scan runs into a wall first.
 
@@ -57,41 +59,48 @@ def jump_straight(passable: npt.NDArray[np.uint8], node: int, step: int, side: i
     while True:
         node += step
         count += 1
-        if passable[node] == 0:
+        if passable[node] < min_clear:
             return 0
         if node == goal:
             return count
-        if (passable[node + side] != 0 and passable[node - step + side] == 0) or (
-            passable[node - side] != 0 and passable[node - step - side] == 0
+        if (passable[node + side] >= min_clear and passable[node - step + side] < min_clear) or (
+            passable[node - side] >= min_clear and passable[node - step - side] < min_clear
         ):
             return count
 
 
 @jit
 def jump_diagonal(
-    passable: npt.NDArray[np.uint8], node: int, step_x: int, step_y: int, stride: int, goal: int
+    passable: npt.NDArray[np.uint8],
+    min_clear: int,
+    node: int,
+    step_x: int,
+    step_y: int,
+    stride: int,
+    goal: int,
 ) -> int:
     """Scan diagonally by ``step_x + step_y`` (``±1``, ``±stride``); return the steps to the first
     jump point, or 0 when there is none."""
     count = 0
     while True:
-        if passable[node + step_x] == 0 or passable[node + step_y] == 0:
+        if passable[node + step_x] < min_clear or passable[node + step_y] < min_clear:
             return 0  # no corner cutting: both cells beside the diagonal must be open
         node += step_x + step_y
         count += 1
-        if passable[node] == 0:
+        if passable[node] < min_clear:
             return 0
         if node == goal:
             return count
-        if jump_straight(passable, node, step_x, stride, goal) > 0:
+        if jump_straight(passable, min_clear, node, step_x, stride, goal) > 0:
             return count
-        if jump_straight(passable, node, step_y, 1, goal) > 0:
+        if jump_straight(passable, min_clear, node, step_y, 1, goal) > 0:
             return count
 
 
 @jit
 def _relax(
     passable: npt.NDArray[np.uint8],
+    min_clear: int,
     stride: int,
     node: int,
     dx: int,
@@ -111,13 +120,13 @@ def _relax(
     the open list; return the new open-list size."""
     step_y = dy * stride
     if dx != 0 and dy != 0:
-        count = jump_diagonal(passable, node, dx, step_y, stride, goal)
+        count = jump_diagonal(passable, min_clear, node, dx, step_y, stride, goal)
         length = lengths[2]
     elif dx != 0:
-        count = jump_straight(passable, node, dx, stride, goal)
+        count = jump_straight(passable, min_clear, node, dx, stride, goal)
         length = lengths[0]
     else:
-        count = jump_straight(passable, node, step_y, 1, goal)
+        count = jump_straight(passable, min_clear, node, step_y, 1, goal)
         length = lengths[1]
     if count == 0:
         return size
@@ -146,6 +155,7 @@ def _relax(
 @jit
 def _expand(
     passable: npt.NDArray[np.uint8],
+    min_clear: int,
     stride: int,
     node: int,
     goal: int,
@@ -168,6 +178,7 @@ def _expand(
                 if dx != 0 or dy != 0:
                     size = _relax(
                         passable,
+                        min_clear,
                         stride,
                         node,
                         dx,
@@ -190,24 +201,85 @@ def _expand(
     dy = 1 if ddy > 0 else (-1 if ddy < 0 else 0)
     if dx != 0 and dy != 0:  # diagonal: the two straight moves and the diagonal
         size = _relax(
-            passable, stride, node, dx, 0, goal, lengths, g, parent, stamp, pos, heap_nodes, keys, tag, size
+            passable,
+            min_clear,
+            stride,
+            node,
+            dx,
+            0,
+            goal,
+            lengths,
+            g,
+            parent,
+            stamp,
+            pos,
+            heap_nodes,
+            keys,
+            tag,
+            size,
         )
         size = _relax(
-            passable, stride, node, 0, dy, goal, lengths, g, parent, stamp, pos, heap_nodes, keys, tag, size
+            passable,
+            min_clear,
+            stride,
+            node,
+            0,
+            dy,
+            goal,
+            lengths,
+            g,
+            parent,
+            stamp,
+            pos,
+            heap_nodes,
+            keys,
+            tag,
+            size,
         )
         return _relax(
-            passable, stride, node, dx, dy, goal, lengths, g, parent, stamp, pos, heap_nodes, keys, tag, size
+            passable,
+            min_clear,
+            stride,
+            node,
+            dx,
+            dy,
+            goal,
+            lengths,
+            g,
+            parent,
+            stamp,
+            pos,
+            heap_nodes,
+            keys,
+            tag,
+            size,
         )
     size = _relax(
-        passable, stride, node, dx, dy, goal, lengths, g, parent, stamp, pos, heap_nodes, keys, tag, size
+        passable,
+        min_clear,
+        stride,
+        node,
+        dx,
+        dy,
+        goal,
+        lengths,
+        g,
+        parent,
+        stamp,
+        pos,
+        heap_nodes,
+        keys,
+        tag,
+        size,
     )
     step, side = dx + dy * stride, (stride if dx != 0 else 1)
     for s in (side, -side):
-        if passable[node + s] != 0 and passable[node - step + s] == 0:
+        if passable[node + s] >= min_clear and passable[node - step + s] < min_clear:
             # A forced neighbour: straight to it, and diagonally past it.
             ox, oy = (0, 1 if s > 0 else -1) if dx != 0 else (1 if s > 0 else -1, 0)
             size = _relax(
                 passable,
+                min_clear,
                 stride,
                 node,
                 ox,
@@ -225,6 +297,7 @@ def _expand(
             )
             size = _relax(
                 passable,
+                min_clear,
                 stride,
                 node,
                 dx + ox,
@@ -246,6 +319,7 @@ def _expand(
 @jit
 def jps_padded(
     passable: npt.NDArray[np.uint8],
+    min_clear: int,
     stride: int,
     start: int,
     goal: int,
@@ -264,7 +338,8 @@ def jps_padded(
     """JPS between two padded node ids of a grid whose every open cell has weight ``weight > 0``.
 
     Args:
-        passable: padded 0/1 cells (border 0).
+        passable: padded clearance (or 0/1 walls), border 0.
+        min_clear: the unit's size: a node is open when its clearance is ``>= min_clear``.
         stride: padded row length.
         start, goal: padded node ids; ``goal`` open and different from ``start``.
         cell_w, cell_h: cell size.
@@ -293,6 +368,19 @@ def jps_padded(
         if node == goal:
             return SEARCH_FOUND, expanded
         size = _expand(
-            passable, stride, node, goal, lengths, g, parent, stamp, pos, heap_nodes, keys, tag, size
+            passable,
+            min_clear,
+            stride,
+            node,
+            goal,
+            lengths,
+            g,
+            parent,
+            stamp,
+            pos,
+            heap_nodes,
+            keys,
+            tag,
+            size,
         )
     return SEARCH_NO_PATH, expanded

@@ -176,13 +176,13 @@ def _race(
     """0 when A* needs fewer than :data:`PRUNING_NEEDED` times JPS's expansions, 1 when it needs
     more (A* stops there), -1 when JPS found no path within its budget."""
     outcome, jumps = jps_padded(
-        passable, stride, start, goal, cell[0], cell[1], weight, JPS_BUDGET,
+        passable, 1, stride, start, goal, cell[0], cell[1], weight, JPS_BUDGET,
         w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, w.next_tag(),
     )  # fmt: skip
     if outcome != SEARCH_FOUND:
         return -1
     outcome, _, _ = astar_padded(
-        passable, w.unused_weights, weight, stride, start, goal, DIAG_ONLY_IF_NO_OBSTACLES,
+        passable, 1, w.unused_weights, weight, stride, start, goal, DIAG_ONLY_IF_NO_OBSTACLES,
         cell[0], cell[1], _OCTILE, weight, PRUNING_NEEDED * jumps, -1,
         w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, w.next_tag(),
     )  # fmt: skip

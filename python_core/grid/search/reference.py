@@ -38,6 +38,7 @@ from python_core._types import (
 )
 from python_core.errors import BlockedEndpointError, UnknownPointError
 from python_core.grid.cells import as_cell, check_options, world_points
+from python_core.grid.clearance import blocked_start, unit_size
 from python_core.grid.search.heuristics import HEURISTIC_CODES, grid_estimate, resolve_heuristic
 from python_core.result import PathResult, PathStatus, QueryOptions
 
@@ -74,57 +75,74 @@ def find_path(
     """
     opts = options if options is not None else QueryOptions()
     check_options(opts)
+    size = unit_size(opts, grid.cell_size)
     name = resolve_heuristic(opts.heuristic, eight_connected=grid.diagonal is not DiagonalMode.NEVER)
     if opts.agent is not None and opts.agent not in grid.agents:
         raise UnknownPointError(f"no agent with id {opts.agent}")
     sx, sy = as_cell(start, grid.width, grid.height, what="start")
     gx, gy = as_cell(goal, grid.width, grid.height, what="goal")
     s, g = sy * grid.width + sx, gy * grid.width + gx
-    walls, weights, min_weight = _buffers(grid)
+    walls, weights, min_weight = _buffers(grid, size)
     if not walls[s]:
-        raise BlockedEndpointError(f"start cell {(sx, sy)} is blocked")
-    passable = _with_agents(grid, walls, opts)
+        raise BlockedEndpointError(blocked_start((sx, sy), size))
+    passable = _with_agents(grid, walls, opts, size)
     if s != g and not passable[g] and not opts.allow_partial:
         return PathResult(PathStatus.NO_PATH)
+    shift = (size - 1) / 2.0  # points at the footprints' centres
+    (cw, ch), (ox, oy) = grid.cell_size, grid.origin
+    origin = (ox + shift * cw, oy + shift * ch)
     return run_grid_search(
         passable, weights, width=grid.width, height=grid.height, start=s, goal=g,
-        diagonal=DIAG_CODES[grid.diagonal], cell_size=grid.cell_size, origin=grid.origin,
+        diagonal=DIAG_CODES[grid.diagonal], cell_size=grid.cell_size, origin=origin,
         heuristic=HEURISTIC_CODES[name], h_scale=min_weight,
         allow_partial=opts.allow_partial, max_expansions=opts.max_expansions,
     )  # fmt: skip
 
 
-_BUFFERS: weakref.WeakKeyDictionary[GridGraph, tuple[int, bytearray, list[float], float]] = (
+_BUFFERS: weakref.WeakKeyDictionary[GridGraph, dict[int, tuple[int, bytearray, list[float], float]]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def _buffers(grid: GridGraph) -> tuple[bytearray, list[float], float]:
-    """Walls as bytes, weights as floats and the smallest open weight, rebuilt when
-    :attr:`GridGraph.version` changes (walls and weights, not agents)."""
-    cached = _BUFFERS.get(grid)
+def _buffers(grid: GridGraph, size: int) -> tuple[bytearray, list[float], float]:
+    """Where a unit of ``size`` may stand as bytes, the weights it enters anchors with as floats
+    and the smallest open weight, rebuilt when :attr:`GridGraph.version` changes (walls and
+    weights, not agents). Size 1: the walls and weights. Size k: an anchor is open when all k x k
+    cells of its footprint are walkable and inside the grid; its weight is their highest."""
+    per_size = _BUFFERS.setdefault(grid, {})
+    cached = per_size.get(size)
     if cached is None or cached[0] != grid.version:
         walkable = grid.walkable
         open_weights = grid.weights[walkable]
         min_weight = float(open_weights.min()) if open_weights.size else 1.0
-        walls = bytearray(walkable.view(np.uint8).tobytes())
-        cached = (grid.version, walls, grid.weights.ravel().tolist(), min_weight)
-        _BUFFERS[grid] = cached
+        open_anchors, weights = walkable, grid.weights
+        if size > 1:  # the plainest erosion: every k x k window, cells past the edge closed
+            pad = ((0, size - 1), (0, size - 1))
+            windows = np.lib.stride_tricks.sliding_window_view(np.pad(walkable, pad), (size, size))
+            open_anchors = np.asarray(windows.all(axis=(2, 3)), dtype=np.bool_)
+            weights = np.lib.stride_tricks.sliding_window_view(np.pad(weights, pad), (size, size)).max(
+                axis=(2, 3)
+            )
+        walls = bytearray(np.ascontiguousarray(open_anchors, dtype=np.uint8).tobytes())
+        cached = (grid.version, walls, weights.ravel().tolist(), min_weight)
+        per_size[size] = cached
     return cached[1], cached[2], cached[3]
 
 
-def _with_agents(grid: GridGraph, walls: bytearray, opts: QueryOptions) -> bytearray:
-    """The walls plus the cells of other agents (the querying agent never blocks itself)."""
+def _with_agents(grid: GridGraph, walls: bytearray, opts: QueryOptions, size: int) -> bytearray:
+    """The walls plus every anchor where a unit of ``size`` would overlap another agent's
+    footprint (the querying agent never blocks itself)."""
     agents = grid.agents
     if opts.ignore_agents or not agents:
         return walls
     passable = bytearray(walls)
-    for x, y in agents.values():
-        passable[y * grid.width + x] = 0
-    own = agents.get(opts.agent) if opts.agent is not None else None
-    if own is not None and sum(1 for cell in agents.values() if cell == own) == 1:
-        node = own[1] * grid.width + own[0]
-        passable[node] = walls[node]
+    for agent, (ax, ay) in agents.items():
+        if agent == opts.agent:
+            continue
+        a = grid.agent_sizes[agent]
+        for y in range(max(0, ay - size + 1), min(grid.height, ay + a)):
+            for x in range(max(0, ax - size + 1), min(grid.width, ax + a)):
+                passable[y * grid.width + x] = 0
     return passable
 
 

@@ -25,7 +25,7 @@ from bridge.serving.server import Server, ServerConfig
 from bridge.wire.protocol import Limits
 from python_core.formats.records import to_record
 from python_core.grid import GridGraph
-from python_core.grid.search import dispatch
+from python_core.grid.search import prepared
 
 
 @pytest.fixture
@@ -85,14 +85,14 @@ def test_a_grid_s_padded_walls_are_built_by_its_load_not_by_the_first_query_on_t
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     built_on: list[threading.Thread] = []
-    padded = dispatch._padded
+    padded = prepared._build
 
     def watched(grid: Any) -> Any:
         if grid.width == 64:  # not the warm-up's little grids
             built_on.append(threading.current_thread())
         return padded(grid)
 
-    monkeypatch.setattr(dispatch, "_padded", watched)
+    monkeypatch.setattr(prepared, "_build", watched)
     kind, record = to_record(GridGraph(np.ones((64, 64), dtype=bool)))
 
     async def scenario() -> dict[str, Any]:

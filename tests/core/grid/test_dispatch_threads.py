@@ -14,7 +14,9 @@ import pytest
 
 from python_core.formats.movingai import read_scenarios
 from python_core.grid import DiagonalMode, GridGraph
+from python_core.grid.clearance import clearance_of
 from python_core.grid.search import dispatch
+from python_core.grid.search.prepared import prepared_for
 from python_core.result import QueryOptions
 from tests.core.threads import THREADS, assert_same_in_threads
 
@@ -88,8 +90,8 @@ def test_queries_with_agents_placed_match_one_thread_and_leave_the_walls_alone()
     expected = assert_same_in_threads(calls, between_rounds=same_walls(grid))
     assert {a[0] for a in expected} >= {"found", "partial"}
     # the shared padded copy has no agent in it after all that
-    padded = dispatch._prepare(grid).passable.reshape(grid.height + 2, grid.width + 2)[1:-1, 1:-1]
-    assert np.array_equal(padded, grid.walkable.view(np.uint8))
+    padded = prepared_for(grid).passable.reshape(grid.height + 2, grid.width + 2)[1:-1, 1:-1]
+    assert np.array_equal(padded, clearance_of(grid.walkable))
 
 
 def test_find_many_batches_in_threads_match_one_thread() -> None:
@@ -109,6 +111,6 @@ def test_workspaces_number_the_queries_that_ran_at_once_not_the_queries() -> Non
     pairs = scenario_pairs("den520d", 30)
     for s, g in pairs:
         grid.find_path(s, g)
-    assert len(dispatch._prepare(grid).spare) == 1  # one thread: one workspace, reused
+    assert len(prepared_for(grid).spare) == 1  # one thread: one workspace, reused
     assert_same_in_threads(queries(grid, pairs))
-    assert 1 <= len(dispatch._prepare(grid).spare) <= THREADS
+    assert 1 <= len(prepared_for(grid).spare) <= THREADS

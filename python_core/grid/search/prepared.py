@@ -1,0 +1,201 @@
+"""The padded copy of a grid the compiled searches read, its search workspaces, and agent blocking.
+
+Quick start (:mod:`.dispatch` uses this; :meth:`GridGraph.clearance` reads it)::
+
+    from python_core.grid.search.prepared import prepared_for
+    p = prepared_for(grid)                  # built on first use, rebuilt when grid.version moves
+    work = p.take(); ...; p.give(work)      # one workspace per running query
+
+The copy holds each cell's clearance (:mod:`python_core.grid.clearance`) with a border of 0 around
+the grid, ``(height + 2) x (width + 2)`` bytes: a node is open for a unit of size k when its value
+is ``>= k``, so one byte per cell serves every size, and size 1 reads it as today's walls. Weights
+are padded once for the grid (or not at all when every open cell weighs the same); a size k > 1
+on a grid whose weights differ gets the footprint-max weights of that size, cached here.
+
+Threads: any number of queries read one copy at once and never write it; changes to the grid wait
+for them (the caller's readers-writer lock). A query that blocks other agents writes only its
+workspace's private copy, and puts every value back before giving the workspace back.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from python_core._types import F64, I32, I64, U8
+from python_core.grid.clearance import fill_clearance
+from python_core.grid.search.grid_view import GridView
+from python_core.grid.sized_view import footprint_max
+
+__all__ = ["Prepared", "Workspace", "block_agents", "is_ready", "prepared_for", "unblock"]
+
+_TAG_LIMIT = 2**31 - 4
+
+
+@dataclass(slots=True, eq=False)
+class Workspace:
+    """What one running query writes: the search arrays, one slot per padded node, and (made on
+    the first query that blocks agents) a private copy of the clearance to block them in."""
+
+    g: F64
+    parent: I32
+    stamp: I32
+    pos: I32
+    heap_nodes: I32
+    heap_keys: F64
+    passable: U8 | None = None  # equal to the shared copy between queries (agents put back)
+    tag: int = 0
+
+    def next_tag(self) -> int:
+        """A fresh even stamp for one query (clears the stamps once every ~10^9 queries)."""
+        self.tag += 2
+        if self.tag >= _TAG_LIMIT:
+            self.stamp.fill(0)
+            self.tag = 2
+        return self.tag
+
+    def nbytes(self) -> int:
+        """Bytes of its arrays."""
+        own = 0 if self.passable is None else int(self.passable.nbytes)
+        arrays = (self.g, self.parent, self.stamp, self.pos, self.heap_nodes, self.heap_keys)
+        return own + sum(int(a.nbytes) for a in arrays)
+
+
+@dataclass(slots=True, eq=False)
+class Prepared:
+    """A padded copy of one grid's clearance and weights (read-only to queries) plus the pool of
+    search workspaces that queries take and give back."""
+
+    version: int
+    width: int
+    height: int
+    passable: U8  # padded clearance, flat; border 0
+    weights: F64  # padded, or one unused slot when the weight is uniform
+    uniform_weight: float  # the common weight of open cells, or -1.0 when weights differ
+    min_weight: float
+    sized_weights: dict[int, F64] = field(default_factory=dict)  # size > 1, weights that differ
+    spare: list[Workspace] = field(default_factory=list)
+
+    @property
+    def stride(self) -> int:
+        """Padded row length, ``width + 2``."""
+        return self.width + 2
+
+    @property
+    def clearance(self) -> U8:
+        """The ``(height, width)`` view of the clearance inside the border."""
+        return self.passable.reshape(self.height + 2, self.stride)[1:-1, 1:-1]
+
+    def take(self) -> Workspace:
+        """An idle workspace, or a new one when every one is in use (list.pop is atomic)."""
+        try:
+            return self.spare.pop()
+        except IndexError:
+            n = self.passable.shape[0]
+            # np.empty / np.zeros pages are only made resident when a search touches them.
+            return Workspace(
+                g=np.empty(n, dtype=np.float64), parent=np.empty(n, dtype=np.int32),
+                stamp=np.zeros(n, dtype=np.int32), pos=np.empty(n, dtype=np.int32),
+                heap_nodes=np.empty(n, dtype=np.int32), heap_keys=np.empty(n, dtype=np.float64),
+            )  # fmt: skip
+
+    def give(self, work: Workspace) -> None:
+        """Return a workspace after its query."""
+        self.spare.append(work)
+
+    def weights_for(self, grid: GridView, size: int) -> F64:
+        """The padded weights a size-``size`` search enters anchors with: the footprint's highest
+        (computed once per size; uniform grids need none)."""
+        if size == 1 or self.uniform_weight >= 0.0:
+            return self.weights
+        cached = self.sized_weights.get(size)
+        if cached is None:
+            cached = _pad(footprint_max(grid.weights, size), np.float64)
+            self.sized_weights[size] = cached  # two threads may both compute it: same values
+        return cached
+
+
+def is_ready(grid: GridView, size: int) -> bool:
+    """Whether a size-``size`` search on ``grid`` would start at once: the padded copy is current
+    and, on a grid whose weights differ, that size's footprint-max weights are built."""
+    p = _PREPARED.get(grid)
+    if p is None or p.version != grid.version:
+        return False
+    return size == 1 or p.uniform_weight >= 0.0 or size in p.sized_weights
+
+
+def _pad(values: F64, dtype: type) -> F64:
+    h, w = values.shape
+    out = np.zeros((h + 2, w + 2), dtype=dtype)
+    out[1:-1, 1:-1] = values
+    return out.ravel()
+
+
+_PREPARED: weakref.WeakKeyDictionary[GridView, Prepared] = weakref.WeakKeyDictionary()
+_PREPARING = threading.Lock()  # one thread builds a grid's padded copy; the others wait for it
+
+
+def prepared_for(grid: GridView) -> Prepared:
+    """The cached :class:`Prepared` of ``grid``, rebuilt when its walls or weights changed."""
+    cached = _PREPARED.get(grid)
+    if cached is not None and cached.version == grid.version:
+        return cached
+    with _PREPARING:
+        cached = _PREPARED.get(grid)
+        if cached is None or cached.version != grid.version:
+            cached = _PREPARED[grid] = _build(grid)
+        return cached
+
+
+def _build(grid: GridView) -> Prepared:
+    walkable = grid.walkable
+    h, w = grid.height, grid.width
+    passable = np.zeros((h + 2, w + 2), dtype=np.uint8)
+    fill_clearance(walkable.view(np.uint8), passable[1:-1, 1:-1])
+    open_weights = grid.weights[walkable]
+    low = float(open_weights.min()) if open_weights.size else 1.0
+    high = float(open_weights.max()) if open_weights.size else 1.0
+    uniform = low == high
+    weights = np.zeros(1, dtype=np.float64) if uniform else _pad(grid.weights, np.float64)
+    return Prepared(
+        version=grid.version, width=w, height=h, passable=passable.ravel(), weights=weights,
+        uniform_weight=low if uniform else -1.0, min_weight=low,
+    )  # fmt: skip
+
+
+def block_agents(
+    grid: GridView, p: Prepared, work: Workspace, *, size: int, own: int | None
+) -> tuple[U8, I64]:
+    """The workspace's private copy with every anchor closed where a size-``size`` unit would
+    overlap another agent's footprint (an agent of size a at (ax, ay) closes the anchors in
+    ``[ax - size + 1, ax + a - 1] x [ay - size + 1, ay + a - 1]``); agent ``own`` never blocks
+    itself. Returns the copy and the padded nodes closed, to open again with :func:`unblock`."""
+    if work.passable is None:
+        work.passable = p.passable.copy()
+    stride, sizes = p.stride, grid.agent_sizes
+    single: list[int] = []  # size-1 agents for a size-1 unit, the common case: one node each
+    parts = [np.zeros(0, dtype=np.int64)]
+    for agent, (x, y) in grid.agents.items():
+        if agent == own:
+            continue
+        a = sizes.get(agent, 1)
+        if a == 1 and size == 1:
+            single.append((y + 1) * stride + x + 1)
+            continue
+        # padded rows and columns, clipped to the grid's anchors
+        rows = np.arange(max(1, y - size + 2), min(p.height, y + a) + 1, dtype=np.int64)
+        cols = np.arange(max(1, x - size + 2), min(p.width, x + a) + 1, dtype=np.int64)
+        parts.append((rows[:, None] * stride + cols[None, :]).ravel())
+    nodes = np.fromiter(single, dtype=np.int64, count=len(single))
+    if len(parts) > 1:
+        nodes = np.concatenate([nodes, *parts])
+    work.passable[nodes] = 0
+    return work.passable, nodes
+
+
+def unblock(p: Prepared, walls: U8, nodes: I64) -> None:
+    """Put the shared values back at the nodes :func:`block_agents` closed."""
+    walls[nodes] = p.passable[nodes]
