@@ -15,8 +15,9 @@ corners of obstacles). Each group of polygons that share a region, layers and co
 of the eroded area, split into convex polygons (:mod:`~python_core.navmesh.carve`), so layers and
 area costs stay where they were. Links keep their ends, moved to the nearest point a unit of that
 radius can stand on, or are dropped (disabled, with the reason) when that point is farther than
-``link_radius + radius``. Arcs are polygons whose edges stay outside the circle of the radius: every
-point of the shrunk mesh is at least ``radius`` from every wall (at most 0.5 % more near corners).
+``link_radius + radius``. Every point of the shrunk mesh is at least ``radius`` from every wall:
+exactly that along straight walls, and at most 0.5 % more around an obstacle's corner, whose arc
+is a polygon with its edges outside the circle of the radius.
 3D meshes are refused for now (:class:`UnsupportedOperationError`).
 """
 
@@ -108,7 +109,11 @@ def _eroded(mesh: NavMesh, polygons: Shapes, radius: float) -> shapely.Geometry:
     if mesh.edge_margin > 0.0 and np.unique(mesh.region).shape[0] > 1:
         half = mesh.edge_margin / 2.0 * (1.0 + 1e-9)
         area = area.buffer(half, join_style="mitre").buffer(-half, join_style="mitre")
-    return area.buffer(-radius * _OUTSIDE, quad_segs=ARC_SEGMENTS)
+    # Both erosions keep every point at least ``radius`` from the walls: the round one (arcs
+    # outside the circle) is close around obstacle corners, the mitred one exact along straight
+    # walls; their union is both.
+    rounded = area.buffer(-radius * _OUTSIDE, quad_segs=ARC_SEGMENTS)
+    return shapely.union(rounded, area.buffer(-radius, join_style="mitre"))
 
 
 def _groups(mesh: NavMesh) -> tuple[I64, int]:

@@ -27,8 +27,10 @@ def walkable_area(mesh: NavMesh) -> shapely.Geometry:
 
 
 def eroded_area(area: shapely.Geometry, radius: float) -> shapely.Geometry:
-    """The points a disc of ``radius`` fits at, as polygons whose chords stay outside the disc."""
-    return area.buffer(-radius / math.cos(math.pi / (4 * ARC_SEGMENTS)), quad_segs=ARC_SEGMENTS)
+    """The points a disc of ``radius`` fits at, as the product approximates them: round around
+    obstacle corners with chords outside the disc, exact along straight walls."""
+    rounded = area.buffer(-radius / math.cos(math.pi / (4 * ARC_SEGMENTS)), quad_segs=ARC_SEGMENTS)
+    return shapely.union(rounded, area.buffer(-radius, join_style="mitre"))
 
 
 def segments(points: np.ndarray) -> list[shapely.Geometry]:
