@@ -47,6 +47,7 @@ FIRST_WARM_UP_MODULES = ("python_core.grid.graph", "python_core.csr.kernel")
 
 WARM_UP_MODULES = (
     "python_core.grid.graph",
+    "python_core.grid.layouts",
     "python_core.csr.kernel",
     "python_core.navmesh.mesh",
     "python_core.navmesh.polyanya_kernel",

@@ -22,8 +22,10 @@ from bridge.wire.errors import UnsupportedError, short_repr
 from bridge.wire.protocol import COORDINATE_MAX
 from python_core.errors import InvalidGraphError
 from python_core.formats.records import from_record
+from python_core.grid.layouts import TileGrid
 from python_core.grid.search import dispatch
 from python_core.navigation import GridNavigator, Navigator, NavMeshNavigator, Update, WaypointNavigator
+from python_core.navigation.tile_grid import TileNavigator
 
 __all__ = ["KINDS", "GraphKind"]
 
@@ -91,13 +93,18 @@ def _check_world(record: Mapping[str, Any]) -> None:
 def _open_grid(record: Mapping[str, Any]) -> Navigator[Any]:
     _check_world(record)
     world = "cell_size" in record or "origin" in record  # loaded in world units
-    return GridNavigator(from_record("grid", record), world=world)
+    grid = from_record("grid", record)
+    if isinstance(grid, TileGrid):  # a hexagonal, isometric or half-offset "layout"
+        return TileNavigator(grid, world=world)
+    return GridNavigator(grid, world=world)
 
 
 def _prepare_grid(graph: Navigator[Any]) -> None:
     """The padded copy of the walls the searches run on, which a grid builds on its first query:
     1-3 s on 4096 x 4096."""
-    if isinstance(graph, GridNavigator):
+    if isinstance(graph, TileNavigator):
+        graph.grid.prepare()
+    elif isinstance(graph, GridNavigator):
         dispatch.prepare(graph.grid)
 
 

@@ -161,6 +161,19 @@ class TileGrid(GridGraph):
             return (2**40, 2**40)  # far outside any grid: as_cell reports it
         return (round(mx), round(my))
 
+    def place_agent(self, agent_id: int, cell: Sequence[int], size: int = 1) -> None:
+        """Put a new agent on a cell (see :meth:`GridGraph.place_agent`); one cell only.
+
+        Raises:
+            InvalidQueryError: a ``size`` other than 1 (footprints on a tile layout are not
+                supported yet), and as :meth:`GridGraph.place_agent`.
+        """
+        if size != 1:
+            raise InvalidQueryError(
+                f"agents of size {size!r:.20} are not supported on a {self._layout.kind.value} layout yet"
+            )
+        super().place_agent(agent_id, cell)
+
     # -- queries ----------------------------------------------------------------------------------
 
     def find_path(

@@ -95,6 +95,9 @@ def test_budgets_partial_paths_and_endpoints(layout: TileLayout) -> None:
         grid.find_path((0.5, 0), (0, 0))  # type: ignore[arg-type]
     with pytest.raises(InvalidQueryError, match="unit sizes"):
         grid.find_path((0, 0), (1, 0), options=QueryOptions(size=2))
+    with pytest.raises(InvalidQueryError, match="agents of size 2"):
+        grid.place_agent(7, (0, 0), size=2)
+    assert 7 not in grid.agents
 
 
 def test_lattices_refuse_square_heuristics_and_methods() -> None:

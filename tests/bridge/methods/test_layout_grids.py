@@ -1,0 +1,106 @@
+"""graph.load_grid's "layout" through a real sidecar (issue 39): a hexagonal or isometric layer
+answers path.find (cells and world positions), path.find_packed and graph.update as the core's
+TileGrid does; graph.info reports the layout; HPA* and bad layouts are refused with their codes
+(a hierarchy the core refuses is invalid_graph, as on square grids)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from bridge.client import Client
+from bridge.wire.errors import BridgeError, error_code
+from python_core.grid.layouts import TileGrid, TileLayout
+
+WALK = np.ones((7, 9), dtype=bool)
+WALK[1:6, 4] = False
+HEX = {"shape": "hexagon", "layout": 1, "offset_axis": 0, "map_origin": [-3, 5]}
+TILE, ORIGIN = (36.0, 40.0), (100.0, -20.0)
+
+
+def _load(
+    client: Client, graph_id: str = "hex", layout: dict[str, Any] | None = None, **extra: Any
+) -> TileGrid:
+    spec = HEX if layout is None else layout
+    params = {
+        "id": graph_id, "width": 9, "height": 7, "cells": (WALK.astype(np.uint8)).tobytes(),
+        "diagonal": "only_if_no_obstacles", "cell_size": list(TILE), "origin": list(ORIGIN), "layout": spec,
+        **extra,
+    }  # fmt: skip
+    client.call("graph.load_grid", params)
+    return TileGrid(
+        WALK, layout=TileLayout.from_map(spec), diagonal="only_if_no_obstacles", cell_size=TILE, origin=ORIGIN
+    )
+
+
+def _code(client: Client, method: str, params: dict[str, Any]) -> str:
+    with pytest.raises(BridgeError) as caught:
+        client.call(method, params)
+    return error_code(caught.value)
+
+
+@pytest.mark.parametrize(
+    "layout", [HEX, {"shape": "isometric", "layout": 4}, {"shape": "half_offset_square"}]
+)
+def test_a_layer_answers_as_the_core_does(client: Client, layout: dict[str, Any]) -> None:
+    grid = _load(client, layout=layout)
+    want = grid.find_path((0, 3), (8, 3))
+    assert want.found
+    by_cell = client.call("path.find", {"graph": "hex", "start": [0, 3], "goal": [8, 3], "cells": True})
+    assert by_cell["status"] == "found"
+    assert by_cell["cost"] == pytest.approx(want.cost, rel=1e-6)
+    points = np.frombuffer(by_cell["points"], "<f4").reshape(-1, 2)
+    np.testing.assert_allclose(points, want.points, rtol=1e-6)
+    # world positions go through local_to_map: a point inside the start and goal tiles
+    a, b = grid.cell_to_world((0, 3)), grid.cell_to_world((8, 3))
+    near = client.find("hex", [a[0] + 3.0, a[1] - 2.0], [b[0] - 2.0, b[1] + 3.0])
+    assert near["cost"] == by_cell["cost"]
+    packed = client.find_packed("hex", np.array([[0, 3], [8, 3]]), np.array([[8, 3], [0, 3]]))
+    assert packed["costs"].tolist() == pytest.approx([want.cost, want.cost], rel=1e-6)
+    info = client.info("hex")
+    assert info["layout"]["shape"] == layout["shape"]
+
+
+def test_updates_change_the_next_answer(client: Client) -> None:
+    grid = _load(client)
+    before = client.find("hex", grid.cell_to_world((0, 0)), grid.cell_to_world((8, 0)))
+    wall = np.array([[4, 0], [4, 6]], "<i4").tobytes()  # column 4 closed from top to bottom
+    client.update("hex", cells=wall, walkable=False)
+    assert client.find("hex", grid.cell_to_world((0, 0)), grid.cell_to_world((8, 0)))["status"] == "no_path"
+    client.update("hex", cells=wall, walkable=True)
+    client.place_agent("hex", 3, (4, 6))
+    client.place_agent("hex", 1, (4, 0))
+    blocked = client.find("hex", grid.cell_to_world((0, 0)), grid.cell_to_world((8, 0)))
+    assert blocked["status"] == "no_path"
+    assert client.find("hex", grid.cell_to_world((0, 0)), grid.cell_to_world((8, 0)), agent=1) == before
+    with pytest.raises(BridgeError) as caught:
+        client.place_agent("hex", 2, (0, 0), size=2)
+    assert "not supported on a hexagon layout" in str(caught.value)
+
+
+def test_hierarchies_and_bad_layouts_are_refused(client: Client) -> None:
+    _load(client)
+    with pytest.raises(BridgeError) as caught:  # the core refuses the hierarchy: invalid_graph, as for any
+        client.call("graph.build_hierarchy", {"id": "hex", "cluster_size": 8})
+    assert error_code(caught.value) == "invalid_graph"
+    assert "HPA* is not supported on a hexagon layout" in str(caught.value)
+    query = {
+        "graph": "hex",
+        "start": [0, 0],
+        "goal": [8, 0],
+        "cells": True,
+        "options": {"hierarchical": True},
+    }
+    assert _code(client, "path.find", query) == "bad_request"  # no hierarchy was built: as on any grid
+    bad = {"id": "bad", "width": 1, "height": 1, "cells": b"\x01", "diagonal": "never"}
+    assert (
+        _code(client, "graph.load_grid", {**bad, "layout": {"shape": "hexagon", "layout": 9}})
+        == "invalid_graph"
+    )
+    assert _code(client, "graph.load_grid", {**bad, "layout": "hexagon"}) == "invalid_graph"
+    with pytest.raises(BridgeError) as caught:
+        _load(client, "hex_hpa", hierarchy={"cluster_size": 8})
+    assert error_code(caught.value) == "invalid_graph"
+    assert "HPA* is not supported on a hexagon layout" in str(caught.value)
