@@ -120,7 +120,8 @@ func _on_graph_loaded(id: String) -> void:
 	if shapes.is_empty():
 		return
 	var layer: Node = null
-	if shapes["kind"] == GraphShapes.KIND_GRID and not (shapes["layout"] as Dictionary).is_empty():
+	var layout: Dictionary = shapes.get("layout", {})
+	if shapes["kind"] == GraphShapes.KIND_GRID and not layout.is_empty():
 		layer = LayoutGridLayer2D.new(shapes, solid_color, edge_color)
 	elif shapes["kind"] == GraphShapes.KIND_GRID:
 		layer = GridLayer2D.new(shapes, solid_color, edge_color)

@@ -35,9 +35,9 @@ static func summary(method: String, params: Dictionary) -> String:
 			var text: String = (
 				"grid %d x %d" % [_int(params.get("width")), _int(params.get("height"))]
 			)
-			var layout: Variant = params.get("layout")
-			if layout is Dictionary and (layout as Dictionary).has("shape"):
-				text += ", %s" % (layout as Dictionary)["shape"]
+			var layout: Dictionary = params["layout"] if params.get("layout") is Dictionary else {}
+			if layout.has("shape"):
+				text += ", %s" % layout["shape"]
 			if params.has("hierarchy"):
 				text += ", HPA*"
 			return text

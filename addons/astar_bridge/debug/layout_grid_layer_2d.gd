@@ -37,9 +37,10 @@ func _draw() -> void:
 	for cell: Vector2i in fill:
 		var polygon: PackedVector2Array = CellLayout.outline(_shapes, cell)
 		var first: int = points.size()
+		var color: Color = fill[cell]
 		points.append_array(polygon)
 		for i: int in polygon.size():
-			colors.append(fill[cell])
+			colors.append(color)
 		for i: int in range(1, polygon.size() - 1):
 			indices.append_array(PackedInt32Array([first, first + i, first + i + 1]))
 	if not indices.is_empty():

@@ -117,7 +117,7 @@ static func unit_outline(layout: Dictionary) -> PackedVector2Array:
 				Vector2(-0.5, -0.25),
 			]
 		)
-		if int(layout.get("offset_axis", 0)) == TileSet.TILE_OFFSET_AXIS_VERTICAL:
+		if _int(layout.get("offset_axis")) == TileSet.TILE_OFFSET_AXIS_VERTICAL:
 			for i: int in hexagon.size():
 				hexagon[i] = Vector2(hexagon[i].y, hexagon[i].x)
 		return hexagon
@@ -143,11 +143,12 @@ static func unit_centre(layout: Dictionary, map_cell: Vector2i) -> Vector2:
 		return Vector2(at.x - at.y, at.x + at.y) / 2.0
 	if not _OVERLAP.has(shape):
 		return at
-	var vertical: bool = int(layout.get("offset_axis", 0)) == TileSet.TILE_OFFSET_AXIS_VERTICAL
-	var tile_layout: int = clampi(int(layout.get("layout", 0)), 0, 5)
+	var vertical: bool = _int(layout.get("offset_axis")) == TileSet.TILE_OFFSET_AXIS_VERTICAL
+	var tile_layout: int = clampi(_int(layout.get("layout")), 0, 5)
 	if vertical:
 		at = Vector2(at.y, at.x)
 		tile_layout = _TRANSPOSED[tile_layout]
+	var overlap: float = _OVERLAP[shape]
 	var odd: bool = fposmod(at.y, 2.0) == 1.0
 	match tile_layout:
 		TileSet.TILE_LAYOUT_STACKED:
@@ -162,7 +163,7 @@ static func unit_centre(layout: Dictionary, map_cell: Vector2i) -> Vector2:
 			at = Vector2((at.x + at.y) / 2.0, at.y - at.x)
 		TileSet.TILE_LAYOUT_DIAMOND_DOWN:
 			at = Vector2((at.x - at.y) / 2.0, at.y + at.x)
-	at.y *= _OVERLAP[shape]
+	at.y *= overlap
 	return Vector2(at.y, at.x) if vertical else at
 
 
@@ -172,13 +173,14 @@ static func _local_to_map(unit: Vector2, layout: Dictionary) -> Vector2i:
 	var shape: String = str(layout.get("shape", "square"))
 	if not _OVERLAP.has(shape):
 		return Vector2i((unit + Vector2(0.00005, 0.00005)).floor())
-	var vertical: bool = int(layout.get("offset_axis", 0)) == TileSet.TILE_OFFSET_AXIS_VERTICAL
-	var tile_layout: int = clampi(int(layout.get("layout", 0)), 0, 5)
+	var vertical: bool = _int(layout.get("offset_axis")) == TileSet.TILE_OFFSET_AXIS_VERTICAL
+	var tile_layout: int = clampi(_int(layout.get("layout")), 0, 5)
+	var overlap: float = _OVERLAP[shape]
 	var at: Vector2 = unit
 	if vertical:
 		at = Vector2(at.y, at.x)
 		tile_layout = _TRANSPOSED[tile_layout]
-	var map: Vector2i = _horizontal_local_to_map(at, tile_layout, _OVERLAP[shape])
+	var map: Vector2i = _horizontal_local_to_map(at, tile_layout, overlap)
 	return Vector2i(map.y, map.x) if vertical else map
 
 
@@ -230,12 +232,24 @@ static func _horizontal_local_to_map(unit: Vector2, tile_layout: int, overlap: f
 
 static func _map_origin(layout: Dictionary) -> Vector2i:
 	var pair: Variant = layout.get("map_origin", [0, 0])
-	if pair is Array and (pair as Array).size() >= 2:
-		var values: Array = pair
-		return Vector2i(int(values[0]), int(values[1]))
 	if pair is Vector2i:
 		return pair
-	return Vector2i.ZERO
+	if not pair is Array:
+		return Vector2i.ZERO
+	var values: Array = pair
+	if values.size() < 2:
+		return Vector2i.ZERO
+	return Vector2i(_int(values[0]), _int(values[1]))
+
+
+# A whole number from the wire (an int, or a float msgpack may have made of one); 0 otherwise.
+static func _int(value: Variant) -> int:
+	if value is int:
+		return value
+	if value is float:
+		var number: float = value
+		return roundi(number)
+	return 0
 
 
 static func _vec2(value: Variant, fallback: Vector2) -> Vector2:

@@ -12,7 +12,7 @@ const TILE := Vector2i(32, 24)
 
 func test_layout_centres_equal_map_to_local_on_every_shape_layout_and_axis() -> void:
 	for config: Array in _configs():
-		var layer: TileMapLayer = _bare_layer(config[0], config[1], config[2])
+		var layer: TileMapLayer = _bare_layer(config)
 		var params: Dictionary = _params(layer)
 		for y: int in 7:
 			for x: int in 8:
@@ -32,7 +32,7 @@ func test_layout_cell_at_equals_local_to_map_on_random_points() -> void:
 		# Square grids keep the sidecar's rounding (local_to_map adds 5e-5 before its floor).
 		if config[0] == TileSet.TILE_SHAPE_SQUARE:
 			continue
-		var layer: TileMapLayer = _bare_layer(config[0], config[1], config[2])
+		var layer: TileMapLayer = _bare_layer(config)
 		var params: Dictionary = _params(layer)
 		var centre: Vector2 = layer.map_to_local(FIRST + Vector2i(4, 4))
 		var wrong: int = 0
@@ -56,7 +56,7 @@ func test_layout_outlines_of_engine_neighbours_share_an_edge() -> void:
 		# Half-offset rows share half an edge: no common corner to count.
 		if config[0] != TileSet.TILE_SHAPE_HEXAGON and config[0] != TileSet.TILE_SHAPE_ISOMETRIC:
 			continue
-		var layer: TileMapLayer = _bare_layer(config[0], config[1], config[2])
+		var layer: TileMapLayer = _bare_layer(config)
 		var params: Dictionary = _params(layer)
 		var cell := Vector2i(4, 3)
 		var polygon: PackedVector2Array = CellLayout.outline(params, cell)
@@ -154,12 +154,16 @@ static func _configs() -> Array[Array]:
 	return configs
 
 
-static func _bare_layer(shape: int, tile_layout: int, axis: int) -> TileMapLayer:
+# A layer of [param config]'s shape, layout and axis whose tile set has one plain tile.
+static func _bare_layer(config: Array) -> TileMapLayer:
+	var shape: TileSet.TileShape = config[0]
+	var tile_layout: TileSet.TileLayout = config[1]
+	var axis: TileSet.TileOffsetAxis = config[2]
 	var tile_set := TileSet.new()
 	tile_set.tile_size = TILE
-	tile_set.tile_shape = shape as TileSet.TileShape
-	tile_set.tile_layout = tile_layout as TileSet.TileLayout
-	tile_set.tile_offset_axis = axis as TileSet.TileOffsetAxis
+	tile_set.tile_shape = shape
+	tile_set.tile_layout = tile_layout
+	tile_set.tile_offset_axis = axis
 	var atlas := TileSetAtlasSource.new()
 	atlas.texture = ImageTexture.create_from_image(Image.create(32, 24, false, Image.FORMAT_RGBA8))
 	atlas.texture_region_size = TILE

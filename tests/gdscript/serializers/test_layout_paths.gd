@@ -66,17 +66,22 @@ func test_layout_world_positions_edits_and_placed_layers_use_the_layer_coordinat
 	var by_world: Dictionary = _bridge.find_path_result("hex", from, to)
 	var by_cell: Dictionary = _bridge.find_path_result("hex", start, goal)
 	assert_eq(by_world["status"], "found")
-	assert_almost(by_world["cost"], by_cell["cost"], 1e-4, "a position names its tile")
+	var world_cost: float = by_world["cost"]
+	var cell_cost: float = by_cell["cost"]
+	assert_almost(world_cost, cell_cost, 1e-4, "a position names its tile")
 	var points: PackedVector2Array = by_cell["points"]
-	var middle: Vector2i = layer.local_to_map(points[points.size() / 2])
+	var middle: Vector2i = layer.local_to_map(points[points.size() >> 1])
 	var blocked: Array[Vector2i] = [middle]
 	assert_true(_bridge.set_cells_solid("hex", blocked).is_ok())
 	oracle.set_solid(middle)
 	var after: Dictionary = _bridge.find_path_result("hex", start, goal)
 	var want: Dictionary = oracle.dijkstra(start)
 	if want.has(goal):
-		assert_almost(after["cost"], want[goal], 1e-4 * want[goal], "around the new wall")
-		for point: Vector2 in after["points"] as PackedVector2Array:
+		var cost: float = after["cost"]
+		var wanted: float = want[goal]
+		assert_almost(cost, wanted, 1e-4 * wanted, "around the new wall")
+		var around: PackedVector2Array = after["points"]
+		for point: Vector2 in around:
 			assert_ne(layer.local_to_map(point), middle, "the path avoids %s" % middle)
 	else:
 		assert_eq(after["status"], "no_path")
@@ -102,8 +107,11 @@ func _check_placed_layer() -> void:
 	if not costs.has(goal):
 		assert_eq(result["status"], "no_path")
 	else:
-		assert_almost(result["cost"], costs[goal] * 1.5, 1e-4 * costs[goal], "scaled by 1.5")
-		for point: Vector2 in result["points"] as PackedVector2Array:
+		var cost: float = result["cost"]
+		var wanted: float = costs[goal]
+		assert_almost(cost, wanted * 1.5, 1e-4 * wanted, "scaled by 1.5")
+		var points: PackedVector2Array = result["points"]
+		for point: Vector2 in points:
 			var cell: Vector2i = layer.local_to_map(layer.to_local(point))
 			var centre: Vector2 = layer.to_global(layer.map_to_local(cell))
 			assert_true(point.is_equal_approx(centre), "%s is the centre of %s" % [point, cell])
@@ -143,7 +151,8 @@ func test_layout_diamond_astar_grids_cost_what_godot_finds() -> void:
 				assert_eq(ours["status"], "no_path", "%s -> %s" % [from, to])
 				continue
 			var want: float = LayoutOracle.id_path_cost(grid, godot)
-			assert_almost(ours["cost"], want, 1e-5 * maxf(want, 1.0), "%s -> %s" % [from, to])
+			var cost: float = ours["cost"]
+			assert_almost(cost, want, 1e-5 * maxf(want, 1.0), "%s -> %s" % [from, to])
 			var points: PackedVector2Array = ours["points"]
 			var expected: PackedVector2Array = grid.get_point_path(from, to)
 			same += 1 if points == expected else 0
@@ -167,7 +176,8 @@ func _check_path(
 		return
 	assert_eq(result["status"], "found", label)
 	var want: float = costs[goal]
-	assert_almost(result["cost"], want, 1e-5 * maxf(want, 1.0), label)
+	var cost: float = result["cost"]
+	assert_almost(cost, want, 1e-5 * maxf(want, 1.0), label)
 	var points: PackedVector2Array = result["points"]
 	var previous: Vector2i = start
 	for i: int in points.size():
@@ -211,9 +221,12 @@ static func _random_layer(config: Array, rng: RandomNumberGenerator) -> TileMapL
 	var layer: TileMapLayer = TileFixtures.layer_from_rows(PackedStringArray(), MUD)
 	var tile_set: TileSet = layer.tile_set
 	tile_set.tile_size = Vector2i(32, 28)
-	tile_set.tile_shape = config[0] as TileSet.TileShape
-	tile_set.tile_layout = config[1] as TileSet.TileLayout
-	tile_set.tile_offset_axis = config[2] as TileSet.TileOffsetAxis
+	var shape: TileSet.TileShape = config[0]
+	var tile_layout: TileSet.TileLayout = config[1]
+	var axis: TileSet.TileOffsetAxis = config[2]
+	tile_set.tile_shape = shape
+	tile_set.tile_layout = tile_layout
+	tile_set.tile_offset_axis = axis
 	for y: int in SIZE.y:
 		for x: int in SIZE.x:
 			var roll: float = rng.randf()

@@ -115,9 +115,12 @@ func neighbours(cell: Vector2i) -> Array[Vector2i]:
 	elif _layer.tile_set.tile_shape == TileSet.TILE_SHAPE_ISOMETRIC:
 		corners = ISOMETRIC_CORNERS
 	for corner: Array in corners:
-		var at: Vector2i = _layer.get_neighbor_cell(cell, corner[0])
-		var side_a: Vector2i = _layer.get_neighbor_cell(cell, corner[1])
-		var side_b: Vector2i = _layer.get_neighbor_cell(cell, corner[2])
+		var towards: TileSet.CellNeighbor = corner[0]
+		var beside_a: TileSet.CellNeighbor = corner[1]
+		var beside_b: TileSet.CellNeighbor = corner[2]
+		var at: Vector2i = _layer.get_neighbor_cell(cell, towards)
+		var side_a: Vector2i = _layer.get_neighbor_cell(cell, beside_a)
+		var side_b: Vector2i = _layer.get_neighbor_cell(cell, beside_b)
 		if is_open(at) and is_open(side_a) and is_open(side_b):
 			out.append(at)
 	return out
