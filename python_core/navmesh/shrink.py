@@ -225,8 +225,9 @@ def shrink_mesh(mesh: NavMesh, radius: float) -> ShrunkMesh:
 class ShrinkCache:
     """Shrunk meshes of one mesh by radius, the ``capacity`` most recently used kept (LRU).
 
-    Safe from several threads: a radius missing is shrunk outside the lock (two threads may both
-    shrink it; one result is kept). Make a new cache when the mesh changes.
+    Safe from several threads: a radius missing is shrunk once, by the first thread that asks
+    (others asking for it wait; other radii are not held up). Make a new cache when the mesh
+    changes.
 
     Example:
         >>> cache = ShrinkCache(NavMesh([[0, 0], [4, 0], [4, 4], [0, 4]], [[0, 1, 2, 3]]))
@@ -243,6 +244,7 @@ class ShrinkCache:
         self.misses = 0
         self._lock = threading.Lock()
         self._shrunk: OrderedDict[float, ShrunkMesh] = OrderedDict()
+        self._building: dict[float, threading.Lock] = {}  # one lock per radius being shrunk
 
     def cached(self, radius: float) -> ShrunkMesh | None:
         """The shrunk mesh of ``radius`` when cached (marked used), else None; never shrinks."""
@@ -256,18 +258,26 @@ class ShrinkCache:
         """The shrunk mesh of ``radius``, shrunk now if not cached (see :func:`shrink_mesh`)."""
         radius = check_radius(radius)
         found = self.cached(radius)
-        if found is not None:
+        if found is None:
             with self._lock:
-                self.hits += 1
-            return found
+                building = self._building.setdefault(radius, threading.Lock())
+            with building:
+                found = self.cached(radius)  # shrunk by another thread while this one waited
+                if found is None:
+                    return self._shrink(radius)
+        with self._lock:
+            self.hits += 1
+        return found
+
+    def _shrink(self, radius: float) -> ShrunkMesh:
         made = shrink_mesh(self.mesh, radius)
         with self._lock:
             self.misses += 1
             self._shrunk[radius] = made
-            self._shrunk.move_to_end(radius)
+            self._building.pop(radius, None)
             while len(self._shrunk) > self.capacity:
                 self._shrunk.popitem(last=False)
-            return self._shrunk[radius]
+            return made
 
     @property
     def radii(self) -> list[float]:

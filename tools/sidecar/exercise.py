@@ -48,13 +48,14 @@ def queries(client: Client) -> int:
     vertices = [[0, 0], [2, 0], [2, 2], [0, 2], [4, 0], [4, 2], [4, 4], [2, 4]]
     client.load_navmesh("mesh", vertices, [[0, 1, 2, 3], [1, 4, 5, 2], [2, 5, 6, 7]])
     _found(client.find("mesh", (0.5, 0.5), (3.5, 3.5)), "navmesh 2-D")
+    _found(client.find("mesh", (0.5, 0.5), (3.5, 3.5), radius=0.25), "navmesh 2-D, radius (shapely)")
     vertices3 = [[0, 0, 0], [2, 0, 0], [2, 0, 2], [0, 0, 2], [4, 1, 0], [4, 1, 2]]
     client.load_navmesh("mesh3", vertices3, [[0, 1, 2, 3], [1, 4, 5, 2]], up_axis="y")
     _found(client.find("mesh3", (0.5, 0, 0.5), (3.5, 0.75, 1.5)), "navmesh 3-D")
     for graph in ("grid", "waypoints", "mesh", "mesh3"):
         client.info(graph)
         client.drop(graph)
-    return 19
+    return 20
 
 
 def exercise(command: list[str], env: dict[str, str] | None, cwd: Path) -> int:

@@ -4,6 +4,7 @@ area, narrow gaps stop wide agents, and the cache, layers, costs and links behav
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -166,3 +167,11 @@ def test_3d_meshes_refuse_a_radius() -> None:
     assert nav.find_path((1, 0, 1), (3, 0, 3)).found
     with pytest.raises(UnsupportedOperationError, match="3D"):
         NavMeshNavigator(mesh, agent_radius=0.5)
+
+
+def test_threads_asking_for_one_radius_shrink_it_once(arena: NavMesh) -> None:
+    cache = ShrinkCache(arena)
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(cache.get, [0.75] * 8))
+    assert all(g is got[0] for g in got)
+    assert (cache.misses, cache.hits) == (1, 7)
