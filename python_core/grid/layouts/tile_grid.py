@@ -117,23 +117,24 @@ class TileGrid(GridGraph):
         bx, by = unit_centres(self._layout, [mx], [my])
         return np.stack([ox + (ux - bx[0]) * cw, oy + (uy - by[0]) * ch], axis=1)
 
-    def cell_to_world(self, cell: Sequence[float]) -> tuple[float, float]:
+    def cell_to_world(self, cell: Sequence[float], *, size: int = 1) -> tuple[float, float]:
         """World centre of a cell (``map_to_local`` of its map cell, placed by ``origin``).
 
         Raises:
-            InvalidQueryError: non-integral or non-finite coordinates.
+            InvalidQueryError: non-integral or non-finite coordinates; a unit ``size`` other than 1.
             OutOfBoundsError: the cell is outside the grid.
         """
+        self._one_cell(size)
         x, y = as_cell(cell, self._width, self._height)
         point = self._centres([x], [y])[0]
         return (float(point[0]), float(point[1]))
 
-    def world_to_cell(self, position: Sequence[float]) -> Cell:
+    def world_to_cell(self, position: Sequence[float], *, size: int = 1) -> Cell:
         """The cell whose tile contains ``position`` (``TileMapLayer.local_to_map``): of the cells
         around the nearest lattice point, the one in whose tile outline the position lies deepest.
 
         Raises:
-            InvalidQueryError: non-finite coordinates.
+            InvalidQueryError: non-finite coordinates; a unit ``size`` other than 1.
             OutOfBoundsError: that cell lies outside the grid.
 
         Example:
@@ -141,6 +142,7 @@ class TileGrid(GridGraph):
             >>> g.world_to_cell((2.0, 1.1)), g.world_to_cell((0.9, 0.0)), g.world_to_cell((2.1, 0.0))
             ((0, 1), (0, 0), (1, 0))
         """
+        self._one_cell(size)
         px, py = parse_pair("position", position, positive=False, error=InvalidQueryError)
         (cw, ch), (ox, oy), (mx, my) = self._cell_size, self._origin, self._layout.map_origin
         bx, by = unit_centres(self._layout, [mx], [my])
@@ -151,6 +153,11 @@ class TileGrid(GridGraph):
         depth = _gauge(self._layout, ux - cx, uy - cy)
         best = int(np.lexsort((ys, xs, depth))[0])  # ties on an edge: the smaller x, then y
         return as_cell((int(xs[best]) - mx, int(ys[best]) - my), self._width, self._height)
+
+    def _one_cell(self, size: int) -> None:
+        if size != 1:
+            kind = self._layout.kind.value
+            raise InvalidQueryError(f"unit size {size!r:.20} is not supported on a {kind} layout yet")
 
     def _approximate(self, ux: float, uy: float) -> tuple[int, int]:
         """The map cell whose centre the linear part of the lattice puts nearest (within two)."""
@@ -168,10 +175,7 @@ class TileGrid(GridGraph):
             InvalidQueryError: a ``size`` other than 1 (footprints on a tile layout are not
                 supported yet), and as :meth:`GridGraph.place_agent`.
         """
-        if size != 1:
-            raise InvalidQueryError(
-                f"agents of size {size!r:.20} are not supported on a {self._layout.kind.value} layout yet"
-            )
+        self._one_cell(size)
         super().place_agent(agent_id, cell)
 
     # -- queries ----------------------------------------------------------------------------------
@@ -195,8 +199,12 @@ class TileGrid(GridGraph):
             InvalidQueryError, OutOfBoundsError, BlockedEndpointError, UnknownPointError: as
                 :meth:`GridGraph.find_path`; also a unit ``size`` or ``radius`` (not on layouts yet).
         """
-        if options is not None and (options.size != 1 or options.radius is not None):
-            raise InvalidQueryError(f"unit sizes are not supported on a {self._layout.kind.value} layout yet")
+        if options is not None and options.radius is not None:
+            raise InvalidQueryError(
+                f"a unit radius is not supported on a {self._layout.kind.value} layout yet"
+            )
+        if options is not None:
+            self._one_cell(options.size)
         if self._id_space is not None:
             result = dispatch.find_path(self._id_space, start, goal, options=options, method=method)
             if len(result.nodes) == 0:

@@ -77,7 +77,7 @@ def test_updates_change_the_next_answer(client: Client) -> None:
     assert client.find("hex", grid.cell_to_world((0, 0)), grid.cell_to_world((8, 0)), agent=1) == before
     with pytest.raises(BridgeError) as caught:
         client.place_agent("hex", 2, (0, 0), size=2)
-    assert "not supported on a hexagon layout" in str(caught.value)
+    assert "unit size 2 is not supported on a hexagon layout" in str(caught.value)
 
 
 def test_hierarchies_and_bad_layouts_are_refused(client: Client) -> None:

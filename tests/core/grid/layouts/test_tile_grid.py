@@ -93,11 +93,15 @@ def test_budgets_partial_paths_and_endpoints(layout: TileLayout) -> None:
         grid.find_path((-1, 0), (0, 0))
     with pytest.raises(InvalidQueryError):
         grid.find_path((0.5, 0), (0, 0))  # type: ignore[arg-type]
-    with pytest.raises(InvalidQueryError, match="unit sizes"):
+    with pytest.raises(InvalidQueryError, match="unit size 2 is not supported"):
         grid.find_path((0, 0), (1, 0), options=QueryOptions(size=2))
-    with pytest.raises(InvalidQueryError, match="agents of size 2"):
+    with pytest.raises(InvalidQueryError, match="unit size 2 is not supported"):
         grid.place_agent(7, (0, 0), size=2)
     assert 7 not in grid.agents
+    with pytest.raises(InvalidQueryError, match="radius is not supported"):
+        grid.find_path((0, 0), (1, 0), options=QueryOptions(radius=3.0))
+    with pytest.raises(InvalidQueryError, match="unit size 3 is not supported"):
+        grid.world_to_cell((0.0, 0.0), size=3)
 
 
 def test_lattices_refuse_square_heuristics_and_methods() -> None:
