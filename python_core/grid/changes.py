@@ -10,13 +10,15 @@ Quick start::
 
 :class:`GridChanges` is the part of :class:`~python_core.grid.GridGraph` that changes cells; each
 change moves :attr:`GridGraph.version`, so data derived from the walls and weights knows to update.
+The searches' padded copy is repaired in place (:mod:`python_core.grid.search.repair`): clearance
+up-left of the changed cells only, weights at them; no rebuild of the whole copy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +26,8 @@ import numpy.typing as npt
 from python_core._types import F64, I64
 from python_core.errors import InvalidQueryError
 from python_core.grid.cells import as_cells, reject_bad
+from python_core.grid.search.grid_view import GridView
+from python_core.grid.search.repair import finish_patch, start_patch
 
 __all__ = ["GridChanges"]
 
@@ -38,6 +42,11 @@ class GridChanges:
     _weights: F64
     _version: int
     _undo: list[Callable[[], None]] | None
+
+    @property
+    def _view(self) -> GridView:
+        """The grid as the searches see it (the whole GridGraph is one)."""
+        return cast("GridView", self)
 
     def set_walkable(self, cells: npt.ArrayLike, walkable: bool | npt.ArrayLike = True) -> None:
         """Open or close cells.
@@ -61,8 +70,10 @@ class GridChanges:
         if values.dtype != np.bool_ or values.ndim > 1 or values.size not in (1, nodes.size):
             raise InvalidQueryError(f"walkable must be one bool or one per cell, got {walkable!r:.80}")
         self._remember(self._walkable, nodes)
+        patch = start_patch(self._view, nodes)
         self._walkable[nodes] = values
         self._version += 1
+        finish_patch(self._view, patch, walls=True)
 
     def set_weight(self, cell: Sequence[int], weight: float) -> None:
         """Set one cell's weight; see :meth:`set_weights`.
@@ -100,8 +111,10 @@ class GridChanges:
             raise InvalidQueryError(f"weights must be one number or one per cell: {weights!r:.80}") from exc
         reject_bad("weight", values, self._width, nodes)
         self._remember(self._weights, nodes)
+        patch = start_patch(self._view, nodes)
         self._weights[nodes] = values
         self._version += 1
+        finish_patch(self._view, patch, walls=False)
 
     # -- all or nothing ---------------------------------------------------------------------------
 
@@ -148,7 +161,9 @@ class GridChanges:
         old = array[nodes].copy()
 
         def put_back() -> None:
+            patch = start_patch(self._view, nodes)
             array[nodes] = old
             self._version += 1
+            finish_patch(self._view, patch, walls=array is self._walkable)
 
         self._undo.append(put_back)

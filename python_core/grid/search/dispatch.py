@@ -96,7 +96,7 @@ def choose_method(grid: GridView, options: QueryOptions | None = None) -> Method
     p = prepared_for(grid)
     if not _jps_exact(grid, p, opts):
         return "astar"
-    return "jps" if prefers_jps(grid, p.uniform_weight) else "astar"
+    return "jps" if prefers_jps(grid, p.uniform_weight, p.open_count) else "astar"
 
 
 def _jps_exact(grid: GridView, prepared: Prepared, opts: QueryOptions) -> bool:

@@ -80,7 +80,7 @@ class _Decision:
 _DECISIONS: weakref.WeakKeyDictionary[GridView, _Decision] = weakref.WeakKeyDictionary()
 
 
-def prefers_jps(grid: GridView, weight: float) -> bool:
+def prefers_jps(grid: GridView, weight: float, open_cells: int | None = None) -> bool:
     """Whether JPS is the faster exact kernel on ``grid``.
 
     Call only where JPS is exact (uniform weight ``weight > 0``, no corner cutting, octile).
@@ -88,6 +88,8 @@ def prefers_jps(grid: GridView, weight: float) -> bool:
     Args:
         grid: the grid; the decision is cached for it.
         weight: the common cell weight.
+        open_cells: the grid's open cell count when the caller knows it (counting them reads the
+            whole grid: after a local change, the prepared copy's count saves that).
 
     Returns:
         True when JPS should run.
@@ -104,7 +106,8 @@ def prefers_jps(grid: GridView, weight: float) -> bool:
     if cached is not None and cached.version == grid.version:
         return cached.use_jps
     walkable = grid.walkable
-    open_cells = int(np.count_nonzero(walkable))
+    if open_cells is None:
+        open_cells = int(np.count_nonzero(walkable))
     moved = abs(open_cells - cached.open_cells) if cached is not None else 0
     if cached is not None and cached.shape == shape and moved <= REPROBE_FRACTION * grid.width * grid.height:
         cached.version = grid.version

@@ -30,7 +30,17 @@ from python_core.grid.clearance import fill_clearance
 from python_core.grid.search.grid_view import GridView
 from python_core.grid.sized_view import footprint_max
 
-__all__ = ["Prepared", "Workspace", "block_agents", "is_ready", "prepared_for", "unblock"]
+__all__ = [
+    "Prepared",
+    "Workspace",
+    "block_agents",
+    "current_copy",
+    "is_ready",
+    "open_extremes",
+    "pad",
+    "prepared_for",
+    "unblock",
+]
 
 _TAG_LIMIT = 2**31 - 4
 
@@ -75,7 +85,11 @@ class Prepared:
     passable: U8  # padded clearance, flat; border 0
     weights: F64  # padded, or one unused slot when the weight is uniform
     uniform_weight: float  # the common weight of open cells, or -1.0 when weights differ
-    min_weight: float
+    min_weight: float  # smallest and largest open weight (1.0 with no open cell)...
+    max_weight: float
+    low_count: int  # ...and how many open cells hold each (kept by local repairs)
+    high_count: int
+    open_count: int
     sized_weights: dict[int, F64] = field(default_factory=dict)  # size > 1, weights that differ
     spare: list[Workspace] = field(default_factory=list)
 
@@ -113,7 +127,7 @@ class Prepared:
             return self.weights
         cached = self.sized_weights.get(size)
         if cached is None:
-            cached = _pad(footprint_max(grid.weights, size), np.float64)
+            cached = pad(footprint_max(grid.weights, size), np.float64)
             self.sized_weights[size] = cached  # two threads may both compute it: same values
         return cached
 
@@ -127,7 +141,8 @@ def is_ready(grid: GridView, size: int) -> bool:
     return size == 1 or p.uniform_weight >= 0.0 or size in p.sized_weights
 
 
-def _pad(values: F64, dtype: type) -> F64:
+def pad(values: F64, dtype: type) -> F64:
+    """A flat copy of ``(h, w)`` values inside a border of zeros, ``(h + 2) x (w + 2)``."""
     h, w = values.shape
     out = np.zeros((h + 2, w + 2), dtype=dtype)
     out[1:-1, 1:-1] = values
@@ -150,19 +165,34 @@ def prepared_for(grid: GridView) -> Prepared:
         return cached
 
 
+def current_copy(grid: GridView, version: int) -> Prepared | None:
+    """``grid``'s prepared copy when one exists for ``version``, else None."""
+    p = _PREPARED.get(grid)
+    return p if p is not None and p.version == version else None
+
+
+def open_extremes(grid: GridView) -> tuple[float, float, int, int]:
+    """The smallest and largest weight of an open cell and how many open cells hold each
+    (``(1.0, 1.0, 0, 0)`` without open cells)."""
+    open_weights = grid.weights[grid.walkable]
+    if not open_weights.size:
+        return 1.0, 1.0, 0, 0
+    low, high = float(open_weights.min()), float(open_weights.max())
+    return low, high, int((open_weights == low).sum()), int((open_weights == high).sum())
+
+
 def _build(grid: GridView) -> Prepared:
     walkable = grid.walkable
     h, w = grid.height, grid.width
     passable = np.zeros((h + 2, w + 2), dtype=np.uint8)
     fill_clearance(walkable.view(np.uint8), passable[1:-1, 1:-1])
-    open_weights = grid.weights[walkable]
-    low = float(open_weights.min()) if open_weights.size else 1.0
-    high = float(open_weights.max()) if open_weights.size else 1.0
+    low, high, n_low, n_high = open_extremes(grid)
     uniform = low == high
-    weights = np.zeros(1, dtype=np.float64) if uniform else _pad(grid.weights, np.float64)
+    weights = np.zeros(1, dtype=np.float64) if uniform else pad(grid.weights, np.float64)
     return Prepared(
         version=grid.version, width=w, height=h, passable=passable.ravel(), weights=weights,
-        uniform_weight=low if uniform else -1.0, min_weight=low,
+        uniform_weight=low if uniform else -1.0, min_weight=low, max_weight=high,
+        low_count=n_low, high_count=n_high, open_count=int(np.count_nonzero(walkable)),
     )  # fmt: skip
 
 
