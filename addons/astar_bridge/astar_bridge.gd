@@ -333,7 +333,9 @@ func query_path(query: PathQuery, result: PathResult) -> void:
 
 ## Asks for [param query]'s path without waiting: [code]await request.wait()[/code] gives the
 ## [AStarBridgePathResult] (many NPCs may ask in one frame; answers complete in their frame).
-## Never null: a failure completes the request with status ERROR.
+## Never null: a failure completes the request with status ERROR. The requests of a frame leave
+## together at its end, one message per graph and options map (config.batch_requests, on by
+## default); each completes with its own result, and a bad one fails alone.
 func request_query(query: PathQuery) -> PathRequest:
 	return _paths.request_query(query)
 
@@ -409,7 +411,8 @@ func call_method(method: String, params: Dictionary) -> BridgeResult:
 
 
 ## Counters for a HUD: requests, failures, latency (mean, p50, p99 in ms), paths per second,
-## pending, restarts and the main-thread time spent on asynchronous requests.
+## messages (asynchronous requests sent: a frame's batched paths count once), pending, restarts
+## and the main-thread time spent on asynchronous requests.
 func get_stats() -> Dictionary:
 	var stats: Dictionary = _queue.stats.snapshot()
 	stats["pending"] = _queue.pending()

@@ -38,6 +38,12 @@ const CONFIG_ONLY: Dictionary = {
 		"Write and read the socket on a thread of its own (requests leave and answers are cut"
 		+ " off the main thread). Off: the main thread does it once a frame."
 	),
+	"batch_requests":
+	(
+		"The path requests of a frame (request_path, request_query) leave at its end as one"
+		+ " message per graph and options map (path.find_packed on a grid), each still completing"
+		+ " with its own result. Off: each request leaves as its own path.find."
+	),
 	"auto_restart":
 	(
 		"Restart a sidecar that died or stopped answering and re-upload every graph. Off:"

@@ -49,6 +49,23 @@ func finish(outcome: Dictionary) -> void:
 	completed.emit(outcome)
 
 
+## Gives up on the request (an NPC freed or with a new goal): it completes at once with status
+## [code]"error"[/code] and error code [code]"cancelled"[/code], and its answer, if one comes, is
+## ignored. One not sent yet (held until the end of the frame) is never sent. Does nothing when it
+## already completed.
+func cancel() -> void:
+	finish(
+		{
+			"status": "error",
+			"points": PackedVector2Array(),
+			"ids": PackedInt64Array(),
+			"cost": 0.0,
+			"expanded": 0,
+			"error": {"code": "cancelled", "message": "the request was cancelled", "data": {}},
+		}
+	)
+
+
 ## The result as a typed [code]AStarBridgePathResult[/code], once the request completed: at once
 ## when it already did, else after [signal completed]. Use with [code]await[/code].
 func wait() -> PathResult:

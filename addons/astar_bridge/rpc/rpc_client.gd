@@ -44,6 +44,10 @@ var last_received_ms: int = 0
 ## thread only dispatches finished results; [method call_sync] still reads the socket itself
 ## (the thread waits meanwhile).
 var threaded: bool = false
+## Called with the method name at the start of each [method call_sync], before its request is
+## written: a caller that holds requests back (the autoload's frame batches) sends them first,
+## so the stream keeps the order in which requests were made.
+var before_sync: Callable = Callable()
 ## Gets [code](target, value)[/code] for each request of [method send_prepared]: one callable for
 ## all of them, so a request needs no callable of its own.
 var prepared_sink: Callable:
@@ -182,6 +186,8 @@ func send_prepared(
 ## (a sleep between polls costs more than the round trip itself on loopback). Answers of
 ## asynchronous requests that arrive meanwhile are dispatched as usual.
 func call_sync(method: String, params: Dictionary, timeout_ms: int) -> Dictionary:
+	if before_sync.is_valid():
+		before_sync.call(method)
 	_io.lock()  # the connection's thread waits meanwhile: this call reads the socket itself
 	_in_sync += 1
 	_poll_reader()

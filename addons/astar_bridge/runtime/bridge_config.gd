@@ -26,6 +26,9 @@ var unresponsive_timeout_ms: int = 5000
 ## enough that a loop that never ends does not hang the game (astar_bridge/timeouts/busy_limit_ms).
 var busy_limit_ms: int = 60000
 var io_thread: bool = true
+## The path requests of a frame (request_path, request_query) leave at its end as one message per
+## graph and options map, each completing with its own result; off: one message each.
+var batch_requests: bool = true
 var auto_restart: bool = true
 var report_failures: bool = true
 

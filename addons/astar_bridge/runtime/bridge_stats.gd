@@ -6,6 +6,8 @@ extends RefCounted
 ## Latencies kept for the mean and the percentiles.
 const WINDOW := 1024
 
+## Asynchronous requests sent to the sidecar (a frame's batched paths count once).
+var messages: int = 0
 var _requests: int = 0
 var _failures: int = 0
 var _latencies_ms: PackedFloat64Array = PackedFloat64Array()
@@ -29,7 +31,8 @@ func record(latency_usec: int, failed: bool) -> void:
 
 
 ## [code]{"requests", "failures", "latency_ms_mean", "latency_ms_p50", "latency_ms_p99",
-## "paths_per_second"}[/code]; paths per second counts completions in the last second.
+## "paths_per_second", "messages"}[/code]; paths per second counts completions in the last
+## second; messages: [member messages].
 func snapshot() -> Dictionary:
 	var sorted: PackedFloat64Array = _latencies_ms.duplicate()
 	sorted.sort()
@@ -43,6 +46,7 @@ func snapshot() -> Dictionary:
 		"latency_ms_p50": _percentile(sorted, 0.5),
 		"latency_ms_p99": _percentile(sorted, 0.99),
 		"paths_per_second": float(_recent_completions()),
+		"messages": messages,
 	}
 
 
@@ -50,6 +54,7 @@ func snapshot() -> Dictionary:
 func reset() -> void:
 	_requests = 0
 	_failures = 0
+	messages = 0
 	_latencies_ms = PackedFloat64Array()
 	_next_slot = 0
 	_completions_usec = PackedInt64Array()

@@ -15,6 +15,8 @@ const SettingsTable = preload("res://addons/astar_bridge/runtime/settings_table.
 const SidecarLink = preload("res://addons/astar_bridge/runtime/sidecar_link.gd")
 ## The setting that prints a line for each synchronous query without a path.
 const REPORT_NO_PATH := "astar_bridge/debug/report_no_path"
+# Cell coordinates past this go as path.find_many queries (int32 would not hold them).
+const MAX_CELL := 1 << 30
 
 var _config: BridgeConfig
 var _link: SidecarLink
@@ -77,10 +79,17 @@ func find_query(query: PathQuery) -> Dictionary:
 
 
 ## An asynchronous query: the request completes from a later point of the frame. Its
-## main-thread time counts in the queue's [code]main_thread_usec[/code].
+## main-thread time counts in the queue's [code]main_thread_usec[/code]. With
+## [code]config.batch_requests[/code] it is held until the end of the frame and leaves with the
+## frame's others (see request_queue.gd).
 func request(graph: String, from: Variant, to: Variant, options: Dictionary) -> PathRequest:
 	var started: int = Time.get_ticks_usec()
 	var made: PathRequest = PathRequest.new()
+	if _config.batch_requests:
+		made.sent_usec = started
+		_hold(made, graph, from, to, options)
+		_queue.main_thread_usec += Time.get_ticks_usec() - started
+		return made
 	var dim: int = _dim_of(graph, from)
 	var cells: Array = _cell_pair(graph, from, to)
 	if not cells.is_empty():
@@ -93,6 +102,43 @@ func request(graph: String, from: Variant, to: Variant, options: Dictionary) -> 
 	_queue.send_path(made, graph, start, goal, options, dim, started)
 	_queue.main_thread_usec += Time.get_ticks_usec() - started
 	return made
+
+
+# Holds [param made] for the end of the frame: with the other requests on the same grid and
+# options when both ends are 2D points path.find_packed takes (cells, or world positions on a
+# grid placed in the world), else as a query of the frame's path.find_many, which answers (and
+# fails) each query on its own as path.find would.
+func _hold(
+	made: PathRequest, graph: String, from: Variant, to: Variant, options: Dictionary
+) -> void:
+	if _store.has(graph) and _store.method_of(graph) == GridSerializer.METHOD:
+		var grid: Dictionary = _store.params_of(graph)
+		var world: bool = grid.has("cell_size") or grid.has("origin")
+		var cells: bool = not world or (from is Vector2i and to is Vector2i)
+		var start: Variant = _packable(graph, grid, from, cells)
+		var goal: Variant = _packable(graph, grid, to, cells)
+		if start is Vector2 and goal is Vector2:
+			_queue.hold_grid(made, graph, options, cells, start, goal)
+			return
+	_queue.hold_query(made, _wire_query(graph, from, to, options), _dim_of(graph, from))
+
+
+# [param value] as path.find_packed takes it on grid [param graph] (a Vector2: a cell of the
+# grid's own when [param cells], else a world position), or null when it cannot go packed: a
+# position that is not finite, a cell with fractional or huge coordinates, not a 2D point.
+func _packable(graph: String, grid: Dictionary, value: Variant, cells: bool) -> Variant:
+	if value is Vector2i:
+		var cell: Vector2i = value
+		cell -= _graphs.cell_offset(graph)
+		return Vector2(cell) if cells else GridSerializer.cell_to_world(grid, cell)
+	if not value is Vector2:
+		return null
+	var point: Vector2 = value
+	if not point.is_finite():
+		return null
+	if cells and (point != point.floor() or absf(point.x) > MAX_CELL or absf(point.y) > MAX_CELL):
+		return null
+	return point
 
 
 ## [method request] for a typed query; one that cannot be sent completes with "bad_request".

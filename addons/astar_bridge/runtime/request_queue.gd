@@ -3,6 +3,11 @@
 ## cannot be); answers dispatched at each point of the frame the autoload sees (physics,
 ## process, end of frame), so a request completes in the frame its answer arrived in.
 ##
+## With [code]batch_requests[/code] (the default) the path requests of a frame are held until
+## its end and leave as one message per grid and options map (runtime/frame_batches.gd); each
+## completes with its own result. Any other request (an edit, a flow field, a synchronous call
+## other than a path) sends the held ones first, so the sidecar sees them in the order made.
+##
 ## The main thread's work per [code]path.find[/code] is kept small: the request is encoded by
 ## msgpack/path_find_encoder.gd (its fixed bytes made once per graph and options) and handed to
 ## the connection's thread as bytes; the answer comes back decoded and turned into the result map
@@ -11,6 +16,8 @@ extends RefCounted
 
 const BridgeConfig = preload("res://addons/astar_bridge/runtime/bridge_config.gd")
 const BridgeStats = preload("res://addons/astar_bridge/runtime/bridge_stats.gd")
+const FrameBatches = preload("res://addons/astar_bridge/runtime/frame_batches.gd")
+const PathAnswers = preload("res://addons/astar_bridge/runtime/path_answers.gd")
 const PathFindEncoder = preload("res://addons/astar_bridge/msgpack/path_find_encoder.gd")
 const PathRequest = preload("res://addons/astar_bridge/api/path_request.gd")
 const PathWire = preload("res://addons/astar_bridge/runtime/path_wire.gd")
@@ -27,6 +34,8 @@ var _config: BridgeConfig
 var _link: SidecarLink
 var _flush_scheduled: bool = false
 var _encoder: PathFindEncoder = PathFindEncoder.new()
+# The frame's path requests, sent at its end (or before any other request).
+var _held: FrameBatches = FrameBatches.new()
 # dim -> the transform of a path.find response (made once: every request shares it).
 var _path_transforms: Dictionary = {}
 # [method, args (see _hold), on_done, queued at in ms, transform(, timeout in ms)] sent once
@@ -48,6 +57,7 @@ func _init(config: BridgeConfig, link: SidecarLink) -> void:
 	_link.became_ready.connect(_flush_queue)
 	_link.failed.connect(fail_all)
 	_link.rpc.prepared_sink = _path_answered
+	_link.rpc.before_sync = _before_sync
 
 
 ## [member main_thread_usec] plus the time spent completing answered path requests.
@@ -63,7 +73,70 @@ func reset_main_thread_time() -> void:
 
 ## Requests waiting for the sidecar or for room, plus those sent and not answered.
 func pending() -> int:
-	return _link.rpc.get_pending_count() + _queued.size()
+	return _link.rpc.get_pending_count() + _queued.size() + _held.size()
+
+
+## Holds [param request] (made at [code]request.sent_usec[/code]) until the end of the frame, with
+## the other requests on grid [param graph] with [param options]: endpoints [param start] and
+## [param goal] are int32 cells when [param cells], else world positions.
+func hold_grid(
+	request: PathRequest,
+	graph: String,
+	options: Dictionary,
+	cells: bool,
+	start: Vector2,
+	goal: Vector2
+) -> void:
+	_held.add_grid(request, graph, options, cells, start, goal)
+	_schedule_flush()
+
+
+## Holds [param request] until the end of the frame as one query of a path.find_many:
+## [param query] its path.find params, [param dim] its result's dimension.
+func hold_query(request: PathRequest, query: Dictionary, dim: int) -> void:
+	_held.add_query(request, query, dim)
+	_schedule_flush()
+
+
+## Sends the held path requests now: a message per grid and options map, the rest as one
+## path.find_many (queued like any request while the sidecar is not ready).
+func send_held() -> void:
+	if _held.is_empty():
+		return
+	var started: int = Time.get_ticks_usec()
+	for message: Array in _held.take():
+		var kind: FrameBatches.Kind = message[0]
+		var requests: Array[PathRequest] = message[2]
+		var dims: PackedInt32Array = message[3]
+		if kind == FrameBatches.Kind.SINGLE:
+			var query: Dictionary = message[1]
+			var first: PathRequest = requests[0]
+			var options: Dictionary = query.get("options", {})
+			var cells: bool = query.get("cells", false)
+			var graph: String = str(query["graph"])
+			var at: int = first.sent_usec
+			send_path(first, graph, query["start"], query["goal"], options, dims[0], at, cells)
+			continue
+		var params: Dictionary = message[1]
+		var packed: bool = kind == FrameBatches.Kind.PACKED
+		var method: String = "path.find_packed" if packed else "path.find_many"
+		var transform: Callable = (
+			PathAnswers.packed_transform(requests.size())
+			if packed
+			else PathAnswers.batch_transform(dims)
+		)
+		var on_done: Callable = PathAnswers.splitter(
+			requests, dims, _answered, _answers, stats, _finish_usec
+		)
+		if _can_send_now():
+			_link.rpc.request(method, params, on_done, _config.request_timeout_ms, true, transform)
+			stats.messages += 1
+		elif _link.phase == SidecarLink.Phase.IDLE or _link.phase == SidecarLink.Phase.FAILED:
+			var why: String = "the sidecar is not running: %s" % _link.last_error
+			on_done.call(transform.call(RpcClient.error_response("not_connected", why)))
+		else:
+			_queued.append([method, [params], on_done, Time.get_ticks_msec(), transform])
+	main_thread_usec += Time.get_ticks_usec() - started
 
 
 ## Sends one [code]path.find[/code] from wire endpoints [param start] to [param goal] (a
@@ -83,7 +156,7 @@ func send_path(
 	request.sent_usec = now_usec
 	var transform: Callable = _path_transforms.get(dim, Callable())
 	if not transform.is_valid():
-		transform = _path_transform(dim)
+		transform = PathAnswers.path_transform(dim)
 		_path_transforms[dim] = transform
 	var parts: Array = _encoder.parts_of(graph, options, cells)
 	if parts.is_empty():
@@ -92,6 +165,7 @@ func send_path(
 		_path_answered(request, failed)
 	elif _can_send_now():
 		_link.rpc.send_prepared(parts, start, goal, request, _config.request_timeout_ms, transform)
+		stats.messages += 1
 		if not _flush_scheduled:
 			_schedule_flush()
 	else:
@@ -101,12 +175,20 @@ func send_path(
 ## Sends one [code]path.find_many[/code] of wire [param queries] with dimensions [param dims].
 func send_batch(request: PathRequest, queries: Array, dims: PackedInt32Array) -> void:
 	var on_done: Callable = _batch_done(request)
-	_send(request, "path.find_many", {"queries": queries}, on_done, _batch_transform(dims))
+	_send(
+		request, "path.find_many", {"queries": queries}, on_done, PathAnswers.batch_transform(dims)
+	)
 
 
 ## Sends one [code]path.find_packed[/code] of [param params] (one grid's [param count] queries).
 func send_packed(request: PathRequest, params: Dictionary, count: int) -> void:
-	_send(request, "path.find_packed", params, _batch_done(request), _packed_transform(count))
+	_send(
+		request,
+		"path.find_packed",
+		params,
+		_batch_done(request),
+		PathAnswers.packed_transform(count)
+	)
 
 
 func _batch_done(request: PathRequest) -> Callable:
@@ -133,6 +215,7 @@ func send_call(
 	timeout_ms: int = 0,
 	at_arrival: bool = false
 ) -> void:
+	send_held()  # the frame's paths were asked first
 	var started: int = Time.get_ticks_usec()
 	var deferred: Callable = on_done
 	if not at_arrival:
@@ -145,6 +228,7 @@ func send_call(
 	var room: bool = _link.rpc.get_pending_count() < _config.max_in_flight
 	if _link.is_ready() and _queued.is_empty() and room:
 		_link.rpc.request(method, params, deferred, timeout, true, transform)
+		stats.messages += 1
 		_schedule_flush()
 	elif phase == SidecarLink.Phase.IDLE or phase == SidecarLink.Phase.FAILED:
 		var why: String = "the sidecar is not running: %s" % _link.last_error
@@ -178,8 +262,13 @@ func pump() -> void:
 	main_thread_usec += Time.get_ticks_usec() - started
 
 
-## Fails every queued request with [param code] and [param message].
+## Fails every held and queued request with [param code] and [param message].
 func fail_all(code: String, message: String) -> void:
+	for held: Array in _held.take():
+		var requests: Array[PathRequest] = held[2]
+		var dims: PackedInt32Array = held[3]
+		for i: int in requests.size():
+			_path_answered(requests[i], PathWire.error_result(code, message, dims[i]))
 	var queued: Array[Array] = _queued
 	_queued = []
 	for item: Array in queued:
@@ -202,6 +291,7 @@ func _send(
 	request.sent_usec = Time.get_ticks_usec()
 	if _can_send_now():
 		_link.rpc.request(method, params, on_done, _config.request_timeout_ms, true, transform)
+		stats.messages += 1
 		_schedule_flush()
 	else:
 		_hold(request, method, [params], on_done, transform)
@@ -241,53 +331,24 @@ func _hold(
 		_queued.append([method, args, on_done, Time.get_ticks_msec(), transform])
 
 
-# Transforms made in static functions: lambdas without self, safe to call on another thread.
-static func _path_transform(dim: int) -> Callable:
-	return func(response: Dictionary) -> Dictionary: return PathWire.path_result(response, dim)
-
-
-static func _batch_transform(dims: PackedInt32Array) -> Callable:
-	return func(response: Dictionary) -> Dictionary: return PathWire.batch_result(response, dims)
-
-
-static func _packed_transform(count: int) -> Callable:
-	return func(response: Dictionary) -> Dictionary: return PathWire.packed_result(response, count)
-
-
 static func _failed(result: Dictionary) -> bool:
 	return str(result.get("status", "error")) == "error"
+
+
+# Before a synchronous call other than a path (a load, an edit) writes its request: the frame's
+# held paths go first, as they were asked first.
+func _before_sync(method: String) -> void:
+	if not method.begins_with("path."):
+		send_held()
 
 
 # The answer (or failure) of one path.find (the connection's prepared_sink): completed with the
 # frame's others in one deferred call (still in this frame, but outside the autoload's own calls).
 func _path_answered(request: PathRequest, outcome: Dictionary) -> void:
 	if _answered.is_empty():
-		_finisher(stats, _answered, _answers, _finish_usec).call_deferred()
+		PathAnswers.finisher(stats, _answered, _answers, _finish_usec).call_deferred()
 	_answered.append(request)
 	_answers.append(outcome)
-
-
-# The deferred call that completes [param requests] with [param outcomes]: a lambda without self,
-# so it runs even when the autoload (and this queue) was freed meanwhile (a handler may free it,
-# or stop() and free() fail pending requests and go), as requests do not depend on the queue.
-static func _finisher(
-	counters: BridgeStats,
-	requests: Array[PathRequest],
-	outcomes: Array[Dictionary],
-	usec: Array[int]
-) -> Callable:
-	return func() -> void:
-		var started: int = Time.get_ticks_usec()
-		var finishing: Array[PathRequest] = requests.duplicate()
-		var results: Array[Dictionary] = outcomes.duplicate()
-		requests.clear()  # answers from now on go into the next call
-		outcomes.clear()
-		for i: int in finishing.size():
-			var failed: bool = results[i].get("status") == "error"
-			counters.record(started - finishing[i].sent_usec, failed)
-		usec[0] += Time.get_ticks_usec() - started
-		for i: int in finishing.size():
-			finishing[i].finish(results[i])  # emits completed
 
 
 func _schedule_flush() -> void:
@@ -299,6 +360,7 @@ func _schedule_flush() -> void:
 # At the end of the frame (deferred): the frame's requests leave in one write, then the answers
 # already there are dispatched in this frame, not the next.
 func _flush() -> void:
+	send_held()
 	_flush_scheduled = false
 	var started: int = Time.get_ticks_usec()
 	_link.rpc.flush()
@@ -329,6 +391,7 @@ func _flush_queue(now: bool = false) -> void:
 			var on_done: Callable = item[2]
 			var params: Dictionary = args[0]
 			_link.rpc.request(method, params, on_done, timeout, true, transform)
+		stats.messages += 1
 	if now:
 		_link.rpc.flush()
 	else:
