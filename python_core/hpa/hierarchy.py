@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +34,7 @@ from python_core._types import DIAG_CODES
 from python_core.errors import BlockedEndpointError, InvalidGraphError
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cell, check_options
+from python_core.grid.clearance import check_size
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.hpa.graph.abstract_graph import AbstractGraph, Progress
 from python_core.hpa.graph.upper_level import NO_UPPER, UpperLevel
@@ -39,6 +42,7 @@ from python_core.hpa.query.batches import HierarchyBatches
 from python_core.hpa.query.scratch import ScratchPool
 from python_core.hpa.query.searches import CHECK_SLACK
 from python_core.hpa.repair.changes import HierarchyChanges, time_budget
+from python_core.hpa.sizes import SizeLayers
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["CHECK_SLACK", "LINE_BIAS", "HierarchicalGrid"]
@@ -183,6 +187,22 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
         self._pool = ScratchPool()
         self._min_weight, self._one_weight = 1.0, 0.0  # set by build()
         self._scratch()
+        self._options = {
+            "cluster_size": cluster_size, "levels": levels, "region_clusters": region_clusters,
+            "long_entrance": long_entrance, "smooth_window": smooth_window,
+            "abstract_weight": abstract_weight, "line_bias": line_bias, "tree_budget": tree_budget,
+            "table_budget": table_budget, "exact_check": exact_check, "repair_seconds": repair_seconds,
+        }  # fmt: skip
+        self._unit = 1  # the unit size this hierarchy answers for (a size layer's, above 1)
+        self._sizes = SizeLayers(grid, self._layer_over)
+
+    def _layer_over(self, eroded: GridGraph, size: int) -> HierarchicalGrid:
+        """A size layer (:mod:`~python_core.hpa.sizes`): this hierarchy's options on an eroded grid."""
+        options: dict[str, Any] = dict(self._options)
+        options["repair_seconds"] = self._repair_seconds
+        layer = HierarchicalGrid(eroded, **options)
+        layer._unit = size  # its blocked starts name the size
+        return layer.build()
 
     @property
     def grid(self) -> GridGraph:
@@ -204,7 +224,38 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
         """Bytes held by the hierarchy's arrays (the grid itself not included)."""
         scratch = sum(s.nbytes() for s in self._pool.idle())  # one per query run at the same time
         upper = self._upper.nbytes() if self._upper is not None else 0
-        return self._graph.nbytes() + upper + scratch
+        return self._graph.nbytes() + upper + scratch + self._sizes.nbytes()
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """The unit sizes above 1 whose layer is built (each on its first query), ascending."""
+        return self._sizes.sizes
+
+    def for_size(self, size: int) -> HierarchicalGrid:
+        """The hierarchy that answers a size-``size`` unit's queries: ``self`` for size 1, else the
+        layer over the grid eroded for that size (:mod:`~python_core.hpa.sizes`), built now when no
+        query used the size before. Its cells are anchors (a footprint's top-left cell), its points
+        footprint centres; change cells through ``self`` only.
+
+        Raises:
+            InvalidQueryError: a size that is not an integer in [1, 255].
+            InvalidGraphError: :meth:`build` was not called.
+
+        Example:
+            >>> import numpy as np
+            >>> hpa = HierarchicalGrid(GridGraph.from_strings(["....", "...."]), cluster_size=4).build()
+            >>> hpa.for_size(2).grid.walkable.astype(int).tolist(), hpa.sizes
+            ([[1, 1, 1, 0], [0, 0, 0, 0]], (2,))
+        """
+        size = check_size(size)
+        self._require_built()
+        return self if size == 1 else self._sizes.layer(size)
+
+    def _unit_size(self, options: QueryOptions) -> int:
+        """The size in cells a query's options ask for (its ``radius`` resolved by the grid)."""
+        if options.radius is not None:
+            return self._grid.size_for_radius(options.radius)
+        return options.size
 
     def build(self, progress: Progress | None = None) -> HierarchicalGrid:
         """Build (or rebuild from scratch) the whole hierarchy.
@@ -239,6 +290,7 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
             self._packed = self._upper.packed
         self._min_weight, self._one_weight = self._open_weights()
         self._scratch()
+        self._sizes.clear()  # each size's layer is built again on its next query
         self._built = True
         self._version = self._grid.version
         self.build_seconds = time.perf_counter() - began
@@ -266,11 +318,14 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
 
     # -- queries ----------------------------------------------------------------------------------
 
-    def is_reachable(self, start: Sequence[int], goal: Sequence[int]) -> bool:
+    def is_reachable(self, start: Sequence[int], goal: Sequence[int], *, size: int = 1) -> bool:
         """Whether any path joins two cells (exact; agents ignored), in O(1) from component labels.
 
+        ``size``: for a unit of that many cells a side, between two anchors (from its layer,
+        built on first use; an anchor without room for the footprint joins nothing).
+
         Raises:
-            InvalidQueryError: malformed cells.
+            InvalidQueryError: malformed cells, or a size not in [1, 255].
             OutOfBoundsError: a cell outside the grid.
 
         Example:
@@ -282,6 +337,8 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
         w, h = self._grid.width, self._grid.height
         sx, sy = as_cell(start, w, h, what="start")
         gx, gy = as_cell(goal, w, h, what="goal")
+        if size != 1:
+            return self.for_size(size).is_reachable((sx, sy), (gx, gy))
         self._require_built()
         return self._connected(sy * w + sx, gy * w + gx)
 
@@ -316,7 +373,8 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
             options: ``heuristic`` (admissible ones bound the abstract search by ``abstract_weight``),
                 ``max_expansions`` (abstract expansions), ``allow_partial`` (falls back to the grid's
                 exact search when the goal is unreachable); ``agent`` / ``ignore_agents`` have no
-                effect (agents are not modelled here).
+                effect (agents are not modelled here). ``size`` / ``radius``: a wider unit's path, from
+                anchor to anchor, by its size's layer (:meth:`for_size`; a start without room raises).
             smooth: shortcut the refined path along straight lines where that is cheaper, and check
                 short paths against the exact search (``exact_check``); ``False`` gives the refined
                 path as the abstraction found it.
@@ -343,6 +401,14 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
         opts = options if options is not None else _DEFAULTS
         if options is not None:
             check_options(opts)
+            size = self._unit_size(opts)
+            if size != 1:  # the size's own layer answers, on its eroded grid; no layer for bad ends
+                as_cell(start, self._grid.width, self._grid.height, what="start")
+                as_cell(goal, self._grid.width, self._grid.height, what="goal")
+                sized = replace(opts, size=1, radius=None)
+                return self.for_size(size).find_path(
+                    start, goal, options=sized, smooth=smooth, corridor=corridor
+                )
         name = resolve_heuristic(opts.heuristic, eight_connected=self._diag != 0)
         s, g = self._ends(start, goal)
         if s == g:
@@ -368,7 +434,8 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
         if not self._built or self._grid.version != self._version:
             self._require_built()
         if not self._walk[sy * w + sx]:
-            raise BlockedEndpointError(f"start cell {(sx, sy)} is blocked")
+            room = "is blocked" if self._unit == 1 else f"has no room for a size-{self._unit} unit"
+            raise BlockedEndpointError(f"start cell {(sx, sy)} {room}")
         return sy * w + sx, gy * w + gx
 
     def __repr__(self) -> str:

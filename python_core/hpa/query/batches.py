@@ -14,6 +14,7 @@ With cached trees (and no ``corridor``) the searches of a batch run in one compi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -56,6 +57,12 @@ class HierarchyBatches(HierarchySearches):
         raise NotImplementedError  # the facade's
 
     def _ends(self, start: Sequence[int], goal: Sequence[int]) -> tuple[int, int]:
+        raise NotImplementedError  # the facade's
+
+    def _unit_size(self, options: QueryOptions) -> int:
+        raise NotImplementedError  # the facade's
+
+    def for_size(self, size: int) -> HierarchyBatches:
         raise NotImplementedError  # the facade's
 
     def find_many(
@@ -112,6 +119,9 @@ class HierarchyBatches(HierarchySearches):
         a, b = np.asarray(starts).reshape(-1, 2), np.asarray(goals).reshape(-1, 2)
         if a.shape != b.shape:
             raise InvalidQueryError(f"{len(a)} starts but {len(b)} goals")
+        sized = self._sized_batch(a, b, options, smooth=smooth, corridor=corridor)
+        if sized is not None:
+            return sized
         if corridor or not self._graph.has_trees or not len(a):
             return PathBatch.from_results([
                 self.find_path(s, g, options=options, smooth=smooth, corridor=corridor)
@@ -147,6 +157,26 @@ class HierarchyBatches(HierarchySearches):
                 if checked is not found:
                     second[i] = checked
         return batch.replaced(second)
+
+    def _sized_batch(
+        self,
+        a: npt.NDArray[np.generic],
+        b: npt.NDArray[np.generic],
+        options: QueryOptions | None,
+        *,
+        smooth: bool,
+        corridor: bool,
+    ) -> PathBatch | None:
+        """The batch of a unit larger than one cell, from the size's own layer on its eroded grid
+        (:mod:`~python_core.hpa.sizes`); None for size 1."""
+        if options is None or not len(a):
+            return None
+        check_options(options)
+        size = self._unit_size(options)
+        if size == 1:
+            return None
+        sized = replace(options, size=1, radius=None)
+        return self.for_size(size).find_batch(a, b, options=sized, smooth=smooth, corridor=corridor)
 
     def length_estimates(self, starts: I64, goals: I64) -> F64:
         """A rough length in cells of each path from flat cell ``starts[i]`` to ``goals[i]`` (no

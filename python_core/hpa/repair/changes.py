@@ -25,6 +25,7 @@ from python_core.grid import GridGraph
 from python_core.grid.cells import as_cells
 from python_core.hpa.graph.abstract_graph import AbstractGraph
 from python_core.hpa.graph.upper_level import Packed, UpperLevel
+from python_core.hpa.sizes import SizeLayers
 
 __all__ = ["HierarchyChanges", "time_budget"]
 
@@ -56,6 +57,7 @@ class HierarchyChanges:
     _one_weight: float
     _repair_seconds: float | None
     _packed: Packed
+    _sizes: SizeLayers
 
     def _scratch(self) -> None:
         raise NotImplementedError  # the facade's
@@ -120,6 +122,7 @@ class HierarchyChanges:
             self._packed = self._upper.packed
         self._scratch()
         self._version = self._grid.version
+        self._sizes.changed(nodes, weights=weights_changed)  # each built size layer, locally
         return time.perf_counter() - began
 
     @property
@@ -135,11 +138,16 @@ class HierarchyChanges:
     @repair_seconds.setter
     def repair_seconds(self, value: float | None) -> None:
         self._repair_seconds = time_budget(value, "repair_seconds", InvalidGraphError)
+        for layer in self._sizes.hierarchies():
+            layer.repair_seconds = self._repair_seconds
 
     @property
     def pending_rows(self) -> int:
-        """Rows of level 1's all-pairs table that a time-boxed repair left stale (``repair_seconds``)."""
-        return int(self._graph.pair_stale.sum())
+        """Rows of level 1's all-pairs tables that a time-boxed repair left stale (``repair_seconds``),
+        this hierarchy's and its size layers'."""
+        return int(self._graph.pair_stale.sum()) + sum(
+            layer.pending_rows for layer in self._sizes.hierarchies()
+        )
 
     def refill_table(self, seconds: float | None = None) -> int:
         """Compute the stale rows of the all-pairs table, for up to ``seconds`` (None: all of them).
@@ -165,9 +173,16 @@ class HierarchyChanges:
             (0, 0)
         """
         budget = time_budget(seconds, "seconds", InvalidQueryError)
-        if not self._graph.pair_stale.any():
-            return 0
-        left = self._graph.refill(budget)
-        if not left:  # whole again: the next query may trust it as the optimum (exact graphs)
-            self._scratch()
+        began = time.perf_counter()
+        left = 0
+        if self._graph.pair_stale.any():
+            left = self._graph.refill(budget)
+            if not left:  # whole again: the next query may trust it as the optimum (exact graphs)
+                self._scratch()
+        for layer in self._sizes.hierarchies():  # then the size layers', in the time left
+            spent = time.perf_counter() - began
+            if budget is not None and spent >= budget:
+                left += layer.pending_rows
+            else:
+                left += layer.refill_table(None if budget is None else budget - spent)
         return left
