@@ -20,6 +20,14 @@ refill them, the query median meanwhile, the same update without the box, and th
 entries the change altered), and the median update of one cell closed or opened (a door). On the
 rooms map it then seals one room and times ``no_path`` answers for goals inside it. Rules:
 8-connected, no corner cutting.
+
+``--sizes 1,2,3,4`` runs units of those sizes instead (issue 38): per map and size, the layer's build
+time (size 1: the hierarchy's), its nodes and bytes, the HPA* and exact (size-k ``dispatch``) query
+medians, and the cost mean / worst against the exact size-k optimum over every scenario of the map
+whose two anchors have room for the footprint and are joined (sizes above 1 answer from a layer on
+the grid eroded for the size, :mod:`python_core.hpa.sizes`)::
+
+    .venv/bin/python bench/hpa_speed.py --sizes 1,2,3,4 --maps random512-10-0 32room_000 brc202d
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ from python_core.grid import GridGraph
 from python_core.grid.search import dispatch
 from python_core.hpa import HierarchicalGrid
 from python_core.hpa.hierarchy import LINE_BIAS
+from python_core.result import QueryOptions
 
 BENCH = Path("/work/shared/benchmarks/grid")
 GODOT = Path(__file__).resolve().parents[1] / ".godot" / "godot"
@@ -67,6 +76,8 @@ LEVELS = {"rooms4096": 8}
 """Maps where a second level pays, with its region side in clusters. Measured (one run each, median
 query): rooms4096 3.4 ms with one level, 1.5 ms with two; open4096 6.9 ms with one, 7.2 ms with
 two (its 19 transitions per cluster make the regions' tables wide), so it keeps one."""
+SIZE_MAPS = ("random512-10-0", "32room_000", "brc202d")
+"""The maps ``--sizes`` runs by default: the 512 x 512 ones (brc202d: 481 x 530)."""
 Pair = tuple[tuple[int, int], tuple[int, int]]
 
 
@@ -253,6 +264,49 @@ def every_scenario(hpa: HierarchicalGrid, name: str) -> tuple[list[float], float
     return ratios, hpa.checked_queries / len(scenarios)
 
 
+def bench_sizes(name: str, sizes: list[int], args: argparse.Namespace) -> None:
+    """One line per size: the layer's build, HPA* against the exact size-k search, and the cost
+    ratios to that optimum over every scenario with room for the size at both ends."""
+    grid = GridGraph(read_map(BENCH / f"{name}.map"), diagonal="only_if_no_obstacles")
+    cluster = args.cluster or CLUSTER.get(name, 32)
+    hpa = HierarchicalGrid(
+        grid, cluster_size=cluster, tree_budget=args.tree_mb << 20, table_budget=args.table_mb << 20,
+        long_entrance=LONG_ENTRANCE.get(name, 6), line_bias=args.line_bias,
+    ).build()  # fmt: skip
+    clear = grid.clearance
+    scenarios = [(s.start, s.goal) for s in read_scenarios(BENCH / f"{name}.map.scen")]
+    for k in sizes:
+        began = time.perf_counter()
+        layer = hpa.for_size(k)
+        built = hpa.build_seconds if k == 1 else time.perf_counter() - began
+        options = QueryOptions(size=k)
+        roomy = [(a, b) for a, b in scenarios if clear[a[1], a[0]] >= k and clear[b[1], b[0]] >= k]
+        layer.checked_queries = 0
+        ratios, hpa_secs, exact_secs = [], [], []
+        for start, goal in roomy:
+            t0 = time.perf_counter()
+            got = hpa.find_path(start, goal, options=options)
+            t1 = time.perf_counter()
+            exact = dispatch.find_path(grid, start, goal, options=options)
+            t2 = time.perf_counter()
+            assert got.found == exact.found, (name, k, start, goal)
+            if exact.found and exact.cost > 0:
+                ratios.append(got.cost / exact.cost)
+                hpa_secs.append(t1 - t0)
+                exact_secs.append(t2 - t1)
+        if not ratios:
+            print(f"{name:<15} size {k}: no scenario with room for the size at both ends and a path")
+            continue
+        print(
+            f"{name:<15} size {k} c{cluster:<3} layer build {built:6.2f}s nodes {layer.graph.node_count:6d} "
+            f"{layer.nbytes / 1e6:6.1f}MB | HPA* {1e3 * statistics.median(hpa_secs):7.3f}ms "
+            f"exact {1e3 * statistics.median(exact_secs):7.3f}ms | cost mean {np.mean(ratios):.4f} "
+            f"worst {max(ratios):.4f} (n={len(ratios)} of {len(scenarios)} scenarios, "
+            f"checked {100 * layer.checked_queries / len(roomy):.1f}%)",
+            flush=True,
+        )
+
+
 def bench_unreachable(hpa: HierarchicalGrid, queries: int) -> None:
     """Seal one room of the rooms map (close its wall ring) and time goals inside it."""
     room = 64
@@ -292,6 +346,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-godot", dest="godot", action="store_false")
     parser.add_argument("--one-level", dest="levels", action="store_false", help="ignore LEVELS")
+    parser.add_argument(
+        "--sizes", default="", help="unit sizes, e.g. 1,2,3,4: cost and time per size (Moving AI maps)"
+    )
     args = parser.parse_args(argv)
     print(
         f"HPA*: {'levels from LEVELS' if args.levels else 'one level'}, smoothing on, "
@@ -302,6 +359,11 @@ def main(argv: list[str] | None = None) -> int:
     warm = GridGraph(np.ones((96, 96), dtype=bool), diagonal="only_if_no_obstacles")  # compile / load
     HierarchicalGrid(warm, cluster_size=32, levels=2, region_clusters=2).build()  # the build kernels
     HierarchicalGrid(warm, cluster_size=32).build()  # untimed, so no build time below includes them
+    if args.sizes:
+        sizes = [int(k) for k in args.sizes.split(",")]
+        for name in args.maps if args.maps != parser.get_default("maps") else SIZE_MAPS:
+            bench_sizes(name, sizes, args)
+        return 0
     for name in args.maps:
         hpa = bench_map(name, args)
         if name == "rooms4096":
