@@ -47,7 +47,7 @@ class NoHierarchy:
     def _refuse(self) -> UnsupportedOperationError:
         return UnsupportedOperationError(f"a {self.kind_name} has no hierarchy; only grids do")
 
-    def is_reachable(self, start: Any, goal: Any) -> bool:
+    def is_reachable(self, start: Any, goal: Any, options: QueryOptions | None = None) -> bool:
         """Refused: reachability comes from a hierarchy."""
         raise self._refuse()
 

@@ -109,8 +109,10 @@ class Navigator(Protocol[NodeT]):
         """True when a hierarchy is built (hierarchical queries and reachability work)."""
         ...
 
-    def resolve(self, endpoint: Endpoint) -> NodeT:
-        """The node a query endpoint stands for (a position snaps to its cell or nearest point)."""
+    def resolve(self, endpoint: Endpoint, options: QueryOptions | None = None) -> NodeT:
+        """The node a query endpoint stands for (a position snaps to its cell or nearest point; on
+        a grid, for a unit of ``options.size`` cells, to the anchor whose footprint centre is
+        nearest)."""
         ...
 
     def find_path(
@@ -146,8 +148,9 @@ class Navigator(Protocol[NodeT]):
         on its event loop."""
         ...
 
-    def is_reachable(self, start: NodeT, goal: NodeT) -> bool:
-        """Whether any path joins two resolved endpoints, from the hierarchy (no search)."""
+    def is_reachable(self, start: NodeT, goal: NodeT, options: QueryOptions | None = None) -> bool:
+        """Whether any path joins two resolved endpoints, from the hierarchy (no search), for a
+        unit of ``options.size`` (or ``options.radius``) cells."""
         ...
 
     def apply(self, updates: Sequence[Update]) -> None:

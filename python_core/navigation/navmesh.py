@@ -160,8 +160,9 @@ class NavMeshNavigator(NoHierarchy):
         """Positions of the mesh's dimension."""
         return self._endpoints
 
-    def resolve(self, endpoint: Endpoint) -> Point:
-        """The position as an array; :meth:`find_path` snaps it onto the mesh."""
+    def resolve(self, endpoint: Endpoint, options: QueryOptions | None = None) -> Point:
+        """The position as an array; :meth:`find_path` snaps it onto the mesh (shrunk for the
+        query's radius, when ``options`` has one)."""
         return np.asarray(endpoint, dtype=np.float64)
 
     def find_path(

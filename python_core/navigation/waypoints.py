@@ -63,8 +63,9 @@ class WaypointNavigator(NoHierarchy):
         """Ids, or positions of the graph's dimension."""
         return self._endpoints
 
-    def resolve(self, endpoint: Endpoint) -> int:
-        """The id itself, or the id of the enabled point nearest a position (-1 when none is).
+    def resolve(self, endpoint: Endpoint, options: QueryOptions | None = None) -> int:
+        """The id itself, or the id of the enabled point nearest a position (-1 when none is);
+        ``options`` change nothing here (a unit size is refused by the search).
 
         Raises:
             InvalidQueryError: a position of the wrong size or with non-finite coordinates.
