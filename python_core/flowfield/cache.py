@@ -7,10 +7,10 @@ Quick start::
     field_id, field, new_tiles = cache.request("map", grid, goals, starts, hierarchy=hpa)
     reports = cache.cells_changed("map", dearer=[(3, 4)])   # {field_id: RepairReport}
 
-Fields are keyed by ``(grid key, sorted goal cells, agents_block)``: two requests for the same goals
-share one field and extend it. When the fields' bytes pass the budget, the least recently used
-fields are dropped whole (never the one the request at hand uses), and a later request builds
-them again; ``evicted`` counts them.
+Fields are keyed by ``(grid key, sorted goal cells, agents_block, unit size)``: two requests for the
+same goals and size share one field and extend it; units of another size get a field of their own.
+When the fields' bytes pass the budget, the least recently used fields are dropped whole (never the
+one the request at hand uses), and a later request builds them again; ``evicted`` counts them.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from python_core.flowfield.field import FlowField, RepairReport
 from python_core.flowfield.landmarks import Landmarks
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cells
+from python_core.grid.clearance import check_size
 from python_core.hpa import HierarchicalGrid
 
 __all__ = ["FieldCache", "FieldKey"]
@@ -39,6 +40,7 @@ class FieldKey:
     grid: str
     goals: tuple[int, ...]
     agents_block: bool
+    size: int = 1
 
 
 class FieldCache:
@@ -76,9 +78,12 @@ class FieldCache:
         agents_block: bool = False,
         tile_size: int = 16,
         landmarks: Landmarks | None = None,
+        size: int = 1,
     ) -> tuple[str, FlowField, list[int]]:
-        """The field for these goals (made or reused), extended to cover ``starts``; ``landmarks``
-        (the grid's :class:`Landmarks`, when the caller keeps one) replaces a reused field's set.
+        """The field for these goals and unit ``size`` (made or reused), extended to cover
+        ``starts`` (anchors, for a size above 1); ``landmarks`` (the grid's :class:`Landmarks`,
+        when the caller keeps one) replaces a reused field's set (size 1 only: other sizes' fields
+        ignore them).
 
         Returns:
             ``(field id, field, tile ids computed by this request)``.
@@ -87,7 +92,10 @@ class FieldCache:
             InvalidQueryError, OutOfBoundsError: as :class:`FlowField` and :meth:`FlowField.extend`.
         """
         nodes = np.unique(as_cells(goals, grid.width, grid.height))
-        key = FieldKey(grid_key, tuple(nodes.tolist()), bool(agents_block))
+        size = check_size(size)
+        if size != 1:
+            landmarks = None
+        key = FieldKey(grid_key, tuple(nodes.tolist()), bool(agents_block), size)
         known = self._ids.get(key)
         field = None if known is None else self._fields[known][1]
         if known is not None and field is not None and field.grid is grid and field.hierarchy is hierarchy:
@@ -99,7 +107,7 @@ class FieldCache:
                 self.drop(known)
             field = FlowField(
                 grid, goals, hierarchy=hierarchy, agents_block=agents_block, tile_size=tile_size,
-                landmarks=landmarks,
+                landmarks=landmarks, size=size,
             )  # fmt: skip
             field_id = f"f{next(self._counter)}"
             self._fields[field_id] = (key, field)

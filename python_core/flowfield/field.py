@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import F64, I64
+from python_core._types import F64, I64, B
 from python_core.errors import AStarError, InvalidQueryError, OutOfBoundsError
 from python_core.flowfield import region_solver, walks
 from python_core.flowfield.goal_search import HEURISTIC_TILES, solve_from_goals
@@ -73,14 +73,18 @@ class FlowField(FieldTiles):
         tile_size: tile side without a hierarchy (``>= 2``).
         agents_block: cells with agents are not entered (an agent's own cell still gets the
             direction out of it, as a path's start never blocks).
+        size: the units' size in cells (1..255): the field leads a unit's anchor (its footprint's
+            top-left cell) along moves its whole footprint fits, at the cost a size-``size`` path
+            pays (footprint's highest weight); cells, goals and starts are anchors, and a goal
+            where the footprint does not fit is never reached. See :mod:`.surface`.
         landmarks: landmark distances of this grid and tile size (:class:`Landmarks`): the
             exactness check bounds exits with them as well as with the octile distance, which keeps
             a long field near its corridor on maps of rooms; ignored while stale (the grid changed
-            since they were built).
+            since they were built). Size 1 only: they are distances of one-cell units.
 
     Raises:
-        InvalidQueryError: no goals, malformed goals, a bad tile size, a hierarchy over
-            another grid.
+        InvalidQueryError: no goals, malformed goals, a bad tile size or unit size, a hierarchy
+            over another grid, landmarks with a size other than 1.
         OutOfBoundsError: a goal outside the grid.
 
     Example:
@@ -104,6 +108,7 @@ class FlowField(FieldTiles):
         tile_size: int = DEFAULT_TILE,
         agents_block: bool = False,
         landmarks: Landmarks | None = None,
+        size: int = 1,
     ) -> None:
         nodes = np.unique(as_cells(goals, grid.width, grid.height))
         if nodes.size == 0:
@@ -114,7 +119,7 @@ class FlowField(FieldTiles):
             tile_size = int(hierarchy.graph.csize)
         if isinstance(tile_size, bool) or not isinstance(tile_size, int) or tile_size < 2:
             raise InvalidQueryError(f"tile_size must be an integer >= 2, got {tile_size!r}")
-        super().__init__(grid, nodes, tile_size, agents_block=agents_block)
+        super().__init__(grid, nodes, tile_size, agents_block=agents_block, size=size)
         self.hierarchy = hierarchy
         self._gx, self._gy = nodes % grid.width, nodes // grid.width
         self._landmarks: Landmarks | None = None
@@ -133,6 +138,8 @@ class FlowField(FieldTiles):
             raise InvalidQueryError(f"landmarks must be a Landmarks set, got {type(marks).__name__}")
         if marks is not None and (marks.grid is not self.grid or marks.cs != self.cs):
             raise InvalidQueryError("the landmarks must be built over the field's own grid and tile size")
+        if marks is not None and self.size != 1:
+            raise InvalidQueryError(f"landmarks bound one-cell units' costs, not size {self.size}'s")
         self._landmarks = marks
         self._lm_terms: tuple[int, F64, F64] | None = None
 
@@ -260,7 +267,7 @@ class FlowField(FieldTiles):
         path runs on toward a goal: adding its corridor at once saves a round per tile down it (on
         the 4096 x 4096 rooms map, 5 rounds and 541 tiles instead of 30 rounds and the whole map).
         With octile bounds most culprits are not on a better path: the culprits alone."""
-        walk = self.grid.walkable
+        walk = self.surface.walkable
         out = set(tiles.tolist())
         added: set[int] = set()
         centres = (tiles // self.tiles_x) * self.cs * self.grid.width + (tiles % self.tiles_x) * self.cs
@@ -294,6 +301,8 @@ class FlowField(FieldTiles):
 
     def repair(self, *, dearer: npt.ArrayLike = (), cheaper: npt.ArrayLike = ()) -> RepairReport:
         """Bring the computed tiles up to date after cells changed (call after the grid changed).
+        The cells are the grid's whatever the field's size: what changed for its units are the
+        anchors whose footprint holds one.
 
         Args:
             dearer: cells that got harder to cross (closed, weight up, an agent arrived where
@@ -312,6 +321,8 @@ class FlowField(FieldTiles):
         """
         w, h = self.grid.width, self.grid.height
         dear, cheap = as_cells(dearer, w, h), as_cells(cheaper, w, h)
+        # for units of size k, a cell changes the anchors whose footprint holds it
+        dear, cheap = self.surface.anchors_of(dear), self.surface.anchors_of(cheap)
         known = np.flatnonzero(self.known_slot >= 0)
         self.version = self.grid.version
         if known.size == 0 or dear.size + cheap.size == 0:
@@ -356,6 +367,7 @@ class FlowField(FieldTiles):
         has_inf = self._has_unreachable(known, slots)
         x0, y0 = (known % self.tiles_x) * cs, (known // self.tiles_x) * cs
         out = np.zeros(known.size, dtype=np.bool_)
+        near = np.zeros(known.size, dtype=np.bool_)
         for node in cheap.tolist():
             cx, cy = node % grid.width, node // grid.width
             dx = np.maximum(np.maximum(x0 - cx, cx - (x0 + cs - 1)), 0)
@@ -366,13 +378,36 @@ class FlowField(FieldTiles):
             )
             bound = wmin * (np.maximum(to_tile - diag, 0.0) + max(to_goal - diag, 0.0))
             out |= finite_max * (1.0 - SLACK) > bound
-            out |= has_inf & (np.maximum(dx, dy) <= 1)
-        return out
+            near |= has_inf & (np.maximum(dx, dy) <= 1)
+        return out | self._pocket_tiles(known, has_inf, near) if near.any() else out
 
     def _has_unreachable(self, known: I64, slots: npt.NDArray[np.int32]) -> npt.NDArray[np.bool_]:
         """Per known tile: does it hold a walkable cell with no way to a goal (an enclosed pocket,
         which only a change next to it can open)?"""
         return np.asarray((self._dirs[slots] == UNREACHABLE).any(axis=1))
+
+    def _pocket_tiles(self, known: I64, has_inf: npt.NDArray[np.bool_], near: npt.NDArray[np.bool_]) -> B:
+        """Per known tile: is it joined to a ``near`` tile (a pocket next to an opened cell) by
+        tiles holding unreachable cells (or not computed)? A cell cut off from every goal reaches
+        the opened cell, if at all, only through cells that were cut off too: the whole pocket,
+        however many tiles it spans, is recomputed, not only its tiles next to the opening."""
+        flat = np.ones(self.known_slot.size, dtype=np.bool_)  # tiles not computed: a way on
+        flat[known] = has_inf
+        passable = flat.reshape(self.tiles_y, self.tiles_x)
+        seeds = np.zeros(self.known_slot.size, dtype=np.bool_)
+        seeds[known[near]] = True
+        reach = seeds.reshape(self.tiles_y, self.tiles_x)
+        while True:  # grow by the 8 neighbouring tiles, within the passable ones
+            grown = reach.copy()
+            grown[1:] |= reach[:-1]
+            grown[:-1] |= reach[1:]
+            wide = grown.copy()
+            wide[:, 1:] |= grown[:, :-1]
+            wide[:, :-1] |= grown[:, 1:]
+            wide &= passable
+            if np.array_equal(wide, reach):
+                return np.asarray(reach.ravel()[known])
+            reach = wide
 
 
 def _around(nodes: I64, width: int, height: int) -> I64:

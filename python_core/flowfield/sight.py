@@ -57,8 +57,8 @@ def farthest_visible(field: FlowField, cell: Sequence[int], *, max_cells: int = 
     grid = field.grid
     start = tuple(int(v) for v in cell)
     best: Cell = (start[0], start[1])
-    walk = grid.walkable.view("uint8").ravel()
-    occ = grid._occupancy
+    walk = field.surface.walk  # units of the field's size: anchors where the footprint fits
+    occ = field.surface.occupancy(field.agents_block)
     here = best
     for _ in range(max_cells):
         code = field.direction_at(here)

@@ -22,6 +22,7 @@ import numpy.typing as npt
 from python_core._types import DIAG_CODES, F64, I64, U8
 from python_core.errors import InvalidQueryError
 from python_core.flowfield import walks
+from python_core.flowfield.surface import FieldSurface
 from python_core.grid import GridGraph
 from python_core.grid.cells import Cell, as_cell
 
@@ -54,8 +55,13 @@ class FieldTiles:
     """The tiles of one field over ``grid`` toward the goal cells ``goal_nodes`` (flat ids),
     ``tile_size`` cells a side; arguments are validated by :class:`~python_core.flowfield.FlowField`."""
 
-    def __init__(self, grid: GridGraph, goal_nodes: I64, tile_size: int, *, agents_block: bool) -> None:
+    def __init__(
+        self, grid: GridGraph, goal_nodes: I64, tile_size: int, *, agents_block: bool, size: int = 1
+    ) -> None:
         self.grid, self.agents_block = grid, bool(agents_block)
+        self.surface = FieldSurface(grid, size)
+        self.size = self.surface.size
+        """Unit size in cells: cells are anchors (a footprint's top-left cell), see :mod:`.surface`."""
         self.cs = tile_size
         self.tiles_x = -(-grid.width // tile_size)
         self.tiles_y = -(-grid.height // tile_size)
@@ -64,11 +70,12 @@ class FieldTiles:
         self._reset()
 
     def ground(self) -> FieldGround:
-        """The grid and tiling as the kernels take them (the grid's current walls and weights)."""
-        grid = self.grid
+        """The grid and tiling as the kernels take them (the grid's current walls and weights, as
+        units of the field's size see them: :class:`~python_core.flowfield.surface.FieldSurface`)."""
+        grid, surface = self.grid, self.surface
         return FieldGround(
-            grid.walkable.view(np.uint8).ravel(), grid._occupancy, self.agents_block,
-            grid.weights.ravel(), grid.width, grid.height, DIAG_CODES[grid.diagonal],
+            surface.walk, surface.occupancy(self.agents_block), self.agents_block,
+            surface.weights.ravel(), grid.width, grid.height, DIAG_CODES[grid.diagonal],
             grid.cell_size[0], grid.cell_size[1], self.cs, self.tiles_x, self.tiles_y,
         )  # fmt: skip
 
@@ -146,7 +153,7 @@ class FieldTiles:
     def _min_weight(self) -> float:
         """The smallest weight of a walkable cell (the lower bounds' factor), cached per version."""
         if self._wmin[0] != self.grid.version:
-            open_weights = self.grid.weights[self.grid.walkable]
+            open_weights = self.surface.weights[self.surface.walkable]
             self._wmin = (self.grid.version, float(open_weights.min()) if open_weights.size else 0.0)
         return self._wmin[1]
 
@@ -191,7 +198,7 @@ class FieldTiles:
         steps = self.grid.node_count if max_steps is None else max_steps
         cw, ch = self.grid.cell_size
         total, end, code = walks.follow_cost(
-            self._dirs, self.known_slot, self.grid.weights.ravel(), self.grid.width,
+            self._dirs, self.known_slot, self.surface.weights.ravel(), self.grid.width,
             self.cs, self.tiles_x, cw, ch, y * self.grid.width + x, steps,
         )  # fmt: skip
         return float(total), (end % self.grid.width, end // self.grid.width), int(code)
