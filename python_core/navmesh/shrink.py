@@ -16,7 +16,7 @@ of the eroded area, split into convex polygons (:mod:`~python_core.navmesh.carve
 area costs stay where they were. Links keep their ends, moved to the nearest point a unit of that
 radius can stand on, or are dropped (disabled, with the reason) when that point is farther than
 ``link_radius + radius``. Every point of the shrunk mesh is at least ``radius`` from every wall:
-exactly that along straight walls, and at most 0.5 % more around an obstacle's corner, whose arc
+exactly that along straight walls, and at most 2 % more around an obstacle's corner, whose arc
 is a polygon with its edges outside the circle of the radius.
 3D meshes are refused for now (:class:`UnsupportedOperationError`).
 """
@@ -40,8 +40,9 @@ from python_core.result import PathResult
 
 __all__ = ["ARC_SEGMENTS", "ShrinkCache", "ShrunkMesh", "check_radius", "shrink_mesh"]
 
-ARC_SEGMENTS = 8
-"""Segments per quarter circle where the shrunk area rounds an obstacle's corner."""
+ARC_SEGMENTS = 4
+"""Segments per quarter circle where the shrunk area rounds an obstacle's corner (pixel-stepped
+walls have many corners: more segments would multiply the shrunk mesh's polygons)."""
 
 _OUTSIDE = 1.0 / math.cos(math.pi / (4 * ARC_SEGMENTS))
 """The arcs' vertices sit this much farther than the radius, so their chords stay outside it."""
@@ -103,9 +104,22 @@ def _plane_polygons(mesh: NavMesh) -> Shapes:
     return polygons_of(mesh.vertices, mesh.poly_ptr, mesh.poly_verts)
 
 
+def _union(polygons: Shapes) -> shapely.Geometry:
+    """The polygons' union: as a coverage (polygons meeting edge to edge, ten times faster) when
+    that gives a valid area of the polygons' total, else by the general overlay."""
+    total = float(np.sum(shapely.area(polygons)))
+    try:
+        area = shapely.coverage_union_all(polygons)
+    except shapely.errors.GEOSException:
+        area = None
+    if area is not None and area.is_valid and abs(area.area - total) <= 1e-9 * max(total, 1.0):
+        return area
+    return shapely.union_all(polygons)
+
+
 def _eroded(mesh: NavMesh, polygons: Shapes, radius: float) -> shapely.Geometry:
     """The union of the polygons, its gaps within ``edge_margin`` closed, eroded by ``radius``."""
-    area = shapely.union_all(polygons)
+    area = _union(polygons)
     if mesh.edge_margin > 0.0 and np.unique(mesh.region).shape[0] > 1:
         half = mesh.edge_margin / 2.0 * (1.0 + 1e-9)
         area = area.buffer(half, join_style="mitre").buffer(-half, join_style="mitre")

@@ -15,8 +15,8 @@ from scipy.sparse.csgraph import dijkstra
 
 from python_core.navmesh import NavMesh
 
-ARC_SEGMENTS = 8
-"""As the product's arcs: vertices at r / cos(pi / 32) keep every chord at least r from a corner."""
+ARC_SEGMENTS = 4
+"""As the product's arcs: vertices at r / cos(pi / 16) keep every chord at least r from a corner."""
 
 
 def walkable_area(mesh: NavMesh) -> shapely.Geometry:
