@@ -9,11 +9,13 @@ on a valid index. A node's moves are row ``parity`` of the move tables, where ``
 padded row (``parity_axis == 1``) or column (``0``) plus ``parity_shift``, modulo 2, or 0 always
 (``-1``). Moves ``0 .. n_sides - 1`` are sides; the rest are corners, taken under the grid's
 diagonal rule over the two sides ``corner_sides`` names. Entering node ``n`` by move ``k`` costs
-``step[parity, k] * weight[n]`` (world distance between centres). The heuristic is the world
-distance between centres times the least weight, which never exceeds a step's cost (a straight
-line is shortest): admissible and consistent on every lattice. Centres come from an affine map of
-the padded coordinates plus ``odd`` times the parity (stacked layouts' half shift). Per-query
-state follows :mod:`python_core.grid.search.astar` (stamps, the packed 4-ary heap).
+``step[parity, k] * weight[n]`` (world distance between centres). The heuristic is the least
+weight times a distance no step's cost is below: the lattice's own norm by default (the least cost
+of any mix of moves covering the displacement: hex distance in world units on regular hexagons,
+as tight as octile on a square grid), or the euclidean distance; either is admissible and
+consistent. Centres come from an affine map of the padded coordinates plus ``odd`` times the
+parity (stacked layouts' half shift). Per-query state follows
+:mod:`python_core.grid.search.astar` (stamps, the packed 4-ary heap).
 """
 
 # Compiled kernels take their arguments positionally: numba.njit does not compile keywords.
@@ -58,6 +60,20 @@ def _centre(
 
 
 @jit
+def _distance(dx: float, dy: float, facets: npt.NDArray[np.float64]) -> float:
+    """The lattice distance of a world displacement: the largest ``n . d`` over the facet normals
+    of the moves' unit polygon (the least cost of any mix of moves covering ``d``; hex distance
+    in world units on regular hexagons), or the euclidean distance when ``facets`` is empty."""
+    if facets.shape[0] == 0:
+        return math.hypot(dx, dy)
+    best = 0.0
+    for i in range(facets.shape[0]):
+        v = facets[i, 0] * dx + facets[i, 1] * dy
+        best = max(best, v)
+    return best
+
+
+@jit
 def _parity(node: int, stride: int, axis: int, shift: int) -> int:
     if axis < 0:
         return 0
@@ -98,6 +114,7 @@ def layout_astar(
     parity_axis: int,
     parity_shift: int,
     frame: npt.NDArray[np.float64],
+    facets: npt.NDArray[np.float64],
     h_scale: float,
     max_expansions: int,
     track_closest: bool,
@@ -123,6 +140,8 @@ def layout_astar(
         diagonal: the grid's diagonal rule code (corner moves only).
         parity_axis, parity_shift: see the module notes.
         frame: the affine centre map (see :func:`_centre`).
+        facets: ``(f, 2)`` facet normals of the moves' unit polygon (:func:`_distance`), or
+            ``(0, 2)`` for the euclidean distance.
         h_scale: the least weight (heuristic multiplier).
         max_expansions: budget, ``-1`` for none.
         track_closest: keep the closed node nearest the goal (partial paths).
@@ -140,7 +159,7 @@ def layout_astar(
     g[start] = 0.0
     parent[start] = -1
     stamp[start] = tag
-    h0 = h_scale * math.hypot(gx - sx, gy - sy)
+    h0 = h_scale * _distance(gx - sx, gy - sy, facets)
     size = heap_push(heap_nodes, keys, pos, 0, start, pack_key(h0, h0))
     expanded = 0
     best, best_h, best_g = start, math.inf, math.inf
@@ -176,7 +195,7 @@ def layout_astar(
             g[nbr] = new_g
             parent[nbr] = node
             nx, ny = _centre(nbr, stride, frame, parity_axis, parity_shift)
-            h = h_scale * math.hypot(gx - nx, gy - ny)
+            h = h_scale * _distance(gx - nx, gy - ny, facets)
             if mark == tag:
                 heap_decrease(heap_nodes, keys, pos, nbr, pack_key(new_g + h, h))
             else:

@@ -34,6 +34,7 @@ __all__ = ["LatticeView", "find_path", "prepare"]
 
 _TAG_LIMIT = 2**31 - 4
 _NONE = np.zeros(0, dtype=np.int64)
+_EUCLIDEAN = np.zeros((0, 2), dtype=np.float64)  # no facets: the kernel's euclidean distance
 
 
 class LatticeView(Protocol):
@@ -93,6 +94,24 @@ class _Moves:
     parity_axis: int
     parity_shift: int
     frame: F64
+    facets: F64
+
+
+def _facets(vectors: F64, costs: F64) -> F64:
+    """Facet normals ``n`` of the polygon spanned by ``move / cost`` (both parity classes move by
+    the same world vectors): ``max(n . d)`` is the least cost of covering ``d`` with the moves, a
+    norm no move's cost is below, so the heuristic it gives is admissible and consistent."""
+    units = vectors / costs[:, None]
+    normals: list[F64] = []
+    for i in range(len(units)):
+        for j in range(i + 1, len(units)):
+            pair = np.array([units[i], units[j]])
+            if abs(np.linalg.det(pair)) < 1e-12:
+                continue
+            normal = np.linalg.solve(pair, np.ones(2))
+            if np.all(units @ normal <= 1.0 + 1e-9) and not any(np.allclose(normal, n) for n in normals):
+                normals.append(normal)
+    return np.array(normals, dtype=np.float64).reshape(-1, 2)
 
 
 @dataclass(slots=True, eq=False)
@@ -133,11 +152,13 @@ def _moves(grid: LatticeView) -> _Moves:
     ox, oy = layout.map_origin
     axis = layout.parity_axis
     steps = np.zeros(moves.shape, dtype=np.float64)
+    vectors = np.zeros((2, moves.shape[1], 2), dtype=np.float64)  # world displacement of each move
     for p in (0, 1):
         mx, my = cell_of_class(layout, p)
         cx, cy = unit_centres(layout, [mx], [my])
         nx, ny = unit_centres(layout, mx + offsets[p, :, 0], my + offsets[p, :, 1])
-        steps[p] = np.hypot((nx - cx[0]) * cw, (ny - cy[0]) * ch)
+        vectors[p] = np.stack([(nx - cx[0]) * cw, (ny - cy[0]) * ch], axis=1)
+        steps[p] = np.hypot(vectors[p, :, 0], vectors[p, :, 1])
     # padded node (col, row) is map cell (col - pad + ox, row - pad + oy)
     base = (ox - pad, oy - pad)
     ux, uy = unit_centres(layout, [base[0], base[0] + 2, base[0]], [base[1], base[1], base[1] + 2])
@@ -157,6 +178,7 @@ def _moves(grid: LatticeView) -> _Moves:
     corners = table.corner_sides if table.corners.shape[1] else np.zeros((2, 1, 2), dtype=np.int64)
     n_moves = n_sides if grid.diagonal is DiagonalMode.NEVER else offsets.shape[1]
     return _Moves(
+        facets=_facets(vectors[0, :n_moves], steps[0, :n_moves]),
         pad=pad, stride=stride, moves=np.ascontiguousarray(moves), steps=steps,
         corner_sides=np.ascontiguousarray(corners), n_sides=n_sides, n_moves=n_moves,
         parity_axis=axis, parity_shift=shift, frame=np.array([ax, bx, ay, by, odd_x, odd_y]),
@@ -270,10 +292,11 @@ def _search(
     m = p.moves
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
     h_scale = 0.0 if opts.heuristic == "zero" else p.min_weight
+    facets = m.facets if opts.heuristic is None else _EUCLIDEAN
     outcome, end, expanded = layout_astar(
         walls, p.weights, p.uniform_weight, m.stride, ends[0], ends[1], m.moves, m.steps,
         m.corner_sides, m.n_sides, m.n_moves, DIAG_CODES[grid.diagonal], m.parity_axis,
-        m.parity_shift, m.frame, h_scale, budget, opts.allow_partial,
+        m.parity_shift, m.frame, facets, h_scale, budget, opts.allow_partial,
         w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, w.next_tag(),
     )  # fmt: skip
     if outcome == SEARCH_FOUND:

@@ -114,6 +114,9 @@ def test_lattices_refuse_square_heuristics_and_methods() -> None:
     assert grid.find_path((0, 0), (5, 4), options=QueryOptions(heuristic="zero")).cost == pytest.approx(
         exact.cost
     )
+    euclidean = grid.find_path((0, 0), (5, 4), options=QueryOptions(heuristic="euclidean"))
+    assert euclidean.cost == pytest.approx(exact.cost)
+    assert euclidean.expanded >= exact.expanded  # the lattice's norm is the tighter heuristic
     assert [r.cost for r in grid.find_many([(0, 0), (5, 4)], [(5, 4), (0, 0)])] == pytest.approx(
         [exact.cost] * 2
     )
