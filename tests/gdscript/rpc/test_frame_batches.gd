@@ -3,10 +3,12 @@
 ## gets exactly its own answer, equal to the synchronous query's; requests on other graphs,
 ## with other options or other endpoint kinds go as their own messages; a bad query fails only
 ## its own request; a request cancelled (or let go) before the end of the frame does not hold
-## the others up; with config.batch_requests off each request is its own message again.
+## the others up; an edit asked between requests of a frame sees them in the order made; with
+## config.batch_requests off each request is its own message again.
 extends "res://runner/gd_test.gd"
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
+const EditRequest = preload("res://addons/astar_bridge/api/edit_request.gd")
 const PathRequest = preload("res://addons/astar_bridge/api/path_request.gd")
 const TestBridge = preload("res://tests/support/test_bridge.gd")
 const SIZE := 64
@@ -49,6 +51,17 @@ func test_300_requests_of_a_frame_leave_as_one_message_each_with_its_own_answer(
 	for request: PathRequest in requests:
 		found += 1 if request.result["status"] == "found" else 0
 	assert_eq(found, CROWD)
+	# config.batch_requests off: each request is its own message again, with the same answers.
+	_bridge.config.batch_requests = false
+	await _tree().process_frame
+	sent = _messages()
+	var alone: Array[PathRequest] = []
+	for i: int in 40:
+		alone.append(_bridge.request_path("rooms", ends[2 * i], ends[2 * i + 1]))
+	await _settled(alone)
+	assert_eq(_messages() - sent, 40, "one message each with batch_requests off")
+	for i: int in 40:
+		assert_eq(alone[i].result, requests[i].result)
 
 
 func test_other_graphs_options_and_endpoint_kinds_go_as_their_own_messages() -> void:
@@ -172,19 +185,34 @@ func test_a_request_cancelled_or_let_go_before_the_end_of_the_frame() -> void:
 	assert_eq(_bridge.get_stats()["pending"], 0)
 
 
-func test_each_request_is_its_own_message_with_batching_off() -> void:
-	_bridge.config.batch_requests = false
-	var ends: Array[Vector2i] = _ends(40)
+func test_batches_keep_their_place_among_the_frames_edits() -> void:
+	# The door between the first two rooms; shut, the way round is longer.
+	var door: Array[Vector2i] = [Vector2i(ROOM, 9), Vector2i(ROOM, 10), Vector2i(ROOM, 11)]
+	var from: Vector2i = Vector2i(8, 10)
+	var to: Vector2i = Vector2i(ROOM + 8, 10)
+	var open_cost: float = _bridge.find_path_result("rooms", from, to)["cost"]
 	await _tree().process_frame
-	var sent: int = _messages()
-	var requests: Array[PathRequest] = []
-	for i: int in 40:
-		requests.append(_bridge.request_path("rooms", ends[2 * i], ends[2 * i + 1]))
-	await _settled(requests)
-	assert_eq(_messages() - sent, 40)
-	for i: int in 40:
-		var alone: Dictionary = _bridge.find_path_result("rooms", ends[2 * i], ends[2 * i + 1])
-		assert_eq(requests[i].result, alone)
+	var before: Array[PathRequest] = _asked(from, to, 5)
+	var shut: EditRequest = _bridge.request_cells_solid("rooms", door, true)
+	var after: Array[PathRequest] = _asked(from, to, 5)
+	assert_true(_bridge.set_cells_solid("rooms", door, false).is_ok())  # synchronous: reopened
+	var reopened: Array[PathRequest] = _asked(from, to, 5)
+	var all: Array[PathRequest] = before.duplicate()
+	all.append_array(after)
+	all.append_array(reopened)
+	await _settled(all)
+	assert_true((await shut.wait()).is_ok())
+	for request: PathRequest in before + reopened:
+		assert_almost(request.result["cost"], open_cost, 1e-6, "asked while the door was open")
+	for request: PathRequest in after:
+		assert_true(request.result["cost"] > open_cost + 1.0, "asked while the door was shut")
+
+
+func _asked(from: Vector2i, to: Vector2i, count: int) -> Array[PathRequest]:
+	var made: Array[PathRequest] = []
+	for i: int in count:
+		made.append(_bridge.request_path("rooms", from, to))
+	return made
 
 
 func _messages() -> int:
