@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core._types import F64, I64, B
-from python_core.errors import AStarError, InvalidQueryError, OutOfBoundsError
+from python_core.errors import AStarError, InvalidQueryError, OutOfBoundsError, UnsupportedOperationError
 from python_core.flowfield import region_solver, walks
 from python_core.flowfield.goal_search import HEURISTIC_TILES, solve_from_goals
 from python_core.flowfield.landmarks import Landmarks, no_landmarks
@@ -32,6 +32,7 @@ from python_core.flowfield.moves import SLACK, UNREACHABLE
 from python_core.flowfield.tiles import FieldTiles
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cells
+from python_core.grid.layouts import TileGrid
 from python_core.hpa import HierarchicalGrid
 
 __all__ = ["FlowField", "RepairReport"]
@@ -86,6 +87,8 @@ class FlowField(FieldTiles):
         InvalidQueryError: no goals, malformed goals, a bad tile size or unit size, a hierarchy
             over another grid, landmarks with a size other than 1.
         OutOfBoundsError: a goal outside the grid.
+        UnsupportedOperationError: a hexagonal, isometric or half-offset grid (a
+            :class:`~python_core.grid.layouts.TileGrid`: not supported yet).
 
     Example:
         >>> g = GridGraph.from_strings(["....", ".@@.", "...."], diagonal="never")
@@ -110,6 +113,9 @@ class FlowField(FieldTiles):
         landmarks: Landmarks | None = None,
         size: int = 1,
     ) -> None:
+        if isinstance(grid, TileGrid):  # its moves are the square grid's: a hex field would be wrong
+            kind = grid.layout.kind.value
+            raise UnsupportedOperationError(f"flow fields on a {kind} layout are not supported yet")
         nodes = np.unique(as_cells(goals, grid.width, grid.height))
         if nodes.size == 0:
             raise InvalidQueryError("a flow field needs at least one goal cell")

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from python_core.errors import InvalidGraphError, UnsupportedOperationError
+from python_core.flowfield import FlowField
 from python_core.formats.records import from_record, to_record
 from python_core.grid import GridGraph
 from python_core.grid.layouts import TileGrid, TileLayout
@@ -74,3 +75,5 @@ def test_the_navigator_answers_on_the_lattice_and_refuses_a_hierarchy() -> None:
         nav.build_hierarchy(HierarchyOptions(cluster_size=8))
     with pytest.raises(UnsupportedOperationError, match="HPA"):
         nav.find_path(start, goal, hierarchical=True)
+    with pytest.raises(UnsupportedOperationError, match="flow fields on a hexagon layout"):
+        FlowField(grid, [(3, 2)])
