@@ -348,3 +348,5 @@ def _warm_up() -> None:
     grid.find_path((0, 0), (3, 2), method="astar")
     weighted = GridGraph.from_strings(rows, weights=np.full((3, 4), 2.0) + np.eye(3, 4))
     weighted.find_path((0, 0), (3, 2), options=QueryOptions(allow_partial=True, max_expansions=3))
+    grid.set_walkable([(1, 1)], True)  # the local repair, on the arrays' real layouts
+    grid.find_path((0, 0), (2, 1), options=QueryOptions(size=2))

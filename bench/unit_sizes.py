@@ -1,0 +1,158 @@
+"""Units of any size on one grid (issue 38): what a size costs, in one run.
+
+Usage::
+
+    .venv/bin/python bench/unit_sizes.py                      # every benchmark map, 200 queries each
+    .venv/bin/python bench/unit_sizes.py --maps den520d Aurora --queries 100 --sizes 1,2,3,4
+    .venv/bin/python bench/unit_sizes.py --clearance-only     # the 4096 x 4096 clearance figures
+
+Per map (every ``.map`` in /work/shared/benchmarks/grid, else tests/data/movingai): queries from its
+scenario file whose two ends have room for the largest size asked (clearance >= k) and a path for it, one
+from each of N equal slices of the file; each is answered for every size on the same loaded grid
+(exact search, ``method="auto"``), and the table shows the median and p95 time per size, the ratio
+of each size's median to size 1's (goal: size 3 at most 1.2 x size 1) and the median time per
+expanded node (the kernel's cost, apart from how much a size's eroded map makes it search).
+Then the clearance of a random 4096 x 4096 grid: the compiled pass's time (goal under 0.5 s), the
+local repair of a door closing and opening, and the bytes per cell of the searches' padded copy
+(one byte: the clearance is the walls). The Godot side (one eroded AStarGrid2D per size, its build
+time and memory) is bench/unit_sizes_godot.py, from GDScript.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from python_core.compiled import warm_up  # noqa: E402
+from python_core.formats.movingai import read_scenarios  # noqa: E402
+from python_core.grid import GridGraph  # noqa: E402
+from python_core.grid.clearance import clearance_of  # noqa: E402
+from python_core.grid.search import dispatch  # noqa: E402
+from python_core.grid.search.prepared import prepared_for  # noqa: E402
+from python_core.result import QueryOptions  # noqa: E402
+
+SHARED = REPO.parent / "shared" / "benchmarks" / "grid"
+LOCAL = REPO / "tests" / "data" / "movingai"
+Pair = tuple[tuple[int, int], tuple[int, int]]
+
+
+def map_paths(names: list[str] | None) -> list[Path]:
+    """The benchmark maps (shared set when present, else the test data), optionally by stem."""
+    folder = SHARED if SHARED.is_dir() else LOCAL
+    paths = sorted(folder.glob("*.map"))
+    if names:
+        paths = [p for p in paths if p.stem in names]
+    return paths
+
+
+def room_pairs(grid: GridGraph, scen: Path, count: int, size: int) -> list[Pair]:
+    """Up to ``count`` scenario queries whose ends have room for ``size``, spread over the file."""
+    clear = grid.clearance
+    fits = [
+        (q.start, q.goal)
+        for q in read_scenarios(scen)
+        if clear[q.start[1], q.start[0]] >= size and clear[q.goal[1], q.goal[0]] >= size
+    ]
+    if len(fits) <= count:
+        return fits
+    step = len(fits) / count
+    return [fits[int(i * step)] for i in range(count)]
+
+
+def time_queries(
+    grid: GridGraph, pairs: list[Pair], size: int, rounds: int
+) -> tuple[list[float], list[float]]:
+    """Seconds per query and per expanded node (best of ``rounds`` for each query, to keep
+    other load out)."""
+    opts = QueryOptions(size=size)
+    times, per_node = [], []
+    for start, goal in pairs:
+        best, expanded = float("inf"), 1
+        for _ in range(rounds):
+            began = time.perf_counter()
+            result = dispatch.find_path(grid, start, goal, options=opts)
+            best = min(best, time.perf_counter() - began)
+            expanded = max(1, result.expanded)
+        times.append(best)
+        per_node.append(best / expanded)
+    return times, per_node
+
+
+def bench_map(path: Path, queries: int, sizes: list[int], rounds: int) -> None:
+    grid = GridGraph.from_movingai(path)
+    began = time.perf_counter()
+    dispatch.prepare(grid)
+    load_ms = (time.perf_counter() - began) * 1e3
+    pairs = room_pairs(grid, path.with_name(path.name + ".scen"), queries, max(sizes))
+    # only queries every size can answer: a size whose ends are cut apart answers in microseconds
+    pairs = [(s, t) for s, t in pairs if grid.find_path(s, t, options=QueryOptions(size=max(sizes))).found]
+    print(f"\n{path.stem}: {grid.width}x{grid.height}, prepared in {load_ms:.1f} ms, {len(pairs)} queries")
+    if not pairs:
+        print(f"  no scenario query has a path for size {max(sizes)}")
+        return
+    base = base_node = 0.0
+    print(
+        f"  {'size':>4} {'median us':>10} {'p95 us':>9} {'x size 1':>9} {'ns/expansion':>13} {'x size 1':>9}"
+    )
+    for size in sizes:
+        times, per_node = time_queries(grid, pairs, size, rounds)
+        times.sort()
+        median, node = statistics.median(times) * 1e6, statistics.median(per_node) * 1e9
+        p95 = times[min(len(times) - 1, int(0.95 * len(times)))] * 1e6
+        base, base_node = base or median, base_node or node
+        ratios = f"{median / base:>9.2f} {node:>13.1f} {node / base_node:>9.2f}"
+        print(f"  {size:>4} {median:>10.1f} {p95:>9.1f} {ratios}")
+
+
+def bench_clearance(side: int) -> None:
+    rng = np.random.default_rng(38)
+    walkable = rng.random((side, side)) > 0.1
+    clearance_of(walkable[:8, :8])  # compile (or load) outside the timing
+    times = []
+    for _ in range(3):
+        began = time.perf_counter()
+        clearance_of(walkable)
+        times.append(time.perf_counter() - began)
+    grid = GridGraph(walkable)
+    p = prepared_for(grid)
+    repairs = []
+    for shift in range(3):  # the first pass may load the repair kernel: the best counts
+        door = [(side // 2 + i, side // 2 + 8 * shift) for i in range(4)]
+        began = time.perf_counter()
+        grid.set_walkable(door, False)
+        grid.set_walkable(door, True)
+        repairs.append(time.perf_counter() - began)
+    repair_ms = min(repairs) * 1e3
+    per_cell = p.passable.nbytes / (side * side)
+    print(f"\nclearance of a random {side}x{side} grid: {min(times):.3f} s (best of 3; goal < 0.5 s)")
+    print(f"door of 4 cells closed and opened again (local repair, both): {repair_ms:.2f} ms")
+    print(f"searches' padded copy: {per_cell:.3f} bytes per cell (clearance and walls in one byte)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--maps", nargs="*", help="map stems (default: every benchmark map)")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--sizes", default="1,3", help="comma-separated unit sizes, 1 first")
+    parser.add_argument("--rounds", type=int, default=3, help="runs per query; the best counts")
+    parser.add_argument("--clearance-side", type=int, default=4096)
+    parser.add_argument("--clearance-only", action="store_true")
+    args = parser.parse_args()
+    sizes = sorted({int(s) for s in args.sizes.split(",")})
+    print(f"warm-up: {warm_up():.1f} s")
+    if not args.clearance_only:
+        for path in map_paths(args.maps):
+            bench_map(path, args.queries, sizes, args.rounds)
+    bench_clearance(args.clearance_side)
+
+
+if __name__ == "__main__":
+    main()
