@@ -311,7 +311,9 @@ class GridGraph(GridChanges, GridAgents):
             start: ``(x, y)`` start cell; must be walkable (agents on it do not matter).
             goal: ``(x, y)`` goal cell; a wall or another agent there gives ``no_path``/``partial``.
             options: heuristic (default octile, manhattan for ``never``), ``allow_partial``,
-                ``max_expansions``, ``agent`` (never blocks itself), ``ignore_agents``.
+                ``max_expansions``, ``agent`` (never blocks itself), ``ignore_agents``, the unit's
+                ``size`` in cells or ``radius`` (its k x k footprint from each cell rightwards and
+                downwards must fit; points are the footprints' centres).
             method: ``"auto"``, ``"astar"`` or ``"jps"`` (an error where JPS is not exact).
 
         Returns:
@@ -320,7 +322,7 @@ class GridGraph(GridChanges, GridAgents):
         Raises:
             InvalidQueryError: malformed cells, bad options or an unknown heuristic.
             OutOfBoundsError: start or goal outside the grid.
-            BlockedEndpointError: the start is a wall.
+            BlockedEndpointError: the start is a wall (or has no room for the unit's footprint).
             UnknownPointError: ``options.agent`` is not placed.
 
         Example:

@@ -124,7 +124,9 @@ def find_path(
         start: ``(x, y)`` start cell (walkable; agents on it do not matter).
         goal: ``(x, y)`` goal cell; a wall or another agent there gives ``no_path``/``partial``.
         options: heuristic (default octile, manhattan for ``never``), ``allow_partial``,
-            ``max_expansions``, ``agent`` (never blocks itself), ``ignore_agents``.
+            ``max_expansions``, ``agent`` (never blocks itself), ``ignore_agents``, the unit's
+            ``size`` in cells or ``radius`` (its k x k footprint from each cell rightwards and
+            downwards must fit; points are the footprints' centres).
         method: ``"auto"`` (see the module notes), ``"astar"`` or ``"jps"``.
 
     Returns:
@@ -134,7 +136,7 @@ def find_path(
         InvalidQueryError: malformed cells or options, or ``method="jps"`` where JPS is not exact
             (weights, another diagonal mode or heuristic, or ``allow_partial``).
         OutOfBoundsError: start or goal outside the grid.
-        BlockedEndpointError: the start is a wall.
+        BlockedEndpointError: the start is a wall (or has no room for the unit's footprint).
         UnknownPointError: ``options.agent`` is not placed.
 
     Example:

@@ -62,7 +62,7 @@ def find_path(
     Raises:
         InvalidQueryError: malformed cells, bad options or an unknown heuristic.
         OutOfBoundsError: start or goal outside the grid.
-        BlockedEndpointError: the start is a wall.
+        BlockedEndpointError: the start is a wall (or has no room for the unit's footprint).
         UnknownPointError: ``options.agent`` is not placed.
 
     Example:
