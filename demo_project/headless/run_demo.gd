@@ -1,10 +1,11 @@
-## Headless run of the demo levels, one after another: the grid level, the navmesh level, the
-## 3D level and the big level (HPA*), each for a fixed simulated time with a fixed seed, then the
-## crowd level (flow fields) until every unit has arrived; one line per NPC arrival and door
-## change, then a summary table with a section per level.
+## Headless run of the demo levels, one after another: the grid, navmesh, 3D, big (HPA*), unit
+## sizes and hex levels, each for a fixed simulated time with a fixed seed, then the crowd level
+## (flow fields) until every unit has arrived; one line per NPC arrival and door change, then a
+## summary table with a section per level.
 ## Usage: godot --headless --fixed-fps 60 --path demo_project --script res://headless/run_demo.gd
 ##        -- [--short] [--seconds=S] [--npcs=N] [--navmesh-npcs=N] [--npcs-3d=N] [--big-npcs=N]
-##           [--crowd-units=N] [--crowd-limit=S] [--seed=N] [--levels=grid,navmesh,3d,big,crowd]
+##           [--sizes-npcs=N] [--hex-npcs=N] [--crowd-units=N] [--crowd-limit=S] [--seed=N]
+##           [--levels=grid,...]
 ## NPCs go from goal to goal; at the level's time they get no new goal and walk to their last
 ## one (within LAST_GOALS_S more simulated seconds). Simulated time only advances while no path
 ## request (on the crowd level: no field tile the units wait for) is in flight, so the output
@@ -18,28 +19,22 @@ const GridLevel = preload("res://levels/grid_level.gd")
 const NavmeshLevel2D = preload("res://levels/navmesh_level_2d.gd")
 const Level3D = preload("res://levels/level_3d.gd")
 const BigLevel = preload("res://levels/big_level.gd")
+const SizesLevel = preload("res://levels/sizes_level.gd")
+const HexLevel = preload("res://levels/hex_level.gd")
 const CrowdLevel = preload("res://levels/crowd_level.gd")
 const Crowd = preload("res://npc/crowd.gd")
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
+const DemoOptions = preload("res://headless/demo_options.gd")
 const READY_TIMEOUT_MS := 30000
-## Wall-clock milliseconds a level may wait for answers at a stretch, and so the requests'
-## timeout: simulated time holds still meanwhile, so only a sidecar that stopped answering may
-## fail the run, not a slow answer on a loaded machine (the default 2 s did: "field 2 request
-## failed, asked again: timeout").
+## Wall-clock ms a level may wait for answers at a stretch, and the requests' timeout: simulated
+## time holds still meanwhile, so only a sidecar that stopped answering may fail the run, not a
+## slow answer on a loaded machine (the default 2 s did: "field 2 request failed ...: timeout").
 const HOLD_LIMIT_MS := 60000
 ## Simulated seconds the NPCs get, after the level's time, to reach their last goals.
 const LAST_GOALS_S := 60.0
 const RULE := "+-----------------------+------------+"
 
-var _seconds: float = 60.0
-var _npcs: int = 50
-var _navmesh_npcs: int = 16
-var _npcs_3d: int = 6
-var _big_npcs: int = 40
-var _crowd_units: int = 2000
-var _crowd_limit: float = 60.0
-var _seed: int = 7
-var _levels: PackedStringArray = PackedStringArray(["grid", "navmesh", "3d", "big", "crowd"])
+var _opts: DemoOptions = DemoOptions.new()
 var _stage: int = -1
 var _level: Node = null
 var _bridge: Bridge = null
@@ -52,7 +47,7 @@ var _finishing: bool = false
 
 
 func _initialize() -> void:
-	_parse_args(OS.get_cmdline_user_args())
+	_opts.parse(OS.get_cmdline_user_args())
 	var autoload: Node = root.get_node_or_null(^"AStarBridge")
 	_started_ms = Time.get_ticks_msec()
 	if autoload is Bridge:
@@ -70,35 +65,6 @@ func _process(_delta: float) -> bool:
 		"running":
 			_step()
 	return false
-
-
-func _parse_args(args: PackedStringArray) -> void:
-	for arg: String in args:
-		if arg == "--short":
-			_seconds = 20.0
-			_npcs = 20
-			_navmesh_npcs = 10
-			_npcs_3d = 4
-			_big_npcs = 20
-			_crowd_units = 500
-		elif arg.begins_with("--seconds="):
-			_seconds = arg.get_slice("=", 1).to_float()
-		elif arg.begins_with("--npcs="):
-			_npcs = arg.get_slice("=", 1).to_int()
-		elif arg.begins_with("--navmesh-npcs="):
-			_navmesh_npcs = arg.get_slice("=", 1).to_int()
-		elif arg.begins_with("--npcs-3d="):
-			_npcs_3d = arg.get_slice("=", 1).to_int()
-		elif arg.begins_with("--big-npcs="):
-			_big_npcs = arg.get_slice("=", 1).to_int()
-		elif arg.begins_with("--crowd-units="):
-			_crowd_units = arg.get_slice("=", 1).to_int()
-		elif arg.begins_with("--crowd-limit="):
-			_crowd_limit = arg.get_slice("=", 1).to_float()
-		elif arg.begins_with("--seed="):
-			_seed = arg.get_slice("=", 1).to_int()
-		elif arg.begins_with("--levels="):
-			_levels = arg.get_slice("=", 1).split(",", false)
 
 
 func _wait_for_sidecar() -> void:
@@ -124,11 +90,11 @@ func _next_level() -> void:
 		await process_frame
 		_level = null
 	_stage += 1
-	if _stage >= _levels.size():
+	if _stage >= _opts.levels.size():
 		_phase = "done"
 		_print_table()
 		return
-	_level = _make_level(_levels[_stage])
+	_level = _make_level(_opts.levels[_stage])
 	if _level == null:
 		_phase = "done"
 		quit(2)
@@ -151,7 +117,7 @@ func _next_level() -> void:
 		print(
 			(
 				"512x512 cells, %d doors, %d units to 4 goal rooms, one flow field each"
-				% [crowd.map.doors.size(), _crowd_units]
+				% [crowd.map.doors.size(), _opts.crowd_units]
 			)
 		)
 		print(
@@ -170,51 +136,60 @@ func _next_level() -> void:
 func _make_level(kind: String) -> Node:
 	match kind:
 		"grid":
-			_announce("grid level", _npcs)
-			return _grid_level(GridLevel.new(), _npcs, "")
+			return _grid_level(GridLevel.new(), _opts.npcs, "", "grid level")
 		"navmesh":
-			_announce("navmesh level", _navmesh_npcs)
+			_announce("navmesh level", _opts.navmesh_npcs)
 			var navmesh := NavmeshLevel2D.new()
-			navmesh.npc_count = _navmesh_npcs
-			navmesh.random_seed = _seed
+			navmesh.npc_count = _opts.navmesh_npcs
+			navmesh.random_seed = _opts.random_seed
 			navmesh.npc_arrived.connect(_on_navmesh_arrived)
 			return navmesh
 		"3d":
-			_announce("3D level", _npcs_3d)
+			_announce("3D level", _opts.npcs_3d)
 			var level_3d := Level3D.new()
-			level_3d.npc_count = _npcs_3d
-			level_3d.random_seed = _seed
+			level_3d.npc_count = _opts.npcs_3d
+			level_3d.random_seed = _opts.random_seed
 			level_3d.npc_arrived.connect(_on_3d_arrived)
 			return level_3d
 		"big":
-			_announce("big level (HPA*)", _big_npcs)
-			return _grid_level(BigLevel.new(), _big_npcs, "big ")
+			return _grid_level(BigLevel.new(), _opts.big_npcs, "big ", "big level (HPA*)")
+		"sizes":
+			return _grid_level(SizesLevel.new(), _opts.sizes_npcs, "sizes ", "unit sizes level")
+		"hex":
+			return _grid_level(HexLevel.new(), _opts.hex_npcs, "hex ", "hex level")
 		"crowd":
 			print(
 				(
 					"A* Bridge demo: crowd level (flow fields), %d units, seed %d, %.0f s limit"
-					% [_crowd_units, _seed, _crowd_limit]
+					% [_opts.crowd_units, _opts.random_seed, _opts.crowd_limit]
 				)
 			)
 			var crowd := CrowdLevel.new()
-			crowd.unit_count = _crowd_units
-			crowd.random_seed = _seed
-			crowd.time_limit_s = _crowd_limit
+			crowd.unit_count = _opts.crowd_units
+			crowd.random_seed = _opts.random_seed
+			crowd.time_limit_s = _opts.crowd_limit
 			crowd.doors_changed.connect(_on_crowd_doors.bind(crowd))
 			return crowd
-	printerr("run_demo: unknown level %s (grid, navmesh, 3d, big, crowd)" % kind)
+	printerr("run_demo: unknown level %s (grid, navmesh, 3d, big, sizes, hex, crowd)" % kind)
+	# gdlint: ignore=max-returns
 	return null
 
 
 func _announce(level: String, npcs: int) -> void:
-	print("A* Bridge demo: %s, %d NPCs, seed %d, %.1f s simulated" % [level, npcs, _seed, _seconds])
+	print(
+		(
+			"A* Bridge demo: %s, %d NPCs, seed %d, %.1f s simulated"
+			% [level, npcs, _opts.random_seed, _opts.seconds]
+		)
+	)
 
 
-## [param level] (the grid level or the big one) with [param npcs] NPCs, its lines printed
-## after [param prefix].
-func _grid_level(level: GridLevel, npcs: int, prefix: String) -> GridLevel:
+## [param level] (a grid level) with [param npcs] NPCs, announced as [param title], its lines
+## printed after [param prefix].
+func _grid_level(level: GridLevel, npcs: int, prefix: String, title: String) -> GridLevel:
+	_announce(title, npcs)
 	level.npc_count = npcs
-	level.random_seed = _seed
+	level.random_seed = _opts.random_seed
 	level.npc_arrived.connect(_on_arrived.bind(prefix))
 	level.door_changed.connect(_on_door.bind(prefix))
 	return level
@@ -232,7 +207,9 @@ func _step() -> void:
 	# A sidecar that never answers must not hang the run.
 	var stuck: bool = hold and Time.get_ticks_msec() - _held_since_ms > HOLD_LIMIT_MS
 	if stuck:
-		print("%s FAILED: waited %.0f s for answers" % [_levels[_stage], HOLD_LIMIT_MS / 1000.0])
+		print(
+			"%s FAILED: waited %.0f s for answers" % [_opts.levels[_stage], HOLD_LIMIT_MS / 1000.0]
+		)
 		_all_ok = false
 	if _level is CrowdLevel:
 		var crowd: CrowdLevel = _level
@@ -241,16 +218,16 @@ func _step() -> void:
 			_next_level()
 		return
 	var sim_time: float = _level.get("sim_time")
-	if sim_time >= _seconds - 0.0001 and not _finishing and not hold:
+	if sim_time >= _opts.seconds - 0.0001 and not _finishing and not hold:
 		_finishing = true
 		_level.call("finish_up")
 		print("[%6.2f s] no new goals: every NPC walks to its last one" % sim_time)
-	var last_goals_over: bool = sim_time >= _seconds + LAST_GOALS_S - 0.0001
+	var last_goals_over: bool = sim_time >= _opts.seconds + LAST_GOALS_S - 0.0001
 	# Summarise only once every request has come back: the counts then cover exactly this level's
 	# requests, and none completes after the next level has reset the statistics.
 	var settled: bool = _finishing and (_level.call("all_done") or last_goals_over)
 	if (settled and not hold) or stuck:
-		_summarise(_levels[_stage])
+		_summarise(_opts.levels[_stage])
 		_next_level()
 
 
@@ -417,6 +394,8 @@ func _summarise(kind: String) -> void:
 		if not doors.is_empty():
 			var slowest: float = Array(doors).max()
 			_rows.append(["door max (timing)", "%.2f ms" % slowest])
+	if _level is SizesLevel:  # its rows, and its rule: no large unit in a one-cell door
+		_all_ok = (_level as SizesLevel).add_rows(_rows) and _all_ok
 	if at_every != npcs.size():
 		print(
 			(

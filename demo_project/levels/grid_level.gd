@@ -91,6 +91,7 @@ var _finish: LevelFinish = LevelFinish.new()
 var _floor_cells: Array[Vector2i] = []
 var _is_floor: Dictionary = {}
 var _doors: Array[Dictionary] = []
+var _fitting: Dictionary = {}  # size -> Array[Vector2i] (fitting_cells)
 
 
 ## Builds the tile layer, uploads the grid, spawns the NPCs. Returns the load error, if any.
@@ -141,6 +142,47 @@ func all_done() -> bool:
 ## The world position of the centre of [param cell].
 func cell_center(cell: Vector2i) -> Vector2:
 	return GridSerializer.cell_to_world(grid_params, cell)
+
+
+## Where a unit of [param size] cells a side stands with its footprint's top-left cell at
+## [param cell]: the footprint's centre (the cell's centre for a unit of one cell).
+func goal_point(cell: Vector2i, size: int) -> Vector2:
+	return cell_center(cell) + Vector2.ONE * (tile_size * (size - 1) * 0.5)
+
+
+## A random goal for a unit of [param size] cells: a floor cell ([method random_floor_cell]) for
+## one cell, else the top-left cell of a footprint of floor cells, within [param reach] of
+## [param near] along both axes when [param reach] > 0 (anywhere when none is).
+func random_goal_cell(
+	rng: RandomNumberGenerator, near: Vector2i, reach: int, size: int
+) -> Vector2i:
+	if size <= 1:
+		return random_floor_cell(rng, near, reach)
+	var fitting: Array[Vector2i] = fitting_cells(size)
+	var choices: Array[Vector2i] = fitting.filter(
+		func(cell: Vector2i) -> bool:
+			var away: Vector2i = (cell - near).abs()
+			return reach <= 0 or (away.x <= reach and away.y <= reach and cell != near)
+	)
+	if choices.is_empty():
+		choices = fitting
+	return choices[rng.randi_range(0, choices.size() - 1)]
+
+
+## The cells whose [param size] x [param size] footprint (them at its top left) is all floor.
+func fitting_cells(size: int) -> Array[Vector2i]:
+	if _fitting.has(size):
+		return _fitting[size]
+	var found: Array[Vector2i] = []
+	for cell: Vector2i in _floor_cells:
+		var all_floor: bool = true
+		for dy: int in size:
+			for dx: int in size:
+				all_floor = all_floor and _is_floor.has(cell + Vector2i(dx, dy))
+		if all_floor:
+			found.append(cell)
+	_fitting[size] = found
+	return found
 
 
 ## The cell under world position [param point] ((-1, -1) outside).
@@ -224,18 +266,46 @@ func _spawn_npcs() -> void:
 	rng.seed = random_seed
 	var free: Array[Vector2i] = _floor_cells.duplicate()
 	for i: int in npc_count:
-		var start: Vector2i = free.pop_at(rng.randi_range(0, free.size() - 1))
+		var size: int = _npc_size(i)
+		var start: Vector2i = _start_cell(rng, free, size)
 		var npc := Npc.new()
 		npc.name = "Npc%02d" % i
 		npc.index = i
 		npc.speed = npc_speed
-		npc.position = cell_center(start)
+		# Three quarters of the footprint's half side: the agent's body makes it that size.
+		npc.radius = Npc.RADIUS if size == 1 else tile_size * size * 0.375
+		npc.position = goal_point(start, size)
 		npc.setup(self, graph_id, random_seed * 1000 + i, first_goal_range, path_options)
 		npc.arrived.connect(_on_npc_arrived)
 		npc.last_goal_settled.connect(_on_npc_done.bind(npc))
 		npcs.append(npc)
 		_finish.add(npc.pauses)
 		add_child(npc)
+
+
+## Hook: the footprint of NPC [param _index] in cells (its body is made to need that many).
+func _npc_size(_index: int) -> int:
+	return 1
+
+
+# A start no other NPC's start overlaps: a cell taken from [param free] for one cell, else the
+# top-left cell of a footprint all in [param free] (its cells taken).
+func _start_cell(rng: RandomNumberGenerator, free: Array[Vector2i], size: int) -> Vector2i:
+	if size == 1:
+		return free.pop_at(rng.randi_range(0, free.size() - 1))
+	var fitting: Array[Vector2i] = fitting_cells(size).filter(
+		func(cell: Vector2i) -> bool:
+			for dy: int in size:
+				for dx: int in size:
+					if not free.has(cell + Vector2i(dx, dy)):
+						return false
+			return true
+	)
+	var start: Vector2i = fitting[rng.randi_range(0, fitting.size() - 1)]
+	for dy: int in size:
+		for dx: int in size:
+			free.erase(start + Vector2i(dx, dy))
+	return start
 
 
 func _on_npc_arrived(npc_index: int, goal_number: int, cell: Vector2i) -> void:

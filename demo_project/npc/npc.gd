@@ -31,8 +31,11 @@ var paths_failed: int = 0
 var pauses: GoalPauses = GoalPauses.new()
 ## The agent node leading this body.
 var agent: AStarBridgeAgent2D = null
-## The cell of the current goal.
+## The cell of the current goal (the top-left cell of its footprint for a unit of several cells).
 var goal_cell: Vector2i = Vector2i(-1, -1)
+## The body's collision radius: the agent paths for it (a radius over half a cell makes a unit of
+## several cells, issue 38).
+var radius: float = RADIUS
 
 var _level: Node2D = null
 var _rng: RandomNumberGenerator = RandomNumberGenerator.new()
@@ -51,7 +54,7 @@ func setup(
 	collision_mask = 1
 	var shape := CollisionShape2D.new()
 	var circle := CircleShape2D.new()
-	circle.radius = RADIUS
+	circle.radius = radius
 	shape.shape = circle
 	add_child(shape)
 	agent = AStarBridgeAgent2D.new()
@@ -95,7 +98,7 @@ func send_to(cell: Vector2i) -> void:
 	pauses.stop_waiting()
 	goals_given += 1
 	goal_cell = cell
-	agent.target_position = _level.call("cell_center", cell)
+	agent.target_position = _level.call("goal_point", cell, agent.get_unit_size())
 
 
 func _on_velocity_computed(safe_velocity: Vector2) -> void:
@@ -105,7 +108,7 @@ func _on_velocity_computed(safe_velocity: Vector2) -> void:
 
 func _on_navigation_finished() -> void:
 	goals_reached += 1
-	var goal: Vector2 = _level.call("cell_center", goal_cell)
+	var goal: Vector2 = _level.call("goal_point", goal_cell, agent.get_unit_size())
 	if global_position.distance_to(goal) > agent.target_desired_distance + 0.01:
 		arrivals_off_goal += 1  # the agent reported an arrival it did not make
 	arrived.emit(index, goals_reached, goal_cell)
@@ -114,5 +117,6 @@ func _on_navigation_finished() -> void:
 
 func _pick_goal(reach: int) -> void:
 	var here: Vector2i = _level.call("cell_at", global_position)
-	var cell: Vector2i = _level.call("random_floor_cell", _rng, here, reach)
+	var size: int = agent.get_unit_size()
+	var cell: Vector2i = _level.call("random_goal_cell", _rng, here, reach, size)
 	send_to(cell)

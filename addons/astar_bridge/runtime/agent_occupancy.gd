@@ -75,10 +75,14 @@ static func cell_of(graph_id: String, position: Vector2) -> Vector2i:
 
 ## The footprint (cells a side) that holds a unit of [param radius] world units on grid
 ## [param graph_id]: [code]max(1, ceil(2 * radius / smaller cell side))[/code], the sidecar's rule
-## for a query's radius; 1 for a radius <= 0 or an unknown grid, at most [constant MAX_SIZE].
+## for a query's radius; 1 for a radius <= 0, an unknown grid or a hex or isometric layout, at
+## most [constant MAX_SIZE].
 static func size_for_radius(graph_id: String, radius: float) -> int:
 	if not _grids.has(graph_id) or not radius > 0.0 or is_inf(radius):
 		return 1
+	var layout: Dictionary = _grids[graph_id].get("layout", {})
+	if not layout.is_empty():
+		return 1  # square footprints are for square grids; hex and isometric units take one cell
 	var cell: Vector2 = _cell_extent(_grids[graph_id])
 	var side: float = minf(cell.x, cell.y)
 	if side <= 0.0:
