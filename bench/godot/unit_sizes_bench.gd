@@ -6,7 +6,8 @@ extends SceneTree
 ## through the socket ("size" in the query's options).
 ##
 ## Usage: godot --headless --path tests/godot_project --script <this> -- <map> <queries> <sizes>
-## Prints one line "BENCH {json}": the map, and per size Godot's build time (erosion included),
+## Prints one line "BENCH {json}": the map, and per size Godot's build time (the grid made and its
+## eroded walls filled; the clearance pass they are read from runs once beforehand, uncounted),
 ## the static memory its grid added (Performance.MEMORY_STATIC), the median time of
 ## get_id_path, ours (find_path_result, synchronous, through the socket) on the same queries, and
 ## how many answers had the same cost (both sides follow the same rule: the grid's diagonal mode
