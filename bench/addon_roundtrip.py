@@ -9,7 +9,14 @@ where one request's time goes on the GDScript side, and 300 ``request_path`` sen
 at 60 fps (then the same 300 as one ``request_paths``, which goes as one ``path.find_packed``):
 frames until all answered, and the main thread's CPU from the first call until the
 game saw every request done, minus that of as many idle frames of the same run (the engine's own
-per-frame work), per path beside AStarGrid2D's CPU per path. A command, not a test::
+per-frame work), per path beside AStarGrid2D's CPU per path.
+
+Then the README's configuration beside that tuned one (issue 41): an autoload with default
+settings that starts its own sidecar, a Moving AI map of about 64x64 with its scenario file
+(den312d, 65x81: the benchmark set has no 64x64 map) loaded as an AStarGrid2D of 32-pixel cells,
+one ``request_path`` per NPC with ``Vector2i`` cells: frames until all 300 are answered, the main
+thread's time against Godot's blocking ``get_point_path`` for the same 300, and synchronous
+``find_path`` against ``AStarGrid2D``, checked against the issue's goals. A command, not a test::
 
     .venv/bin/python bench/addon_roundtrip.py --sync 400 --agents 300
 """
@@ -43,6 +50,7 @@ from python_core.formats.movingai import read_map, read_scenarios  # noqa: E402
 PROJECT = REPO / "tests" / "godot_project"
 SCRIPT = REPO / "bench" / "godot" / "find_path_bench.gd"
 ARENA = REPO / "tests" / "data" / "movingai" / "arena.map"
+README_MAP = REPO / "tests" / "data" / "movingai" / "den312d.map"
 
 
 class EchoServer:
@@ -114,6 +122,23 @@ def _maps(sync: int, agents: int) -> list[dict[str, Any]]:
     return maps
 
 
+def _readme_map(agents: int) -> dict[str, Any]:
+    """The README run's level: a Moving AI map and ``agents`` of its scenario's queries, spread
+    over the file (it lists short paths first); the Python the autoload's sidecar runs."""
+    mask = read_map(README_MAP)
+    pairs = [(s.start, s.goal) for s in read_scenarios(f"{README_MAP}.scen")]
+    picked = [pairs[i * len(pairs) // agents] for i in range(min(agents, len(pairs)))]
+    cells = np.ascontiguousarray(mask, dtype=np.uint8).tobytes()
+    return {
+        "name": README_MAP.stem,
+        "width": int(mask.shape[1]),
+        "height": int(mask.shape[0]),
+        "cells": base64.b64encode(cells).decode(),
+        "queries": [[a[0], a[1], b[0], b[1]] for a, b in picked],
+        "python": sys.executable,
+    }
+
+
 def run(sync: int, agents: int, threads: int, *, io_thread: bool = True) -> dict[str, Any]:
     """One Godot run against a fresh sidecar and echo server; the script's report as a dict."""
     sidecar = subprocess.Popen(
@@ -132,7 +157,13 @@ def run(sync: int, agents: int, threads: int, *, io_thread: bool = True) -> dict
         [godot, "--headless", "--path", str(PROJECT), "--import"], capture_output=True, check=False
     )
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as spec:
-        json.dump({"maps": _maps(sync, agents), "sync": sync, "agents": agents}, spec)
+        spec_map = {
+            "maps": _maps(sync, agents),
+            "sync": sync,
+            "agents": agents,
+            "readme": _readme_map(agents),
+        }
+        json.dump(spec_map, spec)
     try:
         env = {
             **os.environ,
@@ -148,7 +179,11 @@ def run(sync: int, agents: int, threads: int, *, io_thread: bool = True) -> dict
         os.unlink(spec.name)
         if sidecar.stdin is not None:
             sidecar.stdin.close()
-        sidecar.wait(timeout=10)
+        try:  # it exits once stdin closes; a loaded machine may take a while
+            sidecar.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            sidecar.kill()
+            sidecar.wait()
     for line in result.stdout.splitlines():
         if line.startswith("BENCH "):
             report: dict[str, Any] = json.loads(line.removeprefix("BENCH "))
@@ -232,6 +267,34 @@ def _print_frame(f: dict[str, Any]) -> None:
     print(f"  AStarGrid2D would block the frame {f['godot_ms']:.1f} ms for the same {agents} paths")
 
 
+def _print_readme(r: dict[str, Any]) -> None:
+    f = r["frame"]
+    agents = f["agents"]
+    print(
+        f"\nREADME configuration: default settings (the autoload starts its sidecar), {r['name']} "
+        f"{r['size'][0]}x{r['size'][1]} with its scenario file as an AStarGrid2D of 32-px cells, "
+        f"Vector2i cells in"
+    )
+    sync, godot = _median(r["sync_us"]), _median(r["godot_us"])
+    print(
+        f"  sync find_path median {sync:.0f} us against AStarGrid2D.get_point_path {godot:.0f} us: "
+        f"{sync / max(godot, 1e-9):.1f}x (goal at most 4x; {len(r['sync_us'])} queries, "
+        f"{r['mismatches']} length mismatches)"
+    )
+    _print_frame(f)
+    godot_cpu_ms = f["godot_cpu_ms"]
+    worst_ms = max(run["ms"] for run in f["runs"])
+    worst_frames = max(run["frames"] for run in f["runs"])
+    addon = _median([(run["main_thread_cpu_ms"] - run["idle_cpu_ms"]) for run in f["runs"]])
+    messages = sorted({run.get("messages", -1) for run in f["runs"]})
+    print(
+        f"  {agents} individual request_path calls: all answered within {worst_frames} frames, "
+        f"{worst_ms:.1f} ms at worst (goals: 3 frames, 50 ms, and under Godot's blocking "
+        f"{f['godot_ms']:.1f} ms); main thread {addon:.2f} ms = {addon / max(godot_cpu_ms, 1e-9):.2f}x "
+        f"Godot's {godot_cpu_ms:.2f} ms CPU (goal at most 0.2x); messages sent per run: {messages}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sync", type=int, default=400, help="synchronous find_path calls per map")
@@ -248,6 +311,8 @@ def main() -> int:
         _print_map(m)
     _print_frame(report["frame"])
     _print_frame(report["frame_batched"])
+    if "readme" in report:
+        _print_readme(report["readme"])
     return 0
 
 

@@ -3,7 +3,11 @@
 ## floor: socket + codec, no search), Godot's AStarGrid2D.get_point_path on the same queries,
 ## where the GDScript side's time goes (encode, decode, dispatch), and 300 request_path sent in
 ## one frame at 60 fps (frames until all answered; main-thread CPU per path, idle frames of the
-## same run subtracted). Prints one line "BENCH {json}" with raw per-query microseconds. Run by
+## same run subtracted). Then the README's configuration: an autoload with default settings that
+## starts its own sidecar, an AStarGrid2D level (cell size 32) loaded with load_astar_grid_2d and
+## one request_path per NPC with Vector2i cells, as the README shows (spec "readme": a Moving AI
+## map and its scenario's queries). Prints one line "BENCH {json}" with raw per-query
+## microseconds. Run by
 ## bench/addon_roundtrip.py:
 ## godot --headless --path tests/godot_project --script <repo>/bench/godot/find_path_bench.gd
 ##     -- <spec.json>
@@ -38,11 +42,62 @@ func _run() -> void:
 		reported.append(figures)
 	report["frame"] = await _bench_frame(sidecar, maps[0], int(spec["agents"]), false)
 	report["frame_batched"] = await _bench_frame(sidecar, maps[0], int(spec["agents"]), true)
-	print("BENCH %s" % JSON.stringify(report))
 	for bridge: AStarBridgeNode in [sidecar, echo]:
 		bridge.stop()
 		bridge.free()
+	if spec.has("readme"):
+		report["readme"] = await _bench_readme(
+			spec["readme"], int(spec["sync"]), int(spec["agents"])
+		)
+	print("BENCH %s" % JSON.stringify(report))
 	quit(0)
+
+
+# The README's configuration: default settings (the sidecar the autoload starts itself; only
+# the Python it runs is named, as the README's step 2 does), the level as an AStarGrid2D of
+# 32-pixel cells, cells in (Vector2i): synchronous find_path beside the same AStarGrid2D's
+# get_point_path, then [param agents] individual request_path calls in one frame.
+func _bench_readme(map: Dictionary, count: int, agents: int) -> Dictionary:
+	var bridge: AStarBridgeNode = AStarBridgeNode.new()
+	bridge.config.python_executable = str(map["python"])
+	root.add_child(bridge)  # starts its sidecar (autostart)
+	var waited: int = 0
+	while not bridge.is_ready() and waited < 6000:
+		await process_frame
+		waited += 1
+	var id: String = map["name"]
+	var cells: PackedByteArray = Marshalls.base64_to_raw(map["cells"])
+	var level: AStarGrid2D = _oracle(cells, int(map["width"]), int(map["height"]), Vector2(32, 32))
+	var loaded: AStarBridgeResult = bridge.load_astar_grid_2d(id, level)
+	if not loaded.is_ok():
+		printerr("bench: load of %s failed: %s" % [id, loaded.message])
+	var ends: Array[Vector2i] = _ends(map)
+	count = mini(count, ends.size() >> 1)
+	for i: int in mini(WARM_UP, count):
+		bridge.find_path(id, ends[2 * i], ends[2 * i + 1])
+	var sync_us: Array[int] = []
+	var godot_us: Array[int] = []
+	var mismatches: int = 0
+	for i: int in count:
+		var started: int = Time.get_ticks_usec()
+		var path: PackedVector2Array = bridge.find_path(id, ends[2 * i], ends[2 * i + 1])
+		sync_us.append(Time.get_ticks_usec() - started)
+		started = Time.get_ticks_usec()
+		var expected: PackedVector2Array = level.get_point_path(ends[2 * i], ends[2 * i + 1])
+		godot_us.append(Time.get_ticks_usec() - started)
+		if absf(_length(path) - _length(expected)) > 1e-3:
+			mismatches += 1
+	var frame: Dictionary = await _bench_frame(bridge, map, agents, false, true)
+	bridge.stop()
+	bridge.free()
+	return {
+		"name": id,
+		"size": [int(map["width"]), int(map["height"])],
+		"sync_us": sync_us,
+		"godot_us": godot_us,
+		"mismatches": mismatches,
+		"frame": frame,
+	}
 
 
 func _make_bridge(which: String) -> AStarBridgeNode:
@@ -161,8 +216,9 @@ func _breakdown(
 # (same awaits, same completion check over the same finished requests): the engine's own
 # per-frame work at 60 fps is in both, so their difference is what the paths cost. [param batched]:
 # the same paths asked in one request_paths (one grid, one options map: one path.find_packed).
+# [param cells]: the endpoints as the Vector2i cells they are (else Vector2, as a plain grid takes).
 func _bench_frame(
-	sidecar: AStarBridgeNode, map: Dictionary, agents: int, batched: bool
+	sidecar: AStarBridgeNode, map: Dictionary, agents: int, batched: bool, cells: bool = false
 ) -> Dictionary:
 	var id: String = map["name"]
 	var ends: Array[Vector2i] = _ends(map)
@@ -193,6 +249,9 @@ func _bench_frame(
 		var started: int = Time.get_ticks_usec()
 		if batched:
 			requests.append(sidecar.request_paths(queries))
+		elif cells:
+			for i: int in agents:
+				requests.append(sidecar.request_path(id, ends[2 * i], ends[2 * i + 1]))
 		else:
 			for i: int in agents:
 				requests.append(sidecar.request_path(id, froms[i], tos[i]))
@@ -224,6 +283,7 @@ func _bench_frame(
 					"main_thread_cpu_ms": cpu_ms,
 					"idle_cpu_ms": idle_cpu_ms,
 					"failures": stats["failures"],
+					"messages": stats.get("messages", -1),
 				}
 			)
 		)
@@ -274,10 +334,12 @@ func _ends(map: Dictionary) -> Array[Vector2i]:
 	return ends
 
 
-func _oracle(cells: PackedByteArray, width: int, height: int) -> AStarGrid2D:
+func _oracle(
+	cells: PackedByteArray, width: int, height: int, cell_size: Vector2 = Vector2.ONE
+) -> AStarGrid2D:
 	var grid: AStarGrid2D = AStarGrid2D.new()
 	grid.region = Rect2i(0, 0, width, height)
-	grid.cell_size = Vector2.ONE
+	grid.cell_size = cell_size
 	grid.diagonal_mode = AStarGrid2D.DIAGONAL_MODE_ONLY_IF_NO_OBSTACLES
 	grid.update()
 	for i: int in cells.size():
