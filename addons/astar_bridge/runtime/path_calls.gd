@@ -118,7 +118,9 @@ func _hold(
 		var start: Variant = _packable(graph, grid, from, cells)
 		var goal: Variant = _packable(graph, grid, to, cells)
 		if start is Vector2 and goal is Vector2:
-			_queue.hold_grid(made, graph, options, cells, start, goal)
+			var start_point: Vector2 = start
+			var goal_point: Vector2 = goal
+			_queue.hold_grid(made, graph, options, cells, start_point, goal_point)
 			return
 	_queue.hold_query(made, _wire_query(graph, from, to, options), _dim_of(graph, from))
 
