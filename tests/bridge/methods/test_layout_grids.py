@@ -42,7 +42,13 @@ def _code(client: Client, method: str, params: dict[str, Any]) -> str:
 
 
 @pytest.mark.parametrize(
-    "layout", [HEX, {"shape": "isometric", "layout": 4}, {"shape": "half_offset_square"}]
+    "layout",
+    [
+        HEX,
+        {"shape": "isometric", "layout": 4},
+        {"shape": "half_offset_square"},
+        {"shape": "astar_isometric_down"},
+    ],
 )
 def test_a_layer_answers_as_the_core_does(client: Client, layout: dict[str, Any]) -> None:
     grid = _load(client, layout=layout)
