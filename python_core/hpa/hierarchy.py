@@ -31,10 +31,11 @@ from typing import Any
 import numpy as np
 
 from python_core._types import DIAG_CODES
-from python_core.errors import BlockedEndpointError, InvalidGraphError
+from python_core.errors import BlockedEndpointError, InvalidGraphError, UnsupportedOperationError
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cell, check_options
 from python_core.grid.clearance import check_size
+from python_core.grid.layouts import TileGrid
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.hpa.graph.abstract_graph import AbstractGraph, Progress
 from python_core.hpa.graph.upper_level import NO_UPPER, UpperLevel
@@ -109,6 +110,7 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
 
     Raises:
         InvalidGraphError: a bad cluster size, level count, entrance length or budget.
+        UnsupportedOperationError: a hexagonal, isometric or half-offset TileGrid (not yet).
 
     Example:
         >>> import numpy as np
@@ -137,6 +139,8 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
         exact_check: float = 4.0,
         repair_seconds: float | None = None,
     ) -> None:
+        if isinstance(grid, TileGrid):  # clusters and entrances assume the square grid's moves
+            raise UnsupportedOperationError(f"HPA* is not supported on a {grid.layout.kind.value} layout yet")
         if (
             isinstance(cluster_size, bool)
             or not isinstance(cluster_size, int)

@@ -14,6 +14,7 @@ from python_core.flowfield import FlowField
 from python_core.formats.records import from_record, to_record
 from python_core.grid import GridGraph
 from python_core.grid.layouts import TileGrid, TileLayout
+from python_core.hpa import HierarchicalGrid
 from python_core.navigation import HierarchyOptions, PlaceAgent, SetWalkable
 from python_core.navigation.tile_grid import TileNavigator
 
@@ -77,3 +78,5 @@ def test_the_navigator_answers_on_the_lattice_and_refuses_a_hierarchy() -> None:
         nav.find_path(start, goal, hierarchical=True)
     with pytest.raises(UnsupportedOperationError, match="flow fields on a hexagon layout"):
         FlowField(grid, [(3, 2)])
+    with pytest.raises(UnsupportedOperationError, match="HPA"):  # built directly, as the CLI does
+        HierarchicalGrid(grid, cluster_size=8)
