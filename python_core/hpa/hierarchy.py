@@ -198,7 +198,7 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
             "table_budget": table_budget, "exact_check": exact_check, "repair_seconds": repair_seconds,
         }  # fmt: skip
         self._unit = 1  # the unit size this hierarchy answers for (a size layer's, above 1)
-        self._sizes = SizeLayers(grid, self._layer_over)
+        self._sizes: SizeLayers[HierarchicalGrid] = SizeLayers(grid, self._layer_over)
 
     def _layer_over(self, eroded: GridGraph, size: int) -> HierarchicalGrid:
         """A size layer (:mod:`~python_core.hpa.sizes`): this hierarchy's options on an eroded grid."""

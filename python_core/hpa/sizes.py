@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -34,10 +34,7 @@ import numpy.typing as npt
 from python_core._types import I64
 from python_core.grid import GridGraph
 
-if TYPE_CHECKING:
-    from python_core.hpa.hierarchy import HierarchicalGrid
-
-__all__ = ["SizeLayers", "eroded_grid", "footprint_reduce"]
+__all__ = ["SizeLayer", "SizeLayers", "eroded_grid", "footprint_reduce"]
 
 Reduce = Callable[[Any, Any], Any]
 
@@ -99,7 +96,29 @@ def eroded_grid(grid: GridGraph, k: int) -> GridGraph:
     )  # fmt: skip
 
 
-class SizeLayers:
+class SizeLayer(Protocol):
+    """What :class:`SizeLayers` uses of a layer (a :class:`~python_core.hpa.HierarchicalGrid`,
+    named by this Protocol because the hierarchy imports this module)."""
+
+    @property
+    def grid(self) -> GridGraph: ...
+    @property
+    def nbytes(self) -> int: ...
+    def set_walkable(self, cells: npt.ArrayLike, walkable: bool | npt.ArrayLike = True) -> float: ...
+    def set_weights(self, cells: npt.ArrayLike, weights: float | npt.ArrayLike) -> float: ...
+    @property
+    def repair_seconds(self) -> float | None: ...
+    @repair_seconds.setter
+    def repair_seconds(self, value: float | None) -> None: ...
+    @property
+    def pending_rows(self) -> int: ...
+    def refill_table(self, seconds: float | None = None) -> int: ...
+
+
+LayerT_co = TypeVar("LayerT_co", bound=SizeLayer, covariant=True)
+
+
+class SizeLayers(Generic[LayerT_co]):
     """The per-size hierarchies of one :class:`~python_core.hpa.HierarchicalGrid` (sizes >= 2).
 
     Args:
@@ -107,9 +126,9 @@ class SizeLayers:
         make: builds a hierarchy over an eroded grid for a size, with the owner's options.
     """
 
-    def __init__(self, grid: GridGraph, make: Callable[[GridGraph, int], HierarchicalGrid]) -> None:
+    def __init__(self, grid: GridGraph, make: Callable[[GridGraph, int], LayerT_co]) -> None:
         self._grid, self._make = grid, make
-        self._layers: dict[int, HierarchicalGrid] = {}
+        self._layers: dict[int, LayerT_co] = {}
         # first uses of a size run inside queries, which may run in several threads at once
         self._lock = threading.Lock()
 
@@ -126,7 +145,7 @@ class SizeLayers:
         """The sizes whose layer is built, ascending."""
         return tuple(sorted(self._layers))
 
-    def hierarchies(self) -> list[HierarchicalGrid]:
+    def hierarchies(self) -> list[LayerT_co]:
         """The built layers, by ascending size."""
         return [layer for _, layer in sorted(self._layers.items())]
 
@@ -138,7 +157,7 @@ class SizeLayers:
             total += layer.nbytes + grid.node_count * (1 + grid.weights.itemsize)
         return total
 
-    def layer(self, k: int) -> HierarchicalGrid:
+    def layer(self, k: int) -> LayerT_co:
         """The size-``k`` layer (``k >= 2``), built now if no query used the size before."""
         layer = self._layers.get(k)
         if layer is None:

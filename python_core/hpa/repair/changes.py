@@ -25,7 +25,7 @@ from python_core.grid import GridGraph
 from python_core.grid.cells import as_cells
 from python_core.hpa.graph.abstract_graph import AbstractGraph
 from python_core.hpa.graph.upper_level import Packed, UpperLevel
-from python_core.hpa.sizes import SizeLayers
+from python_core.hpa.sizes import SizeLayer, SizeLayers
 
 __all__ = ["HierarchyChanges", "time_budget"]
 
@@ -57,7 +57,7 @@ class HierarchyChanges:
     _one_weight: float
     _repair_seconds: float | None
     _packed: Packed
-    _sizes: SizeLayers
+    _sizes: SizeLayers[SizeLayer]
 
     def _scratch(self) -> None:
         raise NotImplementedError  # the facade's
