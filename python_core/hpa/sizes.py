@@ -15,7 +15,8 @@ the same abstraction while reusing every compiled part unchanged (trees, the all
 component labels, local repair, smoothing's line of sight, the exact check), so a size-k path is
 exactly as good as a size-1 path is on its grid, size 1 stays bit for bit what it was, and a size
 costs memory and build time only once a query uses it. The cost: each size in use keeps its eroded
-copy of the grid (9 bytes a cell) and its own trees and table, within the hierarchy's budgets.
+copy of the grid (13 bytes a cell: walls, weights, agent counts) and its own trees and table,
+within the hierarchy's budgets.
 
 Repair stays local: a cell's state enters the footprints of the anchors up to ``k - 1`` cells
 up and left of it, so a change redoes those anchors' eroded values and hands only the ones that
@@ -154,7 +155,7 @@ class SizeLayers(Generic[LayerT_co]):
         total = 0
         for layer in list(self._layers.values()):
             grid = layer.grid
-            total += layer.nbytes + grid.node_count * (1 + grid.weights.itemsize)
+            total += layer.nbytes + grid.node_count * (1 + grid.weights.itemsize + 4)  # + agent counts
         return total
 
     def layer(self, k: int) -> LayerT_co:
