@@ -166,9 +166,10 @@ class Client:
         finally:
             self.on_notification = before
 
-    def reachable(self, graph_id: str, start: Any, goal: Any) -> bool:
-        """Whether ``goal`` can be reached from ``start`` at all (grids with a hierarchy)."""
-        params = self.query(graph_id, start, goal)
+    def reachable(self, graph_id: str, start: Any, goal: Any, **unit: Any) -> bool:
+        """Whether ``goal`` can be reached from ``start`` at all (grids with a hierarchy); ``size``
+        or ``radius`` as in :meth:`query`."""
+        params = self.query(graph_id, start, goal, **unit)
         return bool(self.call("path.reachable", params)["reachable"])
 
     def load_waypoints(
@@ -205,8 +206,10 @@ class Client:
         polygons: Iterable[Sequence[int]],
         *,
         up_axis: str | None = None,
+        agent_radius: float | None = None,
     ) -> dict[str, Any]:
-        """Load a navigation mesh: vertices ``(n, dim)`` and polygons as vertex index lists."""
+        """Load a navigation mesh: vertices ``(n, dim)`` and polygons as vertex index lists;
+        ``agent_radius``: the radius of queries that give none (as the engine's)."""
         verts = np.asarray(vertices, dtype=np.float64)
         polys = [list(p) for p in polygons]
         params: dict[str, Any] = {
@@ -218,6 +221,8 @@ class Client:
         }
         if up_axis is not None:
             params["up_axis"] = up_axis
+        if agent_radius is not None:
+            params["agent_radius"] = float(agent_radius)
         return dict(self.call("graph.load_navmesh", params))
 
     @staticmethod
@@ -278,10 +283,12 @@ class Client:
         up_axis: str | None = None,
         edge_margin: float | None = None,
         link_radius: float | None = None,
+        agent_radius: float | None = None,
     ) -> dict[str, Any]:
         """Load a navmesh as several regions (:meth:`region`) joined as Godot joins them, plus
         links (:meth:`link`); the regions and links can then be changed with :meth:`update`
-        (``regions=[{"op": ...}]``, ``links=[...]``, see PROTOCOL.md)."""
+        (``regions=[{"op": ...}]``, ``links=[...]``, see PROTOCOL.md); ``agent_radius`` as in
+        :meth:`load_navmesh`."""
         params: dict[str, Any] = {
             "id": graph_id,
             "dim": int(dim),
@@ -294,11 +301,19 @@ class Client:
             params["edge_margin"] = float(edge_margin)
         if link_radius is not None:
             params["link_radius"] = float(link_radius)
+        if agent_radius is not None:
+            params["agent_radius"] = float(agent_radius)
         return dict(self.call("graph.load_navmesh", params))
 
     def update(self, graph_id: str, **fields: Any) -> dict[str, Any]:
         """Send ``graph.update`` with the fields as given (see PROTOCOL.md)."""
         return dict(self.call("graph.update", {"id": graph_id, **fields}))
+
+    def place_agent(self, graph_id: str, agent: int, cell: Sequence[int], *, size: int = 1) -> dict[str, Any]:
+        """Place an agent on a grid: its footprint, the ``size x size`` cells from ``cell`` (the
+        anchor) rightwards and downwards, blocks other agents' queries."""
+        change = {"op": "place", "agent": int(agent), "cell": [int(v) for v in cell], "size": size}
+        return self.update(graph_id, agents=[change])
 
     def drop(self, graph_id: str) -> dict[str, Any]:
         """Unload a graph."""
@@ -310,7 +325,10 @@ class Client:
 
     @staticmethod
     def query(graph_id: str, start: Any, goal: Any, **options: Any) -> dict[str, Any]:
-        """The parameter map of one ``path.find`` (endpoints as lists, ids as ints)."""
+        """The parameter map of one ``path.find`` (endpoints as lists, ids as ints); ``options`` go
+        in its options map: e.g. ``size=2`` (a unit of 2 x 2 cells: endpoints and nodes are its
+        footprint's top-left cell, points its centre) or ``radius=0.8`` (world units; grids and
+        navmeshes), ``allow_partial=True``, ``hierarchical=True``."""
 
         def endpoint(value: Any) -> Any:
             if isinstance(value, int):
@@ -335,7 +353,8 @@ class Client:
     ) -> dict[str, Any]:
         """``path.find_packed``: the paths between ``starts[i]`` and ``goals[i]`` (integer arrays:
         cells ``(x, y)`` on any grid; float arrays: world positions, on a grid loaded with
-        ``cell_size`` / ``origin``) with one options map. Returns the answer with its arrays
+        ``cell_size`` / ``origin``) with one options map (one unit ``size`` or ``radius`` for the
+        batch, as in :meth:`query`). Returns the answer with its arrays
         decoded: ``status`` (uint8: 0 found, 1 partial, 2 no path, 3 budget exhausted, 255
         error), ``costs``, ``expanded``, ``offsets`` (query ``i``'s points and nodes are
         ``[offsets[i], offsets[i + 1])``), ``points`` (``(n, 2)`` float32), ``nodes`` (int64) and
@@ -371,11 +390,14 @@ class Client:
         agents_block: bool = False,
         fetch: bool = False,
         costs: bool = False,
+        size: int | None = None,
+        radius: float | None = None,
     ) -> dict[str, Any]:
-        """Make or extend the flow field toward ``goals`` so it covers ``starts`` (cells ``(x, y)``);
-        ``{"field", "tiles" (computed now), "tile_size", "tiles_x", "tiles_y", "computed"}``, and
-        with ``fetch`` the starts' tiles as ``field.tiles`` sends them (``"fetched"``,
-        ``"directions"``, with ``costs`` ``"costs"``)."""
+        """Make or extend the flow field toward ``goals`` so it covers ``starts`` (cells ``(x, y)``)
+        for units of ``size`` cells (or ``radius`` world units; cells are then anchors, the
+        footprints' top-left cells); ``{"field", "tiles" (computed now), "tile_size", "tiles_x",
+        "tiles_y", "computed", "size"}``, and with ``fetch`` the starts' tiles as ``field.tiles``
+        sends them (``"fetched"``, ``"directions"``, with ``costs`` ``"costs"``)."""
         params: dict[str, Any] = {
             "graph": graph_id,
             "goals": _bin(np.asarray(goals).reshape(-1, 2), "<i4"),
@@ -384,6 +406,7 @@ class Client:
         for key, on in (("agents_block", agents_block), ("fetch", fetch), ("costs", costs)):
             if on:
                 params[key] = True
+        params.update({k: v for k, v in (("size", size), ("radius", radius)) if v is not None})
         return dict(self.call("field.request", params))
 
     def field_tiles(

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from bridge.methods.interface import Outcome, Serving
-from bridge.methods.params import Params, params_of
+from bridge.methods.params import Params, params_of, unit_size
 from bridge.methods.registry import GraphEntry
 from bridge.methods.updates import grid_updates
 from bridge.wire.answers import AnswerBudget
@@ -94,21 +94,25 @@ class FieldMethods:
         """Make or extend the field of a goal set so it covers the start cells (with ``fetch``, the
         answer carries the starts' tiles too)."""
         params = params_of("field.request", raw)
-        params.only("graph", "goals", "starts", "agents_block", "fetch", "costs")
+        params.only("graph", "goals", "starts", "agents_block", "fetch", "costs", "size", "radius")
         graph_id = params.text("graph")
         goals, starts = params.cells("goals"), params.cells("starts")
         agents_block = params.flag("agents_block")
         fetch, with_costs = params.flag("fetch"), params.flag("costs")
+        size, radius = unit_size(params)
 
         def work(entry: GraphEntry) -> dict[str, Any]:
             nav = _grid_navigator(entry, "field.request")
+            k = size if radius is None else nav.grid.size_for_radius(radius)
             with self._cache_lock:
                 field_id, field, tiles = self.cache.request(
-                    graph_id, nav.grid, goals, starts, hierarchy=nav.hierarchy, agents_block=agents_block
-                )
+                    graph_id, nav.grid, goals, starts, hierarchy=nav.hierarchy, agents_block=agents_block,
+                    size=k,
+                )  # fmt: skip
                 answer = {
                     "field": field_id, "graph": graph_id, "tiles": tiles, "tile_size": field.cs,
                     "tiles_x": field.tiles_x, "tiles_y": field.tiles_y, "computed": len(field.tiles),
+                    "size": k,
                 }  # fmt: skip
                 if fetch:  # the starts' tiles in this answer: no field.tiles round trip
                     held = list(dict.fromkeys(field.tile_of(cell) for cell in starts.tolist()))

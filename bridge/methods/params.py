@@ -18,8 +18,9 @@ import numpy.typing as npt
 
 from bridge.wire.errors import BadRequestError, OutOfBoundsError, short_repr
 from bridge.wire.protocol import AGENT_ID_MAX, STRICT_FIELDS
+from python_core.grid.clearance import MAX_UNIT_SIZE
 
-__all__ = ["Params", "is_vector", "params_of"]
+__all__ = ["Params", "is_vector", "params_of", "unit_size"]
 
 
 def params_of(method: str, params: Any) -> Params:
@@ -195,3 +196,19 @@ def is_vector(value: Any, sizes: tuple[int, ...]) -> bool:
         and len(value) in sizes
         and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
     )
+
+
+def unit_size(params: Params) -> tuple[int, float | None]:
+    """A query's unit: ``size`` (an int 1..255 cells, default 1) and ``radius`` (a finite number
+    > 0 in world units, or None); giving a radius with a size other than 1 is ``bad_request``.
+    Which graph takes which is the graph's to say (grids both, navmeshes ``radius``)."""
+    size = params.integer("size", minimum=1, maximum=MAX_UNIT_SIZE) if params.has("size") else 1
+    radius = params.number("radius", minimum=0.0) if params.has("radius") else None
+    if radius is not None and radius <= 0.0:
+        raise BadRequestError(f"{params.where}: 'radius' must be > 0, got {radius!r}", {"field": "radius"})
+    if radius is not None and size != 1:
+        raise BadRequestError(
+            f"{params.where}: give 'size' or 'radius', not both (size {size}, radius {radius!r})",
+            {"field": "radius"},
+        )
+    return size, radius

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from bridge.methods.hierarchy_params import HierarchyState, check_query_flags
-from bridge.methods.params import Params, is_vector
+from bridge.methods.params import Params, is_vector, unit_size
 from bridge.methods.registry import GraphEntry, Registry
 from bridge.wire.errors import BadRequestError, GraphRejectedError, UnsupportedError, short_repr
 from python_core import PathResult, QueryOptions
@@ -36,13 +36,14 @@ __all__ = [
     "parse_reachable",
     "resolve_ends",
     "run_query",
+    "sized",
     "with_budget",
 ]
 
 Endpoint = tuple[float, ...] | int
 """A position (2 or 3 numbers), a grid cell (2 ints) or a waypoint id."""
 
-OPTION_KEYS = (
+PATH_OPTION_KEYS = (
     "heuristic",
     "allow_partial",
     "max_expansions",
@@ -50,10 +51,12 @@ OPTION_KEYS = (
     "ignore_agents",
     "optimal",
     "navigation_layers",
-    "hierarchical",
-    "corridor",
+    "size",
+    "radius",
 )
-PATH_OPTION_KEYS = OPTION_KEYS[:7]  # the search options; the rest choose the method
+"""The search options (QueryOptions' fields)."""
+OPTION_KEYS = (*PATH_OPTION_KEYS, "hierarchical", "corridor")
+"""Every key of a query's ``options``: the search options, then the two that choose the method."""
 HEURISTIC_NAMES = tuple(HEURISTICS)
 """Every graph type takes these names (a navmesh searches with the straight distance whatever it is)."""
 
@@ -86,6 +89,7 @@ def parse_options(options: Params, cap: int, default: int | None = None) -> Quer
         if options.has("navigation_layers")
         else None
     )
+    size, radius = unit_size(options)
     return QueryOptions(
         heuristic=heuristic,
         allow_partial=options.flag("allow_partial"),
@@ -94,6 +98,8 @@ def parse_options(options: Params, cap: int, default: int | None = None) -> Quer
         ignore_agents=options.flag("ignore_agents"),
         optimal=options.flag("optimal"),
         layers=layers,
+        size=size,
+        radius=radius,
     )
 
 
@@ -214,7 +220,8 @@ def _default_options(budget: int) -> QueryOptions:
 
 
 def parse_reachable(raw: Any, registry: Registry) -> Query:
-    """Validate a ``path.reachable`` parameter map: a grid with a hierarchy, two endpoints.
+    """Validate a ``path.reachable`` parameter map: a grid with a hierarchy, two endpoints, and
+    optionally ``options`` with the unit's ``size`` or ``radius``.
 
     Raises:
         BadRequestError: a field is missing or of the wrong type or size.
@@ -224,7 +231,10 @@ def parse_reachable(raw: Any, registry: Registry) -> Query:
     if not isinstance(raw, dict):
         raise BadRequestError(f"path.reachable: params must be a map, got {type(raw).__name__}")
     params = Params(raw, "path.reachable")
-    params.only("graph", "start", "goal")
+    params.only("graph", "start", "goal", "options")
+    unit = params.sub("options")
+    unit.only("size", "radius")
+    size, radius = unit_size(unit)
     entry = registry.get(params.text("graph"))
     if entry.hierarchy is None:
         raise UnsupportedError(
@@ -236,7 +246,7 @@ def parse_reachable(raw: Any, registry: Registry) -> Query:
         graph_id=entry.graph_id,
         start=_endpoint(params, "start", entry.graph.endpoints),
         goal=_endpoint(params, "goal", entry.graph.endpoints),
-        options=QueryOptions(),
+        options=QueryOptions(size=size, radius=radius),
         reachable=True,
     )
 
@@ -274,7 +284,7 @@ def run_query(graph: Navigator[Any], query: Query, budget: int | None = None) ->
     if (query.hierarchical or query.reachable) and not graph.has_hierarchy:
         raise GraphRejectedError(f"graph {query.graph_id!r} has no built hierarchy")
     if query.reachable:
-        return {"reachable": bool(graph.is_reachable(start, goal))}
+        return {"reachable": bool(graph.is_reachable(start, goal, sized(query.options)))}
     options = query.options if budget is None else with_budget(query.options, budget)
     result = graph.find_path(start, goal, options, hierarchical=query.hierarchical, corridor=query.corridor)
     return encode_result(result, graph.dim)
@@ -283,10 +293,18 @@ def run_query(graph: Navigator[Any], query: Query, budget: int | None = None) ->
 def resolve_ends(graph: Navigator[Any], query: Query) -> tuple[Any, Any]:
     """The query's start and goal as ``graph``'s nodes: cells (``query.cells``, already checked
     whole by the parse; the search checks they lie in the grid) go as they are, positions and ids
-    through :meth:`Navigator.resolve`."""
+    through :meth:`Navigator.resolve` (for a sized unit on a grid, to the anchor whose footprint
+    centre is nearest)."""
     if query.cells:
         return query.start, query.goal
-    return graph.resolve(query.start), graph.resolve(query.goal)
+    unit = sized(query.options)
+    return graph.resolve(query.start, unit), graph.resolve(query.goal, unit)
+
+
+def sized(options: QueryOptions) -> QueryOptions | None:
+    """``options`` when they name a unit size or radius, else None (what :meth:`Navigator.resolve`
+    and :meth:`Navigator.is_reachable` take: one-cell units need no options)."""
+    return options if options.size != 1 or options.radius is not None else None
 
 
 @functools.lru_cache(maxsize=256)

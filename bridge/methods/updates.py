@@ -19,6 +19,7 @@ import numpy as np
 from bridge.methods.params import Params, is_vector
 from bridge.wire.errors import BadRequestError, short_repr
 from python_core.formats.navmap_record import link_from, region_from
+from python_core.grid.clearance import MAX_UNIT_SIZE
 from python_core.navigation import (
     MoveAgent,
     MoveRegion,
@@ -68,8 +69,8 @@ def _int_array(params: Params, key: str, width: int, group: int) -> np.ndarray[A
 
 
 def _agent(item: Params) -> Update:
-    item.only("op", "agent", "cell")
     verb = item.text("op", choices=("place", "move", "remove"))
+    item.only("op", "agent", "cell", *(("size",) if verb == "place" else ()))  # a move keeps the size
     agent = item.agent_id("agent")
     if verb == "remove":
         return RemoveAgent(agent)
@@ -77,7 +78,10 @@ def _agent(item: Params) -> Update:
     if not is_vector(value, (2,)) or any(float(v) != int(v) for v in value):
         raise BadRequestError(f"{item.where}: 'cell' must be [x, y] integers, got {short_repr(value)}")
     cell = (int(value[0]), int(value[1]))
-    return PlaceAgent(agent, cell) if verb == "place" else MoveAgent(agent, cell)
+    if verb == "move":
+        return MoveAgent(agent, cell)
+    size = item.integer("size", minimum=1, maximum=MAX_UNIT_SIZE) if item.has("size") else 1
+    return PlaceAgent(agent, cell, size)
 
 
 def _agents(params: Params) -> list[Update]:

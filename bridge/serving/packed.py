@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bridge.methods.params import Params
-from bridge.methods.queries import parse_options_map
+from bridge.methods.queries import parse_options_map, sized
 from bridge.methods.registry import Registry
 from bridge.wire.answers import AnswerBudget, step_queries
 from bridge.wire.errors import (
@@ -221,8 +221,13 @@ def _packed_step(
     lo, hi = indices.start, indices.stop
     try:
         if not batch.cells:  # positions: each resolved to its cell (an error here is one query's own)
-            starts = np.array([nav.resolve(tuple(p)) for p in batch.starts[lo:hi].tolist()], dtype=np.int64)
-            goals = np.array([nav.resolve(tuple(p)) for p in batch.goals[lo:hi].tolist()], dtype=np.int64)
+            unit = sized(options)  # a sized unit's anchor: its footprint centre nearest the position
+            starts = np.array(
+                [nav.resolve(tuple(p), unit) for p in batch.starts[lo:hi].tolist()], dtype=np.int64
+            )
+            goals = np.array(
+                [nav.resolve(tuple(p), unit) for p in batch.goals[lo:hi].tolist()], dtype=np.int64
+            )
         else:  # cells go as they are, on any grid (the search checks they lie in it)
             starts, goals = batch.starts[lo:hi], batch.goals[lo:hi]
         found = nav.find_batch(starts, goals, options, hierarchical=hierarchical, corridor=corridor)
@@ -241,13 +246,15 @@ def _one_by_one(
     corridor: bool,
 ) -> dict[str, Any]:
     """The chunk's answers query by query, each error the answer of its own query."""
-    positions = not batch.cells
+    positions, unit = not batch.cells, sized(options)
     results: list[PathResult] = []
     errors: list[list[Any]] = []
     for i in indices:
         s, g = batch.starts[i].tolist(), batch.goals[i].tolist()
         try:
-            cells = [nav.resolve(tuple(end)) if positions else (int(end[0]), int(end[1])) for end in (s, g)]
+            cells = [
+                nav.resolve(tuple(end), unit) if positions else (int(end[0]), int(end[1])) for end in (s, g)
+            ]
             results.append(
                 nav.find_path(cells[0], cells[1], options, hierarchical=hierarchical, corridor=corridor)
             )
