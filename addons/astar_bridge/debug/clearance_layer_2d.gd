@@ -36,7 +36,8 @@ func _draw() -> void:
 func rebuild() -> void:
 	var width: int = _shapes["width"]
 	var height: int = _shapes["height"]
-	_clearance = clearance_of(_shapes["cells"], width, height)
+	var cells: PackedByteArray = _shapes["cells"]
+	_clearance = clearance_of(cells, width, height)
 	# White where the unit fits, clear elsewhere: the draw call tints it.
 	var texels := PackedByteArray()
 	texels.resize(width * height * 2)

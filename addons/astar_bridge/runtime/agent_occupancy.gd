@@ -80,10 +80,11 @@ static func cell_of(graph_id: String, position: Vector2) -> Vector2i:
 static func size_for_radius(graph_id: String, radius: float) -> int:
 	if not _grids.has(graph_id) or not radius > 0.0 or is_inf(radius):
 		return 1
-	var layout: Dictionary = _grids[graph_id].get("layout", {})
+	var grid: Dictionary = _grids[graph_id]
+	var layout: Dictionary = grid.get("layout", {})
 	if not layout.is_empty():
 		return 1  # square footprints are for square grids; hex and isometric units take one cell
-	var cell: Vector2 = _cell_extent(_grids[graph_id])
+	var cell: Vector2 = _cell_extent(grid)
 	var side: float = minf(cell.x, cell.y)
 	if side <= 0.0:
 		return 1

@@ -45,7 +45,8 @@ func request(graph: String, goals: Array, options: Dictionary) -> FlowField:
 	# A radius becomes the unit's footprint here, once: the field samples anchors of that size.
 	var unit: int = options.get("size", 1)
 	if options.has("radius"):
-		unit = AgentOccupancy.size_for_radius(graph, options["radius"])
+		var radius: float = options["radius"]
+		unit = AgentOccupancy.size_for_radius(graph, radius)
 	var sized: Dictionary = options.duplicate()
 	sized.erase("radius")
 	sized["size"] = unit
@@ -92,7 +93,10 @@ static func _unit_problem(options: Dictionary) -> String:
 		return "options.size must be an int 1 .. %d, got %s" % [AgentOccupancy.MAX_SIZE, unit]
 	if radius == null:
 		return ""
-	if not (radius is float or radius is int) or not is_finite(radius) or radius <= 0.0:
+	if not (radius is float or radius is int):
+		return "options.radius must be a number, got %s" % radius
+	var distance: float = radius
+	if not is_finite(distance) or distance <= 0.0:
 		return "options.radius must be a finite distance > 0, got %s" % radius
 	if unit != 1:
 		return "give options.size or options.radius, not both"

@@ -198,16 +198,16 @@ func _on_requested(response: Dictionary, epoch: int, starts: PackedInt32Array) -
 		_fail(response["error"])
 		return
 	var result: Dictionary = response["result"] if response.get("result") is Dictionary else {}
-	var size: int = FieldWire.int_of(result.get("tile_size"))
+	var tile_side: int = FieldWire.int_of(result.get("tile_size"))
 	var tiles_x: int = FieldWire.int_of(result.get("tiles_x"))
 	var tiles_y: int = FieldWire.int_of(result.get("tiles_y"))
-	if size <= 0 or tiles_x <= 0 or tiles_y <= 0 or not result.get("field") is String:
+	if tile_side <= 0 or tiles_x <= 0 or tiles_y <= 0 or not result.get("field") is String:
 		_fail({"code": "bad_answer", "message": "field.request answered %s" % str(result).left(80)})
 		return
 	field_id = result["field"]
 	_lost = false
-	if _tile_size != size or _dirs.size() != tiles_x * tiles_y:
-		_tile_size = size
+	if _tile_size != tile_side or _dirs.size() != tiles_x * tiles_y:
+		_tile_size = tile_side
 		_tiles_x = tiles_x
 		_dirs.resize(tiles_x * tiles_y)
 		_dirs.fill(PackedByteArray())

@@ -225,7 +225,8 @@ static func _fold_agents(kept: Dictionary, ops: Array) -> void:
 			kept.erase(agent)
 		elif op.get("cell") is Array:
 			# [x, y], or [x, y, size] for a unit of several cells: a move keeps the size.
-			var cell: Array = (op["cell"] as Array).duplicate()
+			var given: Array = op["cell"]
+			var cell: Array = given.duplicate()
 			var old: Array = kept.get(agent, [])
 			var size: Variant = op.get("size", old[2] if old.size() > 2 else 1)
 			if op.get("op") == "place":

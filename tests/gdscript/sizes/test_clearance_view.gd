@@ -55,7 +55,8 @@ func test_the_view_tints_exactly_the_anchors_a_unit_fits_at() -> void:
 	# Drawn at the footprint's centre: cell (0, 0)'s point is (8, 8) on 16 px cells, a size-3
 	# footprint's centre one cell further, and each texel one cell wide around it.
 	layer.set("debug_clearance_size", 3)
-	var drawn: Rect2 = (layer.call("get_clearance_view") as ClearanceLayer2D).drawn_rect()
+	var size_3: ClearanceLayer2D = layer.call("get_clearance_view")
+	var drawn: Rect2 = size_3.drawn_rect()
 	assert_eq(drawn.position, Vector2(16, 16))
 	assert_eq(drawn.size, Vector2(160, 128))
 	layer.set("debug_clearance_size", 1)

@@ -141,26 +141,26 @@ func test_an_agent_takes_its_size_from_size_then_radius_then_body() -> void:
 	body.add_child(agent)
 	_root.add_child(body)
 	assert_eq(agent.get_unit_size(), 2, "from the body")
-	assert_eq(agent.call("_query_options")["size"], 2)
+	assert_eq(_options(agent)["size"], 2)
 	agent.path_radius = 20.0
 	assert_eq(agent.get_unit_size(), 3, "from path_radius")
 	agent.size = 1
 	assert_eq(agent.get_unit_size(), 1, "size set wins")
-	assert_false(agent.call("_query_options").has("size"), "size 1 sends nothing")
+	assert_false(_options(agent).has("size"), "size 1 sends nothing")
 	agent.size = 0
 	agent.path_radius = 0.0
 	agent.path_options = {"size": 4}
-	assert_eq(agent.call("_query_options")["size"], 4, "path_options take precedence")
+	assert_eq(_options(agent)["size"], 4, "path_options take precedence")
 	agent.path_options = {}
 	circle.radius = 5.0
 	assert_eq(agent.get_unit_size(), 1)
-	assert_false(agent.call("_query_options").has("size"), "a small body: today's query")
+	assert_false(_options(agent).has("size"), "a small body: today's query")
 	agent.graph_id = "a_navmesh"
 	circle.radius = 40.0
-	assert_false(agent.call("_query_options").has("size"), "off a grid the body is not measured")
-	assert_false(agent.call("_query_options").has("radius"))
+	assert_false(_options(agent).has("size"), "off a grid the body is not measured")
+	assert_false(_options(agent).has("radius"))
 	agent.path_radius = 2.5
-	assert_eq(agent.call("_query_options")["radius"], 2.5, "on a navmesh: the radius set")
+	assert_eq(_options(agent)["radius"], 2.5, "on a navmesh: the radius set")
 
 
 func test_flow_field_size_options_are_checked() -> void:
@@ -203,6 +203,10 @@ func test_a_restart_places_agents_again_with_their_sizes() -> void:
 	var ops: Array = update["agents"]
 	assert_eq(ops[0], {"op": "place", "agent": 1, "cell": [2, 1], "size": 3}, "a move keeps it")
 	assert_eq(ops[1], {"op": "place", "agent": 2, "cell": [5, 5]}, "size 1: today's op")
+
+
+func _options(agent: AStarBridgeAgent2D) -> Dictionary:
+	return agent.call("_query_options")
 
 
 func _shape_2d(body: Node2D, shape: Shape2D) -> CollisionShape2D:
