@@ -81,6 +81,9 @@ def test_every_batch_form_and_the_hierarchy_answer_per_size(client: Client, gap:
     assert exact["cost"] * (1 - 1e-9) <= hpa["cost"] <= 1.1 * exact["cost"]
     _assert_clear(hpa, 2)
     assert client.find(gap, START, GOAL_CELL, size=3, hierarchical=True)["status"] == "no_path"
+    packed_hpa = client.find_packed(gap, np.array([START]), np.array([GOAL_CELL]), size=2, hierarchical=True)
+    assert packed_hpa["status"].tolist() == [0]
+    assert packed_hpa["costs"][0] == pytest.approx(hpa["cost"])
     assert client.reachable(gap, START, GOAL_CELL, size=2)
     assert not client.reachable(gap, START, GOAL_CELL, size=3)
 
@@ -103,6 +106,10 @@ def test_a_radius_on_a_grid_placed_in_the_world_is_its_size(client: Client) -> N
         {"graph": "sizes_world", "start": [3, 2], "goal": [3, 12], "cells": True, "options": {"radius": 1.5}},
     )
     assert cells == by_size
+    # (8.2, 6.2) is nearest cell (4, 3)'s point but anchor (3, 2)'s footprint centre (8, 6)
+    packed = client.find_packed("sizes_world", np.array([(8.2, 6.2)]), np.array([goal]), radius=1.5)
+    assert packed["status"].tolist() == [0]
+    np.testing.assert_array_equal(packed["nodes"], np.frombuffer(by_size["nodes"], dtype="<i8"))
 
 
 def test_bad_sizes_and_radii_are_error_objects_and_nothing_is_lost(client: Client, gap: str) -> None:
