@@ -86,7 +86,7 @@ class NavMeshNavigator(NoHierarchy):
 
         Raises:
             InvalidGraphError: a radius that is not a finite number > 0, or that leaves no room.
-            UnsupportedOperationError: a radius on a 3D mesh.
+            UnsupportedOperationError: a 3D mesh with a part over itself in the plane.
         """
         self._map = mesh if isinstance(mesh, NavMap) else None
         self._mesh = mesh.mesh if isinstance(mesh, NavMap) else mesh
@@ -185,7 +185,7 @@ class NavMeshNavigator(NoHierarchy):
 
         Raises:
             UnsupportedOperationError: ``hierarchical`` or ``corridor`` (only grids have a
-                hierarchy); a radius on a 3D mesh.
+                hierarchy); a radius on a 3D mesh with a part over itself in the plane.
             InvalidQueryError: a ``size`` other than 1 (a navmesh takes a radius).
         """
         if hierarchical or corridor:

@@ -17,8 +17,8 @@ area costs stay where they were. Links keep their ends, moved to the nearest poi
 radius can stand on, or are dropped (disabled, with the reason) when that point is farther than
 ``link_radius + radius``. Every point of the shrunk mesh is at least ``radius`` from every wall:
 exactly that along straight walls, and at most 2 % more around an obstacle's corner, whose arc
-is a polygon with its edges outside the circle of the radius.
-3D meshes are refused for now (:class:`UnsupportedOperationError`).
+is a polygon with its edges outside the circle of the radius. 3D meshes are shrunk in the plane
+across their up axis, part by part (:mod:`~python_core.navmesh.shrink_3d`).
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ import numpy as np
 import shapely
 
 from python_core._types import F64, I64
-from python_core.errors import InvalidQueryError, UnsupportedOperationError
+from python_core.errors import InvalidQueryError
 from python_core.navmesh.carve import Shapes, convex_pieces, polygons_of
 from python_core.navmesh.links import NavLink
 from python_core.navmesh.mesh import NavMesh
+from python_core.navmesh.shrink_3d import shrunk_pieces_3d
 from python_core.result import PathResult
 
 __all__ = ["ARC_SEGMENTS", "ShrinkCache", "ShrunkMesh", "check_radius", "shrink_mesh"]
@@ -93,15 +94,6 @@ class ShrunkMesh:
         nodes = self.source[result.nodes]
         keep = np.concatenate([[True], nodes[1:] != nodes[:-1]])
         return replace(result, nodes=np.ascontiguousarray(nodes[keep]))
-
-
-def _plane_polygons(mesh: NavMesh) -> Shapes:
-    if mesh.dim != 2:
-        raise UnsupportedOperationError(
-            "an agent radius on a 3D navmesh is not supported yet; bake the 3D mesh with the "
-            "engine's agent_radius (NavigationMesh.agent_radius) and query it without a radius"
-        )
-    return polygons_of(mesh.vertices, mesh.poly_ptr, mesh.poly_verts)
 
 
 def _union(polygons: Shapes) -> shapely.Geometry:
@@ -182,18 +174,17 @@ def _pieces(polygons: Shapes, eroded: shapely.Geometry, group: I64, groups: int)
     return np.vstack(xys), np.concatenate(flats), np.concatenate(sizes), np.concatenate(sources)
 
 
-def _links(
-    mesh: NavMesh, eroded: shapely.Geometry, radius: float
-) -> tuple[list[NavLink], list[tuple[int, str]]]:
-    """Each link with its ends moved onto ``eroded``, or disabled when an end has no room near it."""
+def _links(mesh: NavMesh, bare: NavMesh, radius: float) -> tuple[list[NavLink], list[tuple[int, str]]]:
+    """Each link with its ends moved to their closest points of ``bare`` (the shrunk mesh without
+    links), or disabled when an end is farther than ``link_radius + radius`` from it."""
     out: list[NavLink] = []
     dropped: list[tuple[int, str]] = []
     reach = mesh.link_radius + radius * _OUTSIDE
     for index, link in enumerate(mesh.links):
         ends = []
         for end in (link.start, link.end):
-            near = shapely.get_coordinates(shapely.shortest_line(eroded, shapely.Point(end)))[0]
-            ends.append((near, float(np.hypot(*(near - end)))))
+            near = bare.closest_point(end)[0]
+            ends.append((near, float(np.linalg.norm(near - end))))
         far = [(pt, d) for pt, d in ends if d > reach]
         if far:
             where = ", ".join(f"{pt.tolist()} is {d:.3g} away" for pt, d in far)
@@ -205,12 +196,22 @@ def _links(
     return out, dropped
 
 
+def _pieces_2d(mesh: NavMesh, radius: float) -> tuple[F64, I64, I64, I64]:
+    polygons = polygons_of(mesh.vertices, mesh.poly_ptr, mesh.poly_verts)
+    eroded = _eroded(mesh, polygons, radius)
+    if eroded.is_empty:
+        empty = np.zeros(0, dtype=np.int64)
+        return np.zeros((0, 2)), empty, empty, empty
+    group, groups = _groups(mesh)
+    return _pieces(polygons, eroded, group, groups)
+
+
 def shrink_mesh(mesh: NavMesh, radius: float) -> ShrunkMesh:
     """``mesh`` shrunk for an agent of ``radius`` (see the module docstring).
 
     Raises:
         InvalidQueryError: a radius that is not a finite number > 0.
-        UnsupportedOperationError: a 3D mesh.
+        UnsupportedOperationError: a 3D mesh with a connected part over itself in the plane.
 
     Example:
         >>> corridor = NavMesh([[0, 0], [10, 0], [10, 1], [0, 1]], [[0, 1, 2, 3]])
@@ -218,22 +219,27 @@ def shrink_mesh(mesh: NavMesh, radius: float) -> ShrunkMesh:
         (1, True)
     """
     radius = check_radius(radius)
-    polygons = _plane_polygons(mesh)
-    eroded = _eroded(mesh, polygons, radius)
-    if eroded.is_empty:
-        return ShrunkMesh(radius, None, np.zeros(0, dtype=np.int64))
-    group, groups = _groups(mesh)
-    xy, flat, sizes, source = _pieces(polygons, eroded, group, groups)
+    if mesh.dim == 3:
+        pieces = shrunk_pieces_3d(mesh, radius, arc_segments=ARC_SEGMENTS, min_area=_MIN_AREA)
+    else:
+        pieces = _pieces_2d(mesh, radius)
+    vertices, flat, sizes, source = pieces
     if sizes.shape[0] == 0:
         return ShrunkMesh(radius, None, np.zeros(0, dtype=np.int64))
-    links, dropped = _links(mesh, eroded, radius)
-    shrunk = NavMesh(
-        xy, flat, sizes=sizes, merge_margin=mesh.merge_margin, area_epsilon=_MIN_AREA / 2,
-        portal_samples=mesh.portal_samples, regions=mesh.region[source], edge_margin=mesh.edge_margin,
-        layers=mesh.layers[source], enter_costs=mesh.enter_costs[source],
-        travel_costs=mesh.travel_costs[source], links=links, link_radius=mesh.link_radius,
-    )  # fmt: skip
-    return ShrunkMesh(radius, shrunk, source, tuple(dropped))
+
+    def build(links: list[NavLink]) -> NavMesh:
+        return NavMesh(
+            vertices, flat, sizes=sizes, up_axis=max(mesh.up_axis, 0), merge_margin=mesh.merge_margin,
+            area_epsilon=_MIN_AREA / 2, portal_samples=mesh.portal_samples, regions=mesh.region[source],
+            edge_margin=mesh.edge_margin, layers=mesh.layers[source], enter_costs=mesh.enter_costs[source],
+            travel_costs=mesh.travel_costs[source], links=links, link_radius=mesh.link_radius,
+        )  # fmt: skip
+
+    bare = build([])
+    if not mesh.links:
+        return ShrunkMesh(radius, bare, source)
+    links, dropped = _links(mesh, bare, radius)
+    return ShrunkMesh(radius, build(links), source, tuple(dropped))
 
 
 class ShrinkCache:

@@ -43,6 +43,13 @@ def arena() -> NavMesh:
     return NavMesh(mesh.vertices.astype(np.float32).astype(np.float64), polygons)
 
 
+def folded() -> NavMesh:
+    """A floor, a ramp up, a landing and a deck back over the floor: one part over itself."""
+    verts = [[0, 0, 0], [6, 0, 0], [6, 0, 6], [0, 0, 6], [10, 2, 0], [10, 2, 2], [6, 0, 2], [12, 2, 0],
+             [12, 2, 6], [10, 2, 6], [10, 2, 4], [2, 2, 4], [2, 2, 6]]  # fmt: skip
+    return NavMesh(verts, [[0, 1, 2, 3], [1, 4, 5, 6], [4, 7, 8, 9], [11, 10, 9, 12]])
+
+
 def test_radius_paths_match_python_core_and_keep_off_the_walls(client: Client, arena: NavMesh) -> None:
     _load(client, "radius-arena", arena, agent_radius=1.0)
     assert client.info("radius-arena")["agent_radius"] == 1.0
@@ -100,9 +107,11 @@ def test_bad_radii_are_errors_and_the_graph_stays(client: Client, arena: NavMesh
     assert client.find("radius-bad", (2, 2), (20, 20)) == plain  # the loaded graph is untouched
     assert client.find("radius-bad", (2, 2), (20, 20), radius=1000.0)["status"] == "no_path"
     up = NavMesh([[0, 0, 0], [4, 0, 0], [4, 0, 4], [0, 0, 4]], [[0, 1, 2, 3]])
-    with pytest.raises(GraphRejectedError, match="3D"):
-        _load(client, "radius-3d", up, agent_radius=0.5, up_axis="y")
-    _load(client, "radius-3d", up, up_axis="y")
-    with pytest.raises(UnsupportedError, match="3D"):
-        client.find("radius-3d", (1, 0, 1), (3, 0, 3), radius=0.5)
-    assert client.find("radius-3d", (1, 0, 1), (3, 0, 3))["status"] == "found"
+    _load(client, "radius-3d", up, agent_radius=0.5, up_axis="y")
+    corner = decode_points(client.find("radius-3d", (0, 0, 0), (4, 0, 4))["points"], 3)
+    assert corner[0] == pytest.approx([0.51, 0.0, 0.51], abs=0.01)  # 0.5 from both walls (+2 %)
+    bridge = folded()
+    _load(client, "radius-bridge", bridge, up_axis="y")
+    with pytest.raises(UnsupportedError, match="over itself"):
+        client.find("radius-bridge", (1, 0, 1), (4, 2, 5), radius=0.5)
+    assert client.find("radius-bridge", (1, 0, 1), (4, 2, 5))["status"] == "found"

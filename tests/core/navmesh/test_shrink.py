@@ -66,6 +66,13 @@ def test_arena_paths_keep_the_radius_from_every_wall(arena: NavMesh, radius: flo
     assert nav.shrinks.misses == 1
 
 
+def folded() -> NavMesh:
+    """A floor, a ramp up, a landing and a deck back over the floor: one part over itself."""
+    verts = [[0, 0, 0], [6, 0, 0], [6, 0, 6], [0, 0, 6], [10, 2, 0], [10, 2, 2], [6, 0, 2], [12, 2, 0],
+             [12, 2, 6], [10, 2, 6], [10, 2, 4], [2, 2, 4], [2, 2, 6]]  # fmt: skip
+    return NavMesh(verts, [[0, 1, 2, 3], [1, 4, 5, 6], [4, 7, 8, 9], [11, 10, 9, 12]])
+
+
 def test_arena_optimal_length_equals_the_visibility_optimum_of_the_eroded_area(arena: NavMesh) -> None:
     radius = 1.0
     eroded = eroded_area(walkable_area(arena), radius)
@@ -159,14 +166,44 @@ def test_bad_radii_raise_and_nothing_is_lost() -> None:
         NavMeshNavigator(two_rooms(), agent_radius=6.0)
 
 
-def test_3d_meshes_refuse_a_radius() -> None:
-    mesh = NavMesh([[0, 0, 0], [4, 0, 0], [4, 0, 4], [0, 0, 4]], [[0, 1, 2, 3]])
+def _ramp() -> NavMesh:
+    """A floor at y = 0, a ramp 4 wide up to a floor at y = 5 (x and z across, y up)."""
+    verts = [[0, 0, 0], [10, 0, 0], [10, 0, 3], [10, 0, 7], [10, 0, 10], [0, 0, 10], [20, 5, 3], [20, 5, 7],
+             [20, 5, 0], [30, 5, 0], [30, 5, 10], [20, 5, 10]]  # fmt: skip
+    return NavMesh(verts, [[0, 1, 2, 3, 4, 5], [2, 6, 7, 3], [8, 9, 10, 11, 7, 6]])
+
+
+@pytest.mark.parametrize("optimal", [False, True])
+def test_3d_paths_keep_the_radius_in_the_plane_and_stay_on_the_surfaces(optimal: bool) -> None:
+    mesh = _ramp()
     nav = NavMeshNavigator(mesh)
-    with pytest.raises(UnsupportedOperationError, match="3D"):
-        nav.find_path((1, 0, 1), (3, 0, 3), QueryOptions(radius=0.5))
-    assert nav.find_path((1, 0, 1), (3, 0, 3)).found
-    with pytest.raises(UnsupportedOperationError, match="3D"):
-        NavMeshNavigator(mesh, agent_radius=0.5)
+    plane = shapely.union_all([shapely.Polygon(mesh.vertices[mesh.polygon(p)][:, [0, 2]])
+                               for p in range(mesh.polygon_count)])  # fmt: skip
+    start, goal = np.array([1.0, 0.0, 1.0]), np.array([29.0, 5.0, 9.0])
+    res = nav.find_path(start, goal, QueryOptions(radius=1.0, optimal=optimal))
+    assert res.found
+    assert res.nodes.tolist() == [0, 1, 2]
+    assert_clear(res.points[:, [0, 2]], plane, 1.0)
+    for point in res.points:  # every waypoint on a polygon of the original mesh, at its height
+        assert np.linalg.norm(mesh.closest_point(point)[0] - point) < 1e-6
+    narrow = nav.find_path(start, goal, QueryOptions(radius=2.1, optimal=optimal))
+    assert narrow.status is PathStatus.NO_PATH  # the ramp is 4 wide
+
+
+def test_3d_floors_above_each_other_shrink_apart_and_a_part_over_itself_is_refused() -> None:
+    square = [[0, 0, 0], [6, 0, 0], [6, 0, 6], [0, 0, 6]]
+    stacked = NavMesh(square + [[x, 3, z] for x, _, z in square], [[0, 1, 2, 3], [4, 5, 6, 7]])
+    shrunk = shrink_mesh(stacked, 1.0)
+    assert shrunk.mesh is not None
+    assert sorted(set(shrunk.source.tolist())) == [0, 1]
+    upper = NavMeshNavigator(stacked).find_path((1, 3, 1), (5, 3, 5), QueryOptions(radius=1.0))
+    assert upper.found
+    assert upper.points[:, 1].tolist() == [3.0, 3.0]
+    # a bridge joined to the floor under it: one part over itself in the plane
+    bridge = folded()
+    with pytest.raises(UnsupportedOperationError, match="over itself"):
+        NavMeshNavigator(bridge).find_path((1, 0, 1), (4, 2, 5), QueryOptions(radius=0.5))
+    assert NavMeshNavigator(bridge).find_path((1, 0, 1), (4, 2, 5)).found
 
 
 def test_threads_asking_for_one_radius_shrink_it_once(arena: NavMesh) -> None:
