@@ -38,7 +38,7 @@ from bridge.wire.answers import AnswerBudget
 from bridge.wire.errors import BadRequestError, BridgeError, UnsupportedError, from_exception
 from bridge.wire.protocol import Limits
 from python_core.errors import UnknownPointError
-from python_core.flowfield import FieldCache, FlowField
+from python_core.flowfield import FieldCache, FlowField, LatticeField
 from python_core.navigation.grid import GridNavigator
 from python_core.navigation.updates import SetWalkable, SetWeights, Update
 
@@ -114,6 +114,8 @@ class FieldMethods:
                     "tiles_x": field.tiles_x, "tiles_y": field.tiles_y, "computed": len(field.tiles),
                     "size": k,
                 }  # fmt: skip
+                if isinstance(field, LatticeField):  # a byte names a move of the layout's own table
+                    answer["layout_moves"] = field.move_table()
                 if fetch:  # the starts' tiles in this answer: no field.tiles round trip
                     held = list(dict.fromkeys(field.tile_of(cell) for cell in starts.tolist()))
                     self._check_size("field.request", len(held), field.cs, with_costs)
@@ -262,7 +264,7 @@ class FieldMethods:
         self._thread.shutdown(wait=True)
 
 
-def _tile_bytes(field: FlowField, tiles: list[int], with_costs: bool) -> dict[str, bytes]:
+def _tile_bytes(field: FlowField | LatticeField, tiles: list[int], with_costs: bool) -> dict[str, bytes]:
     """``directions`` (and float32 ``costs``) of computed tiles, in order, as the wire sends them."""
     dirs, costs = [], []
     for tile in tiles:

@@ -13,8 +13,9 @@ Dijkstra and its exactness check), :mod:`.moves` (direction bytes and the move r
 :mod:`.bounds` (lower bounds for the check), :mod:`.walks` (repair taint, following, line of
 sight); :mod:`.landmarks` (landmark lower bounds), :mod:`.goal_search` (the tiles asked for by an
 A* from the goals, no check), :mod:`.cache` (fields shared by key within a memory budget) and
-:mod:`.sight` (line-of-sight smoothing down a field). docs/flowfield.md states the exactness
-invariant and why it holds.
+:mod:`.sight` (line-of-sight smoothing down a field); :mod:`.lattice_field` over
+:mod:`.lattice_kernel` (a field on a hexagonal, isometric or half-offset :class:`TileGrid`: one
+whole-map Dijkstra). docs/flowfield.md states the exactness invariant and why it holds.
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from python_core.compiled import register_warm_up
 from python_core.flowfield.cache import FieldCache, FieldKey
 from python_core.flowfield.field import FlowField, RepairReport
 from python_core.flowfield.landmarks import Landmarks
+from python_core.flowfield.lattice_field import LatticeField
 from python_core.flowfield.moves import GOAL, UNREACHABLE, WALL
 from python_core.flowfield.sight import farthest_visible
 from python_core.grid import GridGraph
+from python_core.grid.layouts import TileGrid
 
 __all__ = [
     "GOAL",
@@ -37,6 +40,7 @@ __all__ = [
     "FieldKey",
     "FlowField",
     "Landmarks",
+    "LatticeField",
     "RepairReport",
     "farthest_visible",
 ]
@@ -60,6 +64,14 @@ def _warm_up() -> None:
     open_grid = GridGraph(np.ones((40, 40), dtype=bool))
     FlowField(open_grid, [(20, 20)], tile_size=2).extend([(22, 22)])
     FlowField(open_grid, [(20, 20)], tile_size=2).extend([(x, 39) for x in range(0, 40, 2)])
+    # tile layouts (lattice_field): parity classes, corners under a diagonal rule, weights, agents
+    for shape in ("hexagon", "isometric"):
+        tiles = TileGrid(np.ones((4, 5), dtype=bool), layout=shape, diagonal="only_if_no_obstacles")
+        tiles.set_weights([(1, 1)], 2.0)
+        tiles.place_agent(1, (2, 2))
+        lattice = LatticeField(tiles, [(0, 0)], tile_size=2, agents_block=True)
+        lattice.extend([(4, 3)])
+        lattice.follow((4, 3))
 
 
 register_warm_up(_warm_up)

@@ -25,9 +25,11 @@ import numpy.typing as npt
 from python_core.errors import InvalidQueryError, UnknownPointError
 from python_core.flowfield.field import FlowField, RepairReport
 from python_core.flowfield.landmarks import Landmarks
+from python_core.flowfield.lattice_field import LatticeField
 from python_core.grid import GridGraph
 from python_core.grid.cells import as_cells
 from python_core.grid.clearance import check_size
+from python_core.grid.layouts import TileGrid
 from python_core.hpa import HierarchicalGrid
 
 __all__ = ["FieldCache", "FieldKey"]
@@ -63,7 +65,7 @@ class FieldCache:
             raise InvalidQueryError(f"budget_bytes must be a positive integer, got {budget_bytes!r}")
         self.budget_bytes = budget_bytes
         self.evicted = 0
-        self._fields: OrderedDict[str, tuple[FieldKey, FlowField]] = OrderedDict()
+        self._fields: OrderedDict[str, tuple[FieldKey, FlowField | LatticeField]] = OrderedDict()
         self._ids: dict[FieldKey, str] = {}
         self._counter = itertools.count(1)
 
@@ -79,11 +81,12 @@ class FieldCache:
         tile_size: int = 16,
         landmarks: Landmarks | None = None,
         size: int = 1,
-    ) -> tuple[str, FlowField, list[int]]:
+    ) -> tuple[str, FlowField | LatticeField, list[int]]:
         """The field for these goals and unit ``size`` (made or reused), extended to cover
         ``starts`` (anchors, for a size above 1); ``landmarks`` (the grid's :class:`Landmarks`,
         when the caller keeps one) replaces a reused field's set (size 1 only: other sizes' fields
-        ignore them).
+        ignore them). A :class:`TileGrid` (hexagonal, isometric, half-offset) gets a
+        :class:`LatticeField` (the whole map at once; no landmarks).
 
         Returns:
             ``(field id, field, tile ids computed by this request)``.
@@ -93,7 +96,7 @@ class FieldCache:
         """
         nodes = np.unique(as_cells(goals, grid.width, grid.height))
         size = check_size(size)
-        if size != 1:
+        if size != 1 or isinstance(grid, TileGrid):
             landmarks = None
         key = FieldKey(grid_key, tuple(nodes.tolist()), bool(agents_block), size)
         known = self._ids.get(key)
@@ -105,10 +108,16 @@ class FieldCache:
         else:
             if known is not None:
                 self.drop(known)
-            field = FlowField(
-                grid, goals, hierarchy=hierarchy, agents_block=agents_block, tile_size=tile_size,
-                landmarks=landmarks, size=size,
-            )  # fmt: skip
+            if isinstance(grid, TileGrid):  # the layout's own moves
+                field = LatticeField(
+                    grid, goals, hierarchy=hierarchy, agents_block=agents_block, tile_size=tile_size,
+                    size=size,
+                )  # fmt: skip
+            else:
+                field = FlowField(
+                    grid, goals, hierarchy=hierarchy, agents_block=agents_block, tile_size=tile_size,
+                    landmarks=landmarks, size=size,
+                )  # fmt: skip
             field_id = f"f{next(self._counter)}"
             self._fields[field_id] = (key, field)
             self._ids[key] = field_id
@@ -117,7 +126,7 @@ class FieldCache:
         self._evict(keep=field_id)
         return field_id, field, tiles
 
-    def get(self, field_id: str) -> FlowField:
+    def get(self, field_id: str) -> FlowField | LatticeField:
         """The field under an id (marks it used).
 
         Raises:

@@ -88,7 +88,8 @@ class FlowField(FieldTiles):
             over another grid, landmarks with a size other than 1.
         OutOfBoundsError: a goal outside the grid.
         UnsupportedOperationError: a hexagonal, isometric or half-offset grid (a
-            :class:`~python_core.grid.layouts.TileGrid`: not supported yet).
+            :class:`~python_core.grid.layouts.TileGrid`: its field is a
+            :class:`~python_core.flowfield.lattice_field.LatticeField`).
 
     Example:
         >>> g = GridGraph.from_strings(["....", ".@@.", "...."], diagonal="never")
@@ -115,7 +116,9 @@ class FlowField(FieldTiles):
     ) -> None:
         if isinstance(grid, TileGrid):  # its moves are the square grid's: a hex field would be wrong
             kind = grid.layout.kind.value
-            raise UnsupportedOperationError(f"flow fields on a {kind} layout are not supported yet")
+            raise UnsupportedOperationError(
+                f"flow fields on a {kind} layout are LatticeField's (FieldCache picks it), not FlowField's"
+            )
         nodes = np.unique(as_cells(goals, grid.width, grid.height))
         if nodes.size == 0:
             raise InvalidQueryError("a flow field needs at least one goal cell")

@@ -76,7 +76,7 @@ def test_the_navigator_answers_on_the_lattice_and_refuses_a_hierarchy() -> None:
         nav.build_hierarchy(HierarchyOptions(cluster_size=8))
     with pytest.raises(UnsupportedOperationError, match="HPA"):
         nav.find_path(start, goal, hierarchical=True)
-    with pytest.raises(UnsupportedOperationError, match="flow fields on a hexagon layout"):
+    with pytest.raises(UnsupportedOperationError, match="flow fields on a hexagon layout are LatticeField"):
         FlowField(grid, [(3, 2)])
     with pytest.raises(UnsupportedOperationError, match="HPA"):  # built directly, as the CLI does
         HierarchicalGrid(grid, cluster_size=8)
