@@ -337,7 +337,8 @@ class LocalServing:
         )
 
     def reachable(self, client: Hashable, raw: Any) -> Outcome:
-        """Reachability from the hierarchy's components (no search: always inline)."""
+        """Reachability from the hierarchy's components (no search: inline, unless a unit size's layer
+        must be built first: then on a search thread)."""
         return self._query(client, raw, lambda: parse_reachable(raw, self.registry))
 
     def _query(self, client: Hashable, raw: Any, parse: Callable[[], Query]) -> Outcome:
@@ -387,8 +388,8 @@ class LocalServing:
         """The query's answer within :data:`INLINE_EXPANSIONS`, or None when it needs more or its
         connection's slice of loop time is spent."""
         graph = self.registry.get(query.graph_id).graph
-        if query.reachable:
-            return run_query(graph, query)
+        if query.reachable:  # a size's first reachable builds its hierarchy layer: on a thread
+            return run_query(graph, query) if graph.ready_for(query.options) else None
         if time.perf_counter() >= self._inline_until or not graph.ready_for(query.options):
             return None  # its slice is spent, or it would first build something map-sized
         budget = query.options.max_expansions
