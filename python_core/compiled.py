@@ -50,6 +50,7 @@ WARM_UP_MODULES = (
     "python_core.grid.layouts",
     "python_core.csr.kernel",
     "python_core.navmesh.mesh",
+    "python_core.navmesh.batch",
     "python_core.navmesh.polyanya_kernel",
     "python_core.flowfield",
 )

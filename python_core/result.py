@@ -73,8 +73,10 @@ class QueryOptions:
         max_expansions: stop after this many expansions with ``budget_exhausted``; None for no limit.
         agent: the id of the agent asking (grids): its own cell never blocks it.
         ignore_agents: plan through agents as if none were placed (grids).
-        optimal: navmeshes: the exactly shortest path (Polyanya) instead of the corridor + funnel;
-            grid and waypoint searches are exact already and ignore it.
+        optimal: navmeshes: True the exactly shortest path (Polyanya), False the corridor +
+            funnel, None (unset) the mode a navigator measured faster on its mesh (Polyanya only
+            where it is faster; a mesh on its own, ``NavMesh.find_path``, runs the funnel); grid and
+            waypoint searches are exact already and ignore it.
         layers: the query's navigation layer mask (navmeshes, as Godot's ``navigation_layers``):
             polygons and links sharing no bit with it are avoided; None admits every layer.
         size: the unit's size in cells (grids, 1..255): a size-k unit standing at a cell covers the
@@ -89,7 +91,7 @@ class QueryOptions:
     max_expansions: int | None = None
     agent: int | None = None
     ignore_agents: bool = False
-    optimal: bool = False
+    optimal: bool | None = None
     layers: int | None = None
     size: int = 1
     radius: float | None = None

@@ -20,7 +20,7 @@ from python_core.errors import InvalidQueryError
 
 __all__ = ["HIERARCHY_JOB", "KERNEL_SIGNATURES", "WarmUpJob", "jobs", "run_job"]
 
-KERNEL_SIGNATURES = 221
+KERNEL_SIGNATURES = 222
 """Compiled kernel signatures a warm-up writes into an empty cache (one data file each; numba 0.68,
 x86-64). A progress total, known before the first compile; tests/addon/test_warm_up_parallel.py
 fails, naming the new figure, when a kernel is added or removed."""
@@ -51,7 +51,12 @@ _JOBS = (
     WarmUpJob(HIERARCHY_JOB, "HPA* hierarchies", ()),
     WarmUpJob("grid", "grid searches", ("python_core.grid.graph",)),
     WarmUpJob("waypoints", "waypoint graphs", ("python_core.csr.kernel",)),
-    WarmUpJob("navmesh", "navigation meshes", ("python_core.navmesh.mesh",), after=("waypoints",)),
+    WarmUpJob(
+        "navmesh",
+        "navigation meshes",
+        ("python_core.navmesh.mesh", "python_core.navmesh.batch"),
+        after=("waypoints",),
+    ),
     WarmUpJob("polyanya", "exact navmesh paths", ("python_core.navmesh.polyanya_kernel",)),
     WarmUpJob("flowfield", "flow fields", ("python_core.flowfield",), after=("grid",)),
     WarmUpJob("layouts", "hexagonal and isometric grids", ("python_core.grid.layouts",), after=("grid",)),

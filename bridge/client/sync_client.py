@@ -358,16 +358,20 @@ class Client:
         decoded: ``status`` (uint8: 0 found, 1 partial, 2 no path, 3 budget exhausted, 255
         error), ``costs``, ``expanded``, ``offsets`` (query ``i``'s points and nodes are
         ``[offsets[i], offsets[i + 1])``), ``points`` (``(n, 2)`` float32), ``nodes`` (int64) and
-        ``errors`` (``[index, error map]``)."""
+        ``errors`` (``[index, error map]``). On a navmesh: float ``(n, 2)`` or ``(n, 3)`` positions;
+        ``offsets`` index ``points`` and ``node_offsets`` the polygons in ``nodes``."""
         s, g = np.asarray(starts), np.asarray(goals)
         cells = s.dtype.kind in "iu" and g.dtype.kind in "iu"
         dtype = "<i4" if cells else "<f4"
+        dim = 3 if s.ndim == 2 and s.shape[1] == 3 else 2  # 3: positions on a 3D navmesh
         params: dict[str, Any] = {
             "graph": graph_id,
-            "starts": _bin(s.reshape(-1, 2), dtype),
-            "goals": _bin(g.reshape(-1, 2), dtype),
+            "starts": _bin(s.reshape(-1, dim), dtype),
+            "goals": _bin(g.reshape(-1, dim), dtype),
             "cells": cells,
         }
+        if dim == 3:
+            params["dim"] = 3
         if options:
             params["options"] = options
         answer = dict(self.call("path.find_packed", params))
@@ -376,9 +380,14 @@ class Client:
             "costs": np.frombuffer(answer["costs"], dtype="<f8"),
             "expanded": np.frombuffer(answer["expanded"], dtype="<i8"),
             "offsets": np.frombuffer(answer["offsets"], dtype="<i8"),
-            "points": np.frombuffer(answer["points"], dtype="<f4").reshape(-1, 2),
+            "points": np.frombuffer(answer["points"], dtype="<f4").reshape(-1, dim),
             "nodes": np.frombuffer(answer["nodes"], dtype="<i8"),
             "errors": answer["errors"],
+            **(
+                {"node_offsets": np.frombuffer(answer["node_offsets"], dtype="<i8")}
+                if "node_offsets" in answer
+                else {}
+            ),
         }
 
     def request_field(

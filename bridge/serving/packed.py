@@ -22,6 +22,7 @@ import numpy.typing as npt
 from bridge.methods.params import Params
 from bridge.methods.queries import parse_options_map, sized
 from bridge.methods.registry import Registry
+from bridge.serving.packed_mesh import mesh_step
 from bridge.wire.answers import AnswerBudget, step_queries
 from bridge.wire.errors import (
     BadRequestError,
@@ -32,7 +33,9 @@ from bridge.wire.errors import (
 )
 from bridge.wire.stream import pack
 from python_core import PathResult, PathStatus, QueryOptions
+from python_core.errors import InvalidQueryError
 from python_core.navigation.grid import GridNavigator
+from python_core.navigation.navmesh import NavMeshNavigator
 from python_core.path_batch import STATUS_ORDER, PathBatch
 
 __all__ = [
@@ -87,19 +90,24 @@ def parse_packed(raw: Any, max_batch: int) -> PackedBatch:
     params = Params(raw, "path.find_packed") if isinstance(raw, dict) else None
     if params is None:
         raise BadRequestError("path.find_packed: params must be a map")
-    params.only("graph", "starts", "goals", "cells", "options")
+    params.only("graph", "starts", "goals", "cells", "dim", "options")
     graph_id = params.text("graph")
     cells = params.flag("cells", True)
+    dim = params.integer("dim", minimum=2, maximum=3) if params.has("dim") else 2  # 3: a 3D navmesh
+    if cells and dim != 2:
+        raise BadRequestError(
+            "path.find_packed: 'dim' 3 takes float32 positions (cells: false)", {"field": "dim"}
+        )
     dtype = "<i4" if cells else "<f4"
     ends = []
     for key in ("starts", "goals"):
         blob = params.blob(key)
-        if len(blob) % 8:
-            kind = "int32 (x, y) cells" if cells else "float32 (x, y) positions"
+        if len(blob) % (4 * dim):
+            kind = "int32 (x, y) cells" if cells else f"float32 positions of {dim} numbers"
             raise BadRequestError(
                 f"path.find_packed: {key!r} must be {kind}, got {len(blob)} bytes", {"field": key}
             )
-        ends.append(np.frombuffer(blob, dtype=dtype).reshape(-1, 2))
+        ends.append(np.frombuffer(blob, dtype=dtype).reshape(-1, dim))
     if ends[0].shape != ends[1].shape:
         raise BadRequestError(
             f"path.find_packed: {len(ends[0])} starts but {len(ends[1])} goals", {"field": "goals"}
@@ -159,13 +167,33 @@ def check_packed(batch: PackedBatch, registry: Registry, *, cap: int, default: i
 
 def _checked(
     batch: PackedBatch, registry: Registry, cap: int, default: int | None
-) -> tuple[GridNavigator, QueryOptions, bool, bool]:
+) -> tuple[GridNavigator | NavMeshNavigator, QueryOptions, bool, bool]:
     entry = registry.get(batch.graph_id)
     nav = entry.graph
-    if not isinstance(nav, GridNavigator):
-        raise UnsupportedError(f"path.find_packed: grids only; {batch.graph_id!r} is a {entry.kind.name}")
     where = "path.find_packed"
+    if isinstance(nav, NavMeshNavigator):
+        if batch.cells:
+            raise BadRequestError(
+                f"{where}: a navmesh takes float32 positions ('cells': false)", {"field": "cells"}
+            )
+        if batch.starts.shape[1] != nav.dim:
+            raise BadRequestError(f"{where}: {batch.graph_id!r} takes positions of {nav.dim} numbers ('dim')",
+                                  {"field": "dim"})  # fmt: skip
+    elif not isinstance(nav, GridNavigator):
+        raise UnsupportedError(
+            f"{where}: grids and navmeshes only; {batch.graph_id!r} is a {entry.kind.name}"
+        )
+    elif batch.starts.shape[1] != 2:
+        raise BadRequestError(f"{where}: a grid takes (x, y) pairs ('dim' 2)", {"field": "dim"})
     options, hierarchical, corridor = parse_options_map(batch.options, entry, cap, default, where)
+    if isinstance(nav, NavMeshNavigator):
+        if hierarchical or corridor:
+            raise UnsupportedError(f"{where}: 'hierarchical' and 'corridor' are for grids")
+        try:
+            nav.ready_for(options)  # a size on a navmesh is the request's error, not each query's
+        except InvalidQueryError as exc:
+            raise BadRequestError(f"{where}: {exc}", {"field": "options"}) from None
+        return nav, options, hierarchical, corridor
     if nav.endpoints.cells and not batch.cells:  # a grid not placed in the world has no positions
         raise BadRequestError(f"{where}: {batch.graph_id!r} takes int32 cells", {"field": "starts"})
     return nav, options, hierarchical, corridor
@@ -199,8 +227,11 @@ def run_packed_chunk(
     if len(parts) == 1:
         return parts[0]
     errors = [e for part in parts for e in part["errors"]]
-    keys = ("status", "costs", "expanded", "counts", "points", "nodes")
-    return {"errors": errors, **{key: np.concatenate([part[key] for part in parts]) for key in keys}}
+    keys = ("status", "costs", "expanded", "counts", "points", "nodes", "node_counts")
+    return {
+        "errors": errors,
+        **{key: np.concatenate([p[key] for p in parts]) for key in keys if key in parts[0]},
+    }
 
 
 def packed_bytes(part: dict[str, Any]) -> int:
@@ -212,12 +243,14 @@ def packed_bytes(part: dict[str, Any]) -> int:
 def _packed_step(
     batch: PackedBatch,
     indices: range,
-    nav: GridNavigator,
+    nav: GridNavigator | NavMeshNavigator,
     options: QueryOptions,
     *,
     hierarchical: bool,
     corridor: bool,
 ) -> dict[str, Any]:
+    if isinstance(nav, NavMeshNavigator):
+        return mesh_step(batch, indices, nav, options)
     lo, hi = indices.start, indices.stop
     try:
         if not batch.cells:  # positions: each resolved to its cell (an error here is one query's own)
@@ -296,11 +329,23 @@ def join_packed(parts: list[dict[str, Any]]) -> dict[str, Any]:
             at += len(a)
         return out.reshape(-1).data.cast("B")
 
-    return {
+    out = {
         "status": joined("status", "u1"), "costs": joined("costs", "<f8"),
         "expanded": joined("expanded", "<i8"), "offsets": offsets.data.cast("B"),
         "points": joined("points", "<f4"), "nodes": joined("nodes", "<i8"), "errors": errors,
     }  # fmt: skip
+    if parts and "node_counts" in parts[0]:  # a navmesh: corridors apart from the waypoints
+        out["node_offsets"] = _node_offsets(parts).data.cast("B")
+    return out
+
+
+def _node_offsets(parts: list[dict[str, Any]]) -> npt.NDArray[np.int64]:
+    """A navmesh answer's ``node_offsets``: query ``i``'s polygons are rows
+    ``[node_offsets[i], node_offsets[i + 1])`` of ``nodes``."""
+    counts = np.concatenate([p["node_counts"] for p in parts])
+    out = np.zeros(counts.size + 1, dtype="<i8")
+    np.cumsum(counts, out=out[1:])
+    return out
 
 
 _WIRE_TYPES = (("status", "u1"), ("costs", "<f8"), ("expanded", "<i8"), ("points", "<f4"), ("nodes", "<i8"))
@@ -321,12 +366,15 @@ def encode_packed(parts: list[dict[str, Any]]) -> bytes:
     counts = np.concatenate([p["counts"] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
     offsets = np.zeros(counts.size + 1, dtype="<i8")
     np.cumsum(counts, out=offsets[1:])
-    pieces: list[Any] = [b"\x87"]  # a map of 7
+    mesh = bool(parts) and "node_counts" in parts[0]
+    pieces: list[Any] = [b"\x88" if mesh else b"\x87"]  # a map of 8 (a navmesh's) or 7
     for key, dtype in _WIRE_TYPES:
         arrays = [np.ascontiguousarray(p[key], dtype=dtype).reshape(-1) for p in parts]
         _bin(pieces, key, arrays)
         if key == "expanded":
             _bin(pieces, "offsets", [offsets])
+    if mesh:
+        _bin(pieces, "node_offsets", [_node_offsets(parts)])
     pieces += [pack("errors"), pack([e for part in parts for e in part["errors"]])]
     return b"".join(pieces)
 

@@ -32,6 +32,8 @@ from python_core.navigation.updates import (
     Update,
 )
 from python_core.navmesh import NavMesh
+from python_core.navmesh.batch import MeshBatch, check_ends, find_mesh_batch
+from python_core.navmesh.mode_choice import ModeChoice, choose_mode
 from python_core.navmesh.navmap import NavMap
 from python_core.navmesh.polyanya import find_optimal_path
 from python_core.navmesh.shrink import ShrinkCache, ShrunkMesh, check_radius
@@ -98,6 +100,7 @@ class NavMeshNavigator(NoHierarchy):
             except InvalidQueryError as exc:
                 raise InvalidGraphError(str(exc)) from None
         self._shrinks = self._new_cache(self._mesh)
+        self._choice = choose_mode(self._mesh)
 
     def _new_cache(self, mesh: NavMesh) -> ShrinkCache:
         """A cache for ``mesh`` holding its ``agent_radius`` shrink (built now: it is the default)."""
@@ -110,6 +113,11 @@ class NavMeshNavigator(NoHierarchy):
     def agent_radius(self) -> float | None:
         """The radius of queries that give none (None: the mesh as it is)."""
         return self._agent_radius
+
+    @property
+    def mode_choice(self) -> ModeChoice:
+        """The mode that answers queries leaving ``optimal`` unset (measured when the mesh is built)."""
+        return self._choice
 
     @property
     def shrinks(self) -> ShrinkCache:
@@ -198,10 +206,45 @@ class NavMeshNavigator(NoHierarchy):
             return PathResult(PathStatus.NO_PATH, np.zeros((0, self.dim)))
         return shrunk.original(self._search(shrunk.mesh, start, goal, options))
 
-    @staticmethod
-    def _search(mesh: NavMesh, start: Point, goal: Point, options: QueryOptions | None) -> PathResult:
+    def find_batch(self, starts: Point, goals: Point, options: QueryOptions | None = None) -> MeshBatch:
+        """:meth:`find_path` of each row pair of ``starts`` and ``goals`` (``(n, dim)`` positions),
+        equal to it query by query; the funnel mode runs the whole batch in one compiled call.
+
+        Raises:
+            InvalidQueryError: ends of another shape or not finite, a bad option (the batch's error).
+        """
+        s, g = check_ends(starts, self.dim, "starts"), check_ends(goals, self.dim, "goals")
+        radius = self._radius(options)
+        mesh, shrunk = self._mesh, None
+        if radius is not None:
+            shrunk = self._shrinks.get(radius)
+            if shrunk.mesh is None:
+                return MeshBatch.from_results([PathResult(PathStatus.NO_PATH)] * len(s), self.dim)
+            mesh = shrunk.mesh
+        if self._optimal(options):
+            results = [self._search(mesh, a, b, options) for a, b in zip(s, g, strict=True)]
+            if shrunk is not None:
+                results = [shrunk.original(r) for r in results]
+            return MeshBatch.from_results(results, self.dim)
+        batch = find_mesh_batch(
+            mesh, s, g, options=options, layers=None if options is None else options.layers
+        )
+        if shrunk is None:
+            return batch
+        return MeshBatch.from_results([shrunk.original(batch.result(i)) for i in range(len(batch))], self.dim)
+
+    def _optimal(self, options: QueryOptions | None) -> bool:
+        """Whether Polyanya answers: asked for, or unset on a mesh measured faster by it (a query
+        naming a heuristic Polyanya lacks keeps the funnel, which takes every name)."""
+        if options is not None and options.optimal is not None:
+            return options.optimal
+        if self._choice.mode != "optimal" or options is None:
+            return self._choice.mode == "optimal"
+        return options.heuristic in {None, "euclidean", "zero"}
+
+    def _search(self, mesh: NavMesh, start: Point, goal: Point, options: QueryOptions | None) -> PathResult:
         layers = None if options is None else options.layers
-        if options is not None and options.optimal:
+        if self._optimal(options):
             traversable = None if layers is None else (mesh.layers & layers) != 0
             return find_optimal_path(mesh, start, goal, options=options, traversable=traversable)
         return mesh.find_path(start, goal, options=options, layers=layers)
@@ -233,7 +276,7 @@ class NavMeshNavigator(NoHierarchy):
             return
         mesh = trial.mesh  # builds (and may raise) before anything is replaced
         shrinks = self._new_cache(mesh)
-        self._mesh, self._map, self._shrinks = mesh, trial, shrinks
+        self._mesh, self._map, self._shrinks, self._choice = mesh, trial, shrinks, choose_mode(mesh)
 
     def _apply_to_shrinks(self, change: Update) -> None:
         """A layer or link switch, made in place on the map, made on every cached shrink too."""
@@ -251,9 +294,9 @@ class NavMeshNavigator(NoHierarchy):
 
     def describe(self) -> dict[str, Any]:
         """Regions and links, when loaded as a map; the agent radius and the radii shrunk, when set."""
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = {"default_mode": self._choice.to_info()}
         if self._map is not None:
-            out = {"regions": len(self._map.regions), "links": len(self._map.links)}
+            out |= {"regions": len(self._map.regions), "links": len(self._map.links)}
         if self._agent_radius is not None:
             out["agent_radius"] = self._agent_radius
         if self._shrinks.radii:

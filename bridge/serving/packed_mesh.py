@@ -1,0 +1,59 @@
+"""``path.find_packed`` on a navmesh: a chunk's positions in, its waypoints out as arrays.
+
+    part = mesh_step(batch, range(0, 160), nav, options)   # the part of a chunk (see packed.py)
+
+Why: a ``path.find_many`` query on a small mesh costs several times its search in maps to
+validate and build; here the chunk's queries run as one :meth:`NavMeshNavigator.find_batch` (one
+compiled call in the funnel mode) and leave as arrays. A path's waypoints and its polygon
+corridor differ in length, so a navmesh part carries ``node_counts`` beside ``counts``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from bridge.wire.errors import from_exception
+from python_core import PathResult, PathStatus, QueryOptions
+from python_core.navigation.navmesh import NavMeshNavigator
+from python_core.navmesh.batch import MeshBatch
+from python_core.path_batch import STATUS_ORDER
+
+__all__ = ["ERROR_CODE", "mesh_part", "mesh_step"]
+
+ERROR_CODE = 255
+_WIRE_STATUS = np.array([{"found": 0, "partial": 1, "no_path": 2, "budget_exhausted": 3}[s.value]
+                         for s in STATUS_ORDER], dtype=np.uint8)  # fmt: skip
+
+
+def mesh_step(batch: Any, indices: range, nav: NavMeshNavigator, options: QueryOptions) -> dict[str, Any]:
+    """The answers of ``indices`` (``batch``: a :class:`~bridge.serving.packed.PackedBatch` of
+    float positions, one row per query); a query that fails alone (a non-finite position) is
+    status 255 with its error, the others are still answered."""
+    lo, hi = indices.start, indices.stop
+    starts, goals = batch.starts[lo:hi], batch.goals[lo:hi]
+    try:
+        return mesh_part(nav.find_batch(starts, goals, options), [], lo)
+    except Exception:  # a bad row: each query answers for itself
+        results: list[PathResult] = []
+        errors: list[list[Any]] = []
+        for i in indices:
+            try:
+                results.append(nav.find_path(batch.starts[i], batch.goals[i], options))
+            except Exception as exc:  # a query's error is its answer
+                results.append(PathResult(PathStatus.NO_PATH))
+                errors.append([i, from_exception(exc).to_wire()])
+        return mesh_part(MeshBatch.from_results(results, nav.dim), errors, lo)
+
+
+def mesh_part(found: MeshBatch, errors: list[list[Any]], first: int) -> dict[str, Any]:
+    """A chunk's part of the answer: the batch's arrays, status 255 where a query failed."""
+    status = _WIRE_STATUS[found.status]
+    for i, _ in errors:
+        status[i - first] = ERROR_CODE
+    return {
+        "status": status, "costs": found.costs, "expanded": found.expanded,
+        "counts": np.diff(found.offsets), "node_counts": np.diff(found.node_offsets),
+        "errors": errors, "nodes": found.nodes, "points": found.points.astype("<f4"),
+    }  # fmt: skip
