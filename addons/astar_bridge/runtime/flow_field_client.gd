@@ -4,7 +4,8 @@
 ## copies the tiles they bring into the field's flat grid of direction bytes, fetches again the
 ## tiles the sidecar repaired, and requests the field again after a lost sidecar, a reloaded
 ## grid or an eviction. Cells here are the grid's own (x, y), 0-based.
-extends "res://addons/astar_bridge/api/flow_field.gd"
+# api/flow_field_layout.gd: the sampling on hexagonal, isometric and half-offset grids.
+extends "res://addons/astar_bridge/api/flow_field_layout.gd"
 
 const FieldWire = preload("res://addons/astar_bridge/runtime/field_wire.gd")
 # A failed request is not asked again for this long (units keep sampling every frame).
@@ -201,7 +202,11 @@ func _on_requested(response: Dictionary, epoch: int, starts: PackedInt32Array) -
 	var tile_side: int = FieldWire.int_of(result.get("tile_size"))
 	var tiles_x: int = FieldWire.int_of(result.get("tiles_x"))
 	var tiles_y: int = FieldWire.int_of(result.get("tiles_y"))
-	if tile_side <= 0 or tiles_x <= 0 or tiles_y <= 0 or not result.get("field") is String:
+	var shaped: bool = (
+		tile_side > 0 and tiles_x > 0 and tiles_y > 0 and result.get("field") is String
+	)
+	# on a hexagonal, isometric or half-offset grid, the answer's move table too
+	if not shaped or not _take_moves(result.get("layout_moves")):
 		_fail({"code": "bad_answer", "message": "field.request answered %s" % str(result).left(80)})
 		return
 	field_id = result["field"]
