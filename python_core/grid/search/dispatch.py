@@ -9,16 +9,16 @@ Quick start (:meth:`GridGraph.find_path <python_core.grid.GridGraph.find_path>` 
     results = dispatch.find_many(grid, [(1, 3), (2, 3)], [(40, 40), (5, 5)])
 
 Same inputs, same validation, same errors and the same optimal cost as the plain reference
-:func:`python_core.grid.search.reference.find_path`, which this module never calls. ``method="auto"``
-picks Jump Point Search when it is exact and applies: every walkable cell has the same positive
-weight, the diagonal mode is ``only_if_no_obstacles`` (the Moving AI rule), the heuristic is octile
-(the default), no partial path is asked for and, on grids of 128 x 128 cells or more, probe
-searches found it faster than A* on this map (:mod:`.method_choice`: on random-like maps JPS
-prunes too little to pay for its scans); otherwise the compiled A* (weights, every diagonal
-mode, every heuristic, partial paths and budgets, exactly as the reference). With JPS, ``expanded``
-counts jump points. The padded copy of the grid (:mod:`.prepared`: each cell's clearance, one
-byte) is built on the first query and rebuilt when :attr:`GridGraph.version` changes; agents are
-applied per query in O(agents).
+:func:`python_core.grid.search.reference.find_path`, which this module never calls.
+``method="auto"`` picks Jump Point Search when it is exact and applies: every walkable cell has the
+same positive weight, the diagonal mode is ``only_if_no_obstacles`` (the Moving AI rule), the
+heuristic is octile (the default), no partial path is asked for and, on grids of 128 x 128 cells or
+more, probe searches found it faster than A* on this map, for this unit size (:mod:`.method_choice`:
+on random-like maps JPS prunes too little to pay for its scans; each size probes its eroded grid);
+otherwise the compiled A* (weights, every diagonal mode, every heuristic, partial paths and budgets,
+exactly as the reference). With JPS, ``expanded`` counts jump points. The padded copy of the grid
+(:mod:`.prepared`: each cell's clearance, one byte) is built on the first query and rebuilt when
+:attr:`GridGraph.version` changes; agents are applied per query in O(agents).
 
 Units of any size (``options.size``, or ``options.radius`` in world units): a size-k unit at anchor
 ``(x, y)`` covers the k x k cells from there rightwards and downwards, and may stand there when the
@@ -96,7 +96,11 @@ def choose_method(grid: GridView, options: QueryOptions | None = None) -> Method
     p = prepared_for(grid)
     if not _jps_exact(grid, p, opts):
         return "astar"
-    return "jps" if prefers_jps(grid, p.uniform_weight, p.open_count) else "astar"
+    size = unit_size(opts, grid.cell_size)
+    # each size decides on its own eroded grid (method_choice's notes)
+    clearance = p.clearance if size > 1 else None
+    use_jps = prefers_jps(grid, p.uniform_weight, p.open_count, size=size, clearance=clearance)
+    return "jps" if use_jps else "astar"
 
 
 def _jps_exact(grid: GridView, prepared: Prepared, opts: QueryOptions) -> bool:

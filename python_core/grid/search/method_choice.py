@@ -18,6 +18,12 @@ counts, not timings, so the choice is the same in every process (a sidecar worke
 agree on paths and ``expanded``). Grids under :data:`MIN_PROBED_CELLS` are not probed. The
 decision is cached per grid and kept across edits until the number of open cells moves by more
 than :data:`REPROBE_FRACTION` of the cells (a game editing a few cells per frame pays no probe).
+
+Units of size k > 1 search the eroded grid (anchors with clearance >= k), which can be another map
+for JPS: eroding a random map leaves small islands where JPS's long scans stop at once, and a
+maze's corridors narrow. So each size gets its own decision, probed on its eroded mask (pass the
+grid's clearance) and cached beside size 1's; it is kept across edits under the same rule, counted
+on the grid's open cells.
 """
 
 from __future__ import annotations
@@ -73,48 +79,72 @@ _OCTILE = HEURISTIC_CODES["octile"]
 class _Decision:
     version: int
     shape: tuple[int, int]
-    open_cells: int
+    open_cells: int  # the grid's open cells (size 1's), whatever the size decided
     use_jps: bool
 
 
 _DECISIONS: weakref.WeakKeyDictionary[GridView, _Decision] = weakref.WeakKeyDictionary()
+"""Size 1's decision per grid."""
+_SIZED_DECISIONS: weakref.WeakKeyDictionary[GridView, dict[int, _Decision]] = weakref.WeakKeyDictionary()
+"""Sizes above 1: grid -> size -> decision."""
 
 
-def prefers_jps(grid: GridView, weight: float, open_cells: int | None = None) -> bool:
-    """Whether JPS is the faster exact kernel on ``grid``.
+def prefers_jps(
+    grid: GridView,
+    weight: float,
+    open_cells: int | None = None,
+    *,
+    size: int = 1,
+    clearance: U8 | None = None,
+) -> bool:
+    """Whether JPS is the faster exact kernel on ``grid`` for units of ``size``.
 
     Call only where JPS is exact (uniform weight ``weight > 0``, no corner cutting, octile).
 
     Args:
-        grid: the grid; the decision is cached for it.
+        grid: the grid; the decision is cached for it and the size.
         weight: the common cell weight.
         open_cells: the grid's open cell count when the caller knows it (counting them reads the
             whole grid: after a local change, the prepared copy's count saves that).
+        size: the unit size; sizes above 1 are probed on the eroded grid.
+        clearance: the grid's ``(h, w)`` clearance, needed for a size above 1.
 
     Returns:
         True when JPS should run.
+
+    Raises:
+        ValueError: a size above 1 without ``clearance``.
 
     Example:
         >>> from python_core.grid import GridGraph
         >>> prefers_jps(GridGraph(np.ones((8, 8), bool), diagonal="only_if_no_obstacles"), 1.0)
         True
     """
-    shape = (grid.height, grid.width)
     if grid.width * grid.height < MIN_PROBED_CELLS:
         return True
-    cached = _DECISIONS.get(grid)
+    if size == 1:
+        cached = _DECISIONS.get(grid)
+    elif clearance is None:
+        raise ValueError(f"prefers_jps for size {size} needs the grid's clearance")
+    else:
+        cached = _SIZED_DECISIONS.get(grid, {}).get(size)
     if cached is not None and cached.version == grid.version:
         return cached.use_jps
-    walkable = grid.walkable
+    shape = (grid.height, grid.width)
     if open_cells is None:
-        open_cells = int(np.count_nonzero(walkable))
+        open_cells = int(np.count_nonzero(grid.walkable))
     moved = abs(open_cells - cached.open_cells) if cached is not None else 0
     if cached is not None and cached.shape == shape and moved <= REPROBE_FRACTION * grid.width * grid.height:
         cached.version = grid.version
         return cached.use_jps
-    astar_votes, jps_votes = probe_votes(walkable, grid.cell_size, weight)
+    mask = grid.walkable if clearance is None or size == 1 else clearance >= size
+    astar_votes, jps_votes = probe_votes(mask, grid.cell_size, weight)
     use_jps = jps_votes >= astar_votes
-    _DECISIONS[grid] = _Decision(grid.version, shape, open_cells, use_jps)
+    decision = _Decision(grid.version, shape, open_cells, use_jps)
+    if size == 1:
+        _DECISIONS[grid] = decision
+    else:
+        _SIZED_DECISIONS.setdefault(grid, {})[size] = decision
     return use_jps
 
 

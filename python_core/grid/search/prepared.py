@@ -10,7 +10,10 @@ The copy holds each cell's clearance (:mod:`python_core.grid.clearance`) with a 
 the grid, ``(height + 2) x (width + 2)`` bytes: a node is open for a unit of size k when its value
 is ``>= k``, so one byte per cell serves every size, and size 1 reads it as today's walls. Weights
 are padded once for the grid (or not at all when every open cell weighs the same); a size k > 1
-on a grid whose weights differ gets the footprint-max weights of that size, cached here.
+on a grid whose weights differ gets the footprint-max weights of that size, cached here for the
+:data:`SIZED_WEIGHTS_KEPT` sizes used last (8 bytes a cell each: 134 MB on 4096 x 4096, so the
+cache holds at most ``SIZED_WEIGHTS_KEPT`` x 8 bytes a cell; a size used again after its eviction
+pays one footprint-max pass, tens of ms on 1024 x 1024).
 
 Threads: any number of queries read one copy at once and never write it; changes to the grid wait
 for them (the caller's readers-writer lock). A query that blocks other agents writes only its
@@ -31,6 +34,7 @@ from python_core.grid.search.grid_view import GridView
 from python_core.grid.sized_view import footprint_max
 
 __all__ = [
+    "SIZED_WEIGHTS_KEPT",
     "Prepared",
     "Workspace",
     "block_agents",
@@ -43,6 +47,9 @@ __all__ = [
 ]
 
 _TAG_LIMIT = 2**31 - 4
+SIZED_WEIGHTS_KEPT = 4
+"""Sizes whose footprint-max weights a weighted grid's copy keeps (the least recently used goes)."""
+_SIZED_LOCK = threading.Lock()  # queries on several threads reorder and evict one cache
 
 
 @dataclass(slots=True, eq=False)
@@ -90,7 +97,8 @@ class Prepared:
     low_count: int  # ...and how many open cells hold each (kept by local repairs)
     high_count: int
     open_count: int
-    sized_weights: dict[int, F64] = field(default_factory=dict)  # size > 1, weights that differ
+    # size > 1, weights that differ; least recently used first, SIZED_WEIGHTS_KEPT at most
+    sized_weights: dict[int, F64] = field(default_factory=dict)
     spare: list[Workspace] = field(default_factory=list)
 
     @property
@@ -122,13 +130,21 @@ class Prepared:
 
     def weights_for(self, grid: GridView, size: int) -> F64:
         """The padded weights a size-``size`` search enters anchors with: the footprint's highest
-        (computed once per size; uniform grids need none)."""
+        (uniform grids need none; cached for the :data:`SIZED_WEIGHTS_KEPT` sizes used last)."""
         if size == 1 or self.uniform_weight >= 0.0:
             return self.weights
-        cached = self.sized_weights.get(size)
-        if cached is None:
-            cached = pad(footprint_max(grid.weights, size), np.float64)
-            self.sized_weights[size] = cached  # two threads may both compute it: same values
+        cache = self.sized_weights
+        with _SIZED_LOCK:
+            cached = cache.pop(size, None)
+            if cached is not None:
+                cache[size] = cached  # now the most recently used
+                return cached
+        # outside the lock: two threads may both compute it, with the same values
+        cached = pad(footprint_max(grid.weights, size), np.float64)
+        with _SIZED_LOCK:
+            cache[size] = cached
+            while len(cache) > SIZED_WEIGHTS_KEPT:
+                del cache[next(iter(cache))]
         return cached
 
 
