@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python bench/navmesh_vs_godot.py [--aurora-sample 0] [--godot .godot/godot]
-        [--data ../shared/benchmarks/mesh] [--no-sidecar] [--optimal-only]
+        [--data ../shared/benchmarks/mesh] [--no-sidecar] [--optimal-only] [--batches-only]
 
 One run computes our path lengths on arena (all 160 queries, with the any-angle optimum of
 ``arena.anyangle.scen``), on aurora (all 2990 queries unless ``--aurora-sample N`` takes N evenly
@@ -18,6 +18,11 @@ The optimal-mode section (:func:`report_optimal`, alone with ``--optimal-only``)
 ``"optimal"`` option) on every arena query against the exact optimum (a visibility graph, and the
 5-6 digits of ``arena.anyangle.scen``) and on every aurora query beside our default mode and Godot's
 ``query_path`` without a polygon cap, in process and through a sidecar, one query at a time.
+
+The batch section (:func:`report_batches`, alone with ``--batches-only``) times, in one run, a
+frame's queries as one ``path.find_packed`` (all of arena's 160, aurora's sample) per query against
+Godot's ``query_path`` per query, beside ``path.find_many`` of the same queries, and synchronous
+``path.find`` through the socket on aurora (the default mode: the mesh's measured faster one).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -223,6 +229,64 @@ def report_sidecar(aurora_sample: int) -> None:
             )
 
 
+# -- a frame's queries as one batch (path.find_packed) -------------------------------------------
+
+
+def _best_of(repeats: int, run: Any) -> float:
+    """The fastest of ``repeats`` runs of ``run()``, in seconds (less noise from other work)."""
+    best = math.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def report_batches(godot_bin: Path, aurora_sample: int) -> None:
+    """Per query: one ``path.find_packed`` of all the queries, one ``path.find_many``, and (aurora)
+    one synchronous ``path.find`` at a time, against Godot's ``query_path`` (no polygon cap)."""
+    every = read_mesh_scenarios(DATA / "aurora.scen")
+    if aurora_sample > 0:
+        every = [every[i] for i in np.linspace(0, len(every) - 1, aurora_sample).astype(int)]
+    meshes = [("arena", load_polyanya_mesh(DATA / "arena.mesh"), read_mesh_scenarios(DATA / "arena.scen")),
+              ("aurora", load_polyanya_mesh(DATA / "aurora.mesh"), every)]  # fmt: skip
+    print("\n== a frame's queries in one message (us per query; godot* = query_path, no polygon cap)")
+    print(f"{'':8}{'queries':>8}{'godot*':>9}{'packed':>9}{'x godot':>8}{'find_many':>10}{'x godot':>8}"
+          f"{'sync find':>10}{'x godot':>8}  default mode")  # fmt: skip
+    with (
+        start_sidecar("--log-level", "WARNING", stderr=subprocess.DEVNULL) as sidecar,
+        sidecar.connect(timeout=600) as client,
+    ):
+        for name, mesh, rows in meshes:
+            _g_len, g_secs = godot(godot_bin, mesh, rows, unlimited=True)
+            polygons = [mesh.polygon(p).tolist() for p in range(mesh.polygon_count)]
+            client.load_navmesh(name, mesh.vertices, polygons)
+            mode = client.info(name)["default_mode"]["mode"]
+            starts = np.array([r.start for r in rows], np.float32)
+            goals = np.array([r.goal for r in rows], np.float32)
+            many = {"queries": [{"graph": name, "start": s.tolist(), "goal": g.tolist()}
+                                for s, g in zip(starts, goals, strict=True)]}  # fmt: skip
+            client.find_packed(name, starts, goals)  # warm: the first answer loads kernels
+            client.call("path.find_many", many)
+            n = len(rows)
+            packed = _best_of(5, lambda: client.find_packed(name, starts, goals)) / n  # noqa: B023
+            find_many = _best_of(3, lambda: client.call("path.find_many", many)) / n  # noqa: B023
+            godot_us = float(np.mean(g_secs)) * 1e6
+            line = f"{name:8}{n:8d}{godot_us:9.1f}{packed * 1e6:9.1f}{packed * 1e6 / godot_us:8.2f}"
+            line += f"{find_many * 1e6:10.1f}{find_many * 1e6 / godot_us:8.2f}"
+            if name == "aurora":
+                sync = []
+                for s, g in zip(starts, goals, strict=True):
+                    t0 = time.perf_counter()
+                    client.find(name, s.tolist(), g.tolist())
+                    sync.append(time.perf_counter() - t0)
+                line += f"{np.mean(sync) * 1e6:10.1f}{np.mean(sync) * 1e6 / godot_us:8.2f}"
+            else:
+                line += f"{'':18}"
+            print(f"{line}  {mode}")
+    print("(means per query; packed and find_many: the fastest of a few runs of the whole batch)")
+
+
 # -- optimal mode (Polyanya, the "optimal" query option) ---------------------------------------------
 
 
@@ -332,13 +396,18 @@ def main(argv: list[str] | None = None) -> int:
         "--godot", type=Path, default=REPO / ".godot" / "godot", help="headless Godot 4 binary"
     )
     parser.add_argument("--optimal-only", action="store_true", help="only the optimal-mode section")
+    parser.add_argument("--batches-only", action="store_true", help="only the batch section")
     args = parser.parse_args(argv)
+    if args.batches_only:
+        report_batches(args.godot, args.aurora_sample)
+        return 0
     if not args.optimal_only:
         report_arena(args.godot)
         report_aurora(args.godot, args.aurora_sample)
         report_scene(args.godot)
         if not args.no_sidecar:
             report_sidecar(args.aurora_sample)
+            report_batches(args.godot, args.aurora_sample)
     report_optimal(args.godot)
     return 0
 
