@@ -83,6 +83,9 @@ func _arrows(field: FlowField, view: Rect2, stride: int, lines: PackedVector2Arr
 	if last.x < first.x or last.y < first.y:
 		return 0
 	var shapes: Array[PackedVector2Array] = _shapes(field, stride)
+	# hexagonal, isometric, half-offset: a byte is the layout's move, drawn toward that centre
+	var on_layout: bool = field.has_method("is_on_layout") and field.call("is_on_layout") == true
+	var half: float = ARROW_HALF * _cell_side(field) * stride
 	var count: int = 0
 	for y: int in range(first.y, last.y + 1, stride):
 		for x: int in range(first.x, last.x + 1, stride):
@@ -90,7 +93,11 @@ func _arrows(field: FlowField, view: Rect2, stride: int, lines: PackedVector2Arr
 			if code < 0 or code > FlowField.GOAL_BYTE:
 				continue
 			var centre: Vector2 = field.cell_to_world(Vector2i(x, y))
-			for offset: Vector2 in shapes[code]:
+			var shape: PackedVector2Array = shapes[code]
+			if on_layout and code < FlowField.GOAL_BYTE:
+				var next: Vector2i = Vector2i(x, y) + field.direction_at_cell(Vector2i(x, y))
+				shape = _arrow((field.cell_to_world(next) - centre).normalized(), half)
+			for offset: Vector2 in shape:
 				lines.append(centre + offset)
 			count += 1
 	return count
@@ -115,15 +122,19 @@ static func _shapes(field: FlowField, stride: int) -> Array[PackedVector2Array]:
 	var half: float = ARROW_HALF * _cell_side(field) * stride
 	var shapes: Array[PackedVector2Array] = []
 	for step: Vector2i in FlowField.STEPS:
-		var way: Vector2 = (Vector2(step) * size).normalized()
-		var tip: Vector2 = way * half
-		var left: Vector2 = tip - way.rotated(HEAD_ANGLE) * half * HEAD
-		var right: Vector2 = tip - way.rotated(-HEAD_ANGLE) * half * HEAD
-		shapes.append(PackedVector2Array([-tip, tip, tip, left, tip, right]))
+		shapes.append(_arrow((Vector2(step) * size).normalized(), half))
 	var a := Vector2(half, half)
 	var b := Vector2(half, -half)
 	shapes.append(PackedVector2Array([-a, a, -b, b]))
 	return shapes
+
+
+# An arrow's shaft and head along unit vector [param way], [param half] long each side.
+static func _arrow(way: Vector2, half: float) -> PackedVector2Array:
+	var tip: Vector2 = way * half
+	var left: Vector2 = tip - way.rotated(HEAD_ANGLE) * half * HEAD
+	var right: Vector2 = tip - way.rotated(-HEAD_ANGLE) * half * HEAD
+	return PackedVector2Array([-tip, tip, tip, left, tip, right])
 
 
 static func _cell_side(field: FlowField) -> float:
