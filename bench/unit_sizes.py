@@ -6,12 +6,19 @@ Usage::
     .venv/bin/python bench/unit_sizes.py --maps den520d Aurora --queries 100 --sizes 1,2,3,4
     .venv/bin/python bench/unit_sizes.py --clearance-only     # the 4096 x 4096 clearance figures
 
-Per map (every ``.map`` in /work/shared/benchmarks/grid, else tests/data/movingai): queries from its
-scenario file whose two ends have room for the largest size asked (clearance >= k) and a path for it, one
-from each of N equal slices of the file; each is answered for every size on the same loaded grid
-(exact search, ``method="auto"``), and the table shows the median and p95 time per size, the ratio
-of each size's median to size 1's (goal: size 3 at most 1.2 x size 1) and the median time per
-expanded node (the kernel's cost, apart from how much a size's eroded map makes it search).
+Per map (every ``.map`` in /work/shared/benchmarks/grid, else tests/data/movingai): N queries from its
+scenario file, one from each of N equal slices of the file. A query whose ends have room for the
+largest size K asked (clearance >= K) and a size-K path between them is kept as it is; any other has
+both ends moved to the nearest anchors (Euclidean, in cells) of the largest connected part of the
+eroded grid (clearance >= K), so maps whose eroded grid falls apart (random512-10-0, 32room_000)
+keep more than the few queries that happened to fit (their largest part is small, so the moved
+queries are short); pairs whose moved ends meet, or that still have no size-K path, are left out.
+Each is answered for every size on the same loaded grid (exact search, ``method="auto"``), and the
+table shows the median and p95 time per size, the ratio
+of each size's median to size 1's (goal: size 3 at most 1.2 x size 1), the median time per
+expanded node (the kernel's cost, apart from how much a size's eroded map makes it search) and the
+median of each query's path cost over its size-1 cost (a bigger unit cannot cut across a corridor
+or squeeze between walls, so the same query is a longer search).
 Then the clearance of a random 4096 x 4096 grid: the compiled pass's time (goal under 0.5 s), the
 local repair of a door closing and opening, and the bytes per cell of the searches' padded copy
 (one byte: the clearance is the walls). The Godot side (one eroded AStarGrid2D per size, its build
@@ -27,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy import ndimage  # type: ignore[import-untyped]  # a test dependency (dev install)
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -54,36 +62,67 @@ def map_paths(names: list[str] | None) -> list[Path]:
 
 
 def room_pairs(grid: GridGraph, scen: Path, count: int, size: int) -> list[Pair]:
-    """Up to ``count`` scenario queries whose ends have room for ``size``, spread over the file."""
+    """Up to ``count`` scenario queries spread over the file, each with a path for ``size``: kept
+    as they are when they have one, else with both ends moved into the eroded grid's largest part."""
+    queries = [(q.start, q.goal) for q in read_scenarios(scen)]
+    if len(queries) > count:
+        step = len(queries) / count
+        queries = [queries[int(i * step)] for i in range(count)]
+    opts = QueryOptions(size=size)
     clear = grid.clearance
-    fits = [
-        (q.start, q.goal)
-        for q in read_scenarios(scen)
-        if clear[q.start[1], q.start[0]] >= size and clear[q.goal[1], q.goal[0]] >= size
-    ]
-    if len(fits) <= count:
-        return fits
-    step = len(fits) / count
-    return [fits[int(i * step)] for i in range(count)]
+    nearest = _nearest_in_largest_part(clear >= size)
+    pairs: list[Pair] = []
+    for start, goal in queries:
+        ends = (start, goal)
+        if (
+            min(clear[start[1], start[0]], clear[goal[1], goal[0]]) < size
+            or not grid.find_path(start, goal, options=opts).found
+        ):
+            if nearest is None:
+                continue
+            ends = (_moved(nearest, start), _moved(nearest, goal))
+            if ends[0] == ends[1] or not grid.find_path(*ends, options=opts).found:
+                continue
+        pairs.append(ends)
+    return pairs
+
+
+def _nearest_in_largest_part(mask: np.ndarray) -> np.ndarray | None:
+    """For every cell, the ``(row, col)`` of the nearest cell of ``mask``'s largest 4-connected
+    part (the Moving AI rule steps diagonally only between two open sides, so its parts are the
+    4-connected ones; the caller still checks a path), as a ``(2, h, w)`` array; None when
+    ``mask`` is empty."""
+    labels, parts = ndimage.label(mask)
+    if parts == 0:
+        return None
+    largest = int(np.argmax(np.bincount(labels.ravel())[1:])) + 1
+    _, indices = ndimage.distance_transform_edt(labels != largest, return_indices=True)
+    return np.asarray(indices)
+
+
+def _moved(nearest: np.ndarray, cell: tuple[int, int]) -> tuple[int, int]:
+    x, y = cell
+    return int(nearest[1, y, x]), int(nearest[0, y, x])
 
 
 def time_queries(
     grid: GridGraph, pairs: list[Pair], size: int, rounds: int
-) -> tuple[list[float], list[float]]:
-    """Seconds per query and per expanded node (best of ``rounds`` for each query, to keep
-    other load out)."""
+) -> tuple[list[float], list[float], list[float]]:
+    """Seconds per query, per expanded node, and each path's cost (best time of ``rounds`` for
+    each query, to keep other load out)."""
     opts = QueryOptions(size=size)
-    times, per_node = [], []
+    times, per_node, costs = [], [], []
     for start, goal in pairs:
-        best, expanded = float("inf"), 1
+        best, expanded, cost = float("inf"), 1, 0.0
         for _ in range(rounds):
             began = time.perf_counter()
             result = dispatch.find_path(grid, start, goal, options=opts)
             best = min(best, time.perf_counter() - began)
-            expanded = max(1, result.expanded)
+            expanded, cost = max(1, result.expanded), result.cost
         times.append(best)
         per_node.append(best / expanded)
-    return times, per_node
+        costs.append(cost)
+    return times, per_node, costs
 
 
 def bench_map(path: Path, queries: int, sizes: list[int], rounds: int) -> None:
@@ -91,24 +130,28 @@ def bench_map(path: Path, queries: int, sizes: list[int], rounds: int) -> None:
     began = time.perf_counter()
     dispatch.prepare(grid)
     load_ms = (time.perf_counter() - began) * 1e3
-    pairs = room_pairs(grid, path.with_name(path.name + ".scen"), queries, max(sizes))
     # only queries every size can answer: a size whose ends are cut apart answers in microseconds
-    pairs = [(s, t) for s, t in pairs if grid.find_path(s, t, options=QueryOptions(size=max(sizes))).found]
+    pairs = room_pairs(grid, path.with_name(path.name + ".scen"), queries, max(sizes))
     print(f"\n{path.stem}: {grid.width}x{grid.height}, prepared in {load_ms:.1f} ms, {len(pairs)} queries")
     if not pairs:
         print(f"  no scenario query has a path for size {max(sizes)}")
         return
     base = base_node = 0.0
+    base_costs: list[float] = []
     print(
         f"  {'size':>4} {'median us':>10} {'p95 us':>9} {'x size 1':>9} {'ns/expansion':>13} {'x size 1':>9}"
+        f" {'path x size 1':>14}"
     )
     for size in sizes:
-        times, per_node = time_queries(grid, pairs, size, rounds)
+        times, per_node, costs = time_queries(grid, pairs, size, rounds)
+        base_costs = base_costs or costs
+        # how much longer the same query's path is for this size (the eroded map's detours)
+        longer = statistics.median(c / max(b, 1e-9) for c, b in zip(costs, base_costs, strict=True))
         times.sort()
         median, node = statistics.median(times) * 1e6, statistics.median(per_node) * 1e9
         p95 = times[min(len(times) - 1, int(0.95 * len(times)))] * 1e6
         base, base_node = base or median, base_node or node
-        ratios = f"{median / base:>9.2f} {node:>13.1f} {node / base_node:>9.2f}"
+        ratios = f"{median / base:>9.2f} {node:>13.1f} {node / base_node:>9.2f} {longer:>14.2f}"
         print(f"  {size:>4} {median:>10.1f} {p95:>9.1f} {ratios}")
 
 
