@@ -17,6 +17,8 @@ const SidecarLink = preload("res://addons/astar_bridge/runtime/sidecar_link.gd")
 const REPORT_NO_PATH := "astar_bridge/debug/report_no_path"
 # Cell coordinates past this go as path.find_many queries (int32 would not hold them).
 const MAX_CELL := 1 << 30
+## The load method of navmeshes and navigation maps (their frame's 2D requests go packed too).
+const NAVMESH_METHOD := "graph.load_navmesh"
 
 var _config: BridgeConfig
 var _link: SidecarLink
@@ -121,6 +123,13 @@ func _hold(
 			var start_point: Vector2 = start
 			var goal_point: Vector2 = goal
 			_queue.hold_grid(made, graph, options, cells, start_point, goal_point)
+			return
+	if _store.method_of(graph) == NAVMESH_METHOD and from is Vector2 and to is Vector2:
+		var mesh_start: Vector2 = from
+		var mesh_goal: Vector2 = to
+		var flat: bool = int(_store.params_of(graph).get("dim", 2)) == 2
+		if flat and mesh_start.is_finite() and mesh_goal.is_finite():  # a 2D navmesh packs positions
+			_queue.hold_grid(made, graph, options, false, mesh_start, mesh_goal)
 			return
 	_queue.hold_query(made, _wire_query(graph, from, to, options), _dim_of(graph, from))
 

@@ -136,14 +136,19 @@ static func packed_result(response: Dictionary, count: int) -> Dictionary:
 	var expanded: PackedInt64Array = _bytes_of(map, "expanded").to_int64_array()
 	var points: PackedByteArray = _bytes_of(map, "points")
 	var ids: PackedByteArray = _bytes_of(map, "nodes")
+	# A navmesh answer indexes its polygons apart from its waypoints (node_offsets).
+	var node_offsets: PackedInt64Array = (
+		_bytes_of(map, "node_offsets").to_int64_array() if map.has("node_offsets") else offsets
+	)
 	var results: Array = []
 	var whole: bool = (
 		status.size() == count
 		and offsets.size() == count + 1
+		and node_offsets.size() == count + 1
 		and costs.size() == count
 		and expanded.size() == count
 		and points.size() == offsets[count] * 8
-		and ids.size() == offsets[count] * 8
+		and ids.size() == node_offsets[count] * 8
 	)
 	if result.is_error() or not whole:
 		var code: String = result.code if result.is_error() else "bad_response"
@@ -175,7 +180,7 @@ static func packed_result(response: Dictionary, count: int) -> Dictionary:
 			path_map(
 				PACKED_STATUS[code],
 				points.slice(lo, hi).to_vector2_array(),
-				ids.slice(lo, hi).to_int64_array(),
+				ids.slice(node_offsets[i] * 8, node_offsets[i + 1] * 8).to_int64_array(),
 				costs[i],
 				expanded[i]
 			)
