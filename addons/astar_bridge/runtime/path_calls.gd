@@ -127,7 +127,7 @@ func _hold(
 	if _store.method_of(graph) == NAVMESH_METHOD and from is Vector2 and to is Vector2:
 		var mesh_start: Vector2 = from
 		var mesh_goal: Vector2 = to
-		var flat: bool = int(_store.params_of(graph).get("dim", 2)) == 2
+		var flat: bool = _dim_of(graph, from) == 2
 		if flat and mesh_start.is_finite() and mesh_goal.is_finite():  # a 2D navmesh packs positions
 			_queue.hold_grid(made, graph, options, false, mesh_start, mesh_goal)
 			return
