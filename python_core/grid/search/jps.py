@@ -177,23 +177,9 @@ def _expand(
             for dy in (-1, 0, 1):
                 if dx != 0 or dy != 0:
                     size = _relax(
-                        passable,
-                        min_clear,
-                        stride,
-                        node,
-                        dx,
-                        dy,
-                        goal,
-                        lengths,
-                        g,
-                        parent,
-                        stamp,
-                        pos,
-                        heap_nodes,
-                        keys,
-                        tag,
-                        size,
-                    )
+                        passable, min_clear, stride, node, dx, dy, goal, lengths,
+                        g, parent, stamp, pos, heap_nodes, keys, tag, size,
+                    )  # fmt: skip
         return size
     by, ny = back // stride, node // stride
     ddx, ddy = node - ny * stride - (back - by * stride), ny - by
@@ -201,118 +187,34 @@ def _expand(
     dy = 1 if ddy > 0 else (-1 if ddy < 0 else 0)
     if dx != 0 and dy != 0:  # diagonal: the two straight moves and the diagonal
         size = _relax(
-            passable,
-            min_clear,
-            stride,
-            node,
-            dx,
-            0,
-            goal,
-            lengths,
-            g,
-            parent,
-            stamp,
-            pos,
-            heap_nodes,
-            keys,
-            tag,
-            size,
-        )
+            passable, min_clear, stride, node, dx, 0, goal, lengths,
+            g, parent, stamp, pos, heap_nodes, keys, tag, size,
+        )  # fmt: skip
         size = _relax(
-            passable,
-            min_clear,
-            stride,
-            node,
-            0,
-            dy,
-            goal,
-            lengths,
-            g,
-            parent,
-            stamp,
-            pos,
-            heap_nodes,
-            keys,
-            tag,
-            size,
-        )
+            passable, min_clear, stride, node, 0, dy, goal, lengths,
+            g, parent, stamp, pos, heap_nodes, keys, tag, size,
+        )  # fmt: skip
         return _relax(
-            passable,
-            min_clear,
-            stride,
-            node,
-            dx,
-            dy,
-            goal,
-            lengths,
-            g,
-            parent,
-            stamp,
-            pos,
-            heap_nodes,
-            keys,
-            tag,
-            size,
-        )
+            passable, min_clear, stride, node, dx, dy, goal, lengths,
+            g, parent, stamp, pos, heap_nodes, keys, tag, size,
+        )  # fmt: skip
     size = _relax(
-        passable,
-        min_clear,
-        stride,
-        node,
-        dx,
-        dy,
-        goal,
-        lengths,
-        g,
-        parent,
-        stamp,
-        pos,
-        heap_nodes,
-        keys,
-        tag,
-        size,
-    )
+        passable, min_clear, stride, node, dx, dy, goal, lengths,
+        g, parent, stamp, pos, heap_nodes, keys, tag, size,
+    )  # fmt: skip
     step, side = dx + dy * stride, (stride if dx != 0 else 1)
     for s in (side, -side):
         if passable[node + s] >= min_clear and passable[node - step + s] < min_clear:
             # A forced neighbour: straight to it, and diagonally past it.
             ox, oy = (0, 1 if s > 0 else -1) if dx != 0 else (1 if s > 0 else -1, 0)
             size = _relax(
-                passable,
-                min_clear,
-                stride,
-                node,
-                ox,
-                oy,
-                goal,
-                lengths,
-                g,
-                parent,
-                stamp,
-                pos,
-                heap_nodes,
-                keys,
-                tag,
-                size,
-            )
+                passable, min_clear, stride, node, ox, oy, goal, lengths,
+                g, parent, stamp, pos, heap_nodes, keys, tag, size,
+            )  # fmt: skip
             size = _relax(
-                passable,
-                min_clear,
-                stride,
-                node,
-                dx + ox,
-                dy + oy,
-                goal,
-                lengths,
-                g,
-                parent,
-                stamp,
-                pos,
-                heap_nodes,
-                keys,
-                tag,
-                size,
-            )
+                passable, min_clear, stride, node, dx + ox, dy + oy, goal, lengths,
+                g, parent, stamp, pos, heap_nodes, keys, tag, size,
+            )  # fmt: skip
     return size
 
 
