@@ -40,7 +40,7 @@ if [ "$have" != "$want" ] || [ -n "$missing" ]; then
   spec="."
   if [ -n "$all" ]; then spec=".[${all// /,}]"; fi
   packages_began=$SECONDS
-  what="numpy, numba, msgpack"
+  what="numpy, numba, msgpack, shapely"
   case " $all " in *" dev "*) what="$what, the test tools" ;; esac
   case " $all " in *" bench "*) what="$what, the benchmarks' peer libraries" ;; esac
   say "installing Python packages: $what"
