@@ -400,7 +400,9 @@ class LocalServing:
 
     def _capped(self, answer: dict[str, Any]) -> dict[str, Any]:
         """``answer``, or ``too_large`` past ``max_answer_bytes`` (a path across a huge graph)."""
-        AnswerBudget(self.limits.max_answer_bytes, "path.find").add(answer_bytes(answer))
+        nbytes = answer_bytes(answer)
+        if nbytes > self.limits.max_answer_bytes:  # the budget only to raise its error
+            AnswerBudget(self.limits.max_answer_bytes, "path.find").add(nbytes)
         return answer
 
     async def _pooled_one(

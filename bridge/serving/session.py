@@ -108,7 +108,7 @@ class Session:
         except BaseException as exc:
             self._answer_error(msgid, method, exc)
             return
-        if inspect.isawaitable(outcome):
+        if type(outcome) is not dict and inspect.isawaitable(outcome):  # most answers: a dict now
             task = asyncio.ensure_future(self._finish(msgid, method, outcome))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)

@@ -145,7 +145,7 @@ class MessageStream:
             StopIteration: no whole message is buffered (an incomplete tail waits).
             StreamError: the bytes cannot be decoded or break a limit; the stream stays broken.
         """
-        if self._broken:
+        if self._broken or self._start == len(self._buffer):  # nothing buffered: no decode attempt
             raise StopIteration
         if self._pos == self._start and self.pending_bytes <= self.limits.fast_bytes:
             whole = self._decode_small()
