@@ -62,7 +62,7 @@ def choose_processes(requested: int | None, cached: int, *, jobs_count: int, fro
     sidecar (its workers are not tested) or where numba's cache cannot be locked.
 
     Example:
-        >>> choose_processes(None, 214, jobs_count=6, frozen=False)
+        >>> choose_processes(None, KERNEL_SIGNATURES, jobs_count=6, frozen=False)
         1
         >>> choose_processes(9, 0, jobs_count=6, frozen=False) <= 6
         True

@@ -243,7 +243,17 @@ def unit_size(options: QueryOptions, cell_size: tuple[float, float]) -> int:
 
 @register_warm_up
 def _warm_up() -> None:
+    """Every array type the grid code passes (numba compiles one machine code per type): a grid's
+    read-only walls into a plain array (``GridGraph.clearance``) or into the inside of a padded
+    copy (a strided view: the searches'), writable walls (``clearance_of`` of a copy), and the
+    repairs of both."""
     cells = np.ones((3, 4), dtype=np.uint8)
     clear = clearance_of(cells)
     cells[1, 1] = 0
     repair_clearance(cells, clear, (1, 1, 1, 1))
+    walls = cells.copy()
+    walls.flags.writeable = False
+    repair_clearance(walls, clearance_of(walls), (1, 1, 1, 1))
+    padded = np.zeros((5, 6), dtype=np.uint8)
+    fill_clearance(walls, padded[1:-1, 1:-1])
+    repair_clearance(walls, padded[1:-1, 1:-1], (1, 1, 1, 1))

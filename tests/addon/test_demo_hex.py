@@ -45,7 +45,9 @@ def test_every_hex_npc_reaches_every_goal_and_nothing_fails(lines: list[str]) ->
     assert rows["arrivals off the goal"] == "0", "navigation_finished only at the goal's hex centre"
     assert min(arrivals.count(npc) for npc in set(arrivals)) >= 2
     assert rows["failures"] == "0"
-    assert int(rows["paths received"]) == int(rows["paths requested"]) >= npcs
+    # A door closing re-asks an agent whose path it touches; an answer still out for the path it
+    # replaces is ignored (counted as requested, not received): none failed, and every NPC got one.
+    assert int(rows["paths requested"]) >= int(rows["paths received"]) >= npcs
     assert "demo passed" in lines
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from python_core.flowfield.sight import farthest_visible
+from python_core.flowfield.surface import FieldSurface
 from python_core.formats.movingai import read_map
 from python_core.grid import GridGraph
 from tests.godot_env import REPO, run_godot
@@ -34,6 +35,7 @@ class _HeldBytes:
     def __init__(self, grid: GridGraph, codes: np.ndarray[Any, np.dtype[np.int64]]) -> None:
         self.grid = grid
         self.agents_block = False
+        self.surface = FieldSurface(grid, 1)  # a unit of one cell: the grid's own walls
         self._codes = codes
 
     def direction_at(self, cell: tuple[int, int]) -> int | None:
