@@ -23,16 +23,16 @@ from typing import Protocol
 
 import numpy as np
 
-from python_core._types import DIAG_CODES, F64, I32, I64, SEARCH_BUDGET, SEARCH_FOUND, U8, B, DiagonalMode
+from python_core._types import DIAG_CODES, F64, I64, SEARCH_BUDGET, SEARCH_FOUND, U8, B, DiagonalMode
 from python_core.errors import BlockedEndpointError, InvalidQueryError, UnknownPointError
 from python_core.grid.cells import Cell, as_cell, check_options
 from python_core.grid.layouts.geometry import TileLayout, cell_of_class, neighbour_table, unit_centres
 from python_core.grid.layouts.kernel import layout_astar, unpad_path
+from python_core.grid.search.prepared import Workspace
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["LatticeView", "find_path", "prepare"]
 
-_TAG_LIMIT = 2**31 - 4
 _NONE = np.zeros(0, dtype=np.int64)
 _EUCLIDEAN = np.zeros((0, 2), dtype=np.float64)  # no facets: the kernel's euclidean distance
 
@@ -59,25 +59,6 @@ class LatticeView(Protocol):
     @property
     def agents(self) -> Mapping[int, Cell]: ...
     def cell_points(self, nodes: I64) -> F64: ...
-
-
-@dataclass(slots=True, eq=False)
-class _Workspace:
-    g: F64
-    parent: I32
-    stamp: I32
-    pos: I32
-    heap_nodes: I32
-    heap_keys: F64
-    passable: U8 | None = None  # a private copy to block agents in (equal to the shared one between queries)
-    tag: int = 0
-
-    def next_tag(self) -> int:
-        self.tag += 2
-        if self.tag >= _TAG_LIMIT:
-            self.stamp.fill(0)
-            self.tag = 2
-        return self.tag
 
 
 @dataclass(slots=True, eq=False)
@@ -122,18 +103,13 @@ class _Prepared:
     weights: F64
     uniform_weight: float
     min_weight: float
-    spare: list[_Workspace] = field(default_factory=list)
+    spare: list[Workspace] = field(default_factory=list)
 
-    def take(self) -> _Workspace:
+    def take(self) -> Workspace:
         try:
             return self.spare.pop()
         except IndexError:
-            n = self.passable.shape[0]
-            return _Workspace(
-                g=np.empty(n, dtype=np.float64), parent=np.empty(n, dtype=np.int32),
-                stamp=np.zeros(n, dtype=np.int32), pos=np.empty(n, dtype=np.int32),
-                heap_nodes=np.empty(n, dtype=np.int32), heap_keys=np.empty(n, dtype=np.float64),
-            )  # fmt: skip
+            return Workspace.for_nodes(self.passable.shape[0])
 
 
 _PREPARED: weakref.WeakKeyDictionary[LatticeView, _Prepared] = weakref.WeakKeyDictionary()
@@ -220,7 +196,7 @@ def prepare(grid: LatticeView) -> None:
     p.spare.append(p.take())
 
 
-def _walls(grid: LatticeView, p: _Prepared, work: _Workspace, opts: QueryOptions) -> tuple[U8, I64]:
+def _walls(grid: LatticeView, p: _Prepared, work: Workspace, opts: QueryOptions) -> tuple[U8, I64]:
     """The shared walls, or a private copy with other agents' cells closed (and those nodes)."""
     if opts.ignore_agents or not grid.agents:
         return p.passable, _NONE
@@ -287,7 +263,7 @@ def find_path(
 
 
 def _search(
-    grid: LatticeView, p: _Prepared, w: _Workspace, walls: U8, *, ends: tuple[int, int], opts: QueryOptions
+    grid: LatticeView, p: _Prepared, w: Workspace, walls: U8, *, ends: tuple[int, int], opts: QueryOptions
 ) -> PathResult:
     m = p.moves
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)

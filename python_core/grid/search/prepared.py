@@ -74,6 +74,16 @@ class Workspace:
             self.tag = 2
         return self.tag
 
+    @classmethod
+    def for_nodes(cls, n: int) -> Workspace:
+        """A new workspace for ``n`` padded nodes (np.empty / np.zeros pages are only made
+        resident when a search touches them)."""
+        return cls(
+            g=np.empty(n, dtype=np.float64), parent=np.empty(n, dtype=np.int32),
+            stamp=np.zeros(n, dtype=np.int32), pos=np.empty(n, dtype=np.int32),
+            heap_nodes=np.empty(n, dtype=np.int32), heap_keys=np.empty(n, dtype=np.float64),
+        )  # fmt: skip
+
     def nbytes(self) -> int:
         """Bytes of its arrays."""
         own = 0 if self.passable is None else int(self.passable.nbytes)
@@ -116,13 +126,7 @@ class Prepared:
         try:
             return self.spare.pop()
         except IndexError:
-            n = self.passable.shape[0]
-            # np.empty / np.zeros pages are only made resident when a search touches them.
-            return Workspace(
-                g=np.empty(n, dtype=np.float64), parent=np.empty(n, dtype=np.int32),
-                stamp=np.zeros(n, dtype=np.int32), pos=np.empty(n, dtype=np.int32),
-                heap_nodes=np.empty(n, dtype=np.int32), heap_keys=np.empty(n, dtype=np.float64),
-            )  # fmt: skip
+            return Workspace.for_nodes(self.passable.shape[0])
 
     def give(self, work: Workspace) -> None:
         """Return a workspace after its query."""
