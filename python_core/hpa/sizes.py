@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from python_core._types import I64
 from python_core.grid import GridGraph
+from python_core.grid.sized_view import sized_view
 
 __all__ = ["SizeLayer", "SizeLayers", "eroded_grid", "footprint_reduce"]
 
@@ -85,15 +86,10 @@ def eroded_grid(grid: GridGraph, k: int) -> GridGraph:
         >>> g.walkable.astype(int).tolist(), g.origin
         ([[1, 0, 0], [0, 0, 0]], (0.5, 0.5))
     """
-    walk = footprint_reduce(np.asarray(grid.walkable), k, False, np.minimum)
-    weights = np.asarray(grid.weights)
-    if weights.size and weights.min() != weights.max():  # uniform weights stay as they are
-        weights = footprint_reduce(weights, k, 0.0, np.maximum)
-    (cw, ch), (ox, oy) = grid.cell_size, grid.origin
-    shift = (k - 1) / 2
+    view = sized_view(grid, k)  # the grid's clearance >= k, footprint-max weights, shifted origin
     return GridGraph(
-        walk, diagonal=grid.diagonal, weights=weights, cell_size=(cw, ch),
-        origin=(ox + shift * cw, oy + shift * ch),
+        view.walkable, diagonal=view.diagonal, weights=view.weights, cell_size=view.cell_size,
+        origin=view.origin,
     )  # fmt: skip
 
 
