@@ -27,6 +27,7 @@ RELEASE_MODULES = frozenset(
     {
         "tests/addon/test_release.py",
         "tests/addon/test_release_read_only.py",
+        "tests/addon/test_bundle_without_ray.py",
         "tests/tooling/test_bundle_packing.py",
     }
 )

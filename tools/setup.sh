@@ -2,7 +2,8 @@
 # Idempotent set-up shared by the README's two commands. With no option it makes what the demo
 # needs: a .venv with the project and its runtime packages, numba's kernel cache filled, and a
 # Godot 4 binary. --dev adds the test tools (the test command passes it), --bench the benchmarks'
-# peer libraries. A second run reuses all of it: pip runs again only when pyproject.toml changed or
+# peer libraries, --ray the Ray client that `serve --ray` needs (docs/scale-out.md; the test command
+# passes it too). A second run reuses all of it: pip runs again only when pyproject.toml changed or
 # an extra is asked for the first time, and the warm-up then only loads the kernels.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,7 +14,8 @@ for arg in "$@"; do
   case "$arg" in
     --dev) extras+=(dev) ;;
     --bench) extras+=(bench) ;;
-    *) echo "[setup] error: unknown option '$arg' (known: --dev, --bench)" >&2; exit 2 ;;
+    --ray) extras+=(ray) ;;
+    *) echo "[setup] error: unknown option '$arg' (known: --dev, --bench, --ray)" >&2; exit 2 ;;
   esac
 done
 began=$SECONDS
@@ -43,6 +45,7 @@ if [ "$have" != "$want" ] || [ -n "$missing" ]; then
   what="numpy, numba, msgpack, shapely"
   case " $all " in *" dev "*) what="$what, the test tools" ;; esac
   case " $all " in *" bench "*) what="$what, the benchmarks' peer libraries" ;; esac
+  case " $all " in *" ray "*) what="$what, Ray" ;; esac
   say "installing Python packages: $what"
   .venv/bin/python -m pip install -q -e "$spec" >&2
   printf '%s\n%s\n' "$want" "$all" > "$stamp"

@@ -22,7 +22,7 @@ def set_up(*args: str) -> subprocess.CompletedProcess[str]:
 def test_an_unknown_option_is_refused_before_anything_runs() -> None:
     out = set_up("--everything")
     assert out.returncode == 2
-    assert out.stderr == "[setup] error: unknown option '--everything' (known: --dev, --bench)\n"
+    assert out.stderr == "[setup] error: unknown option '--everything' (known: --dev, --bench, --ray)\n"
 
 
 def test_a_second_set_up_installs_nothing_and_only_loads_the_kernels() -> None:
