@@ -142,6 +142,10 @@ class ObstacleShape:
         top = self.base + self.height if math.isfinite(self.height) else math.inf  # -inf + inf is nan
         return high >= self.base and low <= top
 
+    def __reduce__(self) -> tuple[type[ObstacleShape], tuple[F64, float, float]]:
+        # Rebuilt through the checks on unpickling, so the outline comes back read-only.
+        return (ObstacleShape, (self.outline, self.base, self.height))
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ObstacleShape):
             return NotImplemented

@@ -12,10 +12,12 @@ regions) takes region and link changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from python_core._types import F64, I64, B
+from python_core.obstacles import ObstacleShape
 
 __all__ = [
     "MoveAgent",
@@ -27,6 +29,7 @@ __all__ = [
     "SetDisabled",
     "SetLink",
     "SetLinkEnabled",
+    "SetObstacles",
     "SetRegion",
     "SetRegionCosts",
     "SetRegionLayers",
@@ -149,6 +152,17 @@ class SetLinkEnabled:
     enabled: bool
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class SetObstacles:
+    """Obstacles of a grid or navmesh, as one ``update_obstacles(shapes, remove, clear)`` call:
+    ``clear`` first, then the ids in ``remove`` go, then ``shapes`` are placed (an id already
+    there moves)."""
+
+    shapes: Mapping[int, ObstacleShape] = field(default_factory=dict)
+    remove: tuple[int, ...] = ()
+    clear: bool = False
+
+
 MapUpdate = (
     SetRegion
     | RemoveRegion
@@ -161,5 +175,7 @@ MapUpdate = (
 )
 """A change of a navigation map."""
 
-Update = SetWalkable | SetWeights | PlaceAgent | MoveAgent | RemoveAgent | SetDisabled | MapUpdate
+Update = (
+    SetWalkable | SetWeights | PlaceAgent | MoveAgent | RemoveAgent | SetDisabled | SetObstacles | MapUpdate
+)
 """One change of a batch."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -136,3 +137,11 @@ def test_equality_hash_and_bounds() -> None:
     assert len({a, ObstacleShape.polygon(SQUARE_CW)}) == 1
     assert a != ObstacleShape.polygon(SQUARE_CW, base=0.0, height=1.0)
     assert a.bounds == (0.0, 0.0, 2.0, 2.0)
+
+
+def test_pickles_as_itself() -> None:
+    shape = ObstacleShape.circle((1.0, 2.0), 3.0, base=0.5, height=2.0)
+    back = pickle.loads(pickle.dumps(shape))
+    assert back == shape
+    assert not back.outline.flags.writeable
+    assert back.geometry().equals(shape.geometry())
