@@ -1,7 +1,8 @@
 """A navigation mesh behind the :class:`Navigator` interface: endpoints are positions. A mesh
-loaded as one piece never changes; a navigation map (regions and links) takes region and link
-updates. An agent radius (per query, or the map's ``agent_radius``) searches the mesh shrunk by
-it (:mod:`python_core.navmesh.shrink`), shrunk once per radius and cached until the mesh changes.
+loaded as one piece takes only obstacles (``update_obstacles``: cut locally); a navigation map
+(regions and links) takes region and link updates too. An agent radius (per query, or the map's
+``agent_radius``) searches the mesh shrunk by it (:mod:`python_core.navmesh.shrink`), shrunk once
+per radius and cached until the mesh changes (obstacles re-cut the cached shrunk meshes).
 
     from python_core import NavMesh
     from python_core.navigation import NavMeshNavigator
@@ -11,7 +12,7 @@ it (:mod:`python_core.navmesh.shrink`), shrunk once per radius and cached until 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ from python_core.navmesh.mode_choice import ModeChoice, choose_mode
 from python_core.navmesh.navmap import NavMap
 from python_core.navmesh.polyanya import find_optimal_path
 from python_core.navmesh.shrink import ShrinkCache, ShrunkMesh, check_radius
+from python_core.obstacles import ObstacleShape
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["NavMeshNavigator"]
@@ -200,7 +202,10 @@ class NavMeshNavigator(NoHierarchy):
             raise self._refuse()
         radius = self._radius(options)
         if radius is None:
-            return self._search(self._mesh, start, goal, options)
+            result = self._search(self._mesh, start, goal, options)
+            if self._mesh.obstacle_count == 0 or result.nodes.shape[0] == 0:
+                return result
+            return self._loaded_batch([result]).result(0)  # the loaded polygons' ids
         shrunk = self._shrinks.get(radius)
         if shrunk.mesh is None:
             return PathResult(PathStatus.NO_PATH, np.zeros((0, self.dim)))
@@ -225,13 +230,44 @@ class NavMeshNavigator(NoHierarchy):
             results = [self._search(mesh, a, b, options) for a, b in zip(s, g, strict=True)]
             if shrunk is not None:
                 results = [shrunk.original(r) for r in results]
-            return MeshBatch.from_results(results, self.dim)
+                return MeshBatch.from_results(results, self.dim)
+            return self._loaded_batch(results)
         batch = find_mesh_batch(
             mesh, s, g, options=options, layers=None if options is None else options.layers
         )
         if shrunk is None:
-            return batch
+            return batch if mesh.obstacle_count == 0 else batch.with_sources(mesh.polygon_source)
         return MeshBatch.from_results([shrunk.original(batch.result(i)) for i in range(len(batch))], self.dim)
+
+    def _loaded_batch(self, results: list[PathResult]) -> MeshBatch:
+        """``results`` on the mesh as a batch whose corridors name the loaded polygons."""
+        batch = MeshBatch.from_results(results, self.dim)
+        return batch if self._mesh.obstacle_count == 0 else batch.with_sources(self._mesh.polygon_source)
+
+    @property
+    def obstacle_count(self) -> int:
+        """Obstacles cutting the mesh."""
+        return self._mesh.obstacle_count
+
+    def update_obstacles(
+        self, set_: Mapping[int, ObstacleShape], remove: Iterable[int] = (), clear: bool = False
+    ) -> None:
+        """Obstacles cut the mesh (``clear``, then ``remove``, then ``set_``; a set id moves), as
+        :meth:`NavMesh.update_obstacles`: locally, on the mesh or map and on every cached shrunk
+        mesh (the obstacles grown by its radius); the default mode stays as measured.
+
+        Raises:
+            InvalidGraphError: an unknown id in ``remove``, a bad shape, obstacles covering the
+                whole mesh (nothing changes).
+        """
+        remove = list(remove)
+        if self._map is not None:
+            self._map.update_obstacles(set_, remove, clear)
+            self._mesh = self._map.mesh
+        else:
+            self._mesh.update_obstacles(set_, remove, clear)
+        self._shrinks.mesh = self._mesh
+        self._shrinks.update_obstacles(set_, remove, clear)
 
     def _optimal(self, options: QueryOptions | None) -> bool:
         """Whether Polyanya answers: asked for, or unset on a mesh measured faster by it (a query

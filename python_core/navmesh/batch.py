@@ -12,7 +12,7 @@ A path's waypoints and its polygon corridor differ in length: each has its own o
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -77,6 +77,17 @@ class MeshBatch:
     def statuses(self) -> list[PathStatus]:
         """Every query's status, in order."""
         return [STATUS_ORDER[code] for code in self.status.tolist()]
+
+    def with_sources(self, source: I64) -> MeshBatch:
+        """The batch with every corridor's polygons mapped through ``source`` (a cut mesh's
+        :attr:`~NavMesh.polygon_source`), consecutive repeats in one corridor dropped."""
+        n = len(self)
+        nodes = source[self.nodes]
+        query = np.repeat(np.arange(n), np.diff(self.node_offsets))
+        keep = np.ones(nodes.shape[0], dtype=np.bool_)
+        keep[1:] = (nodes[1:] != nodes[:-1]) | (query[1:] != query[:-1])
+        counts = np.bincount(query[keep], minlength=n).astype(np.int64)
+        return replace(self, node_offsets=_offsets(counts), nodes=np.ascontiguousarray(nodes[keep]))
 
     @classmethod
     def from_results(cls, results: Sequence[PathResult], dim: int) -> MeshBatch:

@@ -22,7 +22,16 @@ from python_core._types import F64, I64
 from python_core.csr.graph import CsrGraph
 from python_core.errors import InvalidGraphError
 
-__all__ = ["PLANE_AXES", "corner_links", "flatten", "match_edges", "normalise", "portal_graph"]
+__all__ = [
+    "PLANE_AXES",
+    "corner_links",
+    "flatten",
+    "match_edges",
+    "normalise",
+    "per_polygon",
+    "polygon_ids",
+    "portal_graph",
+]
 
 PLANE_AXES = {0: (1, 2), 1: (0, 2), 2: (0, 1)}
 
@@ -137,3 +146,41 @@ def portal_graph(
     d_all = (d[:, None, None] * samples + 0 * k[None, :, None] + k[None, None, :]).reshape(-1)
     cost = np.linalg.norm(pts[d_all] - pts[s_all], axis=1)
     return CsrGraph.from_edges(pts, np.stack([s_all, d_all], axis=1), cost), corners
+
+
+def per_polygon(values: npt.ArrayLike | None, count: int, default: float, what: str) -> F64:
+    """Per-polygon values (``default`` when None), checked: one each, finite and >= 0."""
+    if values is None:
+        return np.full(count, default, dtype=np.float64)
+    out = np.asarray(values, dtype=np.float64).reshape(-1)
+    if out.shape[0] != count:
+        raise InvalidGraphError(f"{what} needs one value per polygon ({count}), got {out.shape[0]}")
+    if not np.all(np.isfinite(out)) or np.any(out < 0):
+        raise InvalidGraphError(
+            f"{what} must be finite and >= 0, got {out[~(np.isfinite(out) & (out >= 0))][0]}"
+        )
+    return out
+
+
+def polygon_ids(polygons: npt.ArrayLike, count: int) -> I64:
+    """Polygon ids as an array, each in ``0..count - 1``, or :class:`InvalidGraphError`."""
+    ids = np.asarray(polygons, dtype=np.int64).reshape(-1)
+    if ids.size and (ids.min() < 0 or ids.max() >= count):
+        raise InvalidGraphError(f"polygon ids must be in 0..{count - 1}")
+    return ids
+
+
+def lift_onto(corners: F64, up_axis: int, xy: F64) -> F64:
+    """Plane points ``xy`` on the plane of a 3D polygon of ``corners`` (Newell's normal; a
+    vertical polygon gives its mean height), in mesh coordinates."""
+    c = corners.mean(axis=0)
+    normal = np.cross(corners - c, np.roll(corners, -1, axis=0) - c).sum(axis=0)
+    i, j = PLANE_AXES[up_axis]
+    u = up_axis
+    out = np.zeros((xy.shape[0], 3))
+    out[:, i], out[:, j] = xy[:, 0], xy[:, 1]
+    if abs(normal[u]) < 1e-12:
+        out[:, u] = c[u]
+    else:
+        out[:, u] = c[u] - (normal[i] * (xy[:, 0] - c[i]) + normal[j] * (xy[:, 1] - c[j])) / normal[u]
+    return out

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from python_core._types import F64
-from python_core.errors import InvalidGraphError
+from python_core.errors import InvalidGraphError, InvalidQueryError
 
-__all__ = ["LAYERS_MAX", "NavLink", "check_cost", "check_layers"]
+__all__ = ["LAYERS_MAX", "NavLink", "check_cost", "check_layers", "query_mask"]
 
 LAYERS_MAX = 0xFFFFFFFF
 """Navigation layers are a 32-bit mask, as Godot's ``navigation_layers``."""
@@ -36,6 +36,15 @@ def check_layers(value: int, what: str) -> int:
     ):
         raise InvalidGraphError(f"{what} must be an integer mask in [0, 2**32 - 1], got {value!r:.40}")
     return int(value)
+
+
+def query_mask(layers: int | None) -> int:
+    """A query's layer mask (None: every layer), or :class:`InvalidQueryError`."""
+    if layers is None:
+        return LAYERS_MAX
+    if isinstance(layers, bool) or not isinstance(layers, int | np.integer) or not 0 <= layers <= LAYERS_MAX:
+        raise InvalidQueryError(f"layers must be an integer mask in [0, 2**32 - 1], got {layers!r:.40}")
+    return int(layers)
 
 
 def check_cost(value: float, what: str) -> float:

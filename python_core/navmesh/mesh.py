@@ -14,15 +14,16 @@ nearest polygons, the bucket grid that locates points built (:mod:`~python_core.
 and the search graph (:mod:`~python_core.navmesh.graph`). A query is one compiled call
 (:mod:`~python_core.navmesh.kernel`): start and goal are located (and clamped onto the mesh when
 outside, as Godot's NavigationServer does), A* runs over points on the portals (ends and middle)
-and link ends, and the funnel pulls the corridor taut; ``cost`` is
-the path's length weighted by the polygons' travel costs, plus enter and link costs. In 3D,
-location and funnel work in the plane perpendicular to ``up_axis``; heights come from the
-polygons' planes.
+and link ends, and the funnel pulls the corridor taut; ``cost`` is the path's length weighted by
+the polygons' travel costs, plus enter and link costs. In 3D, location and funnel work in the plane
+perpendicular to ``up_axis``; heights come from the polygons' planes. Obstacles cut the mesh
+locally (:mod:`~python_core.navmesh.cut`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -32,34 +33,23 @@ from python_core.compiled import register_warm_up
 from python_core.csr.graph import CsrGraph
 from python_core.csr.kernel import heuristic_code
 from python_core.errors import InvalidGraphError, InvalidQueryError
-from python_core.navmesh.build import PLANE_AXES, corner_links, flatten, normalise
+from python_core.navmesh.build import PLANE_AXES, corner_links, flatten, normalise, per_polygon, polygon_ids
 from python_core.navmesh.corridor_kernel import nav_scratch
+from python_core.navmesh.cut import Cuts, apply_obstacles
 from python_core.navmesh.graph import LinkEnds, SearchGraph, build_search_graph
 from python_core.navmesh.kernel import nav_query, nav_static
-from python_core.navmesh.links import LAYERS_MAX, NavLink, check_cost
+from python_core.navmesh.links import LAYERS_MAX, NavLink, check_cost, query_mask
 from python_core.navmesh.locate_kernel import closest_point as closest_kernel
 from python_core.navmesh.locate_kernel import locate as locate_kernel
 from python_core.navmesh.locator import build_locator
 from python_core.navmesh.stitch import conform
+from python_core.obstacles import ObstacleShape
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["ALL_LAYERS", "NavMesh"]
 
 ALL_LAYERS = LAYERS_MAX
 """The query mask that admits every polygon and link (what a query without layers uses)."""
-
-
-def _per_polygon(values: npt.ArrayLike | None, count: int, default: float, what: str) -> F64:
-    if values is None:
-        return np.full(count, default, dtype=np.float64)
-    out = np.asarray(values, dtype=np.float64).reshape(-1)
-    if out.shape[0] != count:
-        raise InvalidGraphError(f"{what} needs one value per polygon ({count}), got {out.shape[0]}")
-    if not np.all(np.isfinite(out)) or np.any(out < 0):
-        raise InvalidGraphError(
-            f"{what} must be finite and >= 0, got {out[~(np.isfinite(out) & (out >= 0))][0]}"
-        )
-    return out
 
 
 class NavMesh:
@@ -138,6 +128,9 @@ class NavMesh:
             )
             raise InvalidGraphError(f"polygon {p} has a vertex index outside 0..{verts.shape[0] - 1}")
         self._samples = int(portal_samples)
+        self.area_epsilon = float(area_epsilon)
+        self._cuts: Cuts | None = None  # obstacles and their cuts (python_core.navmesh.cut)
+        self.version = 0  # counts obstacle updates (what a query's cached arrays were made of)
         if self._samples < 1:
             raise InvalidGraphError(f"portal_samples must be >= 1, got {portal_samples}")
         self.portal_samples, self.merge_margin = self._samples, float(merge_margin)
@@ -156,8 +149,8 @@ class NavMesh:
         self.layers = np.ones(count, np.int64) if layers is None else np.asarray(layers, np.int64).reshape(-1)
         if self.layers.shape[0] != count or np.any((self.layers < 0) | (self.layers > LAYERS_MAX)):
             raise InvalidGraphError(f"layers needs one mask in [0, 2**32 - 1] per polygon ({count})")
-        self.enter_costs = _per_polygon(enter_costs, count, 0.0, "enter_costs")
-        self.travel_costs = _per_polygon(travel_costs, count, 1.0, "travel_costs")
+        self.enter_costs = per_polygon(enter_costs, count, 0.0, "enter_costs")
+        self.travel_costs = per_polygon(travel_costs, count, 1.0, "travel_costs")
         plane = verts[:, list(PLANE_AXES[up_axis])] if self.dim == 3 else verts
         ccw = normalise(plane, ptr, flat, area_epsilon)
         conformed = conform(verts, ptr, ccw, self.region, weld=merge_margin, margin=self.edge_margin)
@@ -273,12 +266,17 @@ class NavMesh:
 
     # ---- changes that keep the geometry -------------------------------------------------------
     def set_layers(self, polygons: npt.ArrayLike, mask: int) -> None:
-        """Give ``polygons`` the layer ``mask`` (queries see it at once; nothing is rebuilt).
+        """Give ``polygons`` the layer ``mask`` (queries see it at once; nothing is rebuilt). On a
+        mesh cut by obstacles the ids are the loaded mesh's (each with all its pieces).
 
         Raises:
             InvalidGraphError: a polygon index out of range or a bad mask.
         """
-        ids = self._polygon_ids(polygons)
+        if self._cuts is not None:  # ids of the loaded mesh: its polygons and all their pieces
+            self._cuts.loaded.set_layers(polygons, mask)
+            ids = np.flatnonzero(np.isin(self._cuts.source, self._cuts.loaded._polygon_ids(polygons)))
+        else:
+            ids = self._polygon_ids(polygons)
         if isinstance(mask, bool) or not 0 <= int(mask) <= LAYERS_MAX:
             raise InvalidGraphError(f"mask must be in [0, 2**32 - 1], got {mask}")
         self.layers[ids] = int(mask)
@@ -294,6 +292,9 @@ class NavMesh:
         """
         if not 0 <= index < len(self.links):
             raise InvalidGraphError(f"no link {index}; the mesh has {len(self.links)}")
+        if self._cuts is not None:  # the loaded mesh keeps the switch; an obstacle may still block it
+            self._cuts.loaded.set_link_enabled(index, enabled)
+            enabled = enabled and index not in self._cuts.blocked
         link = self.links[index]
         self.links[index] = NavLink(link.start, link.end, link.bidirectional, link.enter_cost,
                                     link.travel_cost, link.layers, bool(enabled))  # fmt: skip
@@ -304,10 +305,36 @@ class NavMesh:
         self._common_layers()
 
     def _polygon_ids(self, polygons: npt.ArrayLike) -> I64:
-        ids = np.asarray(polygons, dtype=np.int64).reshape(-1)
-        if ids.size and (ids.min() < 0 or ids.max() >= self.polygon_count):
-            raise InvalidGraphError(f"polygon ids must be in 0..{self.polygon_count - 1}")
-        return ids
+        return polygon_ids(polygons, self.polygon_count)
+
+    # ---- obstacles ----------------------------------------------------------------------------------
+    @property
+    def obstacle_count(self) -> int:
+        """Obstacles cutting the mesh."""
+        return 0 if self._cuts is None else len(self._cuts.obstacles)
+
+    @property
+    def polygon_source(self) -> I64:
+        """Per polygon, the loaded polygon it is a piece of (itself while no obstacle cuts it)."""
+        return np.arange(self.polygon_count) if self._cuts is None else self._cuts.source
+
+    def update_obstacles(
+        self, set_: Mapping[int, ObstacleShape], remove: Iterable[int] = (), clear: bool = False
+    ) -> None:
+        """Cut the mesh around obstacles: ``clear`` all first, then ``remove`` ids, then ``set_``
+        (an id already there moves). Only the loaded polygons a changed obstacle touches are re-cut
+        (see :mod:`~python_core.navmesh.cut`); polygon ids then are the cut mesh's
+        (:attr:`polygon_source` maps them back); with no obstacle left it is the loaded mesh again.
+
+        Raises:
+            InvalidGraphError: an unknown id in ``remove``, a value that is not an ObstacleShape,
+                obstacles covering the whole mesh. Nothing changes then.
+        """
+        loaded = copy.copy(self) if self._cuts is None else self._cuts.loaded
+        cut, cuts = apply_obstacles(loaded, self._cuts, set_, remove, clear)
+        # every derived array swapped at once; none left: the loaded mesh's own arrays again
+        state = cut.__dict__ | {"_cuts": cuts} if cuts.obstacles else dict(loaded.__dict__)
+        self.__dict__.update(state | {"version": self.version + 1})
 
     # ---- queries ----------------------------------------------------------------------------------
     def _check_point(self, point: npt.ArrayLike) -> F64:
@@ -316,17 +343,7 @@ class NavMesh:
             raise InvalidQueryError(f"point must be {self.dim} finite numbers, got {p.tolist()}")
         return p
 
-    @staticmethod
-    def _check_mask(layers: int | None) -> int:
-        if layers is None:
-            return ALL_LAYERS
-        if (
-            isinstance(layers, bool)
-            or not isinstance(layers, int | np.integer)
-            or not 0 <= layers <= LAYERS_MAX
-        ):
-            raise InvalidQueryError(f"layers must be an integer mask in [0, 2**32 - 1], got {layers!r:.40}")
-        return int(layers)
+    _check_mask = staticmethod(query_mask)
 
     def locate(self, point: npt.ArrayLike, *, eps: float = 1e-9, layers: int | None = None) -> int:
         """Index of a polygon containing ``point`` (within ``eps`` relative to the coordinates'

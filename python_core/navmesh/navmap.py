@@ -12,13 +12,14 @@ Each region is a navigation mesh in its own frame with a transform (``Navigation
 layers and enter/travel costs; links are :class:`~python_core.navmesh.links.NavLink`. The map
 builds one :class:`~python_core.navmesh.NavMesh` of every region (region ids are its polygons'
 ``region``): adding, removing or moving a region or link rebuilds that mesh from the regions it
-keeps (nothing is sent again); changing layers or enabling a link changes the built mesh in place.
+keeps (nothing is sent again); changing layers or enabling a link changes the built mesh in place;
+obstacles (:meth:`NavMap.update_obstacles`) cut it locally and stay across rebuilds.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -27,8 +28,10 @@ import numpy.typing as npt
 from python_core._types import F64, I64
 from python_core.errors import InvalidGraphError
 from python_core.navmesh.build import flatten
+from python_core.navmesh.cut import checked_changes
 from python_core.navmesh.links import NavLink, check_cost, check_layers
 from python_core.navmesh.mesh import NavMesh
+from python_core.obstacles import ObstacleShape
 
 __all__ = ["NavMap", "NavRegion", "check_transform"]
 
@@ -137,6 +140,7 @@ class NavMap:
         self.links: dict[int, NavLink] = {}
         self._mesh: NavMesh | None = None
         self._first: dict[int, tuple[int, int]] = {}
+        self.obstacles: dict[int, ObstacleShape] = {}
 
     # ---- reading ---------------------------------------------------------------------------------
     @property
@@ -183,12 +187,15 @@ class NavMap:
             base += world.shape[0]
             first += count
         ordered = [self.links[k] for k in sorted(self.links)]
-        return NavMesh(
+        mesh = NavMesh(
             np.vstack(verts), np.concatenate(polys), sizes=np.concatenate(sizes), up_axis=self.up_axis,
             merge_margin=self.merge_margin, portal_samples=self.portal_samples, regions=region,
             edge_margin=self.edge_margin, layers=layers, enter_costs=enter, travel_costs=travel,
             links=ordered, link_radius=self.link_radius,
         )  # fmt: skip
+        if self.obstacles:
+            mesh.update_obstacles(self.obstacles)
+        return mesh
 
     def copy(self) -> NavMap:
         """A copy sharing the (immutable) regions and links and the built mesh until it changes."""
@@ -196,7 +203,32 @@ class NavMap:
         out.regions = dict(self.regions)
         out.links = dict(self.links)
         out._first = dict(self._first)
+        out.obstacles = dict(self.obstacles)
         return out
+
+    # ---- obstacles -------------------------------------------------------------------------------
+    @property
+    def obstacle_count(self) -> int:
+        """Obstacles cutting the map."""
+        return len(self.obstacles)
+
+    def update_obstacles(
+        self, set_: Mapping[int, ObstacleShape], remove: Iterable[int] = (), clear: bool = False
+    ) -> None:
+        """Obstacles as :meth:`NavMesh.update_obstacles` (``clear``, then ``remove``, then ``set_``),
+        kept across rebuilds; the built mesh is re-cut locally (a copy of it: a map copied before
+        keeps its mesh as it was).
+
+        Raises:
+            InvalidGraphError: an unknown id in ``remove``, a bad shape (nothing changes).
+        """
+        remove = list(remove)
+        after, _ = checked_changes(self.obstacles, set_, remove, clear)
+        if self._mesh is not None:
+            mesh = copy.copy(self._mesh)
+            mesh.update_obstacles(set_, remove, clear)
+            self._mesh = mesh
+        self.obstacles = after
 
     # ---- changes ---------------------------------------------------------------------------------
     def set_region(self, region_id: int, region: NavRegion) -> None:

@@ -26,20 +26,23 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
 import shapely
 
 from python_core._types import F64, I64
-from python_core.errors import InvalidQueryError
+from python_core.errors import InvalidGraphError, InvalidQueryError
 from python_core.navmesh.carve import Shapes, convex_pieces, polygons_of
+from python_core.navmesh.cut import loaded_of, obstacles_of
 from python_core.navmesh.links import NavLink
 from python_core.navmesh.mesh import NavMesh
 from python_core.navmesh.shrink_3d import shrunk_pieces_3d
+from python_core.obstacles import ObstacleShape
 from python_core.result import PathResult
 
-__all__ = ["ARC_SEGMENTS", "ShrinkCache", "ShrunkMesh", "check_radius", "shrink_mesh"]
+__all__ = ["ARC_SEGMENTS", "ShrinkCache", "ShrunkMesh", "check_radius", "grown", "shrink_mesh"]
 
 ARC_SEGMENTS = 4
 """Segments per quarter circle where the shrunk area rounds an obstacle's corner (pixel-stepped
@@ -76,7 +79,8 @@ class ShrunkMesh:
         radius: the agent radius.
         mesh: the shrunk mesh (same regions, layers, costs and links, in the same order), or None
             when no point of the mesh has room for the radius.
-        source: per polygon of ``mesh``, the polygon of the original mesh it lies in.
+        source: per polygon of ``mesh`` as shrunk (before obstacle cuts: ``mesh.polygon_source``
+            leads there), the polygon of the original mesh it lies in.
         dropped_links: ``(link index, why)`` for each link whose ends have no room: it stays in
             ``mesh.links`` (so indices match), disabled.
     """
@@ -89,9 +93,9 @@ class ShrunkMesh:
     def original(self, result: PathResult) -> PathResult:
         """``result`` of a search on :attr:`mesh` with its polygon corridor in the original mesh's
         polygon ids (consecutive repeats dropped)."""
-        if result.nodes.shape[0] == 0:
+        if result.nodes.shape[0] == 0 or self.mesh is None:
             return result
-        nodes = self.source[result.nodes]
+        nodes = self.source[self.mesh.polygon_source[result.nodes]]  # pieces of obstacle cuts too
         keep = np.concatenate([[True], nodes[1:] != nodes[:-1]])
         return replace(result, nodes=np.ascontiguousarray(nodes[keep]))
 
@@ -242,6 +246,27 @@ def shrink_mesh(mesh: NavMesh, radius: float) -> ShrunkMesh:
     return ShrunkMesh(radius, build(links), source, tuple(dropped))
 
 
+def grown(shape: ObstacleShape, radius: float) -> ObstacleShape:
+    """``shape`` grown by ``radius`` as the shrunk area is eroded: exactly along its sides, round
+    at its corners with chords outside the radius (a path around it keeps ``radius`` away)."""
+    around = shapely.intersection(
+        shape.geometry().buffer(radius * _OUTSIDE, quad_segs=ARC_SEGMENTS),
+        shape.geometry().buffer(radius, join_style="mitre"),
+    )
+    return ObstacleShape(shapely.get_coordinates(around.exterior), shape.base, shape.height)
+
+
+def _with_obstacles(shrunk: ShrunkMesh, obstacles: Mapping[int, ObstacleShape]) -> ShrunkMesh:
+    """``shrunk`` cut by ``obstacles`` grown by its radius (no mesh when they cover it)."""
+    if shrunk.mesh is None or not obstacles:
+        return shrunk
+    try:
+        shrunk.mesh.update_obstacles({k: grown(s, shrunk.radius) for k, s in obstacles.items()})
+    except InvalidGraphError:
+        return ShrunkMesh(shrunk.radius, None, np.zeros(0, dtype=np.int64))
+    return shrunk
+
+
 class ShrinkCache:
     """Shrunk meshes of one mesh by radius, the ``capacity`` most recently used kept (LRU).
 
@@ -290,7 +315,9 @@ class ShrinkCache:
         return found
 
     def _shrink(self, radius: float) -> ShrunkMesh:
-        made = shrink_mesh(self.mesh, radius)
+        # the loaded mesh, shrunk, then cut by the obstacles grown by the radius: moving one
+        # later re-cuts the shrunk mesh locally (erode(A - O) = erode(A) - grow(O))
+        made = _with_obstacles(shrink_mesh(loaded_of(self.mesh), radius), obstacles_of(self.mesh))
         with self._lock:
             self.misses += 1
             self._shrunk[radius] = made
@@ -298,6 +325,22 @@ class ShrinkCache:
             while len(self._shrunk) > self.capacity:
                 self._shrunk.popitem(last=False)
             return made
+
+    def update_obstacles(self, set_: Mapping[int, ObstacleShape], remove: Iterable[int], clear: bool) -> None:
+        """The change the mesh just took (checked there), made to every cached shrunk mesh with the
+        obstacles grown by its radius; one the obstacles now cover entirely is dropped (shrunk
+        again when asked for)."""
+        with self._lock:
+            for radius, shrunk in list(self._shrunk.items()):
+                if shrunk.mesh is None:
+                    del self._shrunk[radius]
+                    continue
+                try:
+                    shrunk.mesh.update_obstacles(
+                        {k: grown(s, radius) for k, s in set_.items()}, remove, clear
+                    )
+                except InvalidGraphError:
+                    del self._shrunk[radius]
 
     @property
     def radii(self) -> list[float]:

@@ -24,7 +24,7 @@ import shapely
 
 from python_core._types import F64, I64
 from python_core.errors import UnsupportedOperationError
-from python_core.navmesh.build import PLANE_AXES
+from python_core.navmesh.build import PLANE_AXES, lift_onto
 from python_core.navmesh.carve import Shapes, convex_pieces, polygons_of
 from python_core.navmesh.mesh import NavMesh
 
@@ -69,22 +69,6 @@ def _boundaries(polygons: Shapes, part: I64, closing: float) -> tuple[Shapes, I6
     return np.concatenate(lines), np.concatenate(owners)
 
 
-def _lift(mesh: NavMesh, polygon: int, xy: F64) -> F64:
-    """Plane points on polygon ``polygon``'s plane (Newell's normal), in mesh coordinates."""
-    v = mesh.vertices[mesh.polygon(polygon)]
-    c = v.mean(axis=0)
-    normal = np.cross(v - c, np.roll(v, -1, axis=0) - c).sum(axis=0)
-    i, j = PLANE_AXES[mesh.up_axis]
-    u = mesh.up_axis
-    out = np.zeros((xy.shape[0], 3))
-    out[:, i], out[:, j] = xy[:, 0], xy[:, 1]
-    if abs(normal[u]) < 1e-12:
-        out[:, u] = c[u]
-    else:
-        out[:, u] = c[u] - (normal[i] * (xy[:, 0] - c[i]) + normal[j] * (xy[:, 1] - c[j])) / normal[u]
-    return out
-
-
 def shrunk_pieces_3d(
     mesh: NavMesh, radius: float, *, arc_segments: int = 4, min_area: float = 1e-10
 ) -> tuple[F64, I64, I64, I64]:
@@ -123,7 +107,7 @@ def shrunk_pieces_3d(
         xy, ptr, flat = convex_pieces(polygons[p].difference(band), min_area=min_area)
         if ptr.shape[0] < 2:
             continue
-        verts.append(_lift(mesh, p, xy))
+        verts.append(lift_onto(mesh.vertices[mesh.polygon(p)], mesh.up_axis, xy))
         flats.append(flat + base)
         sizes.append(np.diff(ptr))
         sources.append(np.full(ptr.shape[0] - 1, p, dtype=np.int64))

@@ -1,0 +1,278 @@
+"""Obstacles cut into a navigation mesh, locally: only the loaded polygons an obstacle touches are
+re-cut, from their loaded (un-cut) shape, and the mesh is rebuilt around the pieces.
+
+Quick start::
+
+    from python_core.navmesh import NavMesh
+    from python_core.obstacles import ObstacleShape
+    room = NavMesh([[0, 0], [10, 0], [10, 4], [0, 4]], [[0, 1, 2, 3]])
+    room.update_obstacles({7: ObstacleShape.polygon([(4, -1), (6, -1), (6, 3), (4, 3)])})
+    assert room.find_path((1, 1), (9, 1)).cost > 8.0  # round the crate's top, through the gap
+
+The walkable area is the loaded polygons minus the union of the obstacles' outlines (in the ground
+plane; in 3D only polygons whose elevation range meets an obstacle's ``[base, base + height]``).
+An update finds the loaded polygons whose bounding box meets a changed obstacle's old or new
+footprint (an R-tree of the loaded polygons), re-cuts each of those alone (shapely's difference,
+then convex pieces by :func:`~python_core.navmesh.carve.convex_pieces`) and keeps every other
+polygon's cut as it was. Pieces keep their polygon's region, layers, costs and plane, and the
+loaded polygon's vertices where they coincide, so the stitching (:mod:`~python_core.navmesh.stitch`)
+joins them to their neighbours exactly. A link with an end inside an obstacle is unused while it
+stands.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import shapely
+
+from python_core._types import F64, I64, B
+from python_core.errors import InvalidGraphError
+from python_core.navmesh.build import PLANE_AXES, lift_onto
+from python_core.navmesh.carve import Shapes, convex_pieces, polygons_of
+from python_core.navmesh.links import NavLink
+from python_core.obstacles import ObstacleShape
+
+if TYPE_CHECKING:
+    from python_core.navmesh.mesh import NavMesh
+
+__all__ = ["Cuts", "Piece", "apply_obstacles", "checked_changes", "loaded_of", "obstacles_of"]
+
+_PAD = 1e-9
+"""Boxes are grown by this share of their size (plus this much), so a polygon an obstacle touches
+across rounding is still re-cut."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Piece:
+    """A loaded polygon's cut: its convex pieces (CSR ``ptr``/``flat``) over ``vertices``, where
+    ``flat >= 0`` is a loaded vertex id and ``flat < 0`` is new vertex ``-1 - flat``."""
+
+    vertices: F64
+    ptr: I64
+    flat: I64
+
+
+@dataclass(slots=True, eq=False)
+class Cuts:
+    """A mesh's obstacles and what they cut (see the module docstring).
+
+    Attributes:
+        loaded: the mesh as loaded (what every re-cut starts from; shares no array with the cut mesh).
+        shapes: the loaded polygons in the plane, and their R-tree.
+        low, high: per loaded polygon, its up-coordinate range (3D; 0 in 2D).
+        obstacles: by id.
+        pieces: per cut loaded polygon, its pieces (none: wholly covered).
+        source: per polygon of the cut mesh, its loaded polygon.
+        blocked: the links with an end inside an obstacle (unused while it stands).
+    """
+
+    loaded: NavMesh
+    shapes: Shapes
+    tree: shapely.STRtree
+    low: F64
+    high: F64
+    obstacles: dict[int, ObstacleShape] = field(default_factory=dict)
+    pieces: dict[int, Piece] = field(default_factory=dict)
+    source: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    blocked: frozenset[int] = frozenset()
+
+    @classmethod
+    def of(cls, mesh: NavMesh) -> Cuts:
+        """The cut state of a mesh not cut yet (``mesh`` itself becomes the loaded mesh: the
+        caller replaces its own arrays by the cut mesh's, never changing these)."""
+        axes = list(PLANE_AXES[mesh.up_axis]) if mesh.dim == 3 else [0, 1]
+        shapes = polygons_of(np.ascontiguousarray(mesh.vertices[:, axes]), mesh.poly_ptr, mesh.poly_verts)
+        if mesh.dim == 3:
+            up = mesh.vertices[mesh.poly_verts, mesh.up_axis]
+            low, high = (
+                np.minimum.reduceat(up, mesh.poly_ptr[:-1]),
+                np.maximum.reduceat(up, mesh.poly_ptr[:-1]),
+            )
+        else:
+            low = high = np.zeros(mesh.polygon_count)
+        return cls(mesh, shapes, shapely.STRtree(shapes), low, high, source=np.arange(mesh.polygon_count))
+
+
+def loaded_of(mesh: NavMesh) -> NavMesh:
+    """The mesh as loaded, before any obstacle cut (``mesh`` itself when none cuts it)."""
+    return mesh if mesh._cuts is None else mesh._cuts.loaded
+
+
+def obstacles_of(mesh: NavMesh) -> dict[int, ObstacleShape]:
+    """The obstacles cutting ``mesh``, by id."""
+    return {} if mesh._cuts is None else dict(mesh._cuts.obstacles)
+
+
+def checked_changes(
+    obstacles: Mapping[int, ObstacleShape], set_: object, remove: object, clear: object
+) -> tuple[dict[int, ObstacleShape], list[ObstacleShape]]:
+    """The obstacles after ``clear``, then ``remove``, then ``set_``, and the footprints that
+    changed (old and new); raises before anything is changed.
+
+    Raises:
+        InvalidGraphError: ``set_`` not a mapping of ids >= 0 to :class:`ObstacleShape`, an id of
+            ``remove`` that is not there (after ``clear``), ``clear`` not a bool.
+    """
+    if not isinstance(clear, bool):
+        raise InvalidGraphError(f"clear must be True or False, got {clear!r:.40}")
+    if not isinstance(set_, Mapping):
+        raise InvalidGraphError(f"obstacles to set must map ids to ObstacleShape, got {set_!r:.60}")
+    if isinstance(remove, str | bytes) or not isinstance(remove, Iterable):
+        raise InvalidGraphError(f"obstacles to remove must be a list of ids, got {remove!r:.60}")
+    removed = list(remove)
+    for key in [*set_, *removed]:
+        if isinstance(key, bool) or not isinstance(key, int | np.integer) or key < 0:
+            raise InvalidGraphError(f"an obstacle id must be an integer >= 0, got {key!r:.40}")
+    for key, shape in set_.items():
+        if not isinstance(shape, ObstacleShape):
+            raise InvalidGraphError(f"obstacle {key} must be an ObstacleShape, got {type(shape).__name__}")
+    after = {} if clear else dict(obstacles)
+    unknown = [int(k) for k in removed if int(k) not in after]
+    if unknown:
+        raise InvalidGraphError(f"no obstacle {unknown[0]} to remove (ids now: {sorted(after)[:20]})")
+    changed = list(obstacles.values()) if clear else []
+    for key in removed:
+        changed.append(after.pop(int(key)))
+    for key, shape in set_.items():
+        old = after.get(int(key))
+        if old is not None and old == shape:
+            continue
+        if old is not None:
+            changed.append(old)
+        after[int(key)] = shape
+        changed.append(shape)
+    return after, changed
+
+
+def _boxes(shapes: list[ObstacleShape]) -> Shapes:
+    b = np.array([s.bounds for s in shapes], dtype=np.float64).reshape(-1, 4)
+    pad = _PAD * (1.0 + np.abs(b).max(axis=1, initial=0.0))
+    return np.asarray(shapely.box(b[:, 0] - pad, b[:, 1] - pad, b[:, 2] + pad, b[:, 3] + pad))
+
+
+def _in_range(shapes: list[ObstacleShape], low: F64, high: F64, dim: int) -> B:
+    """Per (shape, polygon) pair: the polygon's elevations meet the shape's (always in 2D)."""
+    if dim == 2:
+        return np.ones(low.shape[0], dtype=np.bool_)
+    base = np.array([s.base for s in shapes])
+    top = np.array([s.base + s.height if math.isfinite(s.height) else math.inf for s in shapes])
+    return np.asarray((high >= base) & (low <= top), dtype=np.bool_)
+
+
+def _recut(cuts: Cuts, polygon: int, near: list[ObstacleShape], min_area: float) -> Piece | None:
+    """Polygon ``polygon`` less ``near`` (None: not cut by them, the loaded polygon stays)."""
+    shape = cuts.shapes[polygon]
+    blocking = shapely.union_all([s.geometry() for s in near])
+    if shapely.intersection(shape, blocking).area <= min_area:
+        return None  # touching along an edge or at a corner cuts nothing
+    mesh = cuts.loaded
+    xy, ptr, flat = convex_pieces(shapely.difference(shape, blocking), min_area=min_area)
+    own = mesh.polygon(polygon)
+    own_xy = shapely.get_coordinates(shape)[:-1]
+    # a piece's corner at a loaded corner keeps that vertex (exact seams with untouched neighbours)
+    at = {(float(x), float(y)): int(v) for (x, y), v in zip(own_xy.tolist(), own.tolist(), strict=True)}
+    ids = np.array([at.get((float(x), float(y)), -1) for x, y in xy.tolist()], dtype=np.int64)
+    fresh = np.flatnonzero(ids < 0)
+    ids[fresh] = -1 - np.arange(fresh.shape[0])
+    verts = xy[fresh] if mesh.dim == 2 else lift_onto(mesh.vertices[own], mesh.up_axis, xy[fresh])
+    return Piece(np.ascontiguousarray(verts, dtype=np.float64), ptr, ids[flat])
+
+
+def _pieces(cuts: Cuts, after: dict[int, ObstacleShape], changed: list[ObstacleShape]) -> dict[int, Piece]:
+    """The cut of every loaded polygon after the change: those a changed footprint's box meets
+    are re-cut, the others keep theirs."""
+    pieces = dict(cuts.pieces)
+    if not changed:
+        return pieces
+    mesh = cuts.loaded
+    hit = cuts.tree.query(_boxes(changed))
+    keep = _in_range([changed[i] for i in hit[0]], cuts.low[hit[1]], cuts.high[hit[1]], mesh.dim)
+    polygons = np.unique(hit[1][keep])
+    current = list(after.values())
+    if not current:
+        for p in polygons.tolist():
+            pieces.pop(p, None)
+        return pieces
+    near = shapely.STRtree(_boxes(current)).query(cuts.shapes[polygons])
+    near = near[:, _in_range([current[i] for i in near[1]], cuts.low[polygons[near[0]]],
+                             cuts.high[polygons[near[0]]], mesh.dim)]  # fmt: skip
+    starts = np.searchsorted(near[0], np.arange(polygons.shape[0] + 1))
+    for k, p in enumerate(polygons.tolist()):
+        which = near[1][starts[k] : starts[k + 1]]
+        near_p = [current[i] for i in which.tolist()]
+        made = _recut(cuts, p, near_p, mesh.area_epsilon) if near_p else None
+        if made is None:
+            pieces.pop(p, None)
+        else:
+            pieces[p] = made
+    return pieces
+
+
+def _blocked_links(mesh: NavMesh, obstacles: list[ObstacleShape]) -> tuple[list[NavLink], frozenset[int]]:
+    """The mesh's links, those with an end inside an obstacle disabled, and their indices."""
+    if not obstacles or not mesh.links:
+        return list(mesh.links), frozenset()
+    axes = list(PLANE_AXES[mesh.up_axis]) if mesh.dim == 3 else [0, 1]
+    out = []
+    stopped = set()
+    for index, link in enumerate(mesh.links):
+        inside = False
+        for end in (link.start, link.end):
+            for s in obstacles:
+                up = float(end[mesh.up_axis]) if mesh.dim == 3 else 0.0
+                if (mesh.dim == 2 or s.overlaps_elevation(up, up)) and shapely.contains_xy(
+                    s.geometry(), float(end[axes[0]]), float(end[axes[1]])
+                ):
+                    inside = True
+                    stopped.add(index)
+        out.append(NavLink(link.start, link.end, link.bidirectional, link.enter_cost, link.travel_cost,
+                           link.layers, link.enabled and not inside))  # fmt: skip
+    return out, frozenset(stopped)
+
+
+def apply_obstacles(
+    mesh: NavMesh, cuts: Cuts | None, set_: object, remove: object, clear: object
+) -> tuple[NavMesh, Cuts]:
+    """The cut mesh after an obstacle update, and its new cut state; ``mesh`` and ``cuts`` are
+    left as they were (all or nothing). ``cuts`` None: the first update of an un-cut mesh.
+
+    Raises:
+        InvalidGraphError: see :func:`checked_changes`.
+    """
+    base = Cuts.of(mesh) if cuts is None else cuts
+    after, changed = checked_changes(base.obstacles, set_, remove, clear)
+    pieces = _pieces(base, after, changed)
+    loaded = base.loaded
+    whole = np.ones(loaded.polygon_count, dtype=np.bool_)
+    whole[list(pieces)] = False
+    sizes = np.diff(loaded.poly_ptr)
+    flats = [loaded.poly_verts[np.repeat(whole, sizes)]]
+    counts = [sizes[whole]]
+    sources = [np.flatnonzero(whole)]
+    verts = [loaded.vertices]
+    base_count = loaded.vertices.shape[0]
+    for p in sorted(pieces):
+        piece = pieces[p]
+        flats.append(np.where(piece.flat >= 0, piece.flat, base_count - 1 - piece.flat))
+        counts.append(np.diff(piece.ptr))
+        sources.append(np.full(piece.ptr.shape[0] - 1, p, dtype=np.int64))
+        verts.append(piece.vertices)
+        base_count += piece.vertices.shape[0]
+    source = np.concatenate(sources)
+    if source.shape[0] == 0:
+        raise InvalidGraphError("the obstacles cover the whole mesh: no polygon would be left")
+    links, stopped = _blocked_links(loaded, list(after.values()))
+    cut = type(loaded)(
+        np.vstack(verts), np.concatenate(flats), sizes=np.concatenate(counts), up_axis=loaded.up_axis,
+        merge_margin=loaded.merge_margin, area_epsilon=loaded.area_epsilon,
+        portal_samples=loaded.portal_samples, regions=loaded.region[source],
+        edge_margin=loaded.edge_margin, layers=loaded.layers[source],
+        enter_costs=loaded.enter_costs[source], travel_costs=loaded.travel_costs[source],
+        links=links, link_radius=loaded.link_radius,
+    )  # fmt: skip
+    return cut, Cuts(base.loaded, base.shapes, base.tree, base.low, base.high, after, pieces, source, stopped)
