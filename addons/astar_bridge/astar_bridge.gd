@@ -50,6 +50,9 @@ signal graph_update_applied(id: String, update: Dictionary)
 ## Emitted once when a running sidecar answered nothing for [param waited_ms] and its process was
 ## stopped, idle or past the busy limit (then restarted).
 signal sidecar_unresponsive(waited_ms: int)
+## Emitted when a frame's obstacle changes of graph [param id] were sent: [param outlines] are
+## the ground-plane outlines placed or moved (agents whose path crosses one re-path).
+signal obstacles_changed(id: String, outlines: Array[PackedVector2Array])
 ## Emitted once a silence when the sidecar answered nothing for [param waited_ms] but its process
 ## is working; it is kept (up to config.busy_limit_ms).
 signal sidecar_busy(waited_ms: int)
@@ -63,6 +66,7 @@ const EditRequest = preload("res://addons/astar_bridge/api/edit_request.gd")
 const GraphCalls = preload("res://addons/astar_bridge/runtime/graph_calls.gd")
 const GraphSources = preload("res://addons/astar_bridge/runtime/graph_sources.gd")
 const GraphStore = preload("res://addons/astar_bridge/runtime/graph_store.gd")
+const ObstacleChanges = preload("res://addons/astar_bridge/runtime/obstacle_changes.gd")
 const PathCalls = preload("res://addons/astar_bridge/runtime/path_calls.gd")
 const PathQuery = preload("res://addons/astar_bridge/api/path_query.gd")
 const PathRequest = preload("res://addons/astar_bridge/api/path_request.gd")
@@ -85,6 +89,7 @@ var _queue: RequestQueue = RequestQueue.new(config, _link)
 var _graphs: GraphCalls = GraphCalls.new(config, _link, _store, _queue)
 var _paths: PathCalls = PathCalls.new(config, _link, _queue, _graphs, _store)
 var _fields: FieldCalls = FieldCalls.new(_link, _queue, _graphs, _store)
+var _obstacles: ObstacleChanges = ObstacleChanges.new(_graphs, _store)
 
 
 func _init() -> void:
@@ -97,6 +102,7 @@ func _init() -> void:
 	_graphs.loaded.connect(graph_loaded.emit)
 	_graphs.updated.connect(graph_updated.emit)
 	_graphs.applied.connect(graph_update_applied.emit)
+	_obstacles.sent.connect(obstacles_changed.emit)
 
 
 func _ready() -> void:
@@ -268,6 +274,23 @@ func request_cells_weight(id: String, cells: Array[Vector2i], weight: float) -> 
 ## [method set_point_disabled] without waiting (see [method request_cells_solid]).
 func request_point_disabled(id: String, point: int, disabled: bool = true) -> EditRequest:
 	return _graphs.request_edit(id, GraphSources.point_disabled(id, point, disabled))
+
+
+## Places (or moves) obstacle [param id] (>= 0; 2^40 and up are the obstacle nodes') on grid or
+## navmesh [param graph_id] at the frame's end, in one update with the frame's other changes.
+## [param shape]: an outline in world positions ([PackedVector2Array]; 3D [PackedVector3Array],
+## x and z) or a centre ([Vector2], [Vector3]) with [param radius]; 3D: [param height] above the
+## first point's or centre's y. OK, or ERR_INVALID_PARAMETER after a push_error (docs/addon.md).
+func set_obstacle(
+	graph_id: String, id: int, shape: Variant, radius: float = 0.0, height: float = INF
+) -> Error:
+	return _obstacles.set_shape(graph_id, id, shape, radius, height)
+
+
+## Removes obstacle [param id] of [param graph_id] at the frame's end; ERR_DOES_NOT_EXIST (and a
+## push_error) when it has none of that id.
+func remove_obstacle(graph_id: String, id: int) -> Error:
+	return _obstacles.remove(graph_id, id)
 
 
 ## Power users: [method update_graph] without waiting (see [method request_cells_solid]).

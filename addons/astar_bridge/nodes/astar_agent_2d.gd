@@ -318,6 +318,20 @@ func _path_touches(points: PackedVector3Array, cells: Array[Vector2i]) -> bool:
 	return AgentOccupancy.path_touches(graph_id, flat, cells, get_unit_size())
 
 
+# On a grid an obstacle blocks every cell it overlaps: the footprints of a move's ends and of
+# its side cells reach (size + 1) / sqrt(2) cells from the line between the ends. On a navmesh,
+# the unit's radius (the cut mesh keeps that far from obstacles).
+func _obstacle_margin() -> float:
+	if AgentOccupancy.has_grid(graph_id):
+		var step: Vector2 = (
+			AgentOccupancy.cell_position(graph_id, Vector2i.ONE)
+			- AgentOccupancy.cell_position(graph_id, Vector2i.ZERO)
+		)
+		var side: float = maxf(absf(step.x), absf(step.y))
+		return (get_unit_size() + 1) * side * sqrt(0.5)
+	return maxf(path_radius, radius)
+
+
 func _parent_warning() -> String:
 	if get_parent() is Node2D:
 		return ""

@@ -131,6 +131,15 @@ func _emit_velocity(velocity: Vector3) -> void:
 	velocity_computed.emit(velocity)
 
 
+# Obstacles are cut in the xz plane, the cut mesh keeping the unit's radius from them.
+func _ground_point(point: Vector3) -> Vector2:
+	return Vector2(point.x, point.z)
+
+
+func _obstacle_margin() -> float:
+	return maxf(path_radius, radius)
+
+
 func _parent_warning() -> String:
 	if get_parent() is Node3D:
 		return ""

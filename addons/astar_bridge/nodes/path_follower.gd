@@ -189,6 +189,36 @@ func _affected_by(cells: Array[Vector2i]) -> bool:
 	return _path_touches(_path.slice(_index), cells)
 
 
+## Any obstacle change when the target is unreachable (it may have opened a way) or there is no
+## path; else an outline, grown by [method _obstacle_margin], that the rest of the path (from
+## the parent) crosses.
+func _blocked_by(outlines: Array[PackedVector2Array]) -> bool:
+	if not _reachable or _path.is_empty():
+		return true
+	var line := PackedVector2Array([_ground_point(_parent_position())])
+	for i: int in range(_index, _path.size()):
+		line.append(_ground_point(_path[i]))
+	var margin: float = _obstacle_margin()
+	var reach: Rect2 = Rect2(line[0], Vector2.ZERO)
+	for point: Vector2 in line:
+		reach = reach.expand(point)
+	reach = reach.grow(margin)
+	for outline: PackedVector2Array in outlines:
+		var box: Rect2 = Rect2(outline[0], Vector2.ZERO)
+		for point: Vector2 in outline:
+			box = box.expand(point)
+		if not box.intersects(reach, true):
+			continue
+		# A square join reaches at least the margin everywhere (a superset of the round one).
+		var grown: Array[PackedVector2Array] = [outline]
+		if margin > 0.0:
+			grown = Geometry2D.offset_polygon(outline, margin, Geometry2D.JOIN_SQUARE)
+		for piece: PackedVector2Array in grown:
+			if not Geometry2D.intersect_polyline_with_polygon(line, piece).is_empty():
+				return true
+	return false
+
+
 func _on_path_answer(result: Dictionary, target: Vector3) -> void:
 	var status: String = str(result.get("status", ""))
 	var points: PackedVector3Array = _decode_points(result.get("points"))
@@ -297,6 +327,17 @@ func _advance_on_field() -> void:
 ## True when the agent cannot tell (no grid geometry).
 func _path_touches(_points: PackedVector3Array, _cells: Array[Vector2i]) -> bool:
 	return true
+
+
+## Hook: [param point] on the ground plane obstacles are cut in (x, y in 2D; x, z in 3D).
+func _ground_point(point: Vector3) -> Vector2:
+	return Vector2(point.x, point.y)
+
+
+## Hook: how far from an obstacle's outline the unit's path must keep for the obstacle not to
+## block it (its radius, or on a grid its footprint's reach).
+func _obstacle_margin() -> float:
+	return 0.0
 
 
 ## Hook: a result's "points" in the follower's 3D space (empty for a value of another type).

@@ -3,8 +3,9 @@ extends "avoiding_agent.gd"
 ## Internal: the requesting half of the agents' path following (the base of
 ## [code]path_follower.gd[/code]): it asks the bridge for paths, at most one in flight, when the
 ## follower wants one ([member _wanted]), on [member repath_interval], after a failure, when a
-## [code]graph_updated[/code] change may touch the rest of the path, when the graph is reloaded
-## and when the sidecar restarted; it hands each answer to [method _on_path_answer]. What a path
+## [code]graph_updated[/code] change may touch the rest of the path, when an obstacle placed or
+## moved crosses it ([code]obstacles_changed[/code]), when the graph is reloaded and when the
+## sidecar restarted; it hands each answer to [method _on_path_answer]. What a path
 ## means (targets, walking, arrival) is the follower's.
 ## No [code]class_name[/code]: the agents extend it by path, so it parses in a fresh clone.
 
@@ -59,6 +60,9 @@ var _pending: Object = null
 var _serial: int = 0
 var _since_request: float = 0.0
 var _retry_after: float = -1.0
+# Obstacle outlines placed while a request was on its way: its answer may predate them, so the
+# path it brings is checked against them.
+var _unseen_outlines: Array[PackedVector2Array] = []
 
 
 func _ready() -> void:
@@ -116,6 +120,7 @@ func _drop_request() -> void:
 	_serial += 1
 	_pending = null
 	_retry_after = -1.0
+	_unseen_outlines.clear()
 
 
 func _connect_bridge() -> void:
@@ -125,6 +130,8 @@ func _connect_bridge() -> void:
 		bridge.connect("graph_loaded", _on_graph_loaded)
 	if bridge.has_signal("graph_updated"):
 		bridge.connect("graph_updated", _on_graph_updated)
+	if bridge.has_signal("obstacles_changed"):
+		bridge.connect("obstacles_changed", _on_obstacles_changed)
 	if bridge.has_signal("sidecar_ready"):
 		bridge.connect("sidecar_ready", notify_graph_changed)
 
@@ -143,8 +150,20 @@ func _on_graph_updated(changed_id: String, cells: Array[Vector2i]) -> void:
 		_wanted = true
 
 
+## Re-paths when an obstacle placed or moved may block the rest of the path
+## ([method _blocked_by]); an answer on its way is checked against [param outlines] when it comes.
+func _on_obstacles_changed(changed_id: String, outlines: Array[PackedVector2Array]) -> void:
+	if changed_id != graph_id or not _is_navigating():
+		return
+	if _pending != null:
+		_unseen_outlines.append_array(outlines)
+	elif _blocked_by(outlines):
+		_wanted = true
+
+
 func _request() -> void:
 	_wanted = false
+	_unseen_outlines.clear()  # this request is sent after every obstacle update sent so far
 	_since_request = 0.0
 	_retry_after = -1.0
 	_serial += 1
@@ -174,6 +193,11 @@ func _on_completed(result: Dictionary, serial: int, target: Vector3) -> void:
 		_fail(result)
 		return
 	_on_path_answer(result, target)
+	if not _unseen_outlines.is_empty():
+		var unseen: Array[PackedVector2Array] = _unseen_outlines.duplicate()
+		_unseen_outlines.clear()
+		if _is_navigating() and _blocked_by(unseen):
+			_wanted = true
 
 
 func _fail(result: Dictionary) -> void:
@@ -207,6 +231,11 @@ func _is_navigating() -> bool:
 
 ## Hook: whether a change of [param cells] (empty: any) may matter to the rest of the path.
 func _affected_by(_cells: Array[Vector2i]) -> bool:
+	return true
+
+
+## Hook: whether obstacles of ground-plane [param _outlines] may block the rest of the path.
+func _blocked_by(_outlines: Array[PackedVector2Array]) -> bool:
 	return true
 
 

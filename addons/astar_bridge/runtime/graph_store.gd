@@ -4,8 +4,9 @@
 ## Successful [code]graph.update[/code]s are folded in as they happen: grid cells into their last
 ## walkable value, weights into the last full array plus the last value of each cell changed
 ## since, agents into their last cell (removed ones are forgotten), waypoint points into their
-## last disabled flag. The size of what is kept is bounded by the graph (cells, agents, points),
-## whatever the number of updates; [method replay_steps] gives it back as the load call and at
+## last disabled flag, obstacles into their last shape (removed or cleared ones are forgotten).
+## The size of what is kept is bounded by the graph (cells, agents, points, obstacles), whatever
+## the number of updates; [method replay_steps] gives it back as the load call and at
 ## most one [code]graph.update[/code]. Fields it does not know are kept as they came.
 ## [codeblock]
 ## const GraphStore = preload("res://addons/astar_bridge/runtime/graph_store.gd")
@@ -21,10 +22,12 @@ extends RefCounted
 const FOLDED_KEYS: Array[String] = [
 	"id", "cells", "walkable", "weights", "weight_cells", "agents", "points", "disabled"
 ]
+# Folded too, but kept apart: a graph.update's obstacle operations (see _fold_obstacles).
+const OBSTACLES := "obstacles"
 
 # id -> {"method", "params", "cells": {index: bool}, "weights": PackedByteArray or null,
 #        "cell_weights": {index: float}, "agents": {agent: [x, y(, size)]}, "points": {id: bool},
-#        "other": Array[Dictionary]}
+#        "obstacles": {id: "set" op}, "other": Array[Dictionary]}
 var _graphs: Dictionary = {}
 
 
@@ -40,6 +43,7 @@ func loaded(method: String, params: Dictionary) -> void:
 		"cell_weights": {},
 		"agents": {},
 		"points": {},
+		"obstacles": {},
 		"other": [],
 	}
 
@@ -70,9 +74,14 @@ func updated(id: String, params: Dictionary) -> bool:
 		var point_bytes: PackedByteArray = points
 		var kept_points: Dictionary = state["points"]
 		_fold_points(kept_points, point_bytes, params.get("disabled", true))
+	var obstacles: Variant = params.get("obstacles")
+	if obstacles is Array:
+		var obstacle_ops: Array = obstacles
+		var kept_obstacles: Dictionary = state["obstacles"]
+		_fold_obstacles(kept_obstacles, obstacle_ops)
 	var other: Dictionary = {}
 	for key: Variant in params:
-		if not str(key) in FOLDED_KEYS:
+		if not str(key) in FOLDED_KEYS and str(key) != OBSTACLES:
 			other[key] = params[key]
 	if not other.is_empty():
 		other["id"] = id
@@ -133,7 +142,7 @@ func state_size(id: String) -> int:
 		return 0
 	var state: Dictionary = _graphs[id]
 	var total: int = 0
-	for key: String in ["cells", "cell_weights", "agents", "points"]:
+	for key: String in ["cells", "cell_weights", "agents", "points", "obstacles"]:
 		var kept: Dictionary = state[key]
 		total += kept.size()
 	var other: Array = state["other"]
@@ -178,6 +187,9 @@ func _merged_update(id: String, state: Dictionary) -> Dictionary:
 		for point: int in points:
 			disabled.append(1 if points[point] else 0)
 		merged["disabled"] = disabled
+	var obstacles: Dictionary = state["obstacles"]
+	if not obstacles.is_empty():
+		merged["obstacles"] = obstacles.values()
 	return merged
 
 
@@ -242,6 +254,22 @@ static func _fold_points(kept: Dictionary, points: PackedByteArray, disabled: Va
 	var all_disabled: bool = disabled if disabled is bool else true
 	for i: int in point_ids.size():
 		kept[point_ids[i]] = flags[i] != 0 if i < flags.size() else all_disabled
+
+
+# Operations apply in order: "clear" forgets all, "remove" one, "set" keeps the op (a move
+# replaces it).
+static func _fold_obstacles(kept: Dictionary, ops: Array) -> void:
+	for item: Variant in ops:
+		if not item is Dictionary:
+			continue
+		var op: Dictionary = item
+		match str(op.get("op", "")):
+			"clear":
+				kept.clear()
+			"remove":
+				kept.erase(op.get("id"))
+			"set":
+				kept[op.get("id")] = op
 
 
 static func _cell_bytes(indices: Array, width: int) -> PackedByteArray:

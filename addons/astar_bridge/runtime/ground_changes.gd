@@ -1,14 +1,15 @@
 ## What a successful [code]graph.update[/code] changed of a graph's ground, for the autoload's
-## [code]graph_updated[/code] signal: agents moving are not a ground change; cells and weights
+## [code]graph_updated[/code] signal: agents moving are not a ground change, nor obstacles (the
+## autoload's [code]obstacles_changed[/code] tells which paths they may cross); cells and weights
 ## of named cells are, with those cells; anything else (a whole weight array, waypoint points,
 ## fields this file does not know) may change any part of the graph.
 extends RefCounted
 
 
-## True when the update [param params] changed more than agents.
+## True when the update [param params] changed more than agents and obstacles.
 static func changes_ground(params: Dictionary) -> bool:
 	for key: Variant in params:
-		if not key in ["id", "agents"]:
+		if not key in ["id", "agents", "obstacles"]:
 			return true
 	return false
 
