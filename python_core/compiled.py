@@ -42,12 +42,18 @@ __all__ = [
 DISABLE_ENV = "ASTAR_BRIDGE_NO_JIT"
 """Set this environment variable to ``1`` to run every kernel as plain Python."""
 
-FIRST_WARM_UP_MODULES = ("python_core.grid.graph", "python_core.grid.clearance", "python_core.csr.kernel")
+FIRST_WARM_UP_MODULES = (
+    "python_core.grid.graph",
+    "python_core.grid.clearance",
+    "python_core.grid.search",
+    "python_core.csr.kernel",
+)
 """The kernels of grids and waypoint graphs, the graphs most games load first."""
 
 WARM_UP_MODULES = (
     "python_core.grid.graph",
     "python_core.grid.clearance",
+    "python_core.grid.search",
     "python_core.grid.layouts",
     "python_core.csr.kernel",
     "python_core.navmesh.mesh",

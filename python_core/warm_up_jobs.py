@@ -20,7 +20,7 @@ from python_core.errors import InvalidQueryError
 
 __all__ = ["HIERARCHY_JOB", "KERNEL_SIGNATURES", "WarmUpJob", "jobs", "run_job"]
 
-KERNEL_SIGNATURES = 232
+KERNEL_SIGNATURES = 236
 """Compiled kernel signatures a warm-up writes into an empty cache (one data file each; numba 0.68,
 x86-64). A progress total, known before the first compile; tests/addon/test_warm_up_parallel.py
 fails, naming the new figure, when a kernel is added or removed."""
@@ -49,7 +49,11 @@ class WarmUpJob:
 _JOBS = (
     # The HPA* job is half the compile time on its own: it goes first, beside all the others.
     WarmUpJob(HIERARCHY_JOB, "HPA* hierarchies", ()),
-    WarmUpJob("grid", "grid searches", ("python_core.grid.graph", "python_core.grid.clearance")),
+    WarmUpJob(
+        "grid",
+        "grid searches",
+        ("python_core.grid.graph", "python_core.grid.clearance", "python_core.grid.search"),
+    ),
     WarmUpJob("waypoints", "waypoint graphs", ("python_core.csr.kernel",)),
     WarmUpJob(
         "navmesh",

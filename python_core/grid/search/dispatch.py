@@ -52,8 +52,10 @@ from python_core.grid.search.astar import astar_padded, path_from_parents
 from python_core.grid.search.grid_view import GridView
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.grid.search.jps import jps_padded
+from python_core.grid.search.landmark_kernels import astar_landmarks
 from python_core.grid.search.method_choice import prefers_jps
 from python_core.grid.search.prepared import Prepared, Workspace, block_agents, prepared_for, unblock
+from python_core.grid.search.size_index import SizeIndex, index_for, settle
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["METHODS", "Method", "choose_method", "find_many", "find_path", "prepare", "workspace_bytes"]
@@ -173,6 +175,11 @@ def find_path(
         raise InvalidQueryError(f"unknown method {method!r}; expected one of {list(METHODS)}")
     if s == t:
         return _package(grid, PathStatus.FOUND, np.array([sy * grid.width + sx]), 0.0, 0, size)
+    index = _size_index(grid, prepared, opts, size)
+    if index is not None and index.apart(s, t):  # different parts of the eroded grid
+        return PathResult(PathStatus.NO_PATH)
+    # landmarks replace the kernel ``auto`` chose only with the estimate they were probed with
+    alt = index is not None and method == "auto" and opts.heuristic is None and index.usable(prepared)
     work = prepared.take()
     try:
         walls, closed = prepared.passable, _NONE
@@ -182,13 +189,24 @@ def find_path(
             if walls[t] < size and not opts.allow_partial:
                 return PathResult(PathStatus.NO_PATH)
             code = HEURISTIC_CODES[name]
-            search = _Search(walls, size, (s, t), use_jps=chosen == "jps", code=code)
-            return _run(grid, prepared, work, search, opts)
+            search = _Search(walls, size, (s, t), use_jps=chosen == "jps", code=code, landmarks=alt)
+            result = _run(grid, prepared, work, search, opts)
+            if index is not None:
+                settle(grid, prepared, index, result.status is PathStatus.NO_PATH, result.expanded)
+            return result
         finally:
             if closed.size:
                 unblock(prepared, walls, closed)
     finally:
         prepared.give(work)
+
+
+def _size_index(grid: GridView, p: Prepared, opts: QueryOptions, size: int) -> SizeIndex | None:
+    """The parts and landmarks of a size above 1 (:mod:`.size_index`); None for size 1 and
+    partial paths (a partial answer searches the start's part whatever the goal's)."""
+    if size == 1 or opts.allow_partial:
+        return None
+    return index_for(grid, p, size, use_jps=lambda: choose_method(grid, QueryOptions(size=size)) == "jps")
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +218,7 @@ class _Search:
     ends: tuple[int, int]
     use_jps: bool
     code: int
+    landmarks: bool = False  # A* with the size's landmarks instead of either kernel
 
 
 def _run(grid: GridView, p: Prepared, w: Workspace, q: _Search, opts: QueryOptions) -> PathResult:
@@ -207,7 +226,14 @@ def _run(grid: GridView, p: Prepared, w: Workspace, q: _Search, opts: QueryOptio
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
     work = (w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, w.next_tag())
     (cw, ch), (s, t), k = grid.cell_size, q.ends, q.size
-    if q.use_jps:
+    index = p.size_indexes.get(k) if q.landmarks else None
+    if index is not None and index.landmarks is not None:
+        outcome, expanded = astar_landmarks(
+            q.walls, k, p.stride, s, t, DIAG_CODES[grid.diagonal], cw, ch, p.uniform_weight, q.code,
+            index.landmarks, index.count, budget, *work,
+        )  # fmt: skip
+        end = t
+    elif q.use_jps:
         outcome, expanded = jps_padded(q.walls, k, p.stride, s, t, cw, ch, p.uniform_weight, budget, *work)
         end = t
     else:

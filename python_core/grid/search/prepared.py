@@ -25,6 +25,7 @@ from __future__ import annotations
 import threading
 import weakref
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +33,9 @@ from python_core._types import F64, I32, I64, U8
 from python_core.grid.clearance import fill_clearance
 from python_core.grid.search.grid_view import GridView
 from python_core.grid.sized_view import footprint_max
+
+if TYPE_CHECKING:
+    from python_core.grid.search.size_index import SizeIndex
 
 __all__ = [
     "SIZED_WEIGHTS_KEPT",
@@ -109,6 +113,8 @@ class Prepared:
     open_count: int
     # size > 1, weights that differ; least recently used first, SIZED_WEIGHTS_KEPT at most
     sized_weights: dict[int, F64] = field(default_factory=dict)
+    # size > 1: parts and landmarks (:mod:`.size_index`); least recently used first
+    size_indexes: dict[int, SizeIndex] = field(default_factory=dict)
     spare: list[Workspace] = field(default_factory=list)
 
     @property

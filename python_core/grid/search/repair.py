@@ -26,6 +26,7 @@ from python_core._types import F64, I64, B
 from python_core.grid.clearance import MAX_UNIT_SIZE, repair_clearance
 from python_core.grid.search.grid_view import GridView
 from python_core.grid.search.prepared import Prepared, current_copy, open_extremes, pad
+from python_core.grid.search.size_index import cells_changed
 from python_core.grid.sized_view import footprint_max
 
 __all__ = ["Patch", "finish_patch", "start_patch"]
@@ -62,11 +63,17 @@ def finish_patch(grid: GridView, patch: Patch | None, *, walls: bool) -> None:
     if patch is None or current_copy(grid, patch.before) is not patch.prepared:
         return
     p = patch.prepared
+    weight = p.uniform_weight
     if walls:
         _walls(grid, p, patch.nodes)
+        is_open = grid.walkable.ravel()[patch.nodes]
+        opened, closed = bool((is_open & ~patch.was_open).any()), bool((patch.was_open & ~is_open).any())
+        cells_changed(p, opened=opened, closed=closed)
     elif p.uniform_weight < 0.0:
         _weights(grid, p, patch.nodes)
     _extremes(grid, patch)
+    if p.uniform_weight != weight:  # the landmarks' distances were summed with the old weight
+        cells_changed(p, opened=True, closed=False)
     p.version = grid.version
 
 
