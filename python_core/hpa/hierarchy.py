@@ -110,7 +110,7 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
 
     Raises:
         InvalidGraphError: a bad cluster size, level count, entrance length or budget.
-        UnsupportedOperationError: a hexagonal, isometric or half-offset TileGrid (not yet).
+        UnsupportedOperationError: a TileGrid (lattices: :class:`~python_core.hpa.lattice.LatticeHierarchy`).
 
     Example:
         >>> import numpy as np
@@ -140,7 +140,7 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
         repair_seconds: float | None = None,
     ) -> None:
         if isinstance(grid, TileGrid):  # clusters and entrances assume the square grid's moves
-            raise UnsupportedOperationError(f"HPA* is not supported on a {grid.layout.kind.value} layout yet")
+            raise UnsupportedOperationError(f"HPA* on a {grid.layout.kind.value} layout: LatticeHierarchy")
         if (
             isinstance(cluster_size, bool)
             or not isinstance(cluster_size, int)

@@ -23,7 +23,10 @@ import time
 import numpy as np
 
 from python_core.grid import DiagonalMode, GridGraph
+from python_core.grid.layouts import TileGrid, TileLayout
 from python_core.hpa.hierarchy import HierarchicalGrid
+from python_core.hpa.lattice import LatticeHierarchy
+from python_core.result import QueryOptions
 
 __all__ = ["warm_up_hierarchy"]
 
@@ -92,4 +95,22 @@ def warm_up_hierarchy() -> float:
     for grid in _grids():
         for options in OPTIONS:
             _exercise(HierarchicalGrid(grid, cluster_size=4, **options).build())
+    for grid in _grids():  # the same walls on a hex lattice (python_core.hpa.lattice)
+        _exercise_lattice(
+            LatticeHierarchy(TileGrid.from_grid(grid, TileLayout("hexagon")), cluster_size=4).build()
+        )
     return time.perf_counter() - began
+
+
+def _exercise_lattice(hpa: LatticeHierarchy) -> None:
+    """A lattice hierarchy's queries (refined only, corridor, exact check, a budget) and changes."""
+    far, near = ((0, 0), (SIDE - 1, SIDE - 1)), ((0, 6), (1, 4))
+    for smooth in (True, False):
+        hpa.find_path(*far, smooth=smooth)
+        hpa.find_path(*near, smooth=smooth)
+    hpa.find_path(*far, smooth=False, corridor=True)
+    hpa.find_path(*far, options=QueryOptions(max_expansions=1, heuristic="euclidean"))
+    hpa.is_reachable(*far)
+    hpa.set_walkable([(3, 3), (4, 4), (8, 8)], False)
+    hpa.set_weights([(3, 3), (4, 0)], 3.0)
+    hpa.find_path(*far)

@@ -61,7 +61,7 @@ def test_bad_layouts_are_invalid_graphs(layout: dict[str, Any], message: str) ->
         from_record("grid", {**_record(), "layout": [1, 2]})
 
 
-def test_the_navigator_answers_on_the_lattice_and_refuses_a_hierarchy() -> None:
+def test_the_navigator_answers_on_the_lattice_with_or_without_a_hierarchy() -> None:
     grid = TileGrid(np.ones((3, 4), bool), layout=TileLayout("hexagon"), cell_size=(10.0, 10.0))
     nav = TileNavigator(grid, world=True)
     start, goal = nav.resolve(grid.cell_to_world((0, 0))), nav.resolve(grid.cell_to_world((3, 2)))
@@ -72,10 +72,10 @@ def test_the_navigator_answers_on_the_lattice_and_refuses_a_hierarchy() -> None:
     assert nav.find_batch(np.array([[0, 0]]), np.array([[3, 2]])).result(0).found
     assert nav.describe()["layout"]["shape"] == "hexagon"
     assert nav.work_estimates(np.zeros((1, 2)), np.ones((1, 2)) * 30, hierarchical=False).shape == (1,)
-    with pytest.raises(UnsupportedOperationError, match="HPA"):
-        nav.build_hierarchy(HierarchyOptions(cluster_size=8))
-    with pytest.raises(UnsupportedOperationError, match="HPA"):
+    with pytest.raises(InvalidGraphError, match="no hierarchy"):
         nav.find_path(start, goal, hierarchical=True)
+    nav.build_hierarchy(HierarchyOptions(cluster_size=8))  # python_core.hpa.lattice (issue 39)
+    assert nav.find_path(start, goal, hierarchical=True).cost == grid.find_path(start, goal).cost
     with pytest.raises(UnsupportedOperationError, match="flow fields on a hexagon layout are LatticeField"):
         FlowField(grid, [(3, 2)])
     with pytest.raises(UnsupportedOperationError, match="HPA"):  # built directly, as the CLI does
