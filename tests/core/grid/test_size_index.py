@@ -1,0 +1,234 @@
+"""A unit size's index (issue 38, speed): the eroded grid's parts and its ALT landmarks.
+
+The parts must equal scipy's labels of the independently eroded grid (4-connected, 8 under
+``always``), the landmark distances scipy's Dijkstra from the same landmarks, and every answer
+the oracle's (tests/core/grid/test_unit_size_oracle.py's swept-footprint graph), before and after
+cells close (the index is kept: its labels are made again when a search finds no path through a
+part that split) and open (dropped, then built again once the size's queries paid for it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import ndimage
+from scipy.sparse.csgraph import dijkstra
+
+from python_core.grid import DiagonalMode, GridGraph
+from python_core.grid.search.prepared import prepared_for
+from python_core.grid.search.size_index import SizeIndex
+from python_core.result import PathStatus, QueryOptions
+from tests.core.grid.test_unit_size_oracle import check_against_oracle, eroded, oracle_graph
+
+ONLY = DiagonalMode.ONLY_IF_NO_OBSTACLES
+
+
+def maze(cells: int = 10, corridor: int = 4, seed: int = 38) -> np.ndarray:
+    """A perfect maze of ``cells`` x ``cells`` rooms, corridors ``corridor`` wide and walls one
+    cell thick, with a few walls knocked through for loops (maze-400-4 in small)."""
+    rng = np.random.default_rng(seed)
+    pitch = corridor + 1
+    side = cells * pitch + 1
+    mask = np.zeros((side, side), dtype=bool)
+    seen = np.zeros((cells, cells), dtype=bool)
+    stack = [(0, 0)]
+    seen[0, 0] = True
+    while stack:
+        x, y = stack[-1]
+        mask[1 + y * pitch : (y + 1) * pitch, 1 + x * pitch : (x + 1) * pitch] = True
+        nbrs = [(x + dx, y + dy) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+        nbrs = [(a, b) for a, b in nbrs if 0 <= a < cells and 0 <= b < cells and not seen[b, a]]
+        if not nbrs:
+            stack.pop()
+            continue
+        a, b = nbrs[rng.integers(len(nbrs))]
+        _knock(mask, (x, y), (a, b), pitch)
+        seen[b, a] = True
+        stack.append((a, b))
+    for _ in range(cells):  # loops: a path has more than one way round
+        x, y = int(rng.integers(cells - 1)), int(rng.integers(cells))
+        _knock(mask, (x, y), (x + 1, y), pitch)
+    return mask
+
+
+def _knock(mask: np.ndarray, a: tuple[int, int], b: tuple[int, int], pitch: int) -> None:
+    (x0, y0), (x1, y1) = sorted([a, b])
+    mask[1 + y0 * pitch : (y1 + 1) * pitch, 1 + x0 * pitch : (x1 + 1) * pitch] = True
+
+
+def index_of(grid: GridGraph, size: int) -> SizeIndex:
+    """The grid's index of ``size`` (built by a query of that size when missing)."""
+    p = prepared_for(grid)
+    if size not in p.size_indexes:
+        anchors = np.flatnonzero(eroded(grid.walkable, size))
+        a, b = int(anchors[0]), int(anchors[-1])
+        grid.find_path(
+            (a % grid.width, a // grid.width),
+            (b % grid.width, b // grid.width),
+            options=QueryOptions(size=size),
+        )
+    return prepared_for(grid).size_indexes[size]
+
+
+def labels_of(grid: GridGraph, index: SizeIndex) -> np.ndarray:
+    assert index.labels is not None
+    return index.labels.reshape(grid.height + 2, grid.width + 2)[1:-1, 1:-1]
+
+
+def same_parts(ours: np.ndarray, theirs: np.ndarray) -> bool:
+    """Whether two labellings split the same cells into the same parts (numbers aside)."""
+    if not np.array_equal(ours > 0, theirs > 0):
+        return False
+    pairs = np.unique(np.stack([ours[ours > 0], theirs[theirs > 0]]), axis=1)
+    return len(np.unique(pairs[0])) == len(np.unique(pairs[1])) == pairs.shape[1]
+
+
+def fresh_parts(mask: np.ndarray, size: int, mode: DiagonalMode) -> np.ndarray:
+    structure = np.ones((3, 3)) if mode is DiagonalMode.ALWAYS else None
+    return np.asarray(ndimage.label(eroded(mask, size), structure=structure)[0])
+
+
+def random_islands(seed: int = 5) -> np.ndarray:
+    """A random map whose size-3 erosion falls apart into islands (random512-10-0 in small)."""
+    return np.random.default_rng(seed).random((40, 44)) > 0.1
+
+
+@pytest.mark.parametrize("mode", list(DiagonalMode))
+def test_the_parts_are_scipys_labels_of_the_eroded_grid(mode: DiagonalMode) -> None:
+    mask = random_islands()
+    grid = GridGraph(mask, diagonal=mode)
+    for size in (2, 3):
+        assert same_parts(labels_of(grid, index_of(grid, size)), fresh_parts(mask, size, mode)), size
+
+
+def test_a_query_between_two_parts_is_no_path_without_a_search() -> None:
+    mask = random_islands()
+    grid = GridGraph(mask, diagonal=ONLY)
+    parts = fresh_parts(mask, 3, ONLY)
+    sizes = np.bincount(parts.ravel())
+    big, other = np.argsort(sizes[1:])[::-1][:2] + 1
+    (ay, ax), (by, bx) = np.argwhere(parts == big)[0], np.argwhere(parts == other)[0]
+    result = grid.find_path((int(ax), int(ay)), (int(bx), int(by)), options=QueryOptions(size=3))
+    assert (result.status, result.expanded) == (PathStatus.NO_PATH, 0)
+    distances = dijkstra(oracle_graph(mask, np.ones(mask.shape), 3, ONLY, (1.0, 1.0)), indices=[ay * 44 + ax])
+    assert np.isinf(distances[0, by * 44 + bx])
+    partial = grid.find_path(
+        (int(ax), int(ay)), (int(bx), int(by)), options=QueryOptions(size=3, allow_partial=True)
+    )
+    assert partial.status is PathStatus.PARTIAL  # a partial answer still walks as near as it can
+
+
+def test_landmark_distances_are_scipys_dijkstra_from_the_same_landmarks() -> None:
+    mask = maze()
+    grid = GridGraph(mask, diagonal=ONLY, cell_size=(1.0, 1.5))
+    index = index_of(grid, 3)
+    assert index.landmarks is not None, "a maze at size 3 should keep its landmarks"
+    graph = oracle_graph(mask, np.ones(mask.shape), 3, ONLY, (1.0, 1.5))
+    table = index.landmarks.reshape(grid.height + 2, grid.width + 2, index.count)[1:-1, 1:-1]
+    open_ = eroded(mask, 3)
+    for i in range(index.count):
+        column = table[..., i]
+        sources = np.flatnonzero(open_.ravel() & (column.ravel() == 0.0))  # one landmark per part
+        want = dijkstra(graph, indices=sources, min_only=True).reshape(mask.shape)
+        np.testing.assert_allclose(column[open_], want[open_], rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", list(DiagonalMode))
+def test_paths_with_landmarks_are_the_oracles(mode: DiagonalMode) -> None:
+    mask = maze(cells=8)
+    grid = GridGraph(mask, diagonal=mode, cell_size=(1.0, 1.5) if mode is ONLY else (1.0, 1.0))
+    for size in (2, 3):
+        assert index_of(grid, size).landmarks is not None, (mode, size)
+    check_against_oracle(grid, mask, np.ones(mask.shape), np.random.default_rng(3))
+
+
+def test_agents_block_searches_with_landmarks_as_walls_would() -> None:
+    mask = maze(cells=8)
+    grid = GridGraph(mask, diagonal=ONLY)
+    assert index_of(grid, 3).landmarks is not None
+    anchors = np.flatnonzero(eroded(mask, 3))
+    rng = np.random.default_rng(11)
+    blocked = mask.copy()
+    for agent, node in enumerate(rng.choice(anchors, 4, replace=False).tolist()):
+        grid.place_agent(agent, (node % grid.width, node // grid.width), size=2)
+        blocked[node // grid.width : node // grid.width + 2, node % grid.width : node % grid.width + 2] = (
+            False
+        )
+    graph = oracle_graph(blocked, np.ones(mask.shape), 3, ONLY, (1.0, 1.0))
+    starts = rng.choice(np.flatnonzero(eroded(blocked, 3)), 3, replace=False)
+    distances = dijkstra(graph, indices=starts)
+    for row, start in enumerate(starts.tolist()):
+        for goal in rng.choice(anchors, 8).tolist():
+            result = grid.find_path(
+                divmod(start, grid.width)[::-1], divmod(goal, grid.width)[::-1], options=QueryOptions(size=3)
+            )
+            want = distances[row, goal]
+            assert result.found == bool(np.isfinite(want))
+            if result.found:
+                assert result.cost == pytest.approx(want, rel=1e-9)
+
+
+def test_closed_cells_keep_the_index_and_a_split_part_is_labelled_again() -> None:
+    mask = maze(cells=6)
+    grid = GridGraph(mask, diagonal=ONLY)
+    index = index_of(grid, 3)
+    before = index.landmarks.copy() if index.landmarks is not None else None
+    # wall up one whole corridor cross-section: (one of) the maze's parts splits in two
+    ys = np.nonzero(eroded(mask, 3))[0]
+    closed = mask.copy()
+    row = int(np.median(ys))
+    door = [(x, row + dy) for x in range(grid.width) for dy in range(3) if mask[row + dy, x]]
+    grid.set_walkable(door, False)
+    closed[[y for _, y in door], [x for x, _ in door]] = False
+    after = prepared_for(grid).size_indexes[3]
+    assert after is index
+    assert index.stale
+    if before is not None:  # kept: still lower bounds of the (longer) distances now
+        np.testing.assert_array_equal(index.landmarks, before)
+    fresh = fresh_parts(closed, 3, ONLY)
+    above, below = fresh[:row, :].max(), fresh[row + 3 :, :].max()
+    (ay, ax), (by, bx) = np.argwhere(fresh == above)[0], np.argwhere(fresh == below)[0]
+    if above != below:
+        first = grid.find_path((int(ax), int(ay)), (int(bx), int(by)), options=QueryOptions(size=3))
+        assert first.status is PathStatus.NO_PATH
+        assert first.expanded > 0  # searched, then relabelled
+        assert not index.stale
+        assert same_parts(labels_of(grid, index), fresh)
+        again = grid.find_path((int(ax), int(ay)), (int(bx), int(by)), options=QueryOptions(size=3))
+        assert (again.status, again.expanded) == (PathStatus.NO_PATH, 0)
+    check_against_oracle(grid, closed, np.ones(mask.shape), np.random.default_rng(4))
+
+
+def test_opened_cells_drop_the_index_until_its_size_paid_for_a_new_one() -> None:
+    mask = random_islands(seed=9)
+    grid = GridGraph(mask, diagonal=ONLY)
+    index = index_of(grid, 3)
+    walls = np.argwhere(~mask)[:6]
+    grid.set_walkable([(int(x), int(y)) for y, x in walls], True)
+    opened = mask.copy()
+    opened[walls[:, 0], walls[:, 1]] = True
+    assert index.labels is None
+    assert index.landmarks is None
+    rng = np.random.default_rng(6)
+    check_against_oracle(grid, opened, np.ones(mask.shape), rng)  # exact without it
+    anchors = np.flatnonzero(eroded(opened, 3))
+    for _ in range(10_000):  # each query pays toward the rebuild; the one after it rebuilds
+        a, b = rng.choice(anchors, 2).tolist()
+        grid.find_path((a % 44, a // 44), (b % 44, b // 44), options=QueryOptions(size=3))
+        if prepared_for(grid).size_indexes[3] is not index:
+            break
+    assert index.debt >= index.build_cost
+    rebuilt = prepared_for(grid).size_indexes[3]
+    assert same_parts(labels_of(grid, rebuilt), fresh_parts(opened, 3, ONLY))
+
+
+def test_landmarks_only_where_they_pay_and_only_on_uniform_weights() -> None:
+    open_grid = GridGraph(np.ones((64, 64), dtype=bool), diagonal=ONLY)
+    assert index_of(open_grid, 2).landmarks is None  # octile is exact there: JPS/A* win the probes
+    mask = maze(cells=8)
+    weights = np.where(mask, 1.0, 1.0)
+    weights[1, 1] = 2.0  # weights that differ: distances would depend on the direction walked
+    weighted = GridGraph(mask, diagonal=ONLY, weights=weights)
+    index = index_of(weighted, 3)
+    assert index.landmarks is None
+    assert index.labels is not None
