@@ -249,11 +249,15 @@ def shrink_mesh(mesh: NavMesh, radius: float) -> ShrunkMesh:
 def grown(shape: ObstacleShape, radius: float) -> ObstacleShape:
     """``shape`` grown by ``radius`` as the shrunk area is eroded: exactly along its sides, round
     at its corners with chords outside the radius (a path around it keeps ``radius`` away)."""
-    around = shapely.intersection(
-        shape.geometry().buffer(radius * _OUTSIDE, quad_segs=ARC_SEGMENTS),
-        shape.geometry().buffer(radius, join_style="mitre"),
-    )
-    return ObstacleShape(shapely.get_coordinates(around.exterior), shape.base, shape.height)
+    geometry = shape.geometry()
+    mitre = geometry.buffer(radius, join_style="mitre")
+    reach = radius * _OUTSIDE
+    while True:
+        around = shapely.intersection(geometry.buffer(reach, quad_segs=ARC_SEGMENTS), mitre)
+        short = around.exterior.distance(geometry)
+        if short >= radius * (1.0 - 1e-9):
+            return ObstacleShape(shapely.get_coordinates(around.exterior), shape.base, shape.height)
+        reach *= radius / short * (1.0 + 1e-9)  # an acute corner's arc cut in longer chords
 
 
 def _with_obstacles(shrunk: ShrunkMesh, obstacles: Mapping[int, ObstacleShape]) -> ShrunkMesh:
