@@ -19,8 +19,13 @@ Costs are exact: one compiled Dijkstra from the goals over the whole map (step =
 between centres times the entered cell's weight, as :meth:`TileGrid.find_path`; AStarGrid2D's
 isometric shapes in id space, as their paths). The first :meth:`extend` computes every tile (a
 512 x 512 hex map is one pass of a few hundred ms); :meth:`repair` computes the map again and
-reports the tiles whose bytes or costs changed. No hierarchy, landmarks or unit sizes (one-cell
-units only, as the layouts' paths).
+reports the tiles whose bytes or costs changed. No hierarchy or landmarks.
+
+Units of any size: a field per (goals, size). A unit of size k stands on a centre cell and covers
+the cells within k - 1 side steps of it (:mod:`python_core.grid.layouts.clearance`): the field's
+cells are centre cells, open where the clearance is at least k, and a step costs its length times
+the highest weight under the entered cell's footprint, as :meth:`TileGrid.find_path` with that
+size; agents that block close every cell where the footprints would meet.
 """
 
 from __future__ import annotations
@@ -36,9 +41,11 @@ from python_core.flowfield.lattice_kernel import lattice_dijkstra, lattice_follo
 from python_core.flowfield.moves import WALL
 from python_core.flowfield.tiles import FieldTiles
 from python_core.grid.cells import Cell, as_cell, as_cells
+from python_core.grid.clearance import check_size
 from python_core.grid.layouts import TileGrid
 from python_core.grid.layouts.geometry import neighbour_table
-from python_core.grid.layouts.search import _prepared
+from python_core.grid.layouts.prepared import prepared
+from python_core.grid.layouts.search import blocked_by_agents
 from python_core.hpa import HierarchicalGrid
 
 __all__ = ["LatticeField"]
@@ -52,12 +59,12 @@ class LatticeField(FieldTiles):
         goals: ``(x, y)`` goal cells (non-empty; walls among them are never reached).
         tile_size: side of the tiles the field is stored and served in (``>= 2``).
         agents_block: cells with agents are not entered (an agent's own cell still gets the way out).
-        hierarchy, landmarks: must be None (a hierarchy over a tile grid is refused anyway).
-        size: 1 (units of other sizes are not supported on layouts yet).
+        hierarchy, landmarks: must be None (no hierarchy over a tile grid's fields).
+        size: the unit's size in cells, 1..255 (see the module notes; 1 on AStarGrid2D's shapes).
 
     Raises:
         InvalidQueryError: not a tile grid, no goals, malformed goals, a bad tile size, a
-            hierarchy, landmarks or a size other than 1.
+            hierarchy, landmarks or a size not in 1..255.
         OutOfBoundsError: a goal outside the grid.
 
     Example:
@@ -84,14 +91,16 @@ class LatticeField(FieldTiles):
         kind = grid.layout.kind.value
         if hierarchy is not None or landmarks is not None:
             raise InvalidQueryError(f"flow fields on a {kind} layout take no hierarchy or landmarks")
-        if size != 1:
-            raise InvalidQueryError(f"unit size {size!r:.20} is not supported on a {kind} layout yet")
+        size = check_size(size)
+        if size > 1 and not grid.layout.lattice:  # their paths use the square k x k footprint
+            raise InvalidQueryError(f"flow fields on a {kind} grid take unit size 1 only, got {size}")
         nodes = np.unique(as_cells(goals, grid.width, grid.height))
         if nodes.size == 0:
             raise InvalidQueryError("a flow field needs at least one goal cell")
         if isinstance(tile_size, bool) or not isinstance(tile_size, int) or tile_size < 2:
             raise InvalidQueryError(f"tile_size must be an integer >= 2, got {tile_size!r}")
         super().__init__(grid, nodes, tile_size, agents_block=agents_block, size=1)
+        self.size = size  # the base's surface is the plain grid: the clearance is read here
         self.tile_grid = grid
         self.hierarchy: HierarchicalGrid | None = None
         self.landmarks: Landmarks | None = None
@@ -126,14 +135,14 @@ class LatticeField(FieldTiles):
         return [(int(dx), int(dy)) for dx, dy in self._offsets[q]]
 
     def _parity(self) -> tuple[int, int]:
-        m = _prepared(self.tile_grid).moves
+        m = prepared(self.tile_grid).moves
         return m.parity_axis, (m.parity_shift + m.pad) % 2 if m.parity_axis >= 0 else 0
 
     def _steps(self) -> F64:
         """Each move's cost per unit of weight: world lengths (id space for AStarGrid2D shapes)."""
         if not self.tile_grid.layout.lattice:
             return np.hypot(self._offsets[:, :, 0], self._offsets[:, :, 1]).astype(np.float64)
-        return _prepared(self.tile_grid).moves.steps
+        return prepared(self.tile_grid).moves.steps
 
     # -- computing ------------------------------------------------------------------------------------
 
@@ -154,21 +163,20 @@ class LatticeField(FieldTiles):
 
     def _compute_all(self) -> list[int]:
         grid, cs = self.tile_grid, self.cs
-        p = _prepared(grid)
+        p = prepared(grid)
         m = p.moves
         h, w, pad = grid.height, grid.width, m.pad
         passable = p.passable
         if self.agents_block and grid.agents:
             passable = passable.copy()
-            for x, y in grid.agents.values():
-                passable[(y + pad) * m.stride + x + pad] = 0
+            passable[blocked_by_agents(grid, p, size=self.size, own=None)] = 0
         gx, gy = self.goal_nodes % w, self.goal_nodes // w
         goals = np.ascontiguousarray((gy + pad) * m.stride + gx + pad, dtype=np.int64)
         diagonal = DIAG_CODES[grid.diagonal]
         cost, dirs = lattice_dijkstra(
-            p.passable, passable, p.weights, p.uniform_weight, m.stride, m.moves,
+            p.passable, passable, p.weights_for(grid, self.size), p.uniform_weight, m.stride, m.moves,
             np.ascontiguousarray(self._steps()), m.corner_sides, m.n_sides, m.n_moves, diagonal,
-            m.parity_axis, m.parity_shift, goals,
+            m.parity_axis, m.parity_shift, goals, self.size,
         )  # fmt: skip
         inner = (slice(pad, pad + h), slice(pad, pad + w))
         full_cost = np.full((self.tiles_y * cs, self.tiles_x * cs), np.inf)
@@ -212,6 +220,16 @@ class LatticeField(FieldTiles):
                 changed.append(t)
         return RepairReport(tuple(done), tuple(changed))
 
+    def _entered_weights(self) -> F64:
+        """Per grid cell, the weight a step into it costs: the highest under the footprint."""
+        grid = self.tile_grid
+        p = prepared(grid)
+        if self.size == 1 or p.uniform_weight >= 0.0:
+            return np.ascontiguousarray(grid.weights, dtype=np.float64).ravel()
+        m = p.moves
+        padded = p.weights_for(grid, self.size).reshape(-1, m.stride)
+        return np.ascontiguousarray(padded[m.pad : m.pad + grid.height, m.pad : m.pad + grid.width]).ravel()
+
     # -- following ------------------------------------------------------------------------------------
 
     def follow(self, cell: npt.ArrayLike, *, max_steps: int | None = None) -> tuple[float, Cell, int]:
@@ -227,7 +245,7 @@ class LatticeField(FieldTiles):
         axis, shift = self._parity()
         steps = self.grid.node_count if max_steps is None else max_steps
         total, end, code = lattice_follow(
-            self._dirs, self.known_slot, np.ascontiguousarray(self.grid.weights, dtype=np.float64).ravel(),
+            self._dirs, self.known_slot, self._entered_weights(),
             w, self.grid.height, self.cs, self.tiles_x, self._offsets, np.ascontiguousarray(self._steps()),
             axis, shift, y * w + x, steps,
         )  # fmt: skip

@@ -3,7 +3,7 @@
 Quick start (:class:`~python_core.flowfield.lattice_field.LatticeField` calls these)::
 
     cost, dirs = lattice_dijkstra(walk, passable, weights, uniform, moves, steps, corner_sides,
-                                  n_sides, n_moves, diagonal, axis, shift, goals)
+                                  n_sides, n_moves, diagonal, axis, shift, goals, size)
 
 Both work on the padded grid of :mod:`python_core.grid.layouts.search` (a blocked border wide
 enough for every move). A cell's moves are row ``parity`` of the tables (its padded row or column
@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from python_core.compiled import jit
 from python_core.flowfield.moves import GOAL, UNREACHABLE, WALL
-from python_core.grid.layouts.kernel import _corner_allowed, _parity
+from python_core.grid.layouts.kernel import _corner_fits, _parity
 from python_core.heaps.lazy import heap_pop, heap_push
 
 __all__ = ["lattice_dijkstra", "lattice_follow"]
@@ -44,42 +44,44 @@ def lattice_dijkstra(
     parity_axis: int,
     parity_shift: int,
     goals: npt.NDArray[np.int64],
+    min_clear: int,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint8]]:
     """Exact cost to the nearest goal of every padded cell and the move toward it.
 
-    ``walk``: the walls (a cell gets a cost and a direction when walkable); ``passable``: the
-    walls with blocking agents' cells closed (never entered, nor counted as open by the diagonal
-    rule; an agent's own cell still gets the way out). Entering ``u`` by move ``k`` of class ``q``
-    costs ``steps[q, k]`` times ``u``'s weight (``uniform_weight`` when ``>= 0``).
+    ``walk``: the padded clearance (a cell gets a cost and a direction where it is at least
+    ``min_clear``, the unit's size); ``passable``: the same with the cells where a unit would
+    meet a blocking agent closed (never entered, nor counted as open by the diagonal rule; those
+    cells still get the way out). Entering ``u`` by move ``k`` of class ``q`` costs ``steps[q, k]``
+    times ``u``'s weight (``uniform_weight`` when ``>= 0``; the footprint's highest for sizes).
     """
     n = walk.shape[0]
     cost = np.full(n, np.inf)
     dirs = np.full(n, WALL, dtype=np.uint8)
     for i in range(n):
-        if walk[i] != 0:
+        if walk[i] >= min_clear:
             dirs[i] = UNREACHABLE
     keys = np.empty(1024, dtype=np.float64)
     items = np.empty(1024, dtype=np.int64)
     size = 0
     for i in range(goals.shape[0]):
         g = goals[i]
-        if passable[g] != 0 and cost[g] > 0.0:
+        if passable[g] >= min_clear and cost[g] > 0.0:
             cost[g] = 0.0
             dirs[g] = GOAL
             keys, items, size = heap_push(keys, items, size, 0.0, g)
     classes = 1 if parity_axis < 0 else 2
     while size > 0:
         d, u, size = heap_pop(keys, items, size)
-        if d > cost[u] or passable[u] == 0:
+        if d > cost[u] or passable[u] < min_clear:
             continue  # stale, or an agent's cell: it is left, never entered
         w = uniform_weight if uniform_weight >= 0.0 else weights[u]
         for q in range(classes):
             for k in range(n_moves):
                 v = u - moves[q, k]
-                if walk[v] == 0 or _parity(v, stride, parity_axis, parity_shift) != q:
+                if walk[v] < min_clear or _parity(v, stride, parity_axis, parity_shift) != q:
                     continue
-                if k >= n_sides and not _corner_allowed(
-                    passable, v, moves[q], corner_sides[q, k - n_sides], diagonal
+                if k >= n_sides and not _corner_fits(
+                    passable, v, moves[q], corner_sides[q, k - n_sides], diagonal, min_clear
                 ):
                     continue
                 cand = d + steps[q, k] * w

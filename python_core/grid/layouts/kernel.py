@@ -8,7 +8,9 @@ The grid is stored with a blocked border ``pad`` cells wide, so every move of a 
 on a valid index. A node's moves are row ``parity`` of the move tables, where ``parity`` is its
 padded row (``parity_axis == 1``) or column (``0``) plus ``parity_shift``, modulo 2, or 0 always
 (``-1``). Moves ``0 .. n_sides - 1`` are sides; the rest are corners, taken under the grid's
-diagonal rule over the two sides ``corner_sides`` names. Entering node ``n`` by move ``k`` costs
+diagonal rule over the two sides ``corner_sides`` names. ``passable`` holds each cell's clearance
+(:mod:`.clearance`): a unit of size k enters cells whose value is at least k, and the diagonal
+rule reads the sides the same way (the rule on the eroded grid). Entering node ``n`` by move ``k`` costs
 ``step[parity, k] * weight[n]`` (world distance between centres). The heuristic is the least
 weight times a distance no step's cost is below: the lattice's own norm by default (the least cost
 of any mix of moves covering the displacement: hex distance in world units on regular hexagons,
@@ -90,10 +92,24 @@ def _corner_allowed(
     diagonal: int,
 ) -> bool:
     """Godot's diagonal rule for a corner move over the two sides beside it."""
+    return _corner_fits(passable, node, moves, sides, diagonal, 1)
+
+
+@jit
+def _corner_fits(
+    passable: npt.NDArray[np.uint8],
+    node: int,
+    moves: npt.NDArray[np.int64],
+    sides: npt.NDArray[np.int64],
+    diagonal: int,
+    min_clear: int,
+) -> bool:
+    """The diagonal rule on the grid eroded for size ``min_clear``: a side is open where its
+    clearance is at least ``min_clear``."""
     if diagonal == DIAG_ALWAYS:
         return True
-    a = passable[node + moves[sides[0]]]
-    b = passable[node + moves[sides[1]]]
+    a = passable[node + moves[sides[0]]] >= min_clear
+    b = passable[node + moves[sides[1]]] >= min_clear
     return bool(a or b) if diagonal == DIAG_AT_LEAST_ONE_WALKABLE else bool(a and b)
 
 
@@ -118,6 +134,7 @@ def layout_astar(
     h_scale: float,
     max_expansions: int,
     track_closest: bool,
+    min_clear: int,
     g: npt.NDArray[np.float64],
     parent: npt.NDArray[np.int32],
     stamp: npt.NDArray[np.int32],
@@ -145,6 +162,8 @@ def layout_astar(
         h_scale: the least weight (heuristic multiplier).
         max_expansions: budget, ``-1`` for none.
         track_closest: keep the closed node nearest the goal (partial paths).
+        min_clear: the unit's size: a node is open where ``passable`` (the padded clearance)
+            is at least this (1: every walkable cell).
         g, parent, stamp, pos, heap_nodes, heap_keys, tag: workspace, as ``astar_padded``.
 
     Returns:
@@ -180,10 +199,10 @@ def layout_astar(
         p = _parity(node, stride, parity_axis, parity_shift)
         for k in range(n_moves):
             nbr = node + moves[p, k]
-            if not passable[nbr]:
+            if passable[nbr] < min_clear:
                 continue
-            if k >= n_sides and not _corner_allowed(
-                passable, node, moves[p], corner_sides[p, k - n_sides], diagonal
+            if k >= n_sides and not _corner_fits(
+                passable, node, moves[p], corner_sides[p, k - n_sides], diagonal, min_clear
             ):
                 continue
             mark = stamp[nbr]

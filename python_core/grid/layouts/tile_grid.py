@@ -21,20 +21,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import F64, DiagonalMode
+from python_core._types import F64, U8, DiagonalMode
 from python_core.compiled import register_warm_up
 from python_core.errors import InvalidQueryError
-from python_core.grid.cells import Cell, as_cell, parse_pair
+from python_core.grid.cells import Cell, as_cell, as_cells, check_options, parse_pair
+from python_core.grid.clearance import check_size
 from python_core.grid.graph import GridGraph
 from python_core.grid.layouts import search
+from python_core.grid.layouts.agents import agents_on_path, footprint_cells
+from python_core.grid.layouts.footprint import FootprintRadii
 from python_core.grid.layouts.geometry import TileLayout, TileShape, unit_centres
+from python_core.grid.layouts.prepared import patch_walls, patch_weights, prepared
 from python_core.grid.search import dispatch
 from python_core.grid.search.grid_view import GridView
+from python_core.grid.search.prepared import prepared_for
 from python_core.result import PathResult, QueryOptions
 
 __all__ = ["TileGrid"]
@@ -78,6 +84,7 @@ class TileGrid(GridGraph):
         self._layout = layout if isinstance(layout, TileLayout) else TileLayout(layout)
         # weakly keyed caches (the square search's padded copy) key on this view: it lives as long as the grid
         self._id_space = None if self._layout.lattice else cast("GridView", _IdSpace(self))
+        self._radii: FootprintRadii | None = None  # radius -> size, grown ring by ring on demand
 
     @classmethod
     def from_grid(cls, grid: GridGraph, layout: TileLayout) -> TileGrid:
@@ -124,9 +131,9 @@ class TileGrid(GridGraph):
             InvalidQueryError: non-integral or non-finite coordinates; a unit ``size`` other than 1.
             OutOfBoundsError: the cell is outside the grid.
         """
-        self._one_cell(size)
         x, y = as_cell(cell, self._width, self._height)
-        point = self._centres([x], [y])[0]
+        shift = self._anchor_shift(size)
+        point = self._centres([x + shift], [y + shift])[0]
         return (float(point[0]), float(point[1]))
 
     def world_to_cell(self, position: Sequence[float], *, size: int = 1) -> Cell:
@@ -142,8 +149,13 @@ class TileGrid(GridGraph):
             >>> g.world_to_cell((2.0, 1.1)), g.world_to_cell((0.9, 0.0)), g.world_to_cell((2.1, 0.0))
             ((0, 1), (0, 0), (1, 0))
         """
-        self._one_cell(size)
+        shift = self._anchor_shift(size)
         px, py = parse_pair("position", position, positive=False, error=InvalidQueryError)
+        if shift:  # AStarGrid2D shapes: the anchor whose footprint centre is nearest
+            (ax, ay), (bx, by) = self._centres([0.0, shift], [0.0, shift])
+            x, y = self.world_to_cell((px - (bx - ax), py - (by - ay)))
+            k = round(2 * shift) + 1
+            return min(x, max(self._width - k, 0)), min(y, max(self._height - k, 0))
         (cw, ch), (ox, oy), (mx, my) = self._cell_size, self._origin, self._layout.map_origin
         bx, by = unit_centres(self._layout, [mx], [my])
         ux, uy = (px - ox) / cw + bx[0], (py - oy) / ch + by[0]  # the unit frame of map cells
@@ -154,10 +166,12 @@ class TileGrid(GridGraph):
         best = int(np.lexsort((ys, xs, depth))[0])  # ties on an edge: the smaller x, then y
         return as_cell((int(xs[best]) - mx, int(ys[best]) - my), self._width, self._height)
 
-    def _one_cell(self, size: int) -> None:
-        if size != 1:
-            kind = self._layout.kind.value
-            raise InvalidQueryError(f"unit size {size!r:.20} is not supported on a {kind} layout yet")
+    def _anchor_shift(self, size: int) -> float:
+        """How far (in cells, along both axes) a unit's point lies from its cell: 0 on a lattice
+        (the footprint is centred on its cell), ``(size - 1) / 2`` on AStarGrid2D's shapes (the
+        square grid's k x k footprint from the anchor)."""
+        k = check_size(size)
+        return 0.0 if self._layout.lattice else (k - 1) / 2.0
 
     def _approximate(self, ux: float, uy: float) -> tuple[int, int]:
         """The map cell whose centre the linear part of the lattice puts nearest (within two)."""
@@ -168,15 +182,95 @@ class TileGrid(GridGraph):
             return (2**40, 2**40)  # far outside any grid: as_cell reports it
         return (round(mx), round(my))
 
-    def place_agent(self, agent_id: int, cell: Sequence[int], size: int = 1) -> None:
-        """Put a new agent on a cell (see :meth:`GridGraph.place_agent`); one cell only.
+    # -- units of any size -------------------------------------------------------------------------
+
+    @property
+    def clearance(self) -> U8:
+        """Read-only ``(height, width)`` uint8: on a lattice, the largest size whose footprint (the
+        cell and size - 1 rings of side neighbours) lies inside the grid on walkable cells, 0 on
+        walls (:mod:`.clearance`); on AStarGrid2D's shapes the square grid's (k x k from the anchor).
+
+        Example:
+            >>> TileGrid(np.ones((3, 5), bool), layout="hexagon").clearance.tolist()
+            [[1, 1, 1, 1, 1], [1, 2, 2, 2, 1], [1, 1, 1, 1, 1]]
+        """
+        if self._id_space is not None:
+            return prepared_for(self._id_space).clearance
+        view = prepared(self).clearance(self._height, self._width)
+        view.flags.writeable = False
+        return view
+
+    def size_for_radius(self, radius: float) -> int:
+        """The unit size for a round unit of ``radius`` world units: on a lattice the smallest
+        footprint that holds the disc about its centre cell's centre (:mod:`.footprint`), on
+        AStarGrid2D's shapes the square grid's rule.
 
         Raises:
-            InvalidQueryError: a ``size`` other than 1 (footprints on a tile layout are not
-                supported yet), and as :meth:`GridGraph.place_agent`.
+            InvalidQueryError: radius not finite and > 0, or wider than the largest footprint.
+
+        Example:
+            >>> g = TileGrid(np.ones((2, 2), bool), layout="hexagon", cell_size=(2.0, 2.0))
+            >>> g.size_for_radius(0.8), g.size_for_radius(1.0), g.size_for_radius(2.0)  # tile inradius 0.89
+            (1, 2, 2)
         """
-        self._one_cell(size)
-        super().place_agent(agent_id, cell)
+        if self._id_space is not None:
+            return super().size_for_radius(radius)
+        if self._radii is None:
+            self._radii = FootprintRadii(self._layout, self._cell_size)
+        return self._radii.size_for(radius)
+
+    def place_agent(self, agent_id: int, cell: Sequence[int], size: int = 1) -> None:
+        """Put a new agent on a cell (see :meth:`GridGraph.place_agent`); on a lattice its
+        footprint is the cell and ``size - 1`` rings of side neighbours, all inside the grid.
+
+        Raises:
+            InvalidQueryError, OutOfBoundsError: as :meth:`GridGraph.place_agent`.
+
+        Example:
+            >>> g = TileGrid(np.ones((3, 4), bool), layout="hexagon"); g.place_agent(1, (1, 1), 2)
+            >>> g.find_path((0, 0), (3, 0)).status.value, g.find_path((0, 2), (3, 2)).found
+            ('no_path', False)
+        """
+        super().place_agent(agent_id, cell, size)
+
+    def _footprint_at(self, agent_id: int, cell: Sequence[int], size: int) -> Cell:
+        if self._id_space is not None:
+            return super()._footprint_at(agent_id, cell, size)
+        x, y = as_cell(cell, self._width, self._height)
+        footprint_cells(self, (x, y), size, agent_id=agent_id)  # raises when it leaves the grid
+        return x, y
+
+    def _cover(self, x: int, y: int, size: int, count: int) -> None:
+        if self._id_space is not None or size == 1:
+            super()._cover(x, y, size, count)
+        else:
+            self._occupancy[footprint_cells(self, (x, y), size)] += count
+
+    def agents_on(self, nodes: npt.ArrayLike, *, besides: int | None = None, size: int = 1) -> bool:
+        """Whether an agent other than ``besides`` covers a cell of the footprint of one of
+        ``nodes`` (see :meth:`GridGraph.agents_on`; footprints as :meth:`place_agent`'s)."""
+        if self._id_space is not None:
+            return super().agents_on(nodes, besides=besides, size=size)
+        return agents_on_path(
+            self, self._occupancy, nodes, agents=self._agents, sizes=self._sizes, besides=besides, size=size
+        )
+
+    # -- changes: the lattice copy repaired in place ---------------------------------------------------
+
+    def set_walkable(self, cells: npt.ArrayLike, walkable: bool | npt.ArrayLike = True) -> None:
+        """Open or close cells (see :meth:`GridGraph.set_walkable`); the search's clearance is
+        repaired near them."""
+        before = self._version
+        super().set_walkable(cells, walkable)
+        if self._id_space is None:
+            patch_walls(self, before, as_cells(cells, self._width, self._height))
+
+    def set_weights(self, cells: npt.ArrayLike, weights: float | npt.ArrayLike) -> None:
+        """Set the weight of cells (see :meth:`GridGraph.set_weights`)."""
+        before = self._version
+        super().set_weights(cells, weights)
+        if self._id_space is None:
+            patch_weights(self, before, as_cells(cells, self._width, self._height))
 
     # -- queries ----------------------------------------------------------------------------------
 
@@ -195,29 +289,50 @@ class TileGrid(GridGraph):
         AStarGrid2D isometric shapes run the square grid's search in id space (``method`` as
         :meth:`GridGraph.find_path`); lattices take ``"auto"`` or ``"astar"``.
 
+        Units of any size (``options.size`` or ``options.radius``): on a lattice a unit stands on
+        a centre cell and covers it and ``size - 1`` rings of side neighbours (:mod:`.search`);
+        on AStarGrid2D's shapes, the square grid's k x k footprint from the anchor, in id space.
+
         Raises:
             InvalidQueryError, OutOfBoundsError, BlockedEndpointError, UnknownPointError: as
-                :meth:`GridGraph.find_path`; also a unit ``size`` or ``radius`` (not on layouts yet).
+                :meth:`GridGraph.find_path`.
+
+        Example:
+            >>> g = TileGrid(np.ones((5, 7), bool), layout="hexagon", cell_size=(2.0, 2.0))
+            >>> g.find_path((1, 2), (5, 2), options=QueryOptions(size=2)).cost
+            8.0
+            >>> g.find_path((0, 2), (5, 2), options=QueryOptions(size=2))
+            Traceback (most recent call last):
+            ...
+            python_core.errors.BlockedEndpointError: start cell (0, 2) is blocked for a unit of size 2: \
+its footprint (the cell and 1 ring of neighbours) does not fit
         """
-        if options is not None and options.radius is not None:
-            raise InvalidQueryError(
-                f"a unit radius is not supported on a {self._layout.kind.value} layout yet"
-            )
-        if options is not None:
-            self._one_cell(options.size)
         if self._id_space is not None:
-            result = dispatch.find_path(self._id_space, start, goal, options=options, method=method)
-            if len(result.nodes) == 0:
-                return result
-            return PathResult(
-                result.status, points=self.cell_points(result.nodes), nodes=result.nodes,
-                cost=result.cost, expanded=result.expanded,
-            )  # fmt: skip
+            return self._find_in_id_space(start, goal, options, method)
         if method not in ("auto", "astar"):
             raise InvalidQueryError(
                 f"method {method!r:.40} does not apply to a tile layout; use 'auto' or 'astar'"
             )
         return search.find_path(self, start, goal, options)
+
+    def _find_in_id_space(
+        self, start: Sequence[int], goal: Sequence[int], options: QueryOptions | None, method: Any
+    ) -> PathResult:
+        """AStarGrid2D's shapes: the square grid's search in id space (a radius in world units)."""
+        opts = options if options is not None else QueryOptions()
+        if opts.radius is not None:
+            check_options(opts)
+            opts = replace(opts, size=self.size_for_radius(opts.radius), radius=None)
+        assert self._id_space is not None  # only AStarGrid2D's shapes come here
+        result = dispatch.find_path(self._id_space, start, goal, options=opts, method=method)
+        if len(result.nodes) == 0:
+            return result
+        ys, xs = np.divmod(result.nodes, self._width)
+        shift = (opts.size - 1) / 2.0  # the footprint's centre
+        return PathResult(
+            result.status, points=self._centres(xs + shift, ys + shift), nodes=result.nodes,
+            cost=result.cost, expanded=result.expanded,
+        )  # fmt: skip
 
     def find_many(
         self,
@@ -279,10 +394,15 @@ class _IdSpace:
 
 @register_warm_up
 def _warm_up() -> None:
-    """Compile the lattice kernel with the dtypes real queries use (weights, corners, parity, agents)."""
+    """Compile the lattice kernels with the dtypes real queries use (weights, corners, parity,
+    agents, unit sizes: clearance, its repair both ways, footprint weights and balls)."""
     for shape in ("hexagon", "isometric"):
-        grid = TileGrid(np.ones((3, 4), bool), layout=shape, diagonal="only_if_no_obstacles")
+        grid = TileGrid(np.ones((5, 6), bool), layout=shape, diagonal="only_if_no_obstacles")
         grid.find_path((0, 0), (3, 2))
         grid.set_weights([(1, 1)], 2.0)
         grid.place_agent(1, (2, 1))
         grid.find_path((0, 0), (3, 2), options=QueryOptions(allow_partial=True, max_expansions=3))
+        grid.set_walkable([(3, 3)], False)
+        grid.set_walkable([(3, 3)], True)
+        grid.place_agent(2, (3, 2), 2)
+        grid.find_path((1, 1), (4, 2), options=QueryOptions(size=2, allow_partial=True))

@@ -1,7 +1,8 @@
 """graph.load_grid's "layout" through a real sidecar (issue 39): a hexagonal or isometric layer
 answers path.find (cells and world positions), path.find_packed and graph.update as the core's
-TileGrid does; graph.info reports the layout; HPA* and bad layouts are refused with their codes
-(a hierarchy the core refuses is invalid_graph, as on square grids)."""
+TileGrid does; graph.info reports the layout; HPA* answers as the core's LatticeHierarchy; bad
+layouts and hierarchies are refused with their codes (a hierarchy the core refuses is
+invalid_graph, as on square grids)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from bridge.client import Client
 from bridge.wire.errors import BridgeError, error_code
 from python_core.grid.layouts import TileGrid, TileLayout
+from python_core.hpa.lattice import LatticeHierarchy
 
 WALK = np.ones((7, 9), dtype=bool)
 WALK[1:6, 4] = False
@@ -82,16 +84,44 @@ def test_updates_change_the_next_answer(client: Client) -> None:
     assert blocked["status"] == "no_path"
     assert client.find("hex", grid.cell_to_world((0, 0)), grid.cell_to_world((8, 0)), agent=1) == before
     with pytest.raises(BridgeError) as caught:
-        client.place_agent("hex", 2, (0, 0), size=2)
-    assert "unit size 2 is not supported on a hexagon layout" in str(caught.value)
+        client.place_agent("hex", 2, (0, 0), size=2)  # its footprint (the cell and a ring) leaves the grid
+    assert "does not fit inside" in str(caught.value)
 
 
-def test_hierarchies_and_bad_layouts_are_refused(client: Client) -> None:
+def test_a_hex_layer_takes_a_hierarchy(client: Client) -> None:
+    """HPA* on a layout (python_core.hpa.lattice): loaded with one or built later, its hierarchical
+    answers are the core's; updates repair it; path.reachable, find_many and find_packed answer."""
+    grid = _load(client, "hex_hpa", hierarchy={"cluster_size": 8})
+    core = LatticeHierarchy(grid, cluster_size=8).build()
+    start, goal = [0, 3], [8, 3]
+    for options in ({}, {"corridor": True}):
+        answer = client.find("hex_hpa", start, goal, cells=True, hierarchical=True, **options)
+        want = core.find_path(start, goal, corridor=bool(options))
+        assert answer["status"] == "found"
+        assert answer["cost"] == pytest.approx(want.cost, rel=1e-6)
+        assert np.frombuffer(answer["nodes"], "<i8").tolist() == want.nodes.tolist()
+    assert client.info("hex_hpa")["hierarchy"]["cluster_size"] == 8
+    assert client.reachable("hex_hpa", start, goal, cells=True)
+    wall = np.array([[4, 0], [4, 6]], "<i4").tobytes()  # column 4 closed from top to bottom
+    client.update("hex_hpa", cells=wall, walkable=False)
+    assert not client.reachable("hex_hpa", start, goal, cells=True)
+    assert client.find("hex_hpa", start, goal, cells=True, hierarchical=True)["status"] == "no_path"
+    client.update("hex_hpa", cells=wall, walkable=True)
+    grid.set_walkable([(4, 0), (4, 6)], True)
+    core.repair([(4, 0), (4, 6)])
+    want = core.find_path(start, goal)
+    many = client.find_many([client.query("hex_hpa", start, goal, cells=True, hierarchical=True)] * 2)
+    assert [r["cost"] for r in many] == pytest.approx([want.cost] * 2, rel=1e-6)
+    packed = client.find_packed("hex_hpa", np.array([start]), np.array([goal]), hierarchical=True)
+    assert packed["costs"].tolist() == pytest.approx([want.cost], rel=1e-6)
+    _load(client, "later")  # built after the load, on another layout
+    built = client.build_hierarchy("later", cluster_size=8, exact_check=0)
+    assert built["hierarchy"]["cluster_size"] == 8
+    assert client.find("later", start, goal, cells=True, hierarchical=True)["status"] == "found"
+
+
+def test_bad_hierarchies_and_layouts_are_refused(client: Client) -> None:
     _load(client)
-    with pytest.raises(BridgeError) as caught:  # the core refuses the hierarchy: invalid_graph, as for any
-        client.call("graph.build_hierarchy", {"id": "hex", "cluster_size": 8})
-    assert error_code(caught.value) == "invalid_graph"
-    assert "HPA* is not supported on a hexagon layout" in str(caught.value)
     query = {
         "graph": "hex",
         "start": [0, 0],
@@ -100,6 +130,18 @@ def test_hierarchies_and_bad_layouts_are_refused(client: Client) -> None:
         "options": {"hierarchical": True},
     }
     assert _code(client, "path.find", query) == "bad_request"  # no hierarchy was built: as on any grid
+    for spec, message in (
+        ({"cluster_size": 8, "levels": 2}, "has one level"),
+        ({"cluster_size": 8, "long_entrance": 0}, "long_entrance must be"),
+    ):
+        with pytest.raises(BridgeError) as caught:  # the core refuses the hierarchy: invalid_graph
+            client.call("graph.build_hierarchy", {"id": "hex", **spec})
+        assert error_code(caught.value) == "invalid_graph"
+        assert message in str(caught.value)
+    with pytest.raises(BridgeError) as caught:  # AStarGrid2D's isometric shapes: no hierarchy
+        _load(client, "iso_hpa", layout={"shape": "astar_isometric_down"}, hierarchy={"cluster_size": 8})
+    assert error_code(caught.value) == "invalid_graph"
+    assert "HPA* is not supported on an AStarGrid2D" in str(caught.value)
     bad = {"id": "bad", "width": 1, "height": 1, "cells": b"\x01", "diagonal": "never"}
     assert (
         _code(client, "graph.load_grid", {**bad, "layout": {"shape": "hexagon", "layout": 9}})
@@ -108,7 +150,3 @@ def test_hierarchies_and_bad_layouts_are_refused(client: Client) -> None:
     assert _code(client, "graph.load_grid", {**bad, "layout": "hexagon"}) == "invalid_graph"
     field = client.request_field("hex", [(8, 0)], [(0, 0)])  # the layout's own moves (test_layout_fields.py)
     assert len(field["layout_moves"]["moves"][0]) == 6
-    with pytest.raises(BridgeError) as caught:
-        _load(client, "hex_hpa", hierarchy={"cluster_size": 8})
-    assert error_code(caught.value) == "invalid_graph"
-    assert "HPA* is not supported on a hexagon layout" in str(caught.value)

@@ -157,7 +157,7 @@ def test_bad_input_is_refused() -> None:
     with pytest.raises(InvalidQueryError, match="at least one goal"):
         LatticeField(grid, [])
     with pytest.raises(InvalidQueryError, match="size"):
-        LatticeField(grid, [(0, 0)], size=2)
+        LatticeField(grid, [(0, 0)], size=0)
     with pytest.raises(InvalidQueryError, match="TileGrid"):
         LatticeField(GridGraph(np.ones((2, 2), bool)), [(0, 0)])  # type: ignore[arg-type]
     with pytest.raises(InvalidQueryError, match="tile_size"):

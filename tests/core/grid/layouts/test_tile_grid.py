@@ -93,15 +93,16 @@ def test_budgets_partial_paths_and_endpoints(layout: TileLayout) -> None:
         grid.find_path((-1, 0), (0, 0))
     with pytest.raises(InvalidQueryError):
         grid.find_path((0.5, 0), (0, 0))  # type: ignore[arg-type]
-    with pytest.raises(InvalidQueryError, match="unit size 2 is not supported"):
-        grid.find_path((0, 0), (1, 0), options=QueryOptions(size=2))
-    with pytest.raises(InvalidQueryError, match="unit size 2 is not supported"):
-        grid.place_agent(7, (0, 0), size=2)
+    # units of any size (tests/core/grid/layouts/test_layout_sizes.py): a footprint past the edge
+    # (a lattice's rings around the cell; AStarGrid2D's k x k from the anchor)
+    edge = (0, 0) if grid.layout.lattice else (5, 0)
+    with pytest.raises(BlockedEndpointError, match="size 2"):
+        grid.find_path(edge, (1, 1), options=QueryOptions(size=2))
+    with pytest.raises(OutOfBoundsError, match="does not fit"):
+        grid.place_agent(7, edge, size=2)
     assert 7 not in grid.agents
-    with pytest.raises(InvalidQueryError, match="radius is not supported"):
-        grid.find_path((0, 0), (1, 0), options=QueryOptions(radius=3.0))
-    with pytest.raises(InvalidQueryError, match="unit size 3 is not supported"):
-        grid.world_to_cell((0.0, 0.0), size=3)
+    with pytest.raises(InvalidQueryError, match="size must be an integer"):
+        grid.world_to_cell((0.0, 0.0), size=0)
 
 
 def test_lattices_refuse_square_heuristics_and_methods() -> None:
