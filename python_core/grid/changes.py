@@ -23,7 +23,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import F64, I64
+from python_core._types import F64, I64, B
 from python_core.errors import InvalidQueryError
 from python_core.grid.cells import as_cells, reject_bad
 from python_core.grid.search.grid_view import GridView
@@ -71,7 +71,7 @@ class GridChanges:
             raise InvalidQueryError(f"walkable must be one bool or one per cell, got {walkable!r:.80}")
         self._remember(self._walkable, nodes)
         patch = start_patch(self._view, nodes)
-        self._walkable[nodes] = values
+        self._walkable[nodes] = self._walls_set(nodes, values)
         self._version += 1
         finish_patch(self._view, patch, walls=True)
 
@@ -115,6 +115,11 @@ class GridChanges:
         self._weights[nodes] = values
         self._version += 1
         finish_patch(self._view, patch, walls=False)
+
+    def _walls_set(self, nodes: I64, values: B) -> B:
+        """What :meth:`set_walkable` writes into the walkable array at ``nodes`` for the walls
+        ``values``: the walls themselves, unless obstacles stand there (see GridObstacles)."""
+        return values
 
     # -- all or nothing ---------------------------------------------------------------------------
 

@@ -33,8 +33,8 @@ from python_core.errors import GraphFileError, InvalidGraphError, InvalidQueryEr
 from python_core.formats.movingai import BLOCKED, PASSABLE, mask_from_rows, read_map
 from python_core.grid.agents import GridAgents
 from python_core.grid.cells import Cell, as_cell, parse_mask, parse_pair, parse_weights
-from python_core.grid.changes import GridChanges
 from python_core.grid.clearance import check_size, size_for_radius
+from python_core.grid.obstacles import GridObstacles, ObstacleLayer
 from python_core.grid.search import dispatch
 from python_core.grid.search.prepared import prepared_for
 from python_core.result import PathResult, QueryOptions
@@ -42,8 +42,9 @@ from python_core.result import PathResult, QueryOptions
 __all__ = ["GridGraph"]
 
 
-class GridGraph(GridChanges, GridAgents):
-    """A rectangular grid of cells: walkable or not, each with a weight, plus dynamic agents.
+class GridGraph(GridObstacles, GridAgents):
+    """A rectangular grid of cells: walkable or not, each with a weight, plus dynamic agents and
+    obstacles (:mod:`python_core.grid.obstacles`).
 
     Storage is flat: ``walkable`` uint8 and ``weights`` float64 arrays of ``width * height``, an
     int32 agent count per cell and a dict agent id -> cell. No object per node.
@@ -95,6 +96,7 @@ class GridGraph(GridChanges, GridAgents):
         self._sizes: dict[int, int] = {}
         self._version = 0
         self._undo: list[Callable[[], None]] | None = None  # inside atomic(): how to go back
+        self._obstacles: ObstacleLayer | None = None  # made by the first update_obstacles
 
     @classmethod
     def from_strings(
@@ -196,7 +198,8 @@ class GridGraph(GridChanges, GridAgents):
 
     @property
     def walkable(self) -> B:
-        """Read-only ``(height, width)`` bool view of the walls (True = walkable); agents not included."""
+        """Read-only ``(height, width)`` bool view of the walls (True = walkable) with the cells under
+        obstacles blocked (:attr:`base_walkable`: without them); agents not included."""
         view = self._walkable.view(np.bool_).reshape(self._height, self._width)
         view.flags.writeable = False
         return view

@@ -39,6 +39,7 @@ from python_core.navigation.updates import (
     MoveAgent,
     PlaceAgent,
     RemoveAgent,
+    SetObstacles,
     SetWalkable,
     SetWeights,
     Update,
@@ -83,11 +84,18 @@ class GridNavigator:
         self._grid, self._world = grid, world
         self._hierarchy, self._smooth = hierarchy, smooth
         self._endpoints = EndpointForm(size=2, cells=not world)
+        self._flipped: I64 = np.zeros(0, dtype=np.int64)  # nodes the last batch's obstacles flipped
 
     @property
     def grid(self) -> GridGraph:
         """The grid."""
         return self._grid
+
+    @property
+    def obstacle_flips(self) -> I64:
+        """Nodes whose walkability the obstacles of the last batch applied changed (none when it
+        failed): what derived data (flow fields) must repair."""
+        return self._flipped
 
     @property
     def hierarchy(self) -> HierarchicalGrid | None:
@@ -286,7 +294,7 @@ class GridNavigator:
     # -- updates ----------------------------------------------------------------------------------
 
     def apply(self, updates: Sequence[Update]) -> None:
-        """Apply walls, weights and agents in order, all or nothing.
+        """Apply walls, weights, agents and obstacles in order, all or nothing.
 
         Walls and weights go through the hierarchy when there is one, so only the clusters they
         touch are rebuilt; agents go to the grid alone. The grid changes in place inside
@@ -299,20 +307,31 @@ class GridNavigator:
                 grid's setters (nothing stays changed).
             UnsupportedOperationError: a change grids do not take (disabled waypoints).
         """
-        applied: list[SetWalkable | SetWeights] = []
+        applied: list[SetWalkable | SetWeights | I64] = []
+        self._flipped = np.zeros(0, dtype=np.int64)
         try:
             with self._grid.atomic():
                 for update in updates:
-                    self._apply_one(update)
+                    flipped = self._apply_one(update)
                     if isinstance(update, SetWalkable | SetWeights):
                         applied.append(update)
+                    elif flipped is not None:
+                        applied.append(flipped)
         except BaseException:
             if self._hierarchy is not None:
                 self._resync(self._hierarchy, applied)
             raise
+        flips = [a for a in applied if isinstance(a, np.ndarray)]
+        self._flipped = np.unique(np.concatenate(flips)) if flips else self._flipped
 
-    def _apply_one(self, update: Update) -> None:
+    def _apply_one(self, update: Update) -> I64 | None:
+        """Apply one change; for obstacles, the nodes they opened or closed."""
         cells = self._grid if self._hierarchy is None else self._hierarchy  # walls and weights
+        if isinstance(update, SetObstacles):
+            flipped = self._grid.update_obstacles(update.shapes, update.remove, update.clear)
+            if self._hierarchy is not None:
+                self._hierarchy.walls_changed(flipped)
+            return flipped
         if isinstance(update, SetWalkable):
             if len(update.cells):
                 cells.set_walkable(update.cells, update.walkable)
@@ -326,6 +345,7 @@ class GridNavigator:
             self._grid.remove_agent(update.agent)
         else:
             raise UnsupportedOperationError(f"a grid does not take {type(update).__name__} changes")
+        return None
 
     def _weight_cells(self, update: SetWeights) -> I64:
         if update.cells is not None:
@@ -334,11 +354,14 @@ class GridNavigator:
         ys, xs = np.divmod(np.arange(self._grid.node_count, dtype=np.int64), width)
         return np.stack([xs, ys], axis=1)
 
-    def _resync(self, hpa: HierarchicalGrid, applied: list[SetWalkable | SetWeights]) -> None:
-        """After the grid undid a failed batch: tell the hierarchy the cells it saw change."""
-        walkable, weights = self._grid.walkable, self._grid.weights
+    def _resync(self, hpa: HierarchicalGrid, applied: list[SetWalkable | SetWeights | I64]) -> None:
+        """After the grid undid a failed batch: tell the hierarchy the cells it saw change (walls
+        as set, not as obstacles leave them: set_walkable writes the walls under them)."""
+        walkable, weights = self._grid.base_walkable, self._grid.weights
         for update in applied:
-            if isinstance(update, SetWalkable):
+            if isinstance(update, np.ndarray):
+                hpa.walls_changed(update)
+            elif isinstance(update, SetWalkable):
                 xs, ys = update.cells[:, 0], update.cells[:, 1]
                 if len(xs):
                     hpa.set_walkable(update.cells, walkable[ys, xs])
@@ -392,7 +415,7 @@ class GridNavigator:
         return True
 
     def describe(self) -> dict[str, Any]:
-        """Size, diagonal rule, world frame and agent count."""
+        """Size, diagonal rule, world frame, agent and obstacle counts."""
         grid = self._grid
         return {
             "width": grid.width,
@@ -402,6 +425,7 @@ class GridNavigator:
             "origin": list(grid.origin),
             "world": self._world,
             "agents": len(grid.agents),
+            "obstacles": grid.obstacle_count,
         }
 
 

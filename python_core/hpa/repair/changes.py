@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +28,7 @@ from python_core.grid.cells import as_cells
 from python_core.hpa.graph.abstract_graph import AbstractGraph
 from python_core.hpa.graph.upper_level import Packed, UpperLevel
 from python_core.hpa.sizes import SizeLayer, SizeLayers
+from python_core.obstacles import ObstacleShape
 
 __all__ = ["HierarchyChanges", "time_budget"]
 
@@ -105,6 +108,32 @@ class HierarchyChanges:
         nodes = as_cells(cells, self._grid.width, self._grid.height)
         self._grid.set_weights(cells, weights)
         return self._update(nodes, weights_changed=True)
+
+    def update_obstacles(
+        self,
+        set_: Mapping[int, ObstacleShape] = MappingProxyType({}),
+        remove: Iterable[int] = (),
+        clear: bool = False,
+    ) -> float:
+        """Place, move or remove the grid's obstacles (:meth:`GridGraph.update_obstacles`) and
+        rebuild only the clusters and borders whose cells they opened or closed.
+
+        Returns:
+            Seconds the local update took.
+
+        Raises:
+            InvalidGraphError: an unknown id in ``remove``, a bad id or shape (nothing changes).
+        """
+        return self.walls_changed(self._grid.update_obstacles(set_, remove, clear))
+
+    def walls_changed(self, nodes: I64) -> float:
+        """Bring the hierarchy up to date after the grid's walkable cells ``nodes`` (flat ids)
+        changed by another door than this hierarchy's (the grid's obstacles, an undone change).
+
+        Returns:
+            Seconds the local update took.
+        """
+        return self._update(np.asarray(nodes, dtype=np.int64)) if len(nodes) else 0.0
 
     def _update(self, nodes: I64, *, weights_changed: bool = False) -> float:
         if not self._built:
