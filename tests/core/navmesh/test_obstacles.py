@@ -104,7 +104,8 @@ def test_paths_stay_in_the_cut_area_and_optimal_lengths_equal_the_visibility_opt
     assert detoured >= 3
     # a query ending inside an obstacle snaps out of it
     res = nav.find_path(pts[0], (14.0, 12.0))
-    assert res.found and not shapely.Polygon(CRATE).buffer(-TOL).contains(shapely.Point(res.points[-1]))
+    assert res.found
+    assert not shapely.Polygon(CRATE).buffer(-TOL).contains(shapely.Point(res.points[-1]))
 
 
 def test_only_polygons_the_obstacles_touch_are_cut() -> None:
@@ -130,15 +131,18 @@ def test_removing_the_obstacles_gives_back_the_original_answers(arena_area: shap
     assert answers(nav, pts) != before
     nav.update_obstacles({}, remove=[1, 2])
     nav.update_obstacles({}, clear=True)
-    assert nav.obstacle_count == 0 and nav.mesh.polygon_count == 120
+    assert (nav.obstacle_count, nav.mesh.polygon_count) == (0, 120)
     assert answers(nav, pts) == before
 
 
 def polygon_set(mesh: NavMesh) -> set[frozenset[tuple[float, float]]]:
-    return {frozenset(map(tuple, np.round(mesh.vertices[mesh.polygon(p)], 9).tolist())) for p in range(mesh.polygon_count)}
+    corners = [np.round(mesh.vertices[mesh.polygon(p)], 9) for p in range(mesh.polygon_count)]
+    return {frozenset(map(tuple, c.tolist())) for c in corners}
 
 
-def test_moving_an_obstacle_many_times_equals_placing_it_once_at_the_end(arena_area: shapely.Geometry) -> None:
+def test_moving_an_obstacle_many_times_equals_placing_it_once_at_the_end(
+    arena_area: shapely.Geometry,
+) -> None:
     moved, placed = NavMeshNavigator(arena()), NavMeshNavigator(arena())
     moved.update_obstacles(obstacles())
     rng = np.random.default_rng(3)
@@ -166,7 +170,7 @@ def test_a_bad_update_changes_nothing(arena_area: shapely.Geometry) -> None:
         nav.update_obstacles({-1: crate})
     with pytest.raises(InvalidGraphError, match="cover the whole mesh"):
         nav.update_obstacles({7: ObstacleShape.polygon([(-9, -9), (99, -9), (99, 99), (-9, 99)])})
-    assert nav.obstacle_count == 4 and nav.mesh.polygon_count == count
+    assert (nav.obstacle_count, nav.mesh.polygon_count) == (4, count)
     assert answers(nav, pts) == before
 
 
@@ -180,7 +184,8 @@ def test_a_link_with_an_end_inside_an_obstacle_is_unused_while_it_stands() -> No
     assert mesh.find_path((1, 2), (13, 2)).status is PathStatus.NO_PATH
     mesh.update_obstacles({1: ObstacleShape.circle((12.5, 2.0), 0.5)})
     res = mesh.find_path((1, 2), (13, 3))
-    assert res.found and [11.0, 2.0] in res.points.tolist()
+    assert res.found
+    assert [11.0, 2.0] in res.points.tolist()
 
 
 def two_floors() -> NavMesh:
@@ -197,12 +202,14 @@ def test_3d_obstacles_cut_only_the_floors_their_height_meets(optimal: bool) -> N
     opts = QueryOptions(optimal=optimal)
     low = nav.find_path((1, 0, 2), (9, 0, 2), opts)
     high = nav.find_path((1, 5, 2), (9, 5, 2), opts)
-    assert low.found and high.found
+    assert low.found
+    assert high.found
     assert high.cost == pytest.approx(8.0)
     area = shapely.box(0, 0, 10, 10).difference(shapely.Polygon(wall.outline))
     assert_inside(PathResult(low.status, low.points[:, [0, 2]]), area)
-    assert low.cost > 8.0 + 4.0 and np.allclose(low.points[:, 1], 0.0)
-    assert low.cost == pytest.approx(2 * float(np.hypot(3, 6)) + 2.0, rel=1e-9) or not optimal
+    assert np.allclose(low.points[:, 1], 0.0)
+    around = 2 * float(np.hypot(3, 6)) + 2.0  # over the wall's end at z = 8
+    assert low.cost == pytest.approx(around) if optimal else low.cost >= around - TOL
     nav.update_obstacles({1: ObstacleShape.polygon(wall.outline, base=4.0, height=2.0)})
     assert nav.find_path((1, 0, 2), (9, 0, 2), opts).cost == pytest.approx(8.0)
     assert nav.find_path((1, 5, 2), (9, 5, 2), opts).cost > 12.0
@@ -227,9 +234,8 @@ def test_an_agent_radius_keeps_away_from_the_obstacles_too(arena_area: shapely.G
                 assert seg.distance(walls) >= radius - TOL
     assert found >= 10
     # the cached shrink is re-cut when an obstacle moves: the old spot is free again
-    nav.update_obstacles({1: ObstacleShape.polygon(np.array(CRATE) + (0.0, 40.0))})
+    across = QueryOptions(optimal=True)
+    assert nav.find_path((8.0, 12.0), (20.0, 12.0), across).cost > 15.0
+    nav.update_obstacles({1: ObstacleShape.polygon(np.add(CRATE, (0.0, 30.0)))})
     assert nav.shrinks.misses == 1
-    res = nav.find_path((8.0, 12.0), (20.0, 12.0), QueryOptions(optimal=True))
-    assert res.found and res.cost == pytest.approx(12.0) or not arena_area.buffer(-radius).covers(
-        shapely.LineString([(8, 12), (20, 12)])
-    )
+    assert nav.find_path((8.0, 12.0), (20.0, 12.0), across).cost == pytest.approx(12.0)
