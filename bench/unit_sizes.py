@@ -74,18 +74,25 @@ def room_pairs(grid: GridGraph, scen: Path, count: int, size: int) -> list[Pair]
     clear = grid.clearance
     nearest = _nearest_in_largest_part(clear >= size)
     pairs: list[Pair] = []
+    apart = []  # ends with room but no size-K path: answered from the eroded grid's parts
     for start, goal in queries:
         ends = (start, goal)
-        if (
-            min(clear[start[1], start[0]], clear[goal[1], goal[0]]) < size
-            or not grid.find_path(start, goal, options=opts).found
-        ):
+        room = min(clear[start[1], start[0]], clear[goal[1], goal[0]]) >= size
+        if not room or not grid.find_path(start, goal, options=opts).found:
+            if room:
+                apart.append(ends)
             if nearest is None:
                 continue
             ends = (_moved(nearest, start), _moved(nearest, goal))
             if ends[0] == ends[1] or not grid.find_path(*ends, options=opts).found:
                 continue
         pairs.append(ends)
+    if apart:
+        times, _, _, expanded = time_queries(grid, apart, size, 3)
+        print(
+            f"  {len(apart)} of {len(queries)} scenario queries have room but no size-{size} path:"
+            f" median {statistics.median(times) * 1e6:.1f} us, {statistics.median(expanded):.0f} expansions"
+        )
     return pairs
 
 
@@ -109,22 +116,23 @@ def _moved(nearest: np.ndarray, cell: tuple[int, int]) -> tuple[int, int]:
 
 def time_queries(
     grid: GridGraph, pairs: list[Pair], size: int, rounds: int
-) -> tuple[list[float], list[float], list[float]]:
-    """Seconds per query, per expanded node, and each path's cost (best time of ``rounds`` for
-    each query, to keep other load out)."""
+) -> tuple[list[float], list[float], list[float], list[int]]:
+    """Seconds per query, per expanded node, each path's cost and expansions (best time of
+    ``rounds`` for each query, to keep other load out)."""
     opts = QueryOptions(size=size)
-    times, per_node, costs = [], [], []
+    times, per_node, costs, expansions = [], [], [], []
     for start, goal in pairs:
-        best, expanded, cost = float("inf"), 1, 0.0
+        best, expanded, cost = float("inf"), 0, 0.0
         for _ in range(rounds):
             began = time.perf_counter()
             result = dispatch.find_path(grid, start, goal, options=opts)
             best = min(best, time.perf_counter() - began)
-            expanded, cost = max(1, result.expanded), result.cost
+            expanded, cost = result.expanded, result.cost
         times.append(best)
-        per_node.append(best / expanded)
+        per_node.append(best / max(1, expanded))
         costs.append(cost)
-    return times, per_node, costs
+        expansions.append(expanded)
+    return times, per_node, costs, expansions
 
 
 def bench_map(path: Path, queries: int, sizes: list[int], rounds: int) -> None:
@@ -138,23 +146,48 @@ def bench_map(path: Path, queries: int, sizes: list[int], rounds: int) -> None:
     if not pairs:
         print(f"  no scenario query has a path for size {max(sizes)}")
         return
-    base = base_node = 0.0
+    base = base_node = base_length = 0.0
     base_costs: list[float] = []
     print(
-        f"  {'size':>4} {'median us':>10} {'p95 us':>9} {'x size 1':>9} {'ns/expansion':>13} {'x size 1':>9}"
-        f" {'path x size 1':>14}"
+        f"  {'size':>4} {'median us':>10} {'p95 us':>9} {'x size 1':>9} {'expanded':>9} {'ns/expansion':>13}"
+        f" {'x size 1':>9} {'path x size 1':>14} {'us/path len':>12} {'x size 1':>9}  method, index"
     )
     for size in sizes:
-        times, per_node, costs = time_queries(grid, pairs, size, rounds)
+        build_ms = _index_build_ms(grid, pairs[0], size)
+        times, per_node, costs, expanded = time_queries(grid, pairs, size, rounds)
         base_costs = base_costs or costs
         # how much longer the same query's path is for this size (the eroded map's detours)
         longer = statistics.median(c / max(b, 1e-9) for c, b in zip(costs, base_costs, strict=True))
+        # time per unit of path length: the work per unit of distance the unit has to go
+        length = statistics.median(t / max(c, 1e-9) for t, c in zip(times, costs, strict=True)) * 1e6
         times.sort()
         median, node = statistics.median(times) * 1e6, statistics.median(per_node) * 1e9
         p95 = times[min(len(times) - 1, int(0.95 * len(times)))] * 1e6
-        base, base_node = base or median, base_node or node
-        ratios = f"{median / base:>9.2f} {node:>13.1f} {node / base_node:>9.2f} {longer:>14.2f}"
-        print(f"  {size:>4} {median:>10.1f} {p95:>9.1f} {ratios}")
+        base, base_node, base_length = base or median, base_node or node, base_length or length
+        work = f"{statistics.median(expanded):>9.0f} {node:>13.1f} {node / base_node:>9.2f}"
+        ratios = f"{median / base:>9.2f} {work}"
+        per_length = f"{longer:>14.2f} {length:>12.3f} {length / base_length:>9.2f}"
+        index = f"{_method(grid, size)}" + (f", built in {build_ms:.1f} ms" if size > 1 else "")
+        print(f"  {size:>4} {median:>10.1f} {p95:>9.1f} {ratios} {per_length}  {index}")
+
+
+def _index_build_ms(grid: GridGraph, pair: Pair, size: int) -> float:
+    """Milliseconds of the size's first query, index built afresh (parts, landmarks, probes)."""
+    prepared_for(grid).size_indexes.pop(size, None)
+    began = time.perf_counter()
+    dispatch.find_path(grid, *pair, options=QueryOptions(size=size))
+    return (time.perf_counter() - began) * 1e3
+
+
+def _method(grid: GridGraph, size: int) -> str:
+    """The kernel ``auto`` runs for the size, and its index's memory (:mod:`size_index`)."""
+    index = prepared_for(grid).size_indexes.get(size)
+    if index is None:
+        return dispatch.choose_method(grid, QueryOptions(size=size))
+    kernel = (
+        "landmarks" if index.landmarks is not None else dispatch.choose_method(grid, QueryOptions(size=size))
+    )
+    return f"{kernel}, {index.count} landmarks, {index.nbytes() / 2**20:.1f} MB"
 
 
 def bench_clearance(side: int) -> None:

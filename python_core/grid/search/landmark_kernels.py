@@ -2,8 +2,8 @@
 
 Quick start (:mod:`.size_index` builds with these; :mod:`.dispatch` searches with the last)::
 
-    count = label_parts(passable, 3, stride, eight, labels, stack)      # parts of clearance >= 3
-    distances_from(passable, 3, stride, diagonal, cw, ch, w, seeds, out, closed, *heap)
+    count = label_parts(passable, 3, stride, diagonal, labels, stack)   # parts of clearance >= 3
+    distances_from(passable, 3, stride, diagonal, cw, ch, w, seeds, table, slot, count, closed, *heap)
     outcome, expanded = astar_landmarks(passable, 3, stride, s, t, ...)  # exact, fewer expansions
 
 All of them read the padded clearance of :mod:`.prepared` with a unit size's threshold (a node is
@@ -78,15 +78,17 @@ def distances_from(
     cell_h: float,
     weight: float,
     seeds: I64s,
-    out: F64s,
+    table: F64s,
+    slot: int,
+    count: int,
     closed: U8s,
     heap_nodes: I32s,
     heap_keys: F64s,
     pos: I32s,
 ) -> None:
     """Dijkstra from every node of ``seeds`` at once (one per part, so each part gets its own
-    seed's distances) over the nodes open for ``min_clear``; ``out`` (inf on entry) gets them,
-    ``closed`` (zeros on entry) marks the nodes settled."""
+    seed's distances) over the nodes open for ``min_clear``, into ``table[node * count + slot]``
+    (inf where no seed reaches); ``closed`` is scratch, one byte a node."""
     diag = math.hypot(cell_w, cell_h)
     offsets = (1, -1, stride, -stride, stride + 1, stride - 1, -stride + 1, -stride - 1)
     costs = (
@@ -95,14 +97,17 @@ def distances_from(
     )  # fmt: skip
     n_moves = 4 if diagonal == DIAG_NEVER else 8
     keys = heap_keys.view(np.int64)
+    for node in range(passable.shape[0]):
+        table[node * count + slot] = math.inf
+        closed[node] = 0
     size = 0
     for seed in seeds:
-        out[seed] = 0.0
+        table[seed * count + slot] = 0.0
         size = heap_push(heap_nodes, keys, pos, size, seed, pack_key(0.0, 0.0))
     while size > 0:
         node, size = heap_pop(heap_nodes, keys, pos, size)
         closed[node] = 1
-        d_node = out[node]
+        d_node = table[node * count + slot]
         moves = _MOVES[diagonal, _open_around(passable, node, stride, min_clear)]
         for k in range(n_moves):
             if not (moves >> k) & 1:
@@ -111,26 +116,32 @@ def distances_from(
             if closed[nbr]:
                 continue
             new_d = d_node + costs[k]
-            if new_d >= out[nbr]:
+            old = table[nbr * count + slot]
+            if new_d >= old:
                 continue
-            seen = out[nbr] < math.inf
-            out[nbr] = new_d
-            if seen:
+            table[nbr * count + slot] = new_d
+            if old < math.inf:
                 heap_decrease(heap_nodes, keys, pos, nbr, pack_key(new_d, 0.0))
             else:
                 size = heap_push(heap_nodes, keys, pos, size, nbr, pack_key(new_d, 0.0))
 
 
 @jit
-def farthest_per_part(labels: I32s, nearest: F64s, parts: int) -> I64s:
-    """For each part ``1..parts``, its node farthest from the landmarks chosen so far (``nearest``:
-    each node's distance to the closest of them); entry 0 is unused."""
+def farthest_per_part(labels: I32s, parts: int, table: F64s, slots: int, count: int) -> I64s:
+    """For each part ``1..parts``, its node farthest from the landmarks of slots ``0..slots-1``
+    (the largest distance to the nearest of them; with none yet, the part's first node in scan
+    order, on its rim); entry 0 is unused."""
     best = np.full(parts + 1, -1.0)
     chosen = np.zeros(parts + 1, dtype=np.int64)
     for node in range(labels.shape[0]):
         part = labels[node]
-        if part > 0 and nearest[node] > best[part]:
-            best[part] = nearest[node]
+        if part == 0:
+            continue
+        nearest = math.inf if slots else 0.0
+        for i in range(slots):
+            nearest = min(nearest, table[node * count + i])
+        if nearest > best[part]:
+            best[part] = nearest
             chosen[part] = node
     return chosen
 
@@ -229,10 +240,11 @@ def _warm_up() -> None:
     n = passable.shape[0]
     labels = np.zeros(n, dtype=np.int32)
     parts = label_parts(passable, 2, stride, DIAG_ALWAYS, labels, np.empty(n, np.int32))
-    out = np.full(n, np.inf)
     heap = (np.empty(n, np.int32), np.empty(n, np.float64), np.empty(n, np.int32))
-    seeds = farthest_per_part(labels, np.zeros(n), parts)[1:]
-    distances_from(passable, 2, stride, DIAG_NEVER, 1.0, 1.0, 1.0, seeds, out, np.zeros(n, np.uint8), *heap)
-    table = np.ascontiguousarray(np.where(np.isfinite(out), out, 0.0))
+    table = np.empty(n, dtype=np.float64)
+    seeds = farthest_per_part(labels, parts, table, 0, 1)[1:]
+    distances_from(
+        passable, 2, stride, DIAG_NEVER, 1.0, 1.0, 1.0, seeds, table, 0, 1, np.zeros(n, np.uint8), *heap
+    )
     work = (np.empty(n), np.empty(n, np.int32), np.zeros(n, np.int32), np.empty(n, np.int32))
     astar_landmarks(passable, 2, stride, 6, 13, 3, 1.0, 1.0, 1.0, 1, table, 1, -1, *work, heap[0], heap[1], 2)

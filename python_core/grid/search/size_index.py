@@ -169,27 +169,16 @@ def _build(grid: GridView, p: Prepared, size: int, *, use_jps: Callable[[], bool
 
 
 def _landmarks(grid: GridView, p: Prepared, size: int, labels: I32, parts: int, count: int) -> F64:  # noqa: PLR0917
-    """``count`` landmarks per part, farthest first: the first is the node farthest from the
-    part's first node, each next one the node farthest from those chosen (Goldberg & Werneck's
+    """``count`` landmarks per part, farthest first: the first is the part's first node in scan
+    order (on its rim), each next one the node farthest from those chosen (Goldberg & Werneck's
     "farthest" selection, which puts them on the part's rim, behind the nodes they bound)."""
     n = labels.shape[0]
-    table = np.empty((n, count), dtype=np.float64)
-    firsts = np.unique(labels, return_index=True)[1][1:].astype(np.int64)  # a node per part
-    nearest = _distances(grid, p, size, firsts)
-    for i in range(count):
-        seeds = farthest_per_part(labels, nearest, parts)[1:]
-        found = _distances(grid, p, size, seeds)
-        table[:, i] = found
-        nearest = found if i == 0 else np.minimum(nearest, found)
-    return table.ravel()
-
-
-def _distances(grid: GridView, p: Prepared, size: int, seeds: np.ndarray) -> F64:
-    n = p.passable.shape[0]
-    out = np.full(n, np.inf)
-    (cw, ch), diagonal = grid.cell_size, DIAG_CODES[grid.diagonal]
-    heap_nodes, heap_keys, pos = np.empty(n, np.int32), np.empty(n, np.float64), np.empty(n, np.int32)
-    closed = np.zeros(n, dtype=np.uint8)
-    weight, heap = p.uniform_weight, (heap_nodes, heap_keys, pos)
-    distances_from(p.passable, size, p.stride, diagonal, cw, ch, weight, seeds, out, closed, *heap)
-    return out
+    table = np.empty(n * count, dtype=np.float64)
+    (cw, ch), diagonal, weight = grid.cell_size, DIAG_CODES[grid.diagonal], p.uniform_weight
+    scratch = (np.empty(n, np.uint8), np.empty(n, np.int32), np.empty(n, np.float64), np.empty(n, np.int32))
+    for slot in range(count):
+        seeds = farthest_per_part(labels, parts, table, slot, count)[1:]
+        distances_from(
+            p.passable, size, p.stride, diagonal, cw, ch, weight, seeds, table, slot, count, *scratch
+        )
+    return table
