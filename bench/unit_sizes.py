@@ -92,6 +92,7 @@ def room_pairs(grid: GridGraph, scen: Path, count: int, size: int) -> list[Pair]
         print(
             f"  {len(apart)} of {len(queries)} scenario queries have room but no size-{size} path:"
             f" median {statistics.median(times) * 1e6:.1f} us, {statistics.median(expanded):.0f} expansions"
+            " (before the parts: a search of the start's whole part)"
         )
     return pairs
 
@@ -140,9 +141,10 @@ def bench_map(path: Path, queries: int, sizes: list[int], rounds: int) -> None:
     began = time.perf_counter()
     dispatch.prepare(grid)
     load_ms = (time.perf_counter() - began) * 1e3
+    print(f"\n{path.stem}: {grid.width}x{grid.height}, prepared in {load_ms:.1f} ms")
     # only queries every size can answer: a size whose ends are cut apart answers in microseconds
     pairs = room_pairs(grid, path.with_name(path.name + ".scen"), queries, max(sizes))
-    print(f"\n{path.stem}: {grid.width}x{grid.height}, prepared in {load_ms:.1f} ms, {len(pairs)} queries")
+    print(f"  {len(pairs)} queries with a size-{max(sizes)} path")
     if not pairs:
         print(f"  no scenario query has a path for size {max(sizes)}")
         return
