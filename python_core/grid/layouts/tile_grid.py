@@ -20,14 +20,15 @@ a diagonal sqrt 2, times the weight): only their points move.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from types import MappingProxyType
 from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import F64, U8, DiagonalMode
+from python_core._types import F64, I64, U8, DiagonalMode
 from python_core.compiled import register_warm_up
 from python_core.errors import InvalidQueryError
 from python_core.grid.cells import Cell, as_cell, as_cells, check_options, parse_pair
@@ -35,12 +36,14 @@ from python_core.grid.clearance import check_size
 from python_core.grid.graph import GridGraph
 from python_core.grid.layouts import search
 from python_core.grid.layouts.agents import agents_on_path, footprint_cells
-from python_core.grid.layouts.footprint import FootprintRadii
+from python_core.grid.layouts.footprint import FootprintRadii, tile_outline
 from python_core.grid.layouts.geometry import TileLayout, TileShape, unit_centres
+from python_core.grid.layouts.obstacles import tile_cells_under
 from python_core.grid.layouts.prepared import patch_walls, patch_weights, prepared
 from python_core.grid.search import dispatch
 from python_core.grid.search.grid_view import GridView
 from python_core.grid.search.prepared import prepared_for
+from python_core.obstacles import ObstacleShape
 from python_core.result import PathResult, QueryOptions
 
 __all__ = ["TileGrid"]
@@ -264,6 +267,31 @@ class TileGrid(GridGraph):
         super().set_walkable(cells, walkable)
         if self._id_space is None:
             patch_walls(self, before, as_cells(cells, self._width, self._height))
+
+    def update_obstacles(
+        self,
+        set_: Mapping[int, ObstacleShape] = MappingProxyType({}),
+        remove: Iterable[int] = (),
+        clear: bool = False,
+    ) -> I64:
+        """Place, move and remove obstacles (see :meth:`GridGraph.update_obstacles`): a cell is
+        blocked where an obstacle overlaps its own tile (:mod:`.obstacles`) by a positive area."""
+        before = self._version
+        changed = super().update_obstacles(set_, remove, clear)
+        if self._id_space is None:
+            patch_walls(self, before, changed)
+        return changed
+
+    def _cells_under(self, shape: ObstacleShape) -> I64:
+        (cw, ch), (ox, oy), (mx, my) = self._cell_size, self._origin, self._layout.map_origin
+        bx, by = unit_centres(self._layout, [mx], [my])
+
+        def nearest(px: float, py: float) -> Cell:
+            x, y = self._approximate((px - ox) / cw + bx[0], (py - oy) / ch + by[0])
+            return x - mx, y - my
+
+        outline = tile_outline(self._layout) * np.array([cw, ch])
+        return tile_cells_under(shape, self._width, self._height, outline, self._centres, nearest)
 
     def set_weights(self, cells: npt.ArrayLike, weights: float | npt.ArrayLike) -> None:
         """Set the weight of cells (see :meth:`GridGraph.set_weights`)."""
