@@ -95,7 +95,9 @@ static func size_for_radius(graph_id: String, radius: float) -> int:
 ## The anchor (top-left cell of the footprint) of a unit of [param size] cells standing at
 ## [param position] on [param graph_id]: the anchor whose footprint centre is nearest, kept so
 ## the footprint lies inside the grid; (-1, -1) when the position is outside the grid, the
-## footprint is wider than the grid, or the grid is unknown.
+## footprint is wider than the grid, or the grid is unknown. On a hexagonal, isometric or
+## half-offset layout a footprint is centred on its cell (the cell and size - 1 rings of
+## neighbours): the cell under [param position].
 static func anchor_of(graph_id: String, position: Vector2, size: int = 1) -> Vector2i:
 	if not _grids.has(graph_id):
 		return Vector2i(-1, -1)
@@ -105,8 +107,8 @@ static func anchor_of(graph_id: String, position: Vector2, size: int = 1) -> Vec
 	if size < 1 or size > width or size > height:
 		return Vector2i(-1, -1)
 	var under: Vector2i = GridSerializer.world_to_cell(grid, position)
-	if size == 1 or under == Vector2i(-1, -1):
-		return under  # one cell: the grid's own conversion (hex and isometric layouts too)
+	if size == 1 or under == Vector2i(-1, -1) or _centred(grid):
+		return under  # one cell, or a hex / isometric footprint: the cell under the unit is its centre
 	var origin: Vector2 = GridSerializer.cell_to_world(grid, Vector2i.ZERO)
 	var step: Vector2 = GridSerializer.cell_to_world(grid, Vector2i.ONE) - origin
 	# The footprint's centre lies (size - 1) / 2 cells past its anchor's point; floor(t + 0.5) as
@@ -271,6 +273,14 @@ static func _confirm(graph_id: String, ops: Array[Dictionary]) -> void:
 					sizes.erase(op["agent"])
 
 
+# True on a TileSet layout (hexagonal, isometric, half-offset): footprints there are the cell
+# and rings of its neighbours, centred on it; AStarGrid2D's isometric shapes keep square ones.
+static func _centred(grid: Dictionary) -> bool:
+	var layout: Dictionary = grid.get("layout", {})
+	var shape: String = str(layout.get("shape", "square"))
+	return shape != "square" and not shape.begins_with("astar_")
+
+
 # The size of one cell in the world (its sides' lengths, positive).
 static func _cell_extent(grid: Dictionary) -> Vector2:
 	return (
@@ -298,8 +308,9 @@ static func path_touches(
 ) -> bool:
 	if not _grids.has(graph_id):
 		return true
-	# A footprint reaches (size - 1) / 2 cells (rounded up) from the cell under its centre.
-	var reach: int = 1 + floori(size / 2.0)
+	# A footprint reaches (size - 1) / 2 cells (rounded up) from the cell under its centre; on a
+	# hex or isometric layout size - 1 rings of neighbours (a ring's map step is at most two).
+	var reach: int = 2 * size - 1 if _centred(_grids[graph_id]) else 1 + floori(size / 2.0)
 	var near: Dictionary = {}
 	for cell: Vector2i in cells:
 		for dy: int in range(-reach, reach + 1):

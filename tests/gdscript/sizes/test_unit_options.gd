@@ -82,6 +82,23 @@ func test_a_position_maps_to_the_anchor_whose_footprint_centre_is_nearest() -> v
 	assert_eq(AgentOccupancy.anchor_of(GRID, Vector2(40, 40), 7), Vector2i(-1, -1), "7 > height")
 
 
+func test_on_a_hex_layout_a_footprint_is_centred_on_the_cell_under_the_unit() -> void:
+	var hexes: Dictionary = {
+		"id": "hex_sizes",
+		"width": 8,
+		"height": 6,
+		"origin": [16.0, 16.0],
+		"cell_size": [32.0, 28.0],
+		"layout": {"shape": "hexagon", "layout": 0, "offset_axis": 0, "map_origin": [0, 0]},
+	}
+	AgentOccupancy.register_grid(hexes)
+	for cell: Vector2i in [Vector2i(3, 2), Vector2i(4, 3), Vector2i(0, 0)]:
+		var at: Vector2 = AgentOccupancy.cell_position("hex_sizes", cell) + Vector2(3, -2)
+		for size: int in [1, 2, 3]:
+			assert_eq(AgentOccupancy.anchor_of("hex_sizes", at, size), cell, "size %d" % size)
+	AgentOccupancy.forget_grid("hex_sizes")
+
+
 func test_a_body_radius_is_its_shapes_reach_along_x_or_y() -> void:
 	var body := CharacterBody2D.new()
 	_root.add_child(body)
