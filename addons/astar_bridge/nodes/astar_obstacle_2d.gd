@@ -102,14 +102,18 @@ func get_global_outline() -> PackedVector2Array:
 	var shape: Array = _shape()
 	if shape.is_empty():
 		return PackedVector2Array()
+	var reach: float = shape[1]
 	if shape[0] is Vector2:
-		return ObstacleSerializer.circle_outline(shape[0], shape[1])
-	return shape[0]
+		var center: Vector2 = shape[0]
+		return ObstacleSerializer.circle_outline(center, reach)
+	var outline: PackedVector2Array = shape[0]
+	return outline
 
 
 func _changed() -> void:
-	update_configuration_warnings()
-	if is_inside_tree() and not Engine.is_editor_hint():
+	if Engine.is_editor_hint():
+		update_configuration_warnings()
+	elif is_inside_tree():
 		_link.schedule(_send)
 
 
@@ -120,7 +124,8 @@ func _send() -> void:
 	if shape.is_empty():
 		_link.leave()  # no shape (yet): not an obstacle
 		return
-	_link.place(str(graph_id), shape[0], shape[1], INF)
+	var reach: float = shape[1]
+	_link.place(str(graph_id), shape[0], reach, INF)
 
 
 # [outline in global positions, 0.0] or [global centre, global radius]; [] without a shape.

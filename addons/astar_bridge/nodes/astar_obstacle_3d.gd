@@ -113,16 +113,19 @@ func get_global_outline() -> PackedVector2Array:
 		return PackedVector2Array()
 	if shape[0] is Vector3:
 		var center: Vector3 = shape[0]
-		return ObstacleSerializer.circle_outline(Vector2(center.x, center.z), shape[1])
+		var reach: float = shape[1]
+		return ObstacleSerializer.circle_outline(Vector2(center.x, center.z), reach)
+	var placed: PackedVector3Array = shape[0]
 	var flat := PackedVector2Array()
-	for point: Vector3 in shape[0]:
+	for point: Vector3 in placed:
 		flat.append(Vector2(point.x, point.z))
 	return flat
 
 
 func _changed() -> void:
-	update_configuration_warnings()
-	if is_inside_tree() and not Engine.is_editor_hint():
+	if Engine.is_editor_hint():
+		update_configuration_warnings()
+	elif is_inside_tree():
 		_link.schedule(_send)
 
 
@@ -133,7 +136,9 @@ func _send() -> void:
 	if shape.is_empty():
 		_link.leave()  # no shape (yet): not an obstacle
 		return
-	_link.place(str(graph_id), shape[0], shape[1], shape[2])
+	var reach: float = shape[1]
+	var limit: float = shape[2]
+	_link.place(str(graph_id), shape[0], reach, limit)
 
 
 # [outline in global positions (every y the base), 0.0, height] or [global centre, global
@@ -161,8 +166,8 @@ func _shape() -> Array:
 			placed[i].y = base  # the outline lies in xz; its base is the node's height
 		return [placed, 0.0, limit]
 	if reach > 0.0:
-		var scale: Vector3 = xform.basis.get_scale().abs()
-		return [xform.origin, reach * maxf(scale.x, scale.z), limit]
+		var stretch: Vector3 = xform.basis.get_scale().abs()
+		return [xform.origin, reach * maxf(stretch.x, stretch.z), limit]
 	return []
 
 

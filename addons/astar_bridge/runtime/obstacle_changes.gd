@@ -61,8 +61,9 @@ func set_made(graph_id: String, shape: Dictionary) -> Error:
 	if shape.is_empty():
 		return ERR_INVALID_PARAMETER
 	var op: Dictionary = shape["op"]
-	_of(_wanted, graph_id)[op["id"]] = shape
-	_mark(graph_id, op["id"])
+	var id: int = op["id"]
+	_of(_wanted, graph_id)[id] = shape
+	_mark(graph_id, id)
 	return OK
 
 
