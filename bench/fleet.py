@@ -6,6 +6,7 @@ this machine, in the same run, on the same queries.
     .venv/bin/python bench/fleet.py                                # everything (a few minutes)
     .venv/bin/python bench/fleet.py --queries 1000 --graphs 4     # a quick run
     .venv/bin/python bench/fleet.py --servings local,ray-2 --in-flight 4
+    .venv/bin/python bench/fleet.py --hierarchical                  # HPA* (near-optimal) queries
 
 Per serving: the time to load the graphs, a warm-up (a few queries per graph: on Ray the replicas
 build their graphs from the snapshots then), the measured run (throughput = queries / wall time from
@@ -20,6 +21,7 @@ The clients run on the same cores as the gateway (2 here): their CPU is printed 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import multiprocessing
 import subprocess
 import sys
@@ -35,6 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.fleet_clients import (  # noqa: E402
     MAP_DIR,
+    NEAR_OPTIMAL,
     ClientJob,
     ClientRun,
     Query,
@@ -93,22 +96,26 @@ def run_serving(key: str, work: Workload, args: argparse.Namespace) -> Outcome:
 def measure(name: str, sidecar: Sidecar, work: Workload, args: argparse.Namespace) -> Outcome:
     outcome = Outcome(name)
     ids = [graph_id for graph_id, _ in work.graphs]
+    hierarchy = {"cluster_size": 32} if args.hierarchical else None
+    options = {"hierarchical": True} if args.hierarchical else {}
     began = time.perf_counter()
     with sidecar.connect(timeout=600) as loader:
         for graph_id, map_name in work.graphs:
-            loader.load_grid(graph_id, work.masks[map_name], diagonal="only_if_no_obstacles")
+            loader.load_grid(
+                graph_id, work.masks[map_name], diagonal="only_if_no_obstacles", hierarchy=hierarchy
+            )
         outcome.load_s = time.perf_counter() - began
         began = time.perf_counter()
         warm = [q for client in work.per_client for q in client][: args.warm_up * len(ids)]
         for graph, sx, sy, gx, gy, _ in warm:
-            loader.find(ids[graph], (sx, sy), (gx, gy))
+            loader.find(ids[graph], (sx, sy), (gx, gy), **options)
         outcome.warm_s = time.perf_counter() - began
-    address = (sidecar.host, sidecar.port, sidecar.token)
+    job = ClientJob((sidecar.host, sidecar.port, sidecar.token), ids, [], args.in_flight, options, args.batch)
     solo = [q for client in work.per_client for q in client][: args.solo]
-    [solo_run] = run_clients(address, ids, [solo], 1)
+    [solo_run] = run_clients(dataclasses.replace(job, in_flight=1, batch=1), [solo])
     outcome.solo_us = solo_run.latency_us
     gateway_before, others_before = tree_cpu_seconds(sidecar.process.pid)
-    runs = run_clients(address, ids, work.per_client, args.in_flight)
+    runs = run_clients(job, work.per_client)
     gateway_after, others_after = tree_cpu_seconds(sidecar.process.pid)
     outcome.gateway_cpu_s = gateway_after - gateway_before
     outcome.others_cpu_s = max(0.0, others_after - others_before)  # a Ray worker may have exited
@@ -116,21 +123,22 @@ def measure(name: str, sidecar: Sidecar, work: Workload, args: argparse.Namespac
     wall = max(run.ended for run in runs) - min(run.began for run in runs)
     outcome.throughput = work.queries / wall
     outcome.latency_us = np.concatenate([run.latency_us for run in runs])
-    outcome.wrong = sum(wrong_answers(q, run) for q, run in zip(work.per_client, runs, strict=True))
+    outcome.wrong = sum(
+        wrong_answers(q, run, near=args.hierarchical) for q, run in zip(work.per_client, runs, strict=True)
+    )
     outcome.errors = sum(len(run.errors) for run in runs)
     return outcome
 
 
-def run_clients(
-    address: tuple[str, int, str], ids: list[str], per_client: list[list[Query]], in_flight: int
-) -> list[ClientRun]:
-    """One process per client; all connect first, then start together."""
+def run_clients(template: ClientJob, per_client: list[list[Query]]) -> list[ClientRun]:
+    """One process per client (``template`` with its queries); all connect first, then start
+    together."""
     context = multiprocessing.get_context("spawn")
     start = context.Event()
     pipes, processes = [], []
     for queries in per_client:
         mine, theirs = context.Pipe(duplex=False)
-        job = ClientJob(address, ids, queries, in_flight)
+        job = dataclasses.replace(template, queries=queries)
         process = context.Process(target=run_client, args=(job, start, theirs), daemon=True)
         process.start()
         pipes.append(mine)
@@ -177,10 +185,18 @@ def table(outcomes: list[Outcome], work: Workload, args: argparse.Namespace) -> 
             f"{p99:.2f} | {solo:.2f} | {added} | {cpu} | {o.wrong} / {o.errors} |"
         )
     clients = len(work.per_client)
+    search = ("HPA* (cluster 32)" if args.hierarchical else "exact search") + (
+        f", path.find_packed of {args.batch} queries a request (p50, p99: per request)"
+        if args.batch > 1
+        else ", path.find"
+    )
+    wrong = f"found no path or cost not within {NEAR_OPTIMAL}x the scenario's optimal length"
+    if not args.hierarchical:
+        wrong = "found no path or cost not the scenario's optimal length"
     lines.append(
         f"\n{clients} clients x {len(work.graphs)} graphs x {work.queries:,} queries, {args.in_flight} in "
-        f"flight per client; solo: {args.solo} queries, one at a time; exact path.find, "
-        "diagonal only_if_no_obstacles; wrong = cost not the scenario's optimal length"
+        f"flight per client; solo: {args.solo} queries, one at a time; {search}, diagonal "
+        f"only_if_no_obstacles; wrong = {wrong}"
     )
     return "\n".join(lines)
 
@@ -196,11 +212,13 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2, help="LocalServing's search threads")
     parser.add_argument("--servings", default="local,ray-1,ray-2", help="of: " + ", ".join(SERVINGS))
     parser.add_argument("--maps", type=Path, default=MAP_DIR, help="folder of the Moving AI maps")
+    parser.add_argument("--batch", type=int, default=1, help="queries per request (path.find_packed)")
+    parser.add_argument("--hierarchical", action="store_true", help="HPA* queries (cluster size 32)")
     parser.add_argument("--seed", type=int, default=42)
     args = parser.parse_args()
     keys = [key.strip() for key in args.servings.split(",") if key.strip()]
     unknown = [key for key in keys if key not in SERVINGS]
-    if unknown or min(args.clients, args.graphs, args.queries, args.in_flight) < 1:
+    if unknown or min(args.clients, args.graphs, args.queries, args.in_flight, args.batch) < 1:
         parser.error(f"unknown serving {unknown} or a count < 1")
     work = make_workload(args.maps, args.graphs, args.clients, args.queries, args.seed)
     outcomes = []
