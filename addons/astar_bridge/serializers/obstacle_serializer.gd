@@ -120,15 +120,8 @@ static func outline_problem(points: PackedVector2Array) -> String:
 	for point: Vector2 in points:
 		if not point.is_finite():
 			return "has a vertex that is not finite: %s" % point
-	var twice_area: float = 0.0
-	for i: int in count:
-		twice_area += points[i].cross(points[(i + 1) % count])
-	if is_zero_approx(twice_area):
-		return "has no area: %s" % points
 	# Sides that are not neighbours must not meet (a simple polygon); small outlines only.
-	if count > CHECKED_VERTICES:
-		return ""
-	for i: int in count:
+	for i: int in count if count <= CHECKED_VERTICES else 0:
 		for j: int in range(i + 2, count):
 			if i == 0 and j == count - 1:
 				continue
@@ -138,6 +131,11 @@ static func outline_problem(points: PackedVector2Array) -> String:
 			var d: Vector2 = points[(j + 1) % count]
 			if Geometry2D.segment_intersects_segment(a, b, c, d) != null:
 				return "has sides that cross (sides %d and %d): %s" % [i, j, points]
+	var twice_area: float = 0.0
+	for i: int in count:
+		twice_area += points[i].cross(points[(i + 1) % count])
+	if absf(twice_area) < 1e-12:  # collinear (tiny obstacles are still obstacles)
+		return "has no area: %s" % points
 	return ""
 
 
