@@ -315,6 +315,13 @@ class Client:
         change = {"op": "place", "agent": int(agent), "cell": [int(v) for v in cell], "size": size}
         return self.update(graph_id, agents=[change])
 
+    def update_obstacles(self, graph_id: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+        """``graph.update``'s ``obstacles`` (PROTOCOL.md, Obstacles); an array ``polygon`` goes as float32."""
+        out = [
+            i | {"polygon": np.asarray(i["polygon"], "<f4").tobytes()} if "polygon" in i else i for i in items
+        ]
+        return self.update(graph_id, obstacles=out)
+
     def drop(self, graph_id: str) -> dict[str, Any]:
         """Unload a graph."""
         return dict(self.call("graph.drop", {"id": graph_id}))

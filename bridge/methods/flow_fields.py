@@ -206,6 +206,11 @@ class FieldMethods:
             with self._cache_lock:
                 if any(isinstance(u, SetWeights) and u.cells is None for u in updates):
                     return {"dropped": self.cache.drop_grid(graph_id)}  # every weight: start again
+                nav = entry.graph
+                if params.has("obstacles") and isinstance(nav, GridNavigator) and nav.obstacle_flips.size:
+                    flips, w = nav.obstacle_flips, nav.grid.width  # the cells its obstacles opened or closed
+                    cells = np.stack([flips % w, flips // w], axis=1)
+                    updates = [*updates, SetWalkable(cells, nav.grid.walkable.ravel()[flips])]
                 return {"changed": self._repaired(graph_id, updates)}
 
         return self._after_repair(graph_id, self.serving.exclusive(graph_id, work, executor=self._thread))

@@ -133,7 +133,8 @@ def _open_navmesh(record: Mapping[str, Any]) -> Navigator[Any]:
 
 
 def _navmesh_updates(params: Params, graph: Navigator[Any]) -> list[Update]:
-    return navmesh_updates(params, graph.dim)
+    mesh = getattr(graph, "mesh", None)  # a 3D mesh's up axis: the obstacles' plane is across it
+    return navmesh_updates(params, graph.dim, int(getattr(mesh, "up_axis", 1)))
 
 
 GRID = GraphKind(

@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from bridge.methods.obstacles import obstacle_update
 from bridge.methods.params import Params, is_vector
-from bridge.wire.errors import BadRequestError, short_repr
+from bridge.wire.errors import BadRequestError, UnsupportedError, short_repr
 from python_core.formats.navmap_record import link_from, region_from
 from python_core.grid.clearance import MAX_UNIT_SIZE
 from python_core.navigation import (
@@ -44,6 +45,7 @@ __all__ = ["UPDATE_KEYS", "grid_updates", "navmesh_updates", "waypoint_updates"]
 
 UPDATE_KEYS = (
     "id", "cells", "walkable", "weights", "weight_cells", "agents", "points", "disabled", "regions", "links",
+    "obstacles",
 )  # fmt: skip
 
 
@@ -104,7 +106,7 @@ def _weights(params: Params, cell_count: int) -> SetWeights:
 
 
 def grid_updates(params: Params, cell_count: int) -> list[Update]:
-    """A grid's fields, in the order they apply: ``cells``, ``weights``, ``agents``.
+    """A grid's fields, in the order they apply: ``cells``, ``weights``, ``agents``, ``obstacles``.
 
     Raises:
         BadRequestError: fields of the wrong type or size, or a waypoint graph's fields.
@@ -117,6 +119,8 @@ def grid_updates(params: Params, cell_count: int) -> list[Update]:
         changes.append(_weights(params, cell_count))
     if params.has("agents"):
         changes.extend(_agents(params))
+    if params.has("obstacles"):
+        changes.append(obstacle_update(params, 2))
     if params.has("points") or params.has("disabled"):
         raise BadRequestError(f"{params.where}: 'points'/'disabled' apply to waypoint graphs only")
     if params.has("regions") or params.has("links"):
@@ -129,7 +133,10 @@ def waypoint_updates(params: Params, point_count: int) -> list[Update]:
 
     Raises:
         BadRequestError: fields of the wrong type or size, or a grid's fields.
+        UnsupportedError: ``obstacles`` (a waypoint graph has no area to cut).
     """
+    if params.has("obstacles"):
+        raise UnsupportedError(f"{params.where}: waypoint graphs take no obstacles (grids and navmeshes do)")
     if set(params.values) - {"id", "points", "disabled"}:
         raise BadRequestError(f"{params.where}: waypoint graphs take only 'points' and 'disabled'")
     if not params.has("points"):
@@ -181,15 +188,16 @@ def _link_change(item: Params, dim: int) -> Update:
     return RemoveLink(lid) if verb == "remove" else SetLinkEnabled(lid, verb == "enable")
 
 
-def navmesh_updates(params: Params, dim: int) -> list[Update]:
-    """A navigation map's fields: ``regions`` then ``links``, each a list of ``{"op", ...}`` maps.
+def navmesh_updates(params: Params, dim: int, up_axis: int = 1) -> list[Update]:
+    """A navmesh's fields: ``regions`` then ``links`` (a map's), each a list of ``{"op", ...}``
+    maps, then ``obstacles`` (their ground plane across ``up_axis`` in 3D).
 
     Raises:
         BadRequestError: fields of the wrong type, or a grid's or waypoint graph's fields.
         InvalidGraphError: a bad region or link (python_core's checks).
     """
-    if set(params.values) - {"id", "regions", "links"}:
-        raise BadRequestError(f"{params.where}: navmeshes take only 'regions' and 'links'")
+    if set(params.values) - {"id", "regions", "links", "obstacles"}:
+        raise BadRequestError(f"{params.where}: navmeshes take only 'regions', 'links' and 'obstacles'")
     changes: list[Update] = []
     for key, parse in (("regions", _region_change), ("links", _link_change)):
         if not params.has(key):
@@ -198,4 +206,6 @@ def navmesh_updates(params: Params, dim: int) -> list[Update]:
             if not isinstance(raw, dict):
                 raise BadRequestError(f"{params.where}: {key}[{i}] must be a map")
             changes.append(parse(Params(raw, f"{params.where}.{key}[{i}]"), dim))
+    if params.has("obstacles"):
+        changes.append(obstacle_update(params, dim, up_axis))
     return changes
