@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/hex_speed.py            # 512 x 512, 300 queries
     .venv/bin/python bench/hex_speed.py --quick    # 256 x 256, 100 queries
+    .venv/bin/python bench/hex_speed.py --sizes 1,3   # and the hex layer per unit size
 
 A command, not a test (issue 39: a hex query should cost at most 1.5x a square one). In process,
 after a warm-up, median and mean per query over the same start/goal cells on a random map (20 %
@@ -9,6 +10,11 @@ walls, seeded) laid out as: a square TileSet (8 neighbours, only_if_no_obstacles
 and the method the grid picks by itself), an isometric one (4 sides + 4 corners) and a hexagonal
 one (6 sides), each stacked, tile 64 x 64 (hex 64 x 74). Queries whose goal is unreachable on one
 layout and not on another are kept (each layout answers its own); the count found is printed.
+
+``--sizes`` adds, on one hexagonal layer of the same size whose walls are random blocks (2-11
+cells a side, about 14 % of the map: corridors a footprint of two rings, 19 cells, still fits), the
+same queries (ends where the largest size fits) for each unit size: times, cells expanded, path
+cost, and each size's median over size 1's.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from python_core.compiled import warm_up
 from python_core.grid import GridGraph
 from python_core.grid.layouts import TileGrid, TileLayout
+from python_core.result import QueryOptions
 
 
 def _time(find: object, pairs: list[tuple[tuple[int, int], tuple[int, int]]]) -> tuple[float, float, int]:
@@ -42,6 +49,7 @@ def _time(find: object, pairs: list[tuple[tuple[int, int], tuple[int, int]]]) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="256 x 256, 100 queries")
+    parser.add_argument("--sizes", default="", help="unit sizes on a hex layer, e.g. 1,3")
     args = parser.parse_args()
     side, count = (256, 100) if args.quick else (512, 300)
     rng = np.random.default_rng(39)
@@ -71,6 +79,44 @@ def main() -> None:
         median, mean, found = _time(find, pairs)
         base = base or median
         print(f"{name:<16}{median:>10.3f}{mean:>10.3f}{found:>8}{median / base:>22.2f}")
+    if args.sizes:
+        _sizes(side, count, [int(v) for v in args.sizes.split(",")])
+
+
+def _sizes(side: int, count: int, sizes: list[int]) -> None:
+    """The same queries on one hex layer for each unit size (ends with room for the largest):
+    walls are random blocks, as buildings and rocks, so that big units have corridors too."""
+    rng = np.random.default_rng(38)
+    walkable = np.ones((side, side), dtype=bool)
+    for _ in range(side * side // 400):
+        x, y = rng.integers(0, side, size=2)
+        w, h = rng.integers(2, 12, size=2)
+        walkable[y : y + h, x : x + w] = False
+    grid = TileGrid(walkable, layout=TileLayout("hexagon"), cell_size=(64.0, 74.0))
+    room = np.argwhere(grid.clearance >= max(sizes))[:, ::-1]
+    picks = rng.integers(0, len(room), size=(count, 2))
+    pairs = [(tuple(room[a].tolist()), tuple(room[b].tolist())) for a, b in picks]
+    print(
+        f"\nhexagon {side} x {side}, {100 - walkable.mean() * 100:.0f} % walls in blocks, {count} queries "
+        f"(ends with room for size {max(sizes)}); expanded = mean cells expanded, cost = mean path cost"
+    )
+    print(
+        f"{'size':<6}{'median':>9}{'mean':>9}{'found':>7}{'expanded':>10}{'cost':>12}"
+        f"{'ns/expanded':>13}{'median / size 1':>17}"
+    )
+    base = 0.0
+    for size in sizes:
+        opts = QueryOptions(size=size)
+        grid.find_path(pairs[0][0], pairs[0][1], options=opts)  # its footprint weights, outside the timing
+        median, mean, found = _time(lambda s, t, o=opts: grid.find_path(s, t, options=o), pairs)
+        results = [grid.find_path(s, t, options=opts) for s, t in pairs]
+        expanded = statistics.fmean(r.expanded for r in results)
+        cost = statistics.fmean(r.cost for r in results if r.found)
+        base = base or median
+        print(
+            f"{size:<6}{median:>9.3f}{mean:>9.3f}{found:>7}{expanded:>10.0f}{cost:>12.0f}"
+            f"{mean * 1e6 / max(expanded, 1):>13.0f}{median / base:>17.2f}"
+        )
 
 
 if __name__ == "__main__":
