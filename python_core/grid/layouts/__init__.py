@@ -8,9 +8,12 @@ Quick start::
     assert grid.find_path((0, 0), (11, 9)).found
 
 Layout: :mod:`~.geometry` (``map_to_local``, neighbours and corners per shape, layout and axis),
-:mod:`~.kernel` (the compiled A* over per-parity move tables), :mod:`~.search` (validation,
-padded copies, workspaces) and :mod:`~.tile_grid` (the graph: a :class:`~python_core.grid.GridGraph`
-whose cells sit on the lattice).
+:mod:`~.kernel` (the compiled A* over per-parity move tables), :mod:`~.clearance` (how many rings
+of neighbours fit at each cell, and its local repair), :mod:`~.footprint` (units' footprints,
+footprint weights, radius to size), :mod:`~.prepared` (the padded copy the kernels read),
+:mod:`~.agents` (agents' footprints), :mod:`~.search` (validation, unit sizes, workspaces) and
+:mod:`~.tile_grid` (the graph: a :class:`~python_core.grid.GridGraph` whose cells sit on the
+lattice).
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ from python_core.grid.layouts.geometry import (
 )
 from python_core.grid.layouts.kernel import _parity
 
-__all__ = ["FootprintRadii", "ball", "dilate_max", "tile_outline"]
+__all__ = ["FootprintRadii", "ball", "dilate_max", "tile_depth", "tile_outline"]
 
 
 @jit
@@ -130,6 +130,19 @@ def tile_outline(layout: TileLayout) -> F64:
     else:  # isometric diamonds
         points = [(0.5, 0.0), (0.0, 0.5), (-0.5, 0.0), (0.0, -0.5)]
     return np.array(points, dtype=np.float64)
+
+
+def tile_depth(layout: TileLayout, dx: F64, dy: F64) -> F64:
+    """How deep a unit-frame offset from a centre lies in that cell's tile outline: <= 1 inside."""
+    ax, ay = np.abs(dx), np.abs(dy)
+    shape = layout.kind
+    if shape in (TileShape.SQUARE, TileShape.HALF_OFFSET_SQUARE):
+        out: F64 = 2 * np.maximum(ax, ay)
+    elif shape is TileShape.HEXAGON:  # axis 0, pointy top: vertices (0, +-1/2), (+-1/2, +-1/4)
+        out = np.maximum(2 * ax, 2 * ay + ax) if layout.offset_axis == 0 else np.maximum(2 * ay, 2 * ax + ay)
+    else:  # isometric diamonds, AStarGrid2D's too
+        out = 2 * (ax + ay)
+    return out
 
 
 class FootprintRadii:

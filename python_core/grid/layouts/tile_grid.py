@@ -15,6 +15,10 @@ cell (0, 0) lies at ``origin``; ``cell_size`` is the tile size in world units), 
 engine's, and a step costs the distance between centres times the weight of the cell entered.
 AStarGrid2D's isometric shapes keep square neighbours and its id-space costs (a straight step 1,
 a diagonal sqrt 2, times the weight): only their points move.
+
+Units of any size: on a lattice a unit of size k stands on a centre cell and covers it and the
+k - 1 rings of side neighbours around it (:mod:`.clearance`, :mod:`.search`); AStarGrid2D's shapes
+keep the square grid's k x k footprint from the anchor, in id space.
 """
 
 from __future__ import annotations
@@ -36,8 +40,8 @@ from python_core.grid.clearance import check_size
 from python_core.grid.graph import GridGraph
 from python_core.grid.layouts import search
 from python_core.grid.layouts.agents import agents_on_path, footprint_cells
-from python_core.grid.layouts.footprint import FootprintRadii, tile_outline
-from python_core.grid.layouts.geometry import TileLayout, TileShape, unit_centres
+from python_core.grid.layouts.footprint import FootprintRadii, tile_depth, tile_outline
+from python_core.grid.layouts.geometry import TileLayout, unit_centres
 from python_core.grid.layouts.obstacles import tile_cells_under
 from python_core.grid.layouts.prepared import patch_walls, patch_weights, prepared
 from python_core.grid.search import dispatch
@@ -165,7 +169,7 @@ class TileGrid(GridGraph):
         guess = self._approximate(ux, uy)
         xs, ys = guess[0] + _NEAR[:, 0], guess[1] + _NEAR[:, 1]
         cx, cy = unit_centres(self._layout, xs, ys)
-        depth = _gauge(self._layout, ux - cx, uy - cy)
+        depth = tile_depth(self._layout, ux - cx, uy - cy)
         best = int(np.lexsort((ys, xs, depth))[0])  # ties on an edge: the smaller x, then y
         return as_cell((int(xs[best]) - mx, int(ys[best]) - my), self._width, self._height)
 
@@ -198,8 +202,9 @@ class TileGrid(GridGraph):
             [[1, 1, 1, 1, 1], [1, 2, 2, 2, 1], [1, 1, 1, 1, 1]]
         """
         if self._id_space is not None:
-            return prepared_for(self._id_space).clearance
-        view = prepared(self).clearance(self._height, self._width)
+            view = prepared_for(self._id_space).clearance
+        else:
+            view = prepared(self).clearance(self._height, self._width)
         view.flags.writeable = False
         return view
 
@@ -391,19 +396,6 @@ its footprint (the cell and 1 ring of neighbours) does not fit
             f"TileGrid(width={self._width}, height={self._height}, layout={self._layout}, "
             f"diagonal={self._diagonal.value!r}, cell_size={self._cell_size}, origin={self._origin})"
         )
-
-
-def _gauge(layout: TileLayout, dx: F64, dy: F64) -> F64:
-    """How deep a unit-frame offset from a centre lies in that cell's tile outline: <= 1 inside."""
-    ax, ay = np.abs(dx), np.abs(dy)
-    shape = layout.kind
-    if shape in (TileShape.SQUARE, TileShape.HALF_OFFSET_SQUARE):
-        out: F64 = 2 * np.maximum(ax, ay)
-    elif shape is TileShape.HEXAGON:  # axis 0, pointy top: vertices (0, +-1/2), (+-1/2, +-1/4)
-        out = np.maximum(2 * ax, 2 * ay + ax) if layout.offset_axis == 0 else np.maximum(2 * ay, 2 * ax + ay)
-    else:  # isometric diamonds, AStarGrid2D's too
-        out = 2 * (ax + ay)
-    return out
 
 
 class _IdSpace:
