@@ -79,7 +79,7 @@ def pick_transitions(
     side_by_side_x = cb % frame.nx == ca % frame.nx  # one above the other: the border runs along x
     side_by_side_y = cb // frame.nx == ca // frame.nx
     position = np.where(side_by_side_y, ay, np.where(side_by_side_x, ax, 0))
-    order = np.lexsort((step, position, pair))
+    order = np.lexsort((b, a, step, position, pair))  # the full order: ties never depend on the input's
     pair, position = pair[order], position[order]
     # the first (shortest) crossing of each (pair, position): one per border row
     first = np.ones(order.size, dtype=bool)

@@ -159,8 +159,9 @@ class LatticeGraph:
             self.passable, self.stride, self.pad, self.csize, self.frame.nx, g.width, g.height,
             self.lattice, clusters,
         )  # fmt: skip
-        _, keep = np.unique(np.stack([a, b], axis=1), axis=0, return_index=True)  # found from both sides
-        keep.sort()
+        # found from both sides: one copy; ordered by (a, b), so a repair, which scans fewer
+        # clusters in another order, picks among equal crossings as the build does
+        _, keep = np.unique(np.stack([a, b], axis=1), axis=0, return_index=True)
         return a[keep], b[keep], step[keep]
 
     def _update_clusters(self, clusters: I64, always: I64 | None = None) -> None:
