@@ -21,6 +21,8 @@ past the footprint, measured with shapely on the layout's tile outlines.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import numpy.typing as npt
 import shapely
@@ -166,6 +168,20 @@ class FootprintRadii:
         self._radii: list[float] = []
         classes = (0, 1) if layout.parity_axis >= 0 else (0,)
         self._walks = [_Walk(cell_of_class(layout, q)) for q in classes]
+        self._lock = threading.Lock()  # queries on several threads grow one list
+        self._steps = [[(int(dx), int(dy)) for dx, dy in side] for side in self._sides]
+        self._axis, self._flip = layout.parity_axis, 0 if layout.layout == 0 else 1
+        # no footprint holds more than its rings' reach plus a tile's corner: larger radii fail at once
+        reach = 0.0
+        for q in classes:
+            x, y = cell_of_class(layout, q)
+            cx, cy = unit_centres(layout, [x], [y])
+            nx, ny = unit_centres(layout, x + self._sides[q][:, 0], y + self._sides[q][:, 1])
+            reach = max(
+                reach, float(np.hypot((nx - cx[0]) * cell_size[0], (ny - cy[0]) * cell_size[1]).max())
+            )
+        corner = float(np.hypot(self._outline[:, 0] * cell_size[0], self._outline[:, 1] * cell_size[1]).max())
+        self._beyond = (MAX_UNIT_SIZE - 1) * reach + corner
 
     def size_for(self, radius: object) -> int:
         """The smallest size whose footprint holds a disc of ``radius`` (a hair of tolerance,
@@ -176,9 +192,14 @@ class FootprintRadii:
         """
         r = check_radius(radius)
         limit = r - 1e-9 * max(1.0, r)
-        while len(self._radii) < MAX_UNIT_SIZE and (not self._radii or self._radii[-1] < limit):
-            self._radii.append(min(self._next_ring(walk) for walk in self._walks))
-        k = int(np.searchsorted(np.array(self._radii), limit)) + 1
+        if limit > self._beyond:
+            raise InvalidQueryError(
+                f"radius {r} needs a footprint larger than the largest size {MAX_UNIT_SIZE}"
+            )
+        with self._lock:
+            while len(self._radii) < MAX_UNIT_SIZE and (not self._radii or self._radii[-1] < limit):
+                self._radii.append(min(self._next_ring(walk) for walk in self._walks))
+            k = int(np.searchsorted(np.array(self._radii), limit)) + 1
         if k > MAX_UNIT_SIZE:
             raise InvalidQueryError(
                 f"radius {r} needs a footprint larger than the largest size {MAX_UNIT_SIZE}"
@@ -188,9 +209,11 @@ class FootprintRadii:
     def _next_ring(self, walk: _Walk) -> float:
         layout, (cw, ch) = self._layout, self._cell_size
         ring: list[tuple[int, int]] = []
+        steps, axis, flip = self._steps, self._axis, self._flip
         for x, y in walk.ring:
-            for dx, dy in self._sides[_class_of(layout, x, y)]:
-                cell = (x + int(dx), y + int(dy))
+            q = 0 if axis < 0 else ((y if axis == 1 else x) + flip) % 2  # geometry.cell_of_class's numbering
+            for dx, dy in steps[q]:
+                cell = (x + dx, y + dy)
                 if cell not in walk.seen:
                     walk.seen.add(cell)
                     ring.append(cell)
@@ -198,13 +221,14 @@ class FootprintRadii:
         cx, cy = unit_centres(layout, [walk.centre[0]], [walk.centre[1]])
         xs, ys = unit_centres(layout, [c[0] for c in ring], [c[1] for c in ring])
         outline = self._outline
-        tiles = [
-            shapely.Polygon(
-                np.column_stack(((outline[:, 0] + ux - cx[0]) * cw, (outline[:, 1] + uy - cy[0]) * ch))
-            )
-            for ux, uy in zip(xs, ys, strict=True)
-        ]
-        return float(shapely.MultiPolygon(tiles).distance(shapely.Point(0.0, 0.0)))
+        corners = np.stack(  # (tiles, vertices, 2): every tile of the ring, the centre at 0
+            [
+                (outline[None, :, 0] + (xs - cx[0])[:, None]) * cw,
+                (outline[None, :, 1] + (ys - cy[0])[:, None]) * ch,
+            ],
+            axis=2,
+        )
+        return float(shapely.distance(shapely.polygons(corners), shapely.Point(0.0, 0.0)).min())
 
 
 class _Walk:
@@ -214,12 +238,3 @@ class _Walk:
         self.centre = centre
         self.seen = {centre}
         self.ring = [centre]
-
-
-def _class_of(layout: TileLayout, x: int, y: int) -> int:
-    """The parity class of map cell ``(x, y)``, as :func:`~.geometry.cell_of_class` numbers them."""
-    axis = layout.parity_axis
-    if axis < 0:
-        return 0
-    odd = (y if axis == 1 else x) % 2
-    return odd if layout.layout == 0 else 1 - odd
