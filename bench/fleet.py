@@ -106,12 +106,12 @@ def measure(name: str, sidecar: Sidecar, work: Workload, args: argparse.Namespac
             )
         outcome.load_s = time.perf_counter() - began
         began = time.perf_counter()
-        warm = [q for client in work.per_client for q in client][: args.warm_up * len(ids)]
+        warm = work.in_order()[: args.warm_up * len(ids)]  # every graph args.warm_up times
         for graph, sx, sy, gx, gy, _ in warm:
             loader.find(ids[graph], (sx, sy), (gx, gy), **options)
         outcome.warm_s = time.perf_counter() - began
     job = ClientJob((sidecar.host, sidecar.port, sidecar.token), ids, [], args.in_flight, options, args.batch)
-    solo = [q for client in work.per_client for q in client][: args.solo]
+    solo = work.in_order()[: args.solo]  # the graphs in turn
     [solo_run] = run_clients(dataclasses.replace(job, in_flight=1, batch=1), [solo])
     outcome.solo_us = solo_run.latency_us
     gateway_before, others_before = tree_cpu_seconds(sidecar.process.pid)

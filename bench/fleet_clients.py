@@ -48,6 +48,11 @@ class Workload:
     def queries(self) -> int:
         return sum(len(q) for q in self.per_client)
 
+    def in_order(self) -> list[Query]:
+        """Every query in the order drawn (query ``k`` is on graph ``k % graphs``)."""
+        clients = len(self.per_client)
+        return [self.per_client[k % clients][k // clients] for k in range(self.queries)]
+
 
 def make_workload(map_dir: Path, graphs: int, clients: int, queries: int, seed: int) -> Workload:
     """``queries`` scenario queries drawn at random (fixed seed), query ``k`` on graph ``k % graphs``
