@@ -192,7 +192,16 @@ def find_path(
             search = _Search(walls, size, (s, t), use_jps=chosen == "jps", code=code, landmarks=alt)
             result = _run(grid, prepared, work, search, opts)
             if index is not None:
-                settle(grid, prepared, index, result.status is PathStatus.NO_PATH, result.expanded)
+                no_path, jumps = result.status is PathStatus.NO_PATH, search.use_jps and not alt
+                settle(
+                    grid,
+                    prepared,
+                    index,
+                    no_path,
+                    result.expanded,
+                    jumps=jumps,
+                    use_jps=lambda: _jps(grid, size),
+                )
             return result
         finally:
             if closed.size:
@@ -206,7 +215,12 @@ def _size_index(grid: GridView, p: Prepared, opts: QueryOptions, size: int) -> S
     partial paths (a partial answer searches the start's part whatever the goal's)."""
     if size == 1 or opts.allow_partial:
         return None
-    return index_for(grid, p, size, use_jps=lambda: choose_method(grid, QueryOptions(size=size)) == "jps")
+    return index_for(grid, p, size)
+
+
+def _jps(grid: GridView, size: int) -> bool:
+    """Whether the size's exact queries run JPS when they have no landmarks (default options)."""
+    return choose_method(grid, QueryOptions(size=size)) == "jps"
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import threading
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,12 +33,10 @@ from python_core.grid.clearance import fill_clearance
 from python_core.grid.search.grid_view import GridView
 from python_core.grid.sized_view import footprint_max
 
-if TYPE_CHECKING:
-    from python_core.grid.search.size_index import SizeIndex
-
 __all__ = [
     "SIZED_WEIGHTS_KEPT",
     "Prepared",
+    "SizeIndex",
     "Workspace",
     "block_agents",
     "current_copy",
@@ -93,6 +90,46 @@ class Workspace:
         own = 0 if self.passable is None else int(self.passable.nbytes)
         arrays = (self.g, self.parent, self.stamp, self.pos, self.heap_nodes, self.heap_keys)
         return own + sum(int(a.nbytes) for a in arrays)
+
+
+@dataclass(slots=True, eq=False)
+class SizeIndex:
+    """One unit size's parts and landmarks on one prepared copy (read-only to queries; built and
+    kept right by :mod:`.size_index`)."""
+
+    size: int
+    labels: I32 | None  # part of each padded node (0: closed); None once dropped
+    opened: int  # nodes the labels give a part (what a landmark's Dijkstra visits)
+    landmarks: F64 | None = None  # ``count`` distances per padded node, node by node
+    count: int = 0
+    weight: float = -1.0  # the uniform weight the distances were summed with
+    tried: bool = False  # landmarks built (and kept or refused) since the labels were made
+    stale: bool = False  # cells closed since the labels were made: they may join parts now apart
+    debt: int = 0  # expansions the size's queries spent since the labels were made (or dropped)
+
+    def apart(self, s: int, t: int) -> bool:
+        """Whether padded nodes ``s`` and ``t`` lie in different parts (never a false yes)."""
+        labels = self.labels
+        return labels is not None and bool(labels[s] != labels[t])
+
+    def usable(self, p: Prepared) -> bool:
+        """Whether its landmarks exist and bound ``p``'s costs (summed with its uniform weight)."""
+        return self.landmarks is not None and self.weight == p.uniform_weight
+
+    def drop(self) -> None:
+        """Forget parts and landmarks (cells opened: both may be wrong now); rebuilt once paid."""
+        self.labels, self.landmarks, self.count, self.tried, self.stale, self.debt = (
+            None,
+            None,
+            0,
+            False,
+            False,
+            0,
+        )
+
+    def nbytes(self) -> int:
+        """Bytes of its arrays."""
+        return sum(int(a.nbytes) for a in (self.labels, self.landmarks) if a is not None)
 
 
 @dataclass(slots=True, eq=False)

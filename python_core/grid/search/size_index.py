@@ -2,10 +2,11 @@
 
 Quick start (:mod:`.dispatch` calls this for every exact query of a size above 1)::
 
-    from python_core.grid.search.size_index import index_for
-    index = index_for(grid, prepared, 3)       # built with size 3's first query
-    if index.apart(s, t): ...                  # no path, in O(1)
-    if index.landmarks is not None: ...        # search with astar_landmarks
+    from python_core.grid.search.size_index import index_for, settle
+    index = index_for(grid, prepared, 3)      # parts labelled with size 3's first query
+    if index.apart(s, t): ...                 # no path, in O(1)
+    if index.usable(prepared): ...            # search with astar_landmarks
+    settle(grid, prepared, index, no_path, expanded, jumps=False, use_jps=...)  # after the search
 
 Why: a big unit searches the grid eroded for its size (clearance >= k), and on a maze or a random
 map that erosion falls apart into islands joined by one-anchor-wide corridors. Octile then guides
@@ -14,34 +15,35 @@ a query between two islands searched a whole island before saying ``no_path``. T
 the second in O(1); a few landmarks' distances (ALT, :mod:`.landmark_kernels`) bound the remaining
 distance well enough that size 3 expands about as many nodes as size 1.
 
-What it costs: labels are 4 bytes a padded cell (a flood fill, about a millisecond on 512 x 512);
-landmarks :data:`LANDMARKS` float64 distances a cell, built only on uniform-weight grids and only
-within :data:`LANDMARK_BYTES` (64 bytes a cell: 16.8 MB on 512 x 512; bigger grids get fewer
-landmarks, none past 2048 x 1024), each a Dijkstra of the eroded grid. The first query of a size
-pays the build (tens of ms on 512 x 512); the indexes of the :data:`INDEXES_KEPT` sizes used last
-are kept.
+What it costs: labels are 4 bytes a padded cell, made by a flood fill with the size's first query
+(about 2 ms on 512 x 512). Landmarks are :data:`LANDMARKS` float64 distances a cell (64 bytes; a
+grid over :data:`LANDMARK_BYTES` gets fewer, none from 2048 x 1024 up), one Dijkstra of the eroded
+grid each, on uniform-weight grids only; they are built once the size's queries have spent as many
+expansions as the build costs (a jump point counts :data:`JUMP_COST`), so a size whose queries are
+cheap (open maps) never pays for them and one whose queries are dear pays at most as much again;
+then kept only where probes find them faster (:mod:`.landmark_choice`). The indexes of the
+:data:`INDEXES_KEPT` sizes used last are kept.
 
 Edits (:mod:`.repair`): cells that close only remove nodes, so the labels may join parts that are
-now apart (a query between them searches, finds nothing, and relabels) and the landmark bounds
-stay admissible and consistent (distances only grew). Cells that open may join parts and shorten
-distances, so the index is dropped; it is built again once the size's queries have spent as many
-expansions as the build costs (:attr:`SizeIndex.debt`), so a game that opens cells every frame
-searches without it instead of rebuilding it every frame.
+now apart (marked stale: a query that searches such a part and finds nothing relabels) and the
+landmark bounds stay admissible and consistent (distances only grew). Cells that open may join
+parts and shorten distances, so the index is dropped: labels come back once the size's queries
+have spent a labelling's cost, landmarks as above, so a game that opens cells every frame
+searches without them instead of rebuilding them every frame.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from python_core._types import DIAG_CODES, F64, I32
 from python_core.grid.search.grid_view import GridView
-from python_core.grid.search.landmark_choice import landmarks_pay
+from python_core.grid.search.landmark_choice import JUMP_COST, landmarks_pay
 from python_core.grid.search.landmark_kernels import distances_from, farthest_per_part, label_parts
-from python_core.grid.search.prepared import Prepared
+from python_core.grid.search.prepared import Prepared, SizeIndex
 
 __all__ = [
     "INDEXES_KEPT",
@@ -52,6 +54,7 @@ __all__ = [
     "cells_changed",
     "index_for",
     "landmark_count",
+    "prime",
     "settle",
 ]
 
@@ -66,64 +69,69 @@ INDEXES_KEPT = 4
 _BUILDING = threading.Lock()  # one thread builds (or drops) a copy's indexes at a time
 
 
-@dataclass(slots=True, eq=False)
-class SizeIndex:
-    """One unit size's parts and landmarks on one prepared copy (read-only to queries)."""
-
-    size: int
-    labels: I32 | None  # part of each padded node (0: closed); None once dropped
-    landmarks: F64 | None  # ``count`` distances per padded node, node by node; None: not used
-    count: int
-    weight: float  # the uniform weight the distances were summed with
-    build_cost: int  # nodes the build visited: what the debt must reach before a rebuild
-    stale: bool = False  # cells closed since the labels were made: they may join parts now apart
-    debt: int = 0  # expansions the size spent since it was dropped
-
-    def apart(self, s: int, t: int) -> bool:
-        """Whether padded nodes ``s`` and ``t`` lie in different parts (never a false yes)."""
-        return self.labels is not None and bool(self.labels[s] != self.labels[t])
-
-    def usable(self, p: Prepared) -> bool:
-        """Whether its landmarks exist and bound ``p``'s costs (summed with its uniform weight)."""
-        return self.landmarks is not None and self.weight == p.uniform_weight
-
-    def drop(self) -> None:
-        """Forget parts and landmarks (cells opened: both may be wrong now); rebuilt once paid."""
-        self.labels, self.landmarks, self.count, self.stale, self.debt = None, None, 0, False, 0
-
-    def nbytes(self) -> int:
-        """Bytes of its arrays."""
-        return sum(int(a.nbytes) for a in (self.labels, self.landmarks) if a is not None)
-
-
-def index_for(grid: GridView, p: Prepared, size: int, *, use_jps: Callable[[], bool]) -> SizeIndex:
-    """The index of ``size`` on ``p`` (built now when missing, or dropped and paid for), with
-    landmarks when the weights are uniform, they fit, and they beat the kernel the size runs
-    without them (JPS when ``use_jps()``, else A*) on probe queries."""
+def index_for(grid: GridView, p: Prepared, size: int) -> SizeIndex:
+    """The index of ``size`` on ``p``: its parts are labelled with the size's first query."""
     index = p.size_indexes.get(size)
-    if index is not None and (index.labels is not None or index.debt < index.build_cost):
-        _touch(p, size, index)
+    if index is not None:
+        if next(reversed(p.size_indexes)) != size:
+            _touch(p, size, index)
         return index
     with _BUILDING:
         index = p.size_indexes.get(size)
-        if index is None or (index.labels is None and index.debt >= index.build_cost):
-            index = _build(grid, p, size, use_jps=use_jps)
-            p.size_indexes[size] = index
+        if index is None:
+            labels, _ = _labels(grid, p, size)
+            index = p.size_indexes[size] = SizeIndex(size, labels, int(np.count_nonzero(labels)))
             while len(p.size_indexes) > INDEXES_KEPT:
                 del p.size_indexes[next(iter(p.size_indexes))]
         return index
 
 
-def settle(grid: GridView, p: Prepared, index: SizeIndex, no_path: bool, expanded: int) -> None:
-    """After a query of the index's size: a dropped index counts the query's expansions toward its
-    rebuild; stale labels that let a search through to ``no_path`` are made again (the search has
-    just spent as much; the landmarks stay: still bounds)."""
-    if index.labels is None:
-        index.debt += expanded
-    elif index.stale and no_path:
+def settle(
+    grid: GridView,
+    p: Prepared,
+    index: SizeIndex,
+    no_path: bool,
+    expanded: int,
+    *,
+    jumps: bool,
+    use_jps: Callable[[], bool],
+) -> None:
+    """After a query of the index's size: count its expansions (``jumps``: jump points, a
+    :data:`JUMP_COST` each) and build what they have paid for. Dropped labels come back once the
+    debt reaches a labelling's cost (a node each); landmarks once it reaches their build's
+    (:func:`landmark_count` Dijkstras of the open nodes), kept only if they beat the size's kernel
+    (JPS when ``use_jps()``) on probes. Stale labels that let a search through to ``no_path`` are
+    made again at once (that search cost as much; the landmarks stay: still bounds)."""
+    if index.stale and no_path and index.labels is not None:
         labels = _labels(grid, p, index.size)[0]
         with _BUILDING:
             index.labels, index.stale = labels, False
+        return
+    index.debt += expanded * (JUMP_COST if jumps else 1)
+    if index.labels is None:
+        if index.debt >= p.passable.shape[0]:
+            labels, _ = _labels(grid, p, index.size)
+            with _BUILDING:
+                index.labels, index.opened, index.debt = labels, int(np.count_nonzero(labels)), 0
+    elif not index.tried and index.debt >= landmark_count(p.passable.shape[0]) * index.opened:
+        prime(grid, p, index, use_jps=use_jps())
+
+
+def prime(grid: GridView, p: Prepared, index: SizeIndex, *, use_jps: bool) -> None:
+    """Build the index's landmarks now, and keep them if they beat the size's kernel without them
+    (JPS when ``use_jps``, else A*) on probe queries (what :func:`settle` does once paid for; a
+    benchmark calls it to time steady state)."""
+    labels = index.labels
+    count = landmark_count(p.passable.shape[0]) if p.uniform_weight > 0.0 else 0
+    if labels is None or not count or not index.opened:
+        index.tried = True
+        return
+    parts = int(labels.max())
+    table: F64 | None = _landmarks(grid, p, index.size, labels, parts, count)
+    if table is None or not landmarks_pay(grid, p, labels, table, count, index.size, use_jps=use_jps):
+        table, count = None, 0
+    with _BUILDING:
+        index.landmarks, index.count, index.weight, index.tried = table, count, p.uniform_weight, True
 
 
 def cells_changed(p: Prepared, *, opened: bool, closed: bool) -> None:
@@ -137,10 +145,9 @@ def cells_changed(p: Prepared, *, opened: bool, closed: bool) -> None:
 
 def _touch(p: Prepared, size: int, index: SizeIndex) -> None:
     """Make ``size`` the most recently used (a race only reorders: never loses an index)."""
-    if next(reversed(p.size_indexes), None) != size:
-        with _BUILDING:
-            if p.size_indexes.pop(size, None) is not None:
-                p.size_indexes[size] = index
+    with _BUILDING:
+        if p.size_indexes.pop(size, None) is not None:
+            p.size_indexes[size] = index
 
 
 def landmark_count(nodes: int) -> int:
@@ -154,18 +161,6 @@ def _labels(grid: GridView, p: Prepared, size: int) -> tuple[I32, int]:
     labels = np.zeros(n, dtype=np.int32)
     parts = label_parts(p.passable, size, p.stride, DIAG_CODES[grid.diagonal], labels, np.empty(n, np.int32))
     return labels, int(parts)
-
-
-def _build(grid: GridView, p: Prepared, size: int, *, use_jps: Callable[[], bool]) -> SizeIndex:
-    labels, parts = _labels(grid, p, size)
-    n = labels.shape[0]
-    count = landmark_count(n) if p.uniform_weight > 0.0 and parts else 0
-    table = _landmarks(grid, p, size, labels, parts, count) if count else None
-    opened = int(np.count_nonzero(labels))
-    cost = n + (count + 1) * opened
-    if table is not None and not landmarks_pay(grid, p, labels, table, count, size, use_jps=use_jps()):
-        table, count = None, 0
-    return SizeIndex(size, labels, table, count, p.uniform_weight, cost)
 
 
 def _landmarks(grid: GridView, p: Prepared, size: int, labels: I32, parts: int, count: int) -> F64:  # noqa: PLR0917

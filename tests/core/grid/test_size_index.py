@@ -15,8 +15,11 @@ from scipy import ndimage
 from scipy.sparse.csgraph import dijkstra
 
 from python_core.grid import DiagonalMode, GridGraph
+from python_core.grid.search.dispatch import choose_method
+from python_core.grid.search.grid_view import GridView
+from python_core.grid.search.landmark_choice import JUMP_COST
 from python_core.grid.search.prepared import prepared_for
-from python_core.grid.search.size_index import SizeIndex
+from python_core.grid.search.size_index import SizeIndex, prime
 from python_core.result import PathStatus, QueryOptions
 from tests.core.grid.test_unit_size_oracle import check_against_oracle, eroded, oracle_graph
 
@@ -56,18 +59,18 @@ def _knock(mask: np.ndarray, a: tuple[int, int], b: tuple[int, int], pitch: int)
     mask[1 + y0 * pitch : (y1 + 1) * pitch, 1 + x0 * pitch : (x1 + 1) * pitch] = True
 
 
-def index_of(grid: GridGraph, size: int) -> SizeIndex:
-    """The grid's index of ``size`` (built by a query of that size when missing)."""
+def index_of(grid: GridView, size: int) -> SizeIndex:
+    """The grid's index of ``size`` with its landmarks tried (as once its queries paid for them)."""
     p = prepared_for(grid)
     if size not in p.size_indexes:
         anchors = np.flatnonzero(eroded(grid.walkable, size))
         a, b = int(anchors[0]), int(anchors[-1])
-        grid.find_path(
-            (a % grid.width, a // grid.width),
-            (b % grid.width, b // grid.width),
-            options=QueryOptions(size=size),
-        )
-    return prepared_for(grid).size_indexes[size]
+        options = QueryOptions(size=size)
+        grid.find_path((a % grid.width, a // grid.width), (b % grid.width, b // grid.width), options=options)
+    index = p.size_indexes[size]
+    if not index.tried:
+        prime(grid, p, index, use_jps=choose_method(grid, QueryOptions(size=size)) == "jps")
+    return index
 
 
 def labels_of(grid: GridGraph, index: SizeIndex) -> np.ndarray:
@@ -212,14 +215,35 @@ def test_opened_cells_drop_the_index_until_its_size_paid_for_a_new_one() -> None
     rng = np.random.default_rng(6)
     check_against_oracle(grid, opened, np.ones(mask.shape), rng)  # exact without it
     anchors = np.flatnonzero(eroded(opened, 3))
-    for _ in range(10_000):  # each query pays toward the rebuild; the one after it rebuilds
+    for _ in range(10_000):  # each query pays toward the labels' rebuild
         a, b = rng.choice(anchors, 2).tolist()
         grid.find_path((a % 44, a // 44), (b % 44, b // 44), options=QueryOptions(size=3))
-        if prepared_for(grid).size_indexes[3] is not index:
+        if index.labels is not None:
             break
-    assert index.debt >= index.build_cost
-    rebuilt = prepared_for(grid).size_indexes[3]
-    assert same_parts(labels_of(grid, rebuilt), fresh_parts(opened, 3, ONLY))
+    assert prepared_for(grid).size_indexes[3] is index
+    assert same_parts(labels_of(grid, index), fresh_parts(opened, 3, ONLY))
+
+
+def test_landmarks_come_once_the_sizes_queries_paid_for_them() -> None:
+    mask = maze(cells=8)
+    grid = GridGraph(mask, diagonal=ONLY)
+    anchors = np.flatnonzero(eroded(mask, 3))
+    rng = np.random.default_rng(2)
+    spent = 0  # in A* expansions: a jump point counts JUMP_COST
+    weight = JUMP_COST if choose_method(grid, QueryOptions(size=3)) == "jps" else 1
+    for _ in range(10_000):
+        a, b = rng.choice(anchors, 2).tolist()
+        ends = (a % grid.width, a // grid.width), (b % grid.width, b // grid.width)
+        spent += grid.find_path(*ends, options=QueryOptions(size=3)).expanded * weight
+        index = prepared_for(grid).size_indexes[3]
+        if index.tried:
+            break
+    assert index.landmarks is not None
+    assert spent >= index.count * index.opened  # never before the queries spent the build's cost
+    open_grid = GridGraph(np.ones((64, 64), dtype=bool), diagonal=ONLY)
+    for i in range(200):  # cheap queries (JPS, a few jump points): they never pay for landmarks
+        open_grid.find_path((i % 60, 0), (60, 60 - i % 60), options=QueryOptions(size=2))
+    assert not prepared_for(open_grid).size_indexes[2].tried
 
 
 def test_landmarks_only_where_they_pay_and_only_on_uniform_weights() -> None:
