@@ -15,7 +15,8 @@ weights of that size, cached for the :data:`SIZED_WEIGHTS_KEPT` sizes used last.
 :meth:`TileGrid.set_walkable <python_core.grid.layouts.TileGrid.set_walkable>` repairs the copy
 in place (:func:`patch_walls`: the clearance near the changed cells, :mod:`.clearance`'s local
 repair); weights are written at the changed cells (:func:`patch_weights`). Any other change of the
-grid's version (an ``atomic()`` undo) rebuilds the copy at the next query.
+grid's version (an ``atomic()`` undo, obstacles) is caught up at the next query: the cells whose
+walls differ from the copy's are found by one comparison and repaired the same way.
 """
 
 from __future__ import annotations
@@ -236,15 +237,41 @@ def _build(grid: LatticeSource) -> Prepared:
 
 
 def prepared(grid: LatticeSource) -> Prepared:
-    """The cached :class:`Prepared` of ``grid``, built when missing or out of date."""
+    """The cached :class:`Prepared` of ``grid``: built when missing; brought up to date in place
+    when the grid changed by a way that did not patch it (:func:`_catch_up`)."""
     cached = _PREPARED.get(grid)
     if cached is not None and cached.version == grid.version:
         return cached
     with _PREPARING:
         cached = _PREPARED.get(grid)
-        if cached is None or cached.version != grid.version:
+        if cached is None:
             cached = _PREPARED[grid] = _build(grid)
+        elif cached.version != grid.version:
+            _catch_up(grid, cached)
         return cached
+
+
+def _catch_up(grid: LatticeSource, p: Prepared) -> None:
+    """Repair the copy after changes it was not told of (an ``atomic()`` undo, obstacles): the
+    cells whose walls differ from the copy's are repaired locally (one vectorised comparison of
+    the grid, far cheaper than the BFS of a rebuild), the weights recounted."""
+    m = p.moves
+    was = p.clearance(grid.height, grid.width) != 0
+    now = grid.walkable
+    ys, xs = np.nonzero(was != now)
+    padded = (ys + m.pad) * m.stride + xs + m.pad
+    opened = now[ys, xs]
+    repair_clearance(
+        p.passable, m.moves, m.n_sides, (m.stride, m.parity_axis, m.parity_shift),
+        np.ascontiguousarray(padded[opened]), np.ascontiguousarray(padded[~opened]),
+    )  # fmt: skip
+    for work in p.spare:
+        work.passable = None
+    weights, uniform, low = _weights(grid, m)
+    if uniform < 0.0 or p.uniform_weight < 0.0:  # weights the copy holds may have changed
+        p.weights, p.sized_weights = weights, {}
+    p.uniform_weight, p.min_weight = uniform, low
+    p.version = grid.version
 
 
 def _current(grid: LatticeSource, before: int) -> Prepared | None:
@@ -256,7 +283,7 @@ def patch_walls(grid: LatticeSource, before: int, nodes: I64) -> None:
     """Bring the copy from version ``before`` to the grid's after the walls of ``nodes`` (flat
     cell ids) were written: the clearance repaired locally, idle workspaces' private copies
     dropped (the next query that blocks agents copies the walls again). A copy that was not at
-    ``before`` is left alone (the next query rebuilds it)."""
+    ``before`` is left alone (the next query catches it up)."""
     p = _current(grid, before)
     if p is None:
         return

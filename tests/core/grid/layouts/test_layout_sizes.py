@@ -20,6 +20,7 @@ from python_core.errors import BlockedEndpointError, OutOfBoundsError
 from python_core.flowfield import LatticeField
 from python_core.grid.layouts import TileGrid, TileLayout
 from python_core.grid.layouts.geometry import neighbour_table
+from python_core.grid.layouts.prepared import prepared
 from python_core.result import QueryOptions
 from tests.core.grid.layouts.godot_dump import dump, layer_id, layers, layout_of
 
@@ -204,6 +205,31 @@ def _walk_repairs(layout: TileLayout, seed: int) -> None:
 )
 def test_clearance_repaired_in_place_equals_a_fresh_computation(layout: TileLayout) -> None:
     _walk_repairs(layout, seed=layout.layout)
+
+
+def test_changes_the_copy_was_not_told_of_are_caught_up() -> None:
+    """An atomic() block undone after a failure writes the walls and weights back by itself: the
+    next query finds the cells that differ and repairs them in place (the same copy)."""
+    rng = np.random.default_rng(5)
+    walkable = rng.random((30, 40)) > 0.1
+    layout = TileLayout("hexagon", layout=1, offset_axis=1)
+    grid = TileGrid(walkable, layout=layout, weights=rng.choice([1.0, 2.0], size=(30, 40)))
+    before = grid.clearance.copy()
+    heavy = grid.find_path((20, 15), (21, 15), options=QueryOptions(size=2)).cost
+    copy = prepared(grid)
+
+    def change_and_fail() -> None:
+        with grid.atomic():
+            grid.set_walkable(rng.integers(0, [40, 30], size=(40, 2)), False)
+            grid.set_weights([(21, 15)], 9.0)
+            grid.set_walkable([(99, 0)], False)  # outside: everything is undone
+
+    with pytest.raises(OutOfBoundsError):
+        change_and_fail()
+    np.testing.assert_array_equal(grid.clearance, before)
+    np.testing.assert_array_equal(grid.clearance, TileGrid(walkable, layout=layout).clearance)
+    assert grid.find_path((20, 15), (21, 15), options=QueryOptions(size=2)).cost == heavy
+    assert prepared(grid) is copy  # repaired in place, not rebuilt
 
 
 def test_a_door_closing_and_opening_changes_paths_of_every_size() -> None:
