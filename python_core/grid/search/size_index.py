@@ -121,17 +121,20 @@ def prime(grid: GridView, p: Prepared, index: SizeIndex, *, use_jps: bool) -> No
     """Build the index's landmarks now, and keep them if they beat the size's kernel without them
     (JPS when ``use_jps``, else A*) on probe queries (what :func:`settle` does once paid for; a
     benchmark calls it to time steady state)."""
+    with _BUILDING:  # one thread builds them; queries meanwhile search without
+        if index.tried:
+            return
+        index.tried = True
     labels = index.labels
     count = landmark_count(p.passable.shape[0]) if p.uniform_weight > 0.0 else 0
     if labels is None or not count or not index.opened:
-        index.tried = True
         return
     parts = int(labels.max())
     table: F64 | None = _landmarks(grid, p, index.size, labels, parts, count)
     if table is None or not landmarks_pay(grid, p, labels, table, count, index.size, use_jps=use_jps):
         table, count = None, 0
     with _BUILDING:
-        index.landmarks, index.count, index.weight, index.tried = table, count, p.uniform_weight, True
+        index.landmarks, index.count, index.weight = table, count, p.uniform_weight
 
 
 def cells_changed(p: Prepared, *, opened: bool, closed: bool) -> None:
