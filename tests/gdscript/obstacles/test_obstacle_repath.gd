@@ -26,6 +26,7 @@ var _root: Node2D = null
 func before_each() -> void:
 	_bridge = TestBridge.made(PackedStringArray(["--threads", "1", "--log-level", "ERROR"]))
 	_bridge.name = "AStarBridge"  # the nodes find it at /root/AStarBridge
+	_bridge.config.load_timeout_ms = 120000  # a sidecar whose kernel cache is cold compiles first
 	_tree.root.add_child(_bridge)
 	_root = Node2D.new()
 	_tree.root.add_child(_root)
@@ -111,6 +112,27 @@ func test_an_obstacle_placed_before_the_load_goes_with_it() -> void:
 	await _tree.process_frame
 	await _tree.process_frame
 	assert_eq(_obstacle_count(), 1)
+
+
+func test_kept_obstacles_stay_bounded_and_come_back_after_a_restart() -> void:
+	_bridge.config.report_failures = false  # updates in flight at the kill fail: expected
+	_load_grid()
+	var walls: Array[AStarBridgeObstacle2D] = []
+	for i: int in 20:
+		walls.append(_obstacle(Vector2(20 + 12 * i, 20), 0.0, 3.0))
+	var wall: AStarBridgeObstacle2D = _obstacle(Vector2(150, 55))
+	for frame: int in 30:
+		for moved: AStarBridgeObstacle2D in walls:
+			moved.position.y = 20 + frame % 5
+		await _tree.process_frame
+	await _tree.process_frame
+	await _tree.process_frame
+	assert_eq(_bridge.get_graph_state_size(GRID), 21, "one entry per obstacle, not per update")
+	OS.execute("kill", PackedStringArray(["-9", str(_bridge.get_sidecar_pid())]))
+	await _until(func() -> bool: return _bridge.get_stats()["restarts"] > 0 and _bridge.is_ready())
+	assert_eq(_obstacle_count(), 21, "every obstacle is back")
+	var path: PackedVector2Array = _bridge.find_path(GRID, Vector2(25, 55), Vector2(275, 55))
+	assert_false(_crosses(path, wall.get_global_outline()), "around the wall again: %s" % path)
 
 
 func _load_grid() -> void:
