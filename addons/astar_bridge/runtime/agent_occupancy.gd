@@ -10,6 +10,7 @@ extends RefCounted
 
 const GridSerializer = preload("../serializers/grid_serializer.gd")
 const GraphUpdates = preload("../serializers/graph_updates.gd")
+const LatticeFootprint = preload("lattice_footprint.gd")
 ## The largest footprint a grid answers (its clearance is one byte per cell).
 const MAX_SIZE := 255
 
@@ -75,15 +76,23 @@ static func cell_of(graph_id: String, position: Vector2) -> Vector2i:
 
 ## The footprint (cells a side) that holds a unit of [param radius] world units on grid
 ## [param graph_id]: [code]max(1, ceil(2 * radius / smaller cell side))[/code], the sidecar's rule
-## for a query's radius; 1 for a radius <= 0, an unknown grid or a hex or isometric layout, at
-## most [constant MAX_SIZE].
+## for a query's radius; on a hexagonal, isometric or half-offset layout the fewest rings around
+## the cell that hold the unit's disc (lattice_footprint.gd, remembered per radius); 1 for a
+## radius <= 0, an unknown grid or AStarGrid2D's isometric shapes, at most [constant MAX_SIZE].
 static func size_for_radius(graph_id: String, radius: float) -> int:
 	if not _grids.has(graph_id) or not radius > 0.0 or is_inf(radius):
 		return 1
 	var grid: Dictionary = _grids[graph_id]
+	if _centred(grid):  # hex, isometric, half-offset: the cell and rings (the sidecar's rule)
+		var known: Dictionary = grid.get("radius_sizes", {})
+		if not known.has(radius):
+			known[radius] = LatticeFootprint.size_for_radius(grid, radius)
+			grid["radius_sizes"] = known
+		var size: int = known[radius]
+		return size
 	var layout: Dictionary = grid.get("layout", {})
 	if not layout.is_empty():
-		return 1  # square footprints are for square grids; hex and isometric units take one cell
+		return 1  # AStarGrid2D's isometric shapes: one cell
 	var cell: Vector2 = _cell_extent(grid)
 	var side: float = minf(cell.x, cell.y)
 	if side <= 0.0:
@@ -310,13 +319,13 @@ static func path_touches(
 		return true
 	# A footprint reaches (size - 1) / 2 cells (rounded up) from the cell under its centre; on a
 	# hex or isometric layout size - 1 rings of neighbours (a ring's map step is at most two).
-	var reach: int = 2 * size - 1 if _centred(_grids[graph_id]) else 1 + floori(size / 2.0)
+	var grid: Dictionary = _grids[graph_id]
+	var reach: int = 2 * size - 1 if _centred(grid) else 1 + floori(size / 2.0)
 	var near: Dictionary = {}
 	for cell: Vector2i in cells:
 		for dy: int in range(-reach, reach + 1):
 			for dx: int in range(-reach, reach + 1):
 				near[cell + Vector2i(dx, dy)] = true
-	var grid: Dictionary = _grids[graph_id]
 	var extent: Vector2 = _cell_extent(grid)
 	var step: float = maxf(minf(extent.x, extent.y) * 0.25, 0.0001)
 	for i: int in points.size():

@@ -99,6 +99,42 @@ func test_on_a_hex_layout_a_footprint_is_centred_on_the_cell_under_the_unit() ->
 	AgentOccupancy.forget_grid("hex_sizes")
 
 
+func test_on_a_layout_a_radius_takes_the_rings_that_hold_it() -> void:
+	# Expected sizes from the sidecar's rule (python_core TileGrid.size_for_radius) for radii
+	# 5, 14, 20, 33, 47.5 and 90 world units.
+	var radii: Array[float] = [5.0, 14.0, 20.0, 33.0, 47.5, 90.0]
+	var cases: Array = [
+		[{"shape": "hexagon", "layout": 0, "offset_axis": 0}, [32.0, 28.0], [1, 2, 2, 3, 3, 5]],
+		[{"shape": "isometric", "layout": 0, "offset_axis": 0}, [64.0, 32.0], [1, 1, 3, 3, 4, 7]],
+		[
+			{"shape": "half_offset_square", "layout": 0, "offset_axis": 1},
+			[32.0, 32.0],
+			[1, 1, 2, 2, 3, 4]
+		],
+		[
+			{"shape": "hexagon", "layout": 1, "offset_axis": 1, "map_origin": [1, 0]},
+			[30.0, 34.0],
+			[1, 2, 2, 3, 3, 5]
+		],
+		[{"shape": "isometric", "layout": 4, "offset_axis": 0}, [64.0, 32.0], [1, 1, 3, 3, 4, 7]],
+	]
+	for case: Array in cases:
+		var params: Dictionary = {
+			"id": "layout_radius",
+			"width": 4,
+			"height": 4,
+			"origin": [0.0, 0.0],
+			"cell_size": case[1],
+			"layout": case[0],
+		}
+		AgentOccupancy.register_grid(params)
+		var want: Array = case[2]
+		for i: int in radii.size():
+			var got: int = AgentOccupancy.size_for_radius("layout_radius", radii[i])
+			assert_eq(got, want[i], "%s radius %s" % [case[0]["shape"], radii[i]])
+		AgentOccupancy.forget_grid("layout_radius")
+
+
 func test_a_body_radius_is_its_shapes_reach_along_x_or_y() -> void:
 	var body := CharacterBody2D.new()
 	_root.add_child(body)
