@@ -96,9 +96,7 @@ def match_edges(verts: F64, flat: I64, nxt: I64, margin: float) -> I64:
     Two polygons are neighbours when they traverse the same welded edge in opposite directions;
     an edge used more than twice or twice in one direction is left unconnected.
     """
-    keys = np.round(verts / margin).astype(np.int64)
-    _, weld = np.unique(keys, axis=0, return_inverse=True)
-    weld = weld.reshape(-1)
+    weld = row_ids(np.round(verts / margin).astype(np.int64))
     a, b = weld[flat], weld[flat[nxt]]
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     order = np.lexsort((hi, lo))
@@ -184,3 +182,17 @@ def lift_onto(corners: F64, up_axis: int, xy: F64) -> F64:
     else:
         out[:, u] = c[u] - (normal[i] * (xy[:, 0] - c[i]) + normal[j] * (xy[:, 1] - c[j])) / normal[u]
     return out
+
+
+def row_ids(rows: I64) -> I64:
+    """Per row of an integer ``(n, k)`` array, the same id for equal rows, ids ``0..`` in sorted
+    row order (``np.unique(rows, axis=0, return_inverse=True)[1]``, by a lexsort: several times
+    faster than unique rows)."""
+    if rows.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    new = np.concatenate([[True], np.any(ordered[1:] != ordered[:-1], axis=1)])
+    ids = np.empty(rows.shape[0], dtype=np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return ids

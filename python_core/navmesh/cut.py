@@ -35,6 +35,7 @@ from python_core.errors import InvalidGraphError
 from python_core.navmesh.build import PLANE_AXES, lift_onto
 from python_core.navmesh.carve import Shapes, convex_pieces, polygons_of
 from python_core.navmesh.links import NavLink
+from python_core.navmesh.local_stitch import restitch
 from python_core.obstacles import ObstacleShape
 
 if TYPE_CHECKING:
@@ -251,9 +252,12 @@ def apply_obstacles(
     whole = np.ones(loaded.polygon_count, dtype=np.bool_)
     whole[list(pieces)] = False
     sizes = np.diff(loaded.poly_ptr)
-    flats = [loaded.poly_verts[np.repeat(whole, sizes)]]
-    counts = [sizes[whole]]
-    sources = [np.flatnonzero(whole)]
+    kept = np.repeat(whole, sizes)
+    # the untouched polygons first, keeping their pairs among themselves (renumbered)
+    at = np.cumsum(kept) - 1
+    twin = loaded._twin[kept]
+    twin = np.where((twin >= 0) & kept[np.maximum(twin, 0)], at[np.maximum(twin, 0)], -1)
+    flats, counts, sources = [loaded.poly_verts[kept]], [sizes[whole]], [np.flatnonzero(whole)]
     verts = [loaded.vertices]
     base_count = loaded.vertices.shape[0]
     for p in sorted(pieces):
@@ -266,13 +270,23 @@ def apply_obstacles(
     source = np.concatenate(sources)
     if source.shape[0] == 0:
         raise InvalidGraphError("the obstacles cover the whole mesh: no polygon would be left")
+    flat = np.concatenate(flats)
+    ptr = np.concatenate([[0], np.cumsum(np.concatenate(counts))]).astype(np.int64)
+    dirty = np.arange(source.shape[0]) >= int(whole.sum())
+    twin = np.concatenate([twin, np.full(flat.shape[0] - twin.shape[0], -1, dtype=np.int64)])
+    axes = PLANE_AXES[loaded.up_axis] if loaded.dim == 3 else (0, 1)
+    stitched, order = restitch(
+        np.vstack(verts), ptr, flat, twin, loaded.region[source], dirty,
+        weld=loaded.merge_margin, margin=loaded.edge_margin, axes=(axes[0], axes[1]),
+    )  # fmt: skip
+    source = source[order]
     links, stopped = _blocked_links(loaded, list(after.values()))
     cut = type(loaded)(
-        np.vstack(verts), np.concatenate(flats), sizes=np.concatenate(counts), up_axis=loaded.up_axis,
+        stitched.vertices, stitched.flat, sizes=np.diff(stitched.ptr), up_axis=loaded.up_axis,
         merge_margin=loaded.merge_margin, area_epsilon=loaded.area_epsilon,
         portal_samples=loaded.portal_samples, regions=loaded.region[source],
         edge_margin=loaded.edge_margin, layers=loaded.layers[source],
         enter_costs=loaded.enter_costs[source], travel_costs=loaded.travel_costs[source],
-        links=links, link_radius=loaded.link_radius,
+        links=links, link_radius=loaded.link_radius, stitched=stitched,
     )  # fmt: skip
     return cut, Cuts(base.loaded, base.shapes, base.tree, base.low, base.high, after, pieces, source, stopped)

@@ -18,12 +18,12 @@ mask of the polygon or link a node leads into), so changing them needs no rebuil
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
 from python_core._types import F64, I64
+from python_core.navmesh.graph_kernel import search_edges
 
 __all__ = ["SearchGraph", "build_search_graph", "group_by"]
 
@@ -131,7 +131,11 @@ def build_search_graph(  # noqa: PLR0917 - the mesh's arrays, built once
     enter = _enter_costs(src, dst, poly_region, poly_enter)
     out_ptr, out_nodes = group_by(src, polys)
     in_ptr, in_nodes = group_by(dst, polys)
-    indptr, indices, costs = _edges(pos, src, dst, left, right, out_ptr, out_nodes, poly_travel, enter, links)
+    c = np.ascontiguousarray
+    indptr, indices, costs = search_edges(
+        c(pos), c(dst), c(left), c(right), c(out_ptr), c(out_nodes), c(poly_travel, dtype=np.float64),
+        c(enter), c(links.cost, dtype=np.float64), k * samples,
+    )  # fmt: skip
     layers = np.where(dst >= 0, poly_layers[np.maximum(dst, 0)], 0)
     layers[k * samples : k * samples + m] = links.layers
     return SearchGraph(
@@ -159,56 +163,3 @@ def _enter_costs(src: I64, dst: I64, poly_region: I64, poly_enter: F64) -> F64:
     enter = np.zeros(n)
     enter[came[changed]] = poly_enter[into[changed]]
     return enter
-
-
-_CHUNK_EDGES = 1 << 16
-"""Candidate edges made at once: the edges are built in pieces of this many, written straight into
-the CSR arrays, so a rebuild holds the graph and one piece, not several graph-sized temporaries."""
-
-
-def _edges(  # noqa: PLR0917 - the graph's node arrays
-    pos: F64, src: I64, dst: I64, left: I64, right: I64, out_ptr: I64, out_nodes: I64,
-    poly_travel: F64, enter: F64, links: LinkEnds,
-) -> tuple[I64, I64, F64]:  # fmt: skip
-    """CSR rows: node ``u`` entering polygon ``dst[u]`` leads to every node leaving it, in
-    ``out_nodes`` order, but not straight back out through the portal just entered; a link's
-    start leads to its end. Two passes over the nodes in pieces (count, then fill)."""
-    n = pos.shape[0]
-    m = links.count
-    link_starts = n - 2 * m  # link starts follow the portal nodes, link ends come last
-    degree = np.where(dst >= 0, np.diff(out_ptr)[np.maximum(dst, 0)], 0)
-    candidates = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(degree, out=candidates[1:])
-    bounds = np.searchsorted(candidates, np.arange(0, int(candidates[-1]), _CHUNK_EDGES), side="right") - 1
-    # the link starts' rows (one edge each, filled last) are a piece of their own
-    cuts = np.unique(np.concatenate([[0, link_starts, link_starts + m, n], bounds])).tolist()
-    count = np.zeros(n, dtype=np.int64)
-    count[link_starts : link_starts + m] = 1
-    for lo, hi in itertools.pairwise(cuts):
-        u, v = _piece(lo, hi, dst, left, right, degree, out_ptr, out_nodes)
-        count[lo:hi] += np.bincount(u - lo, minlength=hi - lo)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(count, out=indptr[1:])
-    indices = np.empty(int(indptr[-1]), dtype=np.int64)
-    costs = np.empty(int(indptr[-1]), dtype=np.float64)
-    for lo, hi in itertools.pairwise(cuts):
-        u, v = _piece(lo, hi, dst, left, right, degree, out_ptr, out_nodes)
-        at = slice(int(indptr[lo]), int(indptr[lo]) + u.shape[0])  # rows lo..hi-1 hold only these
-        indices[at] = v
-        costs[at] = np.linalg.norm(pos[v] - pos[u], axis=1) * poly_travel[dst[u]] + enter[u]
-    starts = indptr[link_starts : link_starts + m]
-    indices[starts] = np.arange(link_starts + m, n)
-    costs[starts] = links.cost
-    return indptr, indices, costs
-
-
-def _piece(  # noqa: PLR0917 - the graph's node arrays
-    lo: int, hi: int, dst: I64, left: I64, right: I64, degree: I64, out_ptr: I64, out_nodes: I64
-) -> tuple[I64, I64]:
-    """The edges ``(u, v)`` of nodes ``lo <= u < hi`` entering a polygon, in row order."""
-    per = degree[lo:hi]
-    u = np.repeat(np.arange(lo, hi, dtype=np.int64), per)
-    local = np.arange(u.shape[0]) - np.repeat(np.cumsum(per) - per, per)
-    v = out_nodes[out_ptr[dst[u]] + local]
-    back = (left[u] == right[v]) & (right[u] == left[v]) & (left[u] >= 0)
-    return u[~back], v[~back]

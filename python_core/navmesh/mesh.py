@@ -42,13 +42,14 @@ from python_core.navmesh.links import LAYERS_MAX, NavLink, check_cost, query_mas
 from python_core.navmesh.locate_kernel import closest_point as closest_kernel
 from python_core.navmesh.locate_kernel import locate as locate_kernel
 from python_core.navmesh.locator import build_locator
-from python_core.navmesh.stitch import conform
+from python_core.navmesh.stitch import Conformed, conform
 from python_core.obstacles import ObstacleShape
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["ALL_LAYERS", "NavMesh"]
 
 ALL_LAYERS = LAYERS_MAX
+_NO_CUTS: Cuts | None = None
 """The query mask that admits every polygon and link (what a query without layers uses)."""
 
 
@@ -74,6 +75,7 @@ class NavMesh:
         links: off-mesh links (:class:`~python_core.navmesh.links.NavLink`).
         link_radius: a link end joins the nearest polygon within this distance (Godot's
             ``link_connection_radius``; default 4 in 2D, 1 in 3D); farther, the link is unused.
+        stitched: these polygons already checked and conformal (an obstacle re-cut's stitch).
 
     Attributes:
         vertices: the given vertices, then any inserted where edges were split.
@@ -81,8 +83,7 @@ class NavMesh:
         neighbours: per corner ``poly_ptr[p] + i``, the polygon across edge ``i -> i + 1`` of ``p``.
         region, layers, enter_costs, travel_costs: per polygon.
         links: the links, in the order given.
-        portal_samples, merge_margin, edge_margin, link_radius: as given (what a mesh derived
-            from this one, a shrunk one, is built with).
+        portal_samples, merge_margin, edge_margin, link_radius: as given (for derived meshes).
 
     Raises:
         InvalidGraphError: bad shapes, non-finite coordinates, indices out of range, fewer than 3
@@ -113,6 +114,7 @@ class NavMesh:
         travel_costs: npt.ArrayLike | None = None,
         links: Sequence[NavLink] = (),
         link_radius: float | None = None,
+        stitched: Conformed | None = None,
     ) -> None:
         verts = np.asarray(vertices, dtype=np.float64)
         if verts.ndim != 2 or verts.shape[1] not in (2, 3) or not np.all(np.isfinite(verts)):
@@ -127,10 +129,8 @@ class NavMesh:
                 np.searchsorted(ptr, np.flatnonzero((flat < 0) | (flat >= verts.shape[0]))[0], "right") - 1
             )
             raise InvalidGraphError(f"polygon {p} has a vertex index outside 0..{verts.shape[0] - 1}")
-        self._samples = int(portal_samples)
-        self.area_epsilon = float(area_epsilon)
-        self._cuts: Cuts | None = None  # obstacles and their cuts (python_core.navmesh.cut)
-        self.version = 0  # counts obstacle updates (what a query's cached arrays were made of)
+        self._samples, self.area_epsilon = int(portal_samples), float(area_epsilon)
+        self._cuts, self.version = _NO_CUTS, 0  # obstacles and their cuts; obstacle updates made
         if self._samples < 1:
             raise InvalidGraphError(f"portal_samples must be >= 1, got {portal_samples}")
         self.portal_samples, self.merge_margin = self._samples, float(merge_margin)
@@ -138,9 +138,8 @@ class NavMesh:
         self.dim = int(verts.shape[1])
         self.up_axis = up_axis if self.dim == 3 else -1
         self.edge_margin = check_cost(edge_margin, "edge_margin")
-        self.link_radius = check_cost(
-            (4.0 if self.dim == 2 else 1.0) if link_radius is None else link_radius, "link_radius"
-        )
+        default_reach = 4.0 if self.dim == 2 else 1.0
+        self.link_radius = check_cost(default_reach if link_radius is None else link_radius, "link_radius")
         self.region = (
             np.zeros(count, np.int64) if regions is None else np.asarray(regions, np.int64).reshape(-1)
         )
@@ -152,8 +151,10 @@ class NavMesh:
         self.enter_costs = per_polygon(enter_costs, count, 0.0, "enter_costs")
         self.travel_costs = per_polygon(travel_costs, count, 1.0, "travel_costs")
         plane = verts[:, list(PLANE_AXES[up_axis])] if self.dim == 3 else verts
-        ccw = normalise(plane, ptr, flat, area_epsilon)
-        conformed = conform(verts, ptr, ccw, self.region, weld=merge_margin, margin=self.edge_margin)
+        conformed = stitched or conform(
+            verts, ptr, normalise(plane, ptr, flat, area_epsilon), self.region, weld=merge_margin,
+            margin=self.edge_margin,
+        )  # fmt: skip
         self.vertices = conformed.vertices
         self._xy = np.ascontiguousarray(
             self.vertices[:, list(PLANE_AXES[up_axis])] if self.dim == 3 else self.vertices
@@ -285,11 +286,7 @@ class NavMesh:
         self._common_layers()
 
     def set_link_enabled(self, index: int, enabled: bool) -> None:
-        """Enable or disable link ``index`` (nothing is rebuilt).
-
-        Raises:
-            InvalidGraphError: no such link.
-        """
+        """Enable or disable link ``index`` (nothing is rebuilt); InvalidGraphError if no such link."""
         if not 0 <= index < len(self.links):
             raise InvalidGraphError(f"no link {index}; the mesh has {len(self.links)}")
         if self._cuts is not None:  # the loaded mesh keeps the switch; an obstacle may still block it
@@ -323,8 +320,8 @@ class NavMesh:
     ) -> None:
         """Cut the mesh around obstacles: ``clear`` all first, then ``remove`` ids, then ``set_``
         (an id already there moves). Only the loaded polygons a changed obstacle touches are re-cut
-        (see :mod:`~python_core.navmesh.cut`); polygon ids then are the cut mesh's
-        (:attr:`polygon_source` maps them back); with no obstacle left it is the loaded mesh again.
+        (:mod:`~python_core.navmesh.cut`); polygon ids then are the cut mesh's (:attr:`polygon_source`
+        maps them back); with no obstacle left it is the loaded mesh again.
 
         Raises:
             InvalidGraphError: an unknown id in ``remove``, a value that is not an ObstacleShape,

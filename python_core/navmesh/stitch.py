@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from python_core._types import F64, I64
-from python_core.navmesh.build import corner_links, match_edges
+from python_core.navmesh.build import corner_links, match_edges, row_ids
 
 __all__ = ["Conformed", "conform"]
 
@@ -72,8 +72,7 @@ def _candidate_pairs(a: F64, b: F64, reach: float) -> tuple[I64, I64]:
     for k in range(a.shape[1]):
         stride = np.prod(span[:, k + 1 :], axis=1) if k + 1 < a.shape[1] else np.ones(n, np.int64)
         cells[:, k] = c0[seg, k] + (local // stride[seg]) % span[seg, k]
-    _, key = np.unique(cells, axis=0, return_inverse=True)
-    key = key.reshape(-1)
+    key = row_ids(cells)
     order = np.lexsort((seg, key))
     key, seg = key[order], seg[order]
     starts = np.searchsorted(key, key, side="left")
@@ -86,9 +85,10 @@ def _candidate_pairs(a: F64, b: F64, reach: float) -> tuple[I64, I64]:
         second.append(seg[sel + shift])
     if not first:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    pairs = np.unique(np.stack([np.concatenate(first), np.concatenate(second)], axis=1), axis=0)
-    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
-    return pairs[:, 0], pairs[:, 1]
+    # one int64 per pair (i, j < n): a 1D unique, much faster than unique rows, same order
+    pair = np.unique(np.concatenate(first) * n + np.concatenate(second))
+    i, j = pair // n, pair % n
+    return i[i != j], j[i != j]
 
 
 def _overlaps(a: F64, b: F64, i: I64, j: I64, tol: F64) -> tuple[I64, F64, F64, F64, F64]:

@@ -1,13 +1,12 @@
 """A region change rebuilds the map's mesh without graph-sized temporaries (issue 37: a region
-``move`` on 64,009 polygons grew the sidecar by 690-850 MB), and the search graph built in pieces
-is the graph built in one."""
+``move`` on 64,009 polygons grew the sidecar by 690-850 MB), and the search graph's compiled edges
+equal a numpy reference."""
 
 from __future__ import annotations
 
 import tracemalloc
 
 import numpy as np
-import pytest
 
 from python_core.navmesh import NavMesh, graph
 from python_core.navmesh.links import NavLink
@@ -48,10 +47,31 @@ def test_a_region_move_holds_little_more_than_the_new_mesh() -> None:
     assert moved.find_path((0.5, 0.5), (side + 12.5, 2.5)).found
 
 
-@pytest.mark.parametrize("chunk", [1, 5, 64, 1 << 18])
-def test_the_graph_built_in_pieces_is_the_graph_built_at_once(
-    monkeypatch: pytest.MonkeyPatch, chunk: int
-) -> None:
+def _reference_edges(
+    g: graph.SearchGraph, travel: np.ndarray, link_cost: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """The CSR edges by numpy alone (what the compiled search_edges must give): node ``u``
+    entering ``dst[u]`` leads to every node leaving it but straight back; a link's start to its end."""
+    n, m = g.node_count, link_cost.shape[0]
+    link_starts = n - 2 * m
+    degree = np.where(g.dst >= 0, np.diff(g.out_ptr)[np.maximum(g.dst, 0)], 0)
+    u = np.repeat(np.arange(n), degree)
+    local = np.arange(u.shape[0]) - np.repeat(np.cumsum(degree) - degree, degree)
+    v = g.out_nodes[g.out_ptr[g.dst[u]] + local]
+    back = (g.left[u] == g.right[v]) & (g.right[u] == g.left[v]) & (g.left[u] >= 0)
+    u, v = u[~back], v[~back]
+    cost = np.linalg.norm(g.pos[v] - g.pos[u], axis=1) * travel[g.dst[u]] + g.enter[u]
+    starts = np.arange(link_starts, link_starts + m)
+    u = np.concatenate([u, starts])
+    v = np.concatenate([v, starts + m])
+    cost = np.concatenate([cost, link_cost])
+    order = np.argsort(u, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(u, minlength=n), out=indptr[1:])
+    return indptr, v[order], cost[order]
+
+
+def test_the_compiled_edges_equal_a_numpy_reference() -> None:
     rng = np.random.default_rng(5)
     side = 12
     region = _squares(side)
@@ -61,22 +81,15 @@ def test_the_graph_built_in_pieces_is_the_graph_built_at_once(
         NavLink(np.array([1.5, 1.5]), np.array([9.5, 7.5]), travel_cost=0.5),
         NavLink(np.array([2.5, 10.5]), np.array([7.5, 2.5]), bidirectional=False, enter_cost=2.0),
     ]
-    kwargs = {
-        "sizes": region.sizes,
-        "links": links,
-        "regions": np.arange(count) // 40,
-        "enter_costs": rng.uniform(0, 2, count),
-        "travel_costs": rng.uniform(1, 3, count),
-        "layers": 1 + np.arange(count) % 3,
-    }
-    whole = NavMesh(vertices, region.polygons, **kwargs).search_graph  # type: ignore[arg-type]
-    monkeypatch.setattr(graph, "_CHUNK_EDGES", chunk)
-    pieces = NavMesh(vertices, region.polygons, **kwargs).search_graph  # type: ignore[arg-type]
-    assert whole.indices.shape[0] > 1000
-    for field in graph.SearchGraph.__slots__:
-        a, b = getattr(whole, field), getattr(pieces, field)
-        if isinstance(a, np.ndarray):
-            assert a.dtype == b.dtype, field
-            assert np.array_equal(a, b), field
-        else:
-            assert a == b, field
+    travel = rng.uniform(1, 3, count)
+    mesh = NavMesh(
+        vertices, region.polygons, sizes=region.sizes, links=links, regions=np.arange(count) // 40,
+        enter_costs=rng.uniform(0, 2, count), travel_costs=travel, layers=1 + np.arange(count) % 3,
+    )  # fmt: skip
+    g = mesh.search_graph
+    link_cost = np.array([lk.cost for lk in (links[0], links[0], links[1])])  # both ways, one way
+    indptr, indices, costs = _reference_edges(g, travel, link_cost)
+    assert indices.shape[0] > 1000
+    assert np.array_equal(g.indptr, indptr)
+    assert np.array_equal(g.indices, indices)
+    assert np.allclose(g.costs, costs, rtol=1e-12, atol=0.0)

@@ -239,3 +239,28 @@ def test_an_agent_radius_keeps_away_from_the_obstacles_too(arena_area: shapely.G
     nav.update_obstacles({1: ObstacleShape.polygon(np.add(CRATE, (0.0, 30.0)))})
     assert nav.shrinks.misses == 1
     assert nav.find_path((8.0, 12.0), (20.0, 12.0), across).cost == pytest.approx(12.0)
+
+
+def pairs(mesh: NavMesh) -> set[frozenset[frozenset[tuple[float, float]]]]:
+    """Neighbouring polygons, each as the set of its corners."""
+    loops = [
+        frozenset(map(tuple, mesh.vertices[mesh.polygon(p)].tolist())) for p in range(mesh.polygon_count)
+    ]
+    owner = np.repeat(np.arange(mesh.polygon_count), np.diff(mesh.poly_ptr))
+    return {frozenset((loops[a], loops[b])) for a, b in zip(owner, mesh.neighbours, strict=True) if b >= 0}
+
+
+def test_the_local_stitch_equals_stitching_the_whole_cut_mesh(arena_area: shapely.Geometry) -> None:
+    mesh = arena()
+    # a box flush with the mesh's integer grid edges: T-junctions on untouched neighbours
+    flush = {6: ObstacleShape.polygon([(5.0, 30.0), (9.0, 30.0), (9.0, 33.0), (5.0, 33.0)])}
+    mesh.update_obstacles(obstacles() | flush)
+    mesh.update_obstacles({2: ObstacleShape.circle((21.0, 30.0), 2.5)}, remove=[3])
+    whole = NavMesh(mesh.vertices, [mesh.polygon(p) for p in range(mesh.polygon_count)])
+    assert pairs(mesh) == pairs(whole)
+    area = cut_area(arena_area, {k: s for k, s in (obstacles() | flush).items() if k != 3})
+    pts = sample(area, 30, 9)
+    for s, g in zip(pts[::2], pts[1::2], strict=True):
+        a, b = mesh.find_path(s, g), whole.find_path(s, g)
+        assert a.status is b.status
+        assert np.allclose(a.points, b.points)
