@@ -51,8 +51,8 @@ signal graph_update_applied(id: String, update: Dictionary)
 ## stopped, idle or past the busy limit (then restarted).
 signal sidecar_unresponsive(waited_ms: int)
 ## Emitted when a frame's obstacle changes of graph [param id] were sent: [param outlines] are
-## the ground-plane outlines placed or moved (agents whose path crosses one re-path).
-signal obstacles_changed(id: String, outlines: Array[PackedVector2Array])
+## the ground-plane outlines placed or moved, [param bounds] their boxes (agents re-path on them).
+signal obstacles_changed(id: String, outlines: Array[PackedVector2Array], bounds: Array[Rect2])
 ## Emitted once a silence when the sidecar answered nothing for [param waited_ms] but its process
 ## is working; it is kept (up to config.busy_limit_ms).
 signal sidecar_busy(waited_ms: int)

@@ -192,7 +192,7 @@ func _affected_by(cells: Array[Vector2i]) -> bool:
 ## Any obstacle change when the target is unreachable (it may have opened a way) or there is no
 ## path; else an outline, grown by [method _obstacle_margin], that the rest of the path (from
 ## the parent) crosses.
-func _blocked_by(outlines: Array[PackedVector2Array]) -> bool:
+func _blocked_by(outlines: Array[PackedVector2Array], bounds: Array[Rect2]) -> bool:
 	if not _reachable or _path.is_empty():
 		return true
 	var line := PackedVector2Array([_ground_point(_parent_position())])
@@ -203,12 +203,10 @@ func _blocked_by(outlines: Array[PackedVector2Array]) -> bool:
 	for point: Vector2 in line:
 		reach = reach.expand(point)
 	reach = reach.grow(margin)
-	for outline: PackedVector2Array in outlines:
-		var box: Rect2 = Rect2(outline[0], Vector2.ZERO)
-		for point: Vector2 in outline:
-			box = box.expand(point)
-		if not box.intersects(reach, true):
-			continue
+	for i: int in outlines.size():
+		if not bounds[i].intersects(reach, true):
+			continue  # the common case: one box test per obstacle
+		var outline: PackedVector2Array = outlines[i]
 		# A square join reaches at least the margin everywhere (a superset of the round one).
 		var grown: Array[PackedVector2Array] = [outline]
 		if margin > 0.0:

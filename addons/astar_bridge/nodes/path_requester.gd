@@ -63,6 +63,7 @@ var _retry_after: float = -1.0
 # Obstacle outlines placed while a request was on its way: its answer may predate them, so the
 # path it brings is checked against them.
 var _unseen_outlines: Array[PackedVector2Array] = []
+var _unseen_bounds: Array[Rect2] = []
 
 
 func _ready() -> void:
@@ -121,6 +122,7 @@ func _drop_request() -> void:
 	_pending = null
 	_retry_after = -1.0
 	_unseen_outlines.clear()
+	_unseen_bounds.clear()
 
 
 func _connect_bridge() -> void:
@@ -152,18 +154,22 @@ func _on_graph_updated(changed_id: String, cells: Array[Vector2i]) -> void:
 
 ## Re-paths when an obstacle placed or moved may block the rest of the path
 ## ([method _blocked_by]); an answer on its way is checked against [param outlines] when it comes.
-func _on_obstacles_changed(changed_id: String, outlines: Array[PackedVector2Array]) -> void:
+func _on_obstacles_changed(
+	changed_id: String, outlines: Array[PackedVector2Array], bounds: Array[Rect2]
+) -> void:
 	if changed_id != graph_id or not _is_navigating():
 		return
 	if _pending != null:
 		_unseen_outlines.append_array(outlines)
-	elif _blocked_by(outlines):
+		_unseen_bounds.append_array(bounds)
+	elif _blocked_by(outlines, bounds):
 		_wanted = true
 
 
 func _request() -> void:
 	_wanted = false
 	_unseen_outlines.clear()  # this request is sent after every obstacle update sent so far
+	_unseen_bounds.clear()
 	_since_request = 0.0
 	_retry_after = -1.0
 	_serial += 1
@@ -195,8 +201,10 @@ func _on_completed(result: Dictionary, serial: int, target: Vector3) -> void:
 	_on_path_answer(result, target)
 	if not _unseen_outlines.is_empty():
 		var unseen: Array[PackedVector2Array] = _unseen_outlines.duplicate()
+		var boxes: Array[Rect2] = _unseen_bounds.duplicate()
 		_unseen_outlines.clear()
-		if _is_navigating() and _blocked_by(unseen):
+		_unseen_bounds.clear()
+		if _is_navigating() and _blocked_by(unseen, boxes):
 			_wanted = true
 
 
@@ -234,8 +242,9 @@ func _affected_by(_cells: Array[Vector2i]) -> bool:
 	return true
 
 
-## Hook: whether obstacles of ground-plane [param _outlines] may block the rest of the path.
-func _blocked_by(_outlines: Array[PackedVector2Array]) -> bool:
+## Hook: whether obstacles of ground-plane [param _outlines] (boxes [param _bounds]) may block
+## the rest of the path.
+func _blocked_by(_outlines: Array[PackedVector2Array], _bounds: Array[Rect2]) -> bool:
 	return true
 
 

@@ -12,8 +12,8 @@ extends RefCounted
 
 ## A frame's obstacle changes of graph [param id] were sent (queries sent from now on see them);
 ## [param outlines]: the ground-plane outlines of the obstacles placed or moved (removals open
-## ground: they block no path).
-signal sent(id: String, outlines: Array[PackedVector2Array])
+## ground: they block no path), [param bounds] their boxes.
+signal sent(id: String, outlines: Array[PackedVector2Array], bounds: Array[Rect2])
 
 const EditRequest = preload("res://addons/astar_bridge/api/edit_request.gd")
 const GraphCalls = preload("res://addons/astar_bridge/runtime/graph_calls.gd")
@@ -132,6 +132,7 @@ func _send(id: String) -> void:
 	_resync.erase(id)
 	var ops: Array = []
 	var placed: Array[PackedVector2Array] = []
+	var boxes: Array[Rect2] = []
 	var changed: Array = wanted.keys() if resync else dirty.keys()
 	changed.sort()
 	if resync:
@@ -151,6 +152,7 @@ func _send(id: String) -> void:
 			else:
 				ops.append(shape["op"])
 				placed.append(shape["outline"])
+				boxes.append(shape["bounds"])
 				held[obstacle] = true
 				continue
 		if held.has(obstacle):
@@ -160,7 +162,7 @@ func _send(id: String) -> void:
 		return
 	var request: EditRequest = _graphs.request_wire(id, {"obstacles": ops})
 	request.completed.connect(_answered.bind(id, resync), CONNECT_ONE_SHOT)
-	sent.emit(id, placed)
+	sent.emit(id, placed, boxes)
 
 
 # A failed update changed nothing: the sidecar's obstacles are no longer what _held says, so

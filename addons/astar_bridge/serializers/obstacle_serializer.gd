@@ -24,9 +24,9 @@ const CHECKED_VERTICES := 64
 
 
 ## Obstacle [param id] with outline [param points] (see the class description), as
-## [code]{"op": the wire's "set" operation, "outline": its ground-plane outline, "dim": 2 or
-## 3}[/code]; {} after a push_error for a bad id, too few or non-finite points, no area, crossing
-## sides or a bad height.
+## [code]{"op": the wire's "set" operation, "outline": its ground-plane outline, "bounds": the
+## outline's [Rect2], "dim": 2 or 3}[/code]; {} after a push_error for a bad id, too few or
+## non-finite points, no area, crossing sides or a bad height.
 static func polygon(id: int, points: Variant, height: float = INF) -> Dictionary:
 	var flat: PackedVector2Array = _ground(points)
 	var problem: String = _id_problem(id)
@@ -54,7 +54,7 @@ static func polygon(id: int, points: Variant, height: float = INF) -> Dictionary
 		op["polygon"] = flat.to_byte_array()
 	if height < INF:
 		op["height"] = height
-	return {"op": op, "outline": flat, "dim": dim}
+	return {"op": op, "outline": flat, "bounds": bounds_of(flat), "dim": dim}
 
 
 ## Obstacle [param id]: a circle of [param radius] around [param center] ([Vector2], or
@@ -92,7 +92,8 @@ static func circle(id: int, center: Variant, radius: float, height: float = INF)
 		op["center"] = [ground.x, ground.y]
 	if height < INF:
 		op["height"] = height
-	return {"op": op, "outline": circle_outline(ground, radius), "dim": dim}
+	var ring: PackedVector2Array = circle_outline(ground, radius)
+	return {"op": op, "outline": ring, "bounds": bounds_of(ring), "dim": dim}
 
 
 ## A "remove" operation for obstacle [param id].
@@ -108,6 +109,16 @@ static func circle_outline(center: Vector2, radius: float) -> PackedVector2Array
 	for k: int in CIRCLE_SIDES:
 		ring.append(center + Vector2.from_angle(TAU * k / CIRCLE_SIDES) * reach)
 	return ring
+
+
+## The smallest [Rect2] holding [param points] (a zero one at the origin for none).
+static func bounds_of(points: PackedVector2Array) -> Rect2:
+	if points.is_empty():
+		return Rect2()
+	var box: Rect2 = Rect2(points[0], Vector2.ZERO)
+	for point: Vector2 in points:
+		box = box.expand(point)
+	return box
 
 
 ## Why [param points] cannot be an obstacle's outline ("" when it can): fewer than 3 or more
