@@ -191,7 +191,7 @@ def find_path(
             code = HEURISTIC_CODES[name]
             search = _Search(walls, size, (s, t), use_jps=chosen == "jps", code=code, landmarks=alt)
             result = _run(grid, prepared, work, search, opts)
-            if index is not None:
+            if index is not None and (index.stale or not index.tried):  # else nothing to pay for
                 no_path, jumps = result.status is PathStatus.NO_PATH, search.use_jps and not alt
                 settle(
                     grid,

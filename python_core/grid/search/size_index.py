@@ -102,6 +102,8 @@ def settle(
     (:func:`landmark_count` Dijkstras of the open nodes), kept only if they beat the size's kernel
     (JPS when ``use_jps()``) on probes. Stale labels that let a search through to ``no_path`` are
     made again at once (that search cost as much; the landmarks stay: still bounds)."""
+    if index.tried and not index.stale:  # the steady state: nothing left to pay for
+        return
     if index.stale and no_path and index.labels is not None:
         labels = _labels(grid, p, index.size)[0]
         with _BUILDING:
