@@ -3,6 +3,7 @@
     .venv/bin/python bench/hex_speed.py            # 512 x 512, 300 queries
     .venv/bin/python bench/hex_speed.py --quick    # 256 x 256, 100 queries
     .venv/bin/python bench/hex_speed.py --sizes 1,3   # and the hex layer per unit size
+    .venv/bin/python bench/hex_speed.py --hierarchy 16,32   # and HPA* on the hex layer per cluster size
 
 A command, not a test (issue 39: a hex query should cost at most 1.5x a square one). In process,
 after a warm-up, median and mean per query over the same start/goal cells on a random map (20 %
@@ -15,6 +16,11 @@ layout and not on another are kept (each layout answers its own); the count foun
 cells a side, about 14 % of the map: corridors a footprint of two rings, 19 cells, still fits), the
 same queries (ends where the largest size fits) for each unit size: times, cells expanded, path
 cost, and each size's median over size 1's.
+
+``--hierarchy`` adds HPA* (:class:`~python_core.hpa.lattice.LatticeHierarchy`) on two hex layers
+of the same size, random walls (as above) and rooms of 12 x 12 cells with one door per wall, per
+cluster size: build time, transitions, median and mean per query against the exact search's, and
+the cost of its paths over the exact ones (mean and worst, found paths).
 """
 
 from __future__ import annotations
@@ -26,12 +32,15 @@ import time
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from python_core.compiled import warm_up
 from python_core.grid import GridGraph
 from python_core.grid.layouts import TileGrid, TileLayout
+from python_core.hpa.lattice import LatticeHierarchy
+from python_core.hpa.warm_up import warm_up_hierarchy
 from python_core.result import QueryOptions
 
 
@@ -50,6 +59,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="256 x 256, 100 queries")
     parser.add_argument("--sizes", default="", help="unit sizes on a hex layer, e.g. 1,3")
+    parser.add_argument("--hierarchy", default="", help="HPA* cluster sizes on the hex layer, e.g. 16,32")
     args = parser.parse_args()
     side, count = (256, 100) if args.quick else (512, 300)
     rng = np.random.default_rng(39)
@@ -81,6 +91,56 @@ def main() -> None:
         print(f"{name:<16}{median:>10.3f}{mean:>10.3f}{found:>8}{median / base:>22.2f}")
     if args.sizes:
         _sizes(side, count, [int(v) for v in args.sizes.split(",")])
+    if args.hierarchy:
+        _hierarchy(side, count, rule, [int(v) for v in args.hierarchy.split(",")])
+
+
+def _rooms(side: int, rng: np.random.Generator) -> npt.NDArray[np.bool_]:
+    """Rooms of 12 x 12 cells behind walls with one door per wall (the exact search floods rooms)."""
+    walkable = np.ones((side, side), dtype=bool)
+    walkable[::13, :] = False
+    walkable[:, ::13] = False
+    for y0 in range(0, side, 13):
+        for x0 in range(0, side, 13):
+            walkable[y0, min(x0 + 1 + int(rng.integers(0, 12)), side - 1)] = True  # door in the top wall
+            walkable[min(y0 + 1 + int(rng.integers(0, 12)), side - 1), x0] = True  # and in the left one
+    return walkable
+
+
+def _hierarchy(side: int, count: int, rule: str, clusters: list[int]) -> None:
+    """HPA* per cluster size on two hex layers (the random walls above, and rooms), against the
+    exact search on the same queries."""
+    warm_up_hierarchy()
+    rng = np.random.default_rng(39)
+    maps = {"20 % random walls": rng.random((side, side)) > 0.2, "rooms with doors": _rooms(side, rng)}
+    for name, walkable in maps.items():
+        grid = TileGrid(walkable, layout=TileLayout("hexagon"), diagonal=rule, cell_size=(64.0, 74.0))
+        open_cells = np.argwhere(walkable)[:, ::-1]
+        picks = rng.integers(0, len(open_cells), size=(count, 2))
+        pairs = [(tuple(open_cells[a].tolist()), tuple(open_cells[b].tolist())) for a, b in picks]
+        exact = [grid.find_path(s, t) for s, t in pairs]
+        ex_median, ex_mean, _ = _time(grid.find_path, pairs)
+        print(
+            f"\nHPA* on a hexagon layer {side} x {side}, {name}, {count} queries; "
+            f"exact search: median {ex_median:.3f} ms, mean {ex_mean:.3f} ms"
+        )
+        print(
+            f"{'cluster':<9}{'build s':>9}{'nodes':>8}{'median':>9}{'mean':>9}{'found':>7}"
+            f"{'median / exact':>16}{'mean / exact':>14}{'cost mean':>11}{'cost worst':>12}"
+        )
+        for size in clusters:
+            hpa = LatticeHierarchy(grid, cluster_size=size).build()
+            median, mean, found = _time(hpa.find_path, pairs)
+            ratios = [
+                hpa.find_path(s, t).cost / want.cost
+                for (s, t), want in zip(pairs, exact, strict=True)
+                if want.found and want.cost > 0
+            ]
+            print(
+                f"{size:<9}{hpa.build_seconds:>9.2f}{hpa.graph.node_count:>8}{median:>9.3f}{mean:>9.3f}"
+                f"{found:>7}{median / ex_median:>16.2f}{mean / ex_mean:>14.2f}"
+                f"{statistics.fmean(ratios):>11.4f}{max(ratios):>12.4f}"
+            )
 
 
 def _sizes(side: int, count: int, sizes: list[int]) -> None:

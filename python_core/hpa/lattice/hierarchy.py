@@ -46,7 +46,10 @@ from python_core.hpa.lattice.corridor_kernel import corridor_astar
 from python_core.hpa.lattice.graph import LatticeGraph
 from python_core.result import PathResult, PathStatus, QueryOptions
 
-__all__ = ["CHECK_SLACK", "LatticeHierarchy"]
+__all__ = ["ABSTRACT_WEIGHT", "CHECK_SLACK", "LatticeHierarchy"]
+
+ABSTRACT_WEIGHT = 1.05
+"""The default heuristic weight of the abstract A*."""
 
 CHECK_SLACK = 1.10
 """A path dearer than this many times the obstacle-free bound, and short, is checked exactly."""
@@ -64,6 +67,9 @@ class LatticeHierarchy:
         exact_check: paths up to this many cluster sides long (at the cheapest weight) that cost
             over :data:`CHECK_SLACK` times the obstacle-free bound are compared with the exact
             search, and the cheaper one returned (``0``: never).
+        abstract_weight: heuristic weight of the abstract A* (``1``: exact over the abstract graph;
+            above, fewer transitions expanded on open ground, and the corridor search makes up
+            most of the difference).
 
     Raises:
         InvalidGraphError: a bad option, or a grid that is not a lattice TileGrid.
@@ -80,7 +86,13 @@ class LatticeHierarchy:
     """
 
     def __init__(
-        self, grid: TileGrid, *, cluster_size: int = 16, long_entrance: int = 6, exact_check: float = 4.0
+        self,
+        grid: TileGrid,
+        *,
+        cluster_size: int = 16,
+        long_entrance: int = 6,
+        exact_check: float = 4.0,
+        abstract_weight: float = ABSTRACT_WEIGHT,
     ) -> None:
         if not isinstance(grid, TileGrid) or not grid.layout.lattice:
             raise InvalidGraphError(
@@ -98,6 +110,15 @@ class LatticeHierarchy:
             or not 0 <= exact_check < math.inf
         ):
             raise InvalidGraphError(f"exact_check must be a finite number >= 0, got {exact_check!r:.40}")
+        if (
+            isinstance(abstract_weight, bool)
+            or not isinstance(abstract_weight, int | float)
+            or not 1 <= abstract_weight <= 2
+        ):
+            raise InvalidGraphError(
+                f"abstract_weight must be a number in [1, 2], got {abstract_weight!r:.40}"
+            )
+        self._abstract_weight = float(abstract_weight)
         self._grid = grid
         self._graph = LatticeGraph(grid, csize=cluster_size, long_len=long_entrance)
         self._check_cells = float(exact_check) * cluster_size
@@ -264,33 +285,35 @@ class LatticeHierarchy:
             cells, expanded, status = self._abstract(s, t, opts, near, far)
             if cells is None:
                 return PathResult(status, expanded=expanded)
-            nodes, cost, near.tag = refine(
-                graph.passable, graph.weights, graph.stride, graph.pad, graph.csize, graph.frame.nx,
-                graph.lattice, cells, near.g, near.parent, near.stamp, near.pos, near.heap_nodes,
-                near.heap_keys, near.next_tag(),
-            )  # fmt: skip
+            nodes, cost = np.zeros(0, dtype=np.int64), math.inf
+            if smooth or corridor:  # the refined path lies in the chain's clusters: never dearer
+                nodes, cost = self._corridor(cells, opts, near)
+            if not nodes.size:
+                nodes, cost, near.tag = refine(
+                    graph.passable, graph.weights, graph.stride, graph.pad, graph.csize, graph.frame.nx,
+                    graph.lattice, cells, near.g, near.parent, near.stamp, near.pos, near.heap_nodes,
+                    near.heap_keys, near.next_tag(),
+                )  # fmt: skip
             if not nodes.size:  # never on a graph in step with its grid
                 raise InvalidGraphError("the hierarchy is out of step with its grid; call build() again")
-            if smooth or corridor:
-                nodes, cost = self._corridor(nodes, float(cost), opts, near)
         finally:
             self._give(near, far)
         result = self._package(PathStatus.FOUND, nodes, float(cost), expanded)
         return self._checked(result, start, goal, opts) if smooth else result
 
-    def _corridor(self, nodes: I64, cost: float, opts: QueryOptions, work: Workspace) -> tuple[I64, float]:
-        """The exact path inside the clusters ``nodes`` cross, when it is cheaper."""
+    def _corridor(self, chain: I64, opts: QueryOptions, work: Workspace) -> tuple[I64, float]:
+        """The exact path inside the clusters of an abstract chain (its ends, its transitions)."""
         graph = self._graph
         inside = np.zeros(graph.cluster_count, dtype=np.uint8)
-        inside[graph.frame.clusters(nodes)] = 1
+        inside[graph.frame.clusters(chain)] = 1
         h_scale = 0.0 if opts.heuristic == "zero" else self._min_weight
         facets = graph.facets if opts.heuristic is None else np.zeros((0, 2))
         path, better = corridor_astar(
             graph.passable, graph.weights, graph.stride, graph.pad, graph.csize, graph.frame.nx,
-            graph.lattice, inside, graph.centre_frame, facets, h_scale, int(nodes[0]), int(nodes[-1]),
+            graph.lattice, inside, graph.centre_frame, facets, h_scale, int(chain[0]), int(chain[-1]),
             work.g, work.parent, work.stamp, work.pos, work.heap_nodes, work.heap_keys, work.next_tag(),
         )  # fmt: skip
-        return (path, float(better)) if better < cost else (nodes, cost)
+        return path, float(better)
 
     def _abstract(
         self, s: int, t: int, opts: QueryOptions, near: Workspace, far: Workspace
@@ -339,7 +362,7 @@ class LatticeHierarchy:
         goal_xy = graph.grid.cell_points(
             [(t // graph.stride - graph.pad) * graph.grid.width + t % graph.stride - graph.pad]
         )[0]
-        h_scale = 0.0 if opts.heuristic == "zero" else self._min_weight
+        h_scale = 0.0 if opts.heuristic == "zero" else self._min_weight * self._abstract_weight
         facets = graph.facets if opts.heuristic is None else np.zeros((0, 2))
         budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
         outcome, expanded = abstract_astar(
