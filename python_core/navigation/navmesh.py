@@ -312,7 +312,10 @@ class NavMeshNavigator(NoHierarchy):
             return
         mesh = trial.mesh  # builds (and may raise) before anything is replaced
         shrinks = self._new_cache(mesh)
-        self._mesh, self._map, self._shrinks, self._choice = mesh, trial, shrinks, choose_mode(mesh)
+        # a moved region leaves the mesh what it was: its measured mode stays (no probe)
+        moved = all(isinstance(change, MoveRegion) for change in updates)
+        self._mesh, self._map, self._shrinks = mesh, trial, shrinks
+        self._choice = self._choice if moved else choose_mode(mesh)
 
     def _apply_to_shrinks(self, change: Update) -> None:
         """A layer or link switch, made in place on the map, made on every cached shrink too."""

@@ -11,8 +11,9 @@ Quick start::
 Each region is a navigation mesh in its own frame with a transform (``NavigationRegion2D/3D``),
 layers and enter/travel costs; links are :class:`~python_core.navmesh.links.NavLink`. The map
 builds one :class:`~python_core.navmesh.NavMesh` of every region (region ids are its polygons'
-``region``): adding, removing or moving a region or link rebuilds that mesh from the regions it
-keeps (nothing is sent again); changing layers or enabling a link changes the built mesh in place;
+``region``): adding, removing or moving a region re-stitches only its polygons and those beside
+them (:mod:`~python_core.navmesh.region_stitch`; nothing is sent again), a link change rebuilds
+the search graph; changing layers or enabling a link changes the built mesh in place;
 obstacles (:meth:`NavMap.update_obstacles`) cut it locally and stay across rebuilds.
 """
 
@@ -28,9 +29,10 @@ import numpy.typing as npt
 from python_core._types import F64, I64
 from python_core.errors import InvalidGraphError
 from python_core.navmesh.build import flatten
-from python_core.navmesh.cut import checked_changes
+from python_core.navmesh.cut import checked_changes, loaded_of
 from python_core.navmesh.links import NavLink, check_cost, check_layers
 from python_core.navmesh.mesh import NavMesh
+from python_core.navmesh.region_stitch import NewPolygons, rebuild_regions
 from python_core.obstacles import ObstacleShape
 
 __all__ = ["NavMap", "NavRegion", "check_transform"]
@@ -139,8 +141,10 @@ class NavMap:
         self.regions: dict[int, NavRegion] = {}
         self.links: dict[int, NavLink] = {}
         self._mesh: NavMesh | None = None
-        self._first: dict[int, tuple[int, int]] = {}
         self.obstacles: dict[int, ObstacleShape] = {}
+        # the last mesh built (as loaded, before obstacle cuts) and the regions changed since
+        self._built: NavMesh | None = None
+        self._stale: set[int] = set()
 
     # ---- reading ---------------------------------------------------------------------------------
     @property
@@ -151,27 +155,39 @@ class NavMap:
             InvalidGraphError: no region yet, or a region's polygons are invalid.
         """
         if self._mesh is None:
-            self._mesh = self._build()
+            if not self.regions:
+                raise InvalidGraphError("a navigation map needs at least one region")
+            local = self._built is not None and len(self._stale) < len(self.regions)
+            mesh = self._rebuilt() if local else self._build()
+            self._built, self._stale = loaded_of(mesh), set()
+            if self.obstacles:
+                mesh.update_obstacles(self.obstacles)
+            self._mesh = mesh
         return self._mesh
 
-    def region_polygons(self, region_id: int) -> range:
-        """The mesh's polygon ids of a region (they follow the regions in id order)."""
-        self.mesh  # noqa: B018 - built, so the table is current
-        if region_id not in self._first:
-            raise InvalidGraphError(f"no region {region_id}")
-        lo, hi = self._first[region_id]
-        return range(lo, hi)
+    def region_polygons(self, region_id: int) -> I64:
+        """The polygon ids of a region in the mesh as built (before obstacle cuts)."""
+        self._region(region_id)
+        return np.flatnonzero(loaded_of(self.mesh).region == int(region_id))
+
+    def _rebuilt(self) -> NavMesh:
+        """The mesh after region changes, stitched again only where they are (the rest of the
+        last mesh built kept: :mod:`~python_core.navmesh.region_stitch`)."""
+        assert self._built is not None
+        changed: dict[int, NewPolygons | None] = {}
+        for rid in self._stale:
+            r = self.regions.get(rid)
+            changed[rid] = (
+                None if r is None else (*r.checked(self.dim), (r.layers, r.enter_cost, r.travel_cost))
+            )
+        return rebuild_regions(self._built, changed, [self.links[k] for k in sorted(self.links)])
 
     def _build(self) -> NavMesh:
-        if not self.regions:
-            raise InvalidGraphError("a navigation map needs at least one region")
         verts: list[F64] = []
         polys: list[I64] = []
         sizes: list[I64] = []
         region, layers, enter, travel = [], [], [], []
         base = 0
-        first = 0
-        self._first = {}
         for rid in sorted(self.regions):
             r = self.regions[rid]
             world, ptr, flat = r.checked(self.dim)
@@ -183,26 +199,21 @@ class NavMap:
             layers += [r.layers] * count
             enter += [r.enter_cost] * count
             travel += [r.travel_cost] * count
-            self._first[rid] = (first, first + count)
             base += world.shape[0]
-            first += count
         ordered = [self.links[k] for k in sorted(self.links)]
-        mesh = NavMesh(
+        return NavMesh(
             np.vstack(verts), np.concatenate(polys), sizes=np.concatenate(sizes), up_axis=self.up_axis,
             merge_margin=self.merge_margin, portal_samples=self.portal_samples, regions=region,
             edge_margin=self.edge_margin, layers=layers, enter_costs=enter, travel_costs=travel,
             links=ordered, link_radius=self.link_radius,
         )  # fmt: skip
-        if self.obstacles:
-            mesh.update_obstacles(self.obstacles)
-        return mesh
 
     def copy(self) -> NavMap:
         """A copy sharing the (immutable) regions and links and the built mesh until it changes."""
         out = copy.copy(self)
         out.regions = dict(self.regions)
         out.links = dict(self.links)
-        out._first = dict(self._first)
+        out._stale = set(self._stale)
         out.obstacles = dict(self.obstacles)
         return out
 
@@ -237,19 +248,19 @@ class NavMap:
             raise InvalidGraphError(f"a region must be a NavRegion, got {type(region).__name__}")
         region.checked(self.dim)
         self.regions[int(region_id)] = region
-        self._mesh = None
+        self._changed(region_id)
 
     def remove_region(self, region_id: int) -> None:
         """Remove a region. Raises InvalidGraphError when there is none of that id."""
         self._region(region_id)
         del self.regions[int(region_id)]
-        self._mesh = None
+        self._changed(region_id)
 
     def move_region(self, region_id: int, transform: npt.ArrayLike | None) -> None:
         """Give a region a new transform (see :func:`check_transform`)."""
         check_transform(transform, self.dim)
         self.regions[int(region_id)] = replace(self._region(region_id), transform=transform)
-        self._mesh = None
+        self._changed(region_id)
 
     def set_region_layers(self, region_id: int, layers: int) -> None:
         """Change a region's layer mask (in place: no rebuild)."""
@@ -257,7 +268,9 @@ class NavMap:
         check_layers(layers, "region layers")
         self.regions[int(region_id)] = replace(region, layers=int(layers))
         if self._mesh is not None:
-            self._mesh.set_layers(np.asarray(self.region_polygons(region_id)), int(layers))
+            self._mesh.set_layers(self.region_polygons(region_id), int(layers))
+        else:
+            self._changed(region_id)  # the last mesh built has the old mask
 
     def set_region_costs(self, region_id: int, enter_cost: float, travel_cost: float) -> None:
         """Change a region's enter and travel costs."""
@@ -267,7 +280,7 @@ class NavMap:
             enter_cost=check_cost(enter_cost, "region enter_cost"),
             travel_cost=check_cost(travel_cost, "region travel_cost"),
         )
-        self._mesh = None
+        self._changed(region_id)
 
     def set_link(self, link_id: int, link: NavLink) -> None:
         """Add or replace a link."""
@@ -288,6 +301,11 @@ class NavMap:
         self.links[int(link_id)] = replace(link, enabled=bool(enabled))
         if self._mesh is not None:
             self._mesh.set_link_enabled(sorted(self.links).index(int(link_id)), bool(enabled))
+
+    def _changed(self, region_id: int) -> None:
+        """A region's polygons must be built again (the others are kept: a local rebuild)."""
+        self._stale.add(int(region_id))
+        self._mesh = None
 
     def _region(self, region_id: int) -> NavRegion:
         if int(region_id) not in self.regions:
