@@ -2,6 +2,7 @@
 
     astar-bridge serve                      # 127.0.0.1, a port the OS picks, a random token
     astar-bridge serve --port 7777 --token secret --threads 2
+    astar-bridge serve --ray local --ray-replicas 2   # graphs and searches in Ray (docs/scale-out.md)
 
 Exactly one JSON line goes to stdout when the server is ready; logs go to stderr. The server stops
 on SIGTERM/SIGINT and when its stdin closes (the game that started it is gone), unless
@@ -50,6 +51,20 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     serve.add_argument("--no-stdin-watch", action="store_true", help="keep running when stdin closes")
     serve.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    serve.add_argument(
+        "--ray",
+        default=None,
+        metavar="local|auto|ADDRESS",
+        help="serve the graphs from a Ray cluster (the 'ray' extra): 'local' starts a private one, "
+        "'auto' joins the one started on this machine, else its address (docs/scale-out.md)",
+    )
+    serve.add_argument("--ray-replicas", type=int, default=2, help="with --ray: replica actors (default 2)")
+    serve.add_argument(
+        "--ray-memory-mb",
+        type=int,
+        default=1024,
+        help="with --ray: MiB of graphs one replica holds before the least recently used go (default 1024)",
+    )
     defaults = Limits()
     for limit in dataclasses.fields(Limits):  # --max-message-bytes ... --read-timeout, one per limit
         default = getattr(defaults, limit.name)
@@ -101,7 +116,22 @@ def _config(args: argparse.Namespace) -> ServerConfig:
         token=args.token or secrets.token_hex(16),
         threads=max(1, args.threads),
         limits=limits,
+        ray=_ray_options(args),
     )
+
+
+def _ray_options(args: argparse.Namespace) -> object:
+    """The ``--ray`` options, or None; Ray is imported only when ``--ray`` is given (ValueError
+    with the install hint when it is missing)."""
+    if args.ray is None:
+        return None
+    from bridge.serving.ray.cluster import RayOptions, require_ray  # noqa: PLC0415 (only with --ray)
+
+    try:
+        require_ray()
+    except RuntimeError as exc:
+        raise ValueError(str(exc)) from None
+    return RayOptions(args.ray, args.ray_replicas, args.ray_memory_mb, threads=max(1, args.threads))
 
 
 def _announce(event: dict[str, object]) -> None:
@@ -156,7 +186,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         args.token = _read_token_line()
     try:
         config = _config(args)
-    except ValueError as exc:  # a limit that is not positive
+    except ValueError as exc:  # a limit that is not positive, a bad --ray option or no Ray
         log.error("%s", exc)
         return 2
     asyncio.run(_serve(config, args.no_stdin_watch))

@@ -15,8 +15,10 @@ import secrets
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from bridge.methods.handlers import Handlers
+from bridge.methods.interface import Serving
 from bridge.serving.connection import ClientProtocol
 from bridge.serving.local import LocalServing
 from bridge.wire.protocol import PROTOCOL_VERSION, Limits
@@ -45,6 +47,8 @@ class ServerConfig:
         token: the secret ``hello`` must present.
         threads: search threads (the kernels release the GIL: one per core is the natural count).
         limits: message, graph, budget and pending limits.
+        ray: a :class:`bridge.serving.ray.cluster.RayOptions` to serve from a Ray cluster
+            (``serve --ray``), or None: graphs in this process.
     """
 
     host: str = "127.0.0.1"
@@ -52,6 +56,7 @@ class ServerConfig:
     token: str = field(default_factory=lambda: secrets.token_hex(16))
     threads: int = 1
     limits: Limits = field(default_factory=Limits)
+    ray: Any = None
 
 
 class Server:
@@ -59,7 +64,13 @@ class Server:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self.serving = LocalServing(config.limits, threads=config.threads)
+        self.serving: Serving
+        if config.ray is not None:  # Ray is imported only then
+            from bridge.serving.ray.serving import RayServing  # noqa: PLC0415 (imports Ray)
+
+            self.serving = RayServing(config.limits, config.ray)
+        else:
+            self.serving = LocalServing(config.limits, threads=config.threads)
         self.handlers = Handlers(self.serving, config.limits, token=config.token)
         self._stopped = asyncio.Event()
         self._connections: set[ClientProtocol] = set()

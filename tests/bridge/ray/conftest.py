@@ -4,11 +4,51 @@ sidecars they start import it), so a missing Ray reaches this fixture rather tha
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Iterator
+
+import numpy as np
 import pytest
 
+from bridge.client.sidecar import Sidecar, start_sidecar
+from bridge.serving.ray.pool import ReplicaPool
 from tests.bridge.ray.ray_env import require_ray
 
 
 @pytest.fixture(autouse=True)
 def _ray_required() -> None:
     require_ray()
+
+
+RAY_SERVE_ARGS = ("--ray", "local", "--ray-replicas", "2", "--threads", "1")
+"""How the Ray tests start a sidecar: a private local Ray instance with two replicas (so requests
+and batch pieces really go to different processes), one search thread each (CI has two cores)."""
+
+
+@pytest.fixture(scope="session")
+def sidecar() -> Iterator[Sidecar]:
+    """The ``sidecar`` of tests/bridge/conftest.py served by RayServing: every test module under
+    tests/bridge/ray that re-runs a module of tests/bridge/methods gets this one (one Ray instance
+    for the whole session)."""
+    require_ray()
+    started = start_sidecar(*RAY_SERVE_ARGS, "--log-level", "WARNING", stderr=subprocess.DEVNULL, timeout=180)
+    try:
+        warm_replicas(started)
+        yield started
+    finally:
+        started.stop()
+
+
+def warm_replicas(sidecar: Sidecar, replicas: int = 2) -> None:
+    """Wait (patiently) until every replica has loaded the navmesh kernels too: a replica loads
+    them in the background after the grid ones, and a test's first navmesh query must not time
+    out while it does (numba's cache is rebuilt when python_core changed)."""
+    home = ReplicaPool([None] * replicas)
+    ids = [f"warm-{i}" for i in range(64)]
+    first = {home.route(graph_id)[0]: graph_id for graph_id in reversed(ids)}  # one id per replica
+    vertices = np.array([[0.0, 0.0], [4.0, 0.0], [4.0, 4.0], [0.0, 4.0]])
+    with sidecar.connect(timeout=600) as client:
+        for graph_id in first.values():
+            client.load_navmesh(graph_id, vertices, [[0, 1, 2, 3]])
+            assert client.find(graph_id, (0.5, 0.5), (3.5, 3.5))["status"] == "found"
+            client.drop(graph_id)

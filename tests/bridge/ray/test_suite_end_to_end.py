@@ -1,0 +1,4 @@
+"""tests/bridge/methods/test_end_to_end.py again, every test against a ``serve --ray local`` sidecar
+(the ``sidecar`` fixture of tests/bridge/ray/conftest.py): the same answers as LocalServing's."""
+
+from tests.bridge.methods.test_end_to_end import *  # noqa: F403

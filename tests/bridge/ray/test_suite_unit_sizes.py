@@ -1,0 +1,4 @@
+"""tests/bridge/methods/test_unit_sizes.py again, every test against a ``serve --ray local`` sidecar
+(the ``sidecar`` fixture of tests/bridge/ray/conftest.py): the same answers as LocalServing's."""
+
+from tests.bridge.methods.test_unit_sizes import *  # noqa: F403
