@@ -6,8 +6,9 @@ Quick start (:class:`~python_core.grid.layouts.TileGrid` calls these)::
     on_path = agents_on_path(grid, occupancy, nodes, besides=None, size=2)
 
 An agent of size k at cell c covers c and every cell within k - 1 side steps of it, as a unit of
-that size does (:mod:`.clearance`); it may be placed only where all of those cells exist inside
-the grid (walls do not matter: agents stand where the game put them).
+that size does (:mod:`.clearance`), as far as the grid reaches: an agent at the map's edge is
+placed (a game puts its units where they are; one refused agent would fail a whole batch of
+moves) and blocks the part of its footprint inside the grid. Walls do not matter either.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core._types import I32, I64
-from python_core.errors import OutOfBoundsError
 from python_core.grid.cells import Cell
 from python_core.grid.layouts.footprint import ball
 from python_core.grid.layouts.prepared import LatticeSource, Prepared, prepared
@@ -48,19 +48,11 @@ def _balls(grid: LatticeSource, p: Prepared, nodes: I64, radius: int) -> tuple[I
     return (rows - m.pad) * w + cols - m.pad, leaves
 
 
-def footprint_cells(grid: LatticeSource, cell: Cell, size: int, *, agent_id: int | None = None) -> I64:
-    """Flat ids of the cells an agent of ``size`` at ``cell`` covers (``cell`` is in the grid).
-
-    Raises:
-        OutOfBoundsError: (``agent_id`` given) the footprint reaches outside the grid.
-    """
+def footprint_cells(grid: LatticeSource, cell: Cell, size: int) -> I64:
+    """Flat ids of the grid's cells an agent of ``size`` at ``cell`` covers (``cell`` is in the
+    grid; the part of the footprint past the grid's edge covers nothing)."""
     x, y = cell
-    cells, leaves = _balls(grid, prepared(grid), np.array([y * grid.width + x]), size - 1)
-    if leaves and agent_id is not None:
-        raise OutOfBoundsError(
-            f"agent {agent_id} of size {size} at {cell} does not fit inside the "
-            f"{grid.width}x{grid.height} grid (its footprint is the cell and {size - 1} ring(s))"
-        )
+    cells, _ = _balls(grid, prepared(grid), np.array([y * grid.width + x]), size - 1)
     return cells
 
 

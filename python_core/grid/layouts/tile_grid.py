@@ -229,7 +229,8 @@ class TileGrid(GridGraph):
 
     def place_agent(self, agent_id: int, cell: Sequence[int], size: int = 1) -> None:
         """Put a new agent on a cell (see :meth:`GridGraph.place_agent`); on a lattice its
-        footprint is the cell and ``size - 1`` rings of side neighbours, all inside the grid.
+        footprint is the cell and ``size - 1`` rings of side neighbours, as far as the grid
+        reaches (an agent at the edge blocks the part inside).
 
         Raises:
             InvalidQueryError, OutOfBoundsError: as :meth:`GridGraph.place_agent`.
@@ -244,9 +245,7 @@ class TileGrid(GridGraph):
     def _footprint_at(self, agent_id: int, cell: Sequence[int], size: int) -> Cell:
         if self._id_space is not None:
             return super()._footprint_at(agent_id, cell, size)
-        x, y = as_cell(cell, self._width, self._height)
-        footprint_cells(self, (x, y), size, agent_id=agent_id)  # raises when it leaves the grid
-        return x, y
+        return as_cell(cell, self._width, self._height)  # a footprint past the edge is cut there
 
     def _cover(self, x: int, y: int, size: int, count: int) -> None:
         if self._id_space is not None or size == 1:

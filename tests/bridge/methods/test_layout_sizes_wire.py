@@ -69,9 +69,10 @@ def test_sized_agents_and_fields(client: Client) -> None:
     assert answer["status"] == want.status.value == "found"
     assert answer["cost"] == pytest.approx(want.cost, rel=1e-6)
     assert want.cost > free.cost  # around both agents: footprints may not meet
-    with pytest.raises(BridgeError) as caught:
-        client.place_agent("hex_agents", 3, (0, 4), size=2)  # its ring leaves the grid
-    assert error_code(caught.value) == "out_of_bounds"
+    client.place_agent("hex_agents", 3, (0, 4), size=2)  # at the edge: its ring is cut there
+    grid.place_agent(3, (0, 4), 2)
+    again = _find(client, "hex_agents", [2, 2], [10, 2], size=2)
+    assert again["cost"] == pytest.approx(grid.find_path((2, 2), (10, 2), options=QueryOptions(size=2)).cost)
     field = client.request_field("hex_agents", [[10, 2]], [[2, 6]], size=2, fetch=True, costs=True)
     core = LatticeField(grid, [(10, 2)], tile_size=int(field["tile_size"]), size=2)
     core.extend([(2, 6)])

@@ -257,8 +257,11 @@ def test_agents_block_where_footprints_meet(layer: dict[str, Any]) -> None:
     grid.place_agent(5, (centre % oracle.w, centre // oracle.w), 2)
     cover = oracle.footprint(centre, 2)
     assert cover is not None
-    with pytest.raises(OutOfBoundsError, match="does not fit"):
-        grid.place_agent(6, (0, 0), 2)
+    grid.place_agent(6, (0, 0), 2)  # at the edge: the part of its footprint inside the grid blocks
+    inside = {n for n in oracle.sides[0] if n >= 0}
+    assert all(grid.agents_on([n], besides=5) for n in inside)
+    assert not grid.agents_on([n for n in range(oracle.w * oracle.h) if n not in inside | {0}], besides=5)
+    grid.remove_agent(6)
     for size in (1, 2):
         closed = {
             i
