@@ -27,6 +27,7 @@ from python_core.navigation.updates import (
     RemoveRegion,
     SetLink,
     SetLinkEnabled,
+    SetObstacles,
     SetRegion,
     SetRegionCosts,
     SetRegionLayers,
@@ -34,6 +35,7 @@ from python_core.navigation.updates import (
 )
 from python_core.navmesh import NavMesh
 from python_core.navmesh.batch import MeshBatch, check_ends, find_mesh_batch
+from python_core.navmesh.cut import checked_changes, obstacles_of
 from python_core.navmesh.mode_choice import ModeChoice, choose_mode
 from python_core.navmesh.navmap import NavMap
 from python_core.navmesh.polyanya import find_optimal_path
@@ -286,36 +288,54 @@ class NavMeshNavigator(NoHierarchy):
         return mesh.find_path(start, goal, options=options, layers=layers)
 
     def apply(self, updates: Sequence[Update]) -> None:
-        """Region and link changes of a map, in order, all or nothing: they are tried on a copy
-        of the map's description first; layer and link switches then change the built mesh in
-        place, anything else builds a new mesh that replaces the old once built.
+        """Region and link changes of a map and obstacle changes (``SetObstacles``, of a map or a
+        mesh loaded as one piece), in order, all or nothing: region and link changes are tried on
+        a copy of the map's description first, obstacle ids checked; layer and link switches then
+        change the built mesh in place, obstacles re-cut it locally, anything else builds a new
+        mesh (locally: :mod:`python_core.navmesh.region_stitch`) that replaces the old once built.
 
         Raises:
-            UnsupportedOperationError: any change to a mesh loaded as one piece, or a grid's or
-                waypoint graph's change.
-            InvalidGraphError: a bad change (an unknown region or link, a bad region ...).
+            UnsupportedOperationError: a region or link change to a mesh loaded as one piece, or a
+                grid's or waypoint graph's change.
+            InvalidGraphError: a bad change (an unknown region, link or obstacle, a bad region ...).
         """
         if not updates:
             return
-        if self._map is None:
+        cuts = [change for change in updates if isinstance(change, SetObstacles)]
+        others = [change for change in updates if not isinstance(change, SetObstacles)]
+        if others and self._map is None:
             raise UnsupportedOperationError(
-                "a navmesh loaded as one mesh cannot be updated; load it as regions"
+                "a navmesh loaded as one mesh takes only obstacles; load it as regions to change them"
             )
-        trial = self._map.copy()
-        trial._mesh = None  # a description only: nothing shared is changed while trying
-        for change in updates:
-            _apply_one(trial, change)
-        if all(isinstance(change, _IN_PLACE) for change in updates):
-            for change in updates:
+        held = self._map.obstacles if self._map is not None else obstacles_of(self._mesh)
+        for cut in cuts:  # every obstacle change checked before anything changes
+            held, _ = checked_changes(held, cut.shapes, cut.remove, cut.clear)
+        if others and not all(isinstance(change, _IN_PLACE) for change in others):
+            assert self._map is not None
+            trial = self._map.copy()
+            trial._mesh = None  # a description only: nothing shared is changed while trying
+            for change in others:
+                _apply_one(trial, change)
+            for cut in cuts:
+                trial.update_obstacles(cut.shapes, cut.remove, cut.clear)
+            mesh = trial.mesh  # builds (and may raise) before anything is replaced
+            shrinks = self._new_cache(mesh)
+            # a moved region leaves the mesh what it was: its measured mode stays (no probe)
+            moved = all(isinstance(change, MoveRegion | SetObstacles) for change in updates)
+            self._mesh, self._map, self._shrinks = mesh, trial, shrinks
+            self._choice = self._choice if moved else choose_mode(mesh)
+            return
+        if others:
+            assert self._map is not None
+            trial = self._map.copy()
+            trial._mesh = None
+            for change in others:
+                _apply_one(trial, change)
+            for change in others:
                 _apply_one(self._map, change)
                 self._apply_to_shrinks(change)
-            return
-        mesh = trial.mesh  # builds (and may raise) before anything is replaced
-        shrinks = self._new_cache(mesh)
-        # a moved region leaves the mesh what it was: its measured mode stays (no probe)
-        moved = all(isinstance(change, MoveRegion) for change in updates)
-        self._mesh, self._map, self._shrinks = mesh, trial, shrinks
-        self._choice = self._choice if moved else choose_mode(mesh)
+        for cut in cuts:
+            self.update_obstacles(cut.shapes, cut.remove, cut.clear)
 
     def _apply_to_shrinks(self, change: Update) -> None:
         """A layer or link switch, made in place on the map, made on every cached shrink too."""
@@ -333,7 +353,7 @@ class NavMeshNavigator(NoHierarchy):
 
     def describe(self) -> dict[str, Any]:
         """Regions and links, when loaded as a map; the agent radius and the radii shrunk, when set."""
-        out: dict[str, Any] = {"default_mode": self._choice.to_info()}
+        out: dict[str, Any] = {"default_mode": self._choice.to_info(), "obstacles": self.obstacle_count}
         if self._map is not None:
             out |= {"regions": len(self._map.regions), "links": len(self._map.links)}
         if self._agent_radius is not None:

@@ -11,8 +11,9 @@ import pytest
 import shapely
 
 from python_core import QueryOptions
+from python_core.errors import InvalidGraphError, UnsupportedOperationError
 from python_core.navigation import NavMeshNavigator
-from python_core.navigation.updates import MoveRegion, RemoveRegion, SetRegion
+from python_core.navigation.updates import MoveRegion, RemoveRegion, SetObstacles, SetRegion
 from python_core.navmesh import NavMesh
 from python_core.navmesh.navmap import NavMap, NavRegion
 from python_core.obstacles import ObstacleShape
@@ -128,3 +129,27 @@ def test_the_navigator_moves_a_region_without_a_new_mode_probe() -> None:
         other.set_region(rid, region)
     other.move_region(3, shifted(6.0))
     same_paths(nav.mesh, other.mesh)
+
+
+def test_the_navigator_takes_obstacles_in_a_batch_all_or_nothing() -> None:
+    single = NavMeshNavigator(NavMesh(room(0.0).vertices, room(0.0).polygons))
+    crate = ObstacleShape.polygon([(2.0, 2.0), (8.0, 2.0), (8.0, 3.0), (2.0, 3.0)])
+    single.apply([SetObstacles({1: crate})])
+    assert single.describe()["obstacles"] == 1
+    assert single.find_path(np.array([5.0, 1.0]), np.array([5.0, 4.0])).cost > 3.0
+    with pytest.raises(UnsupportedOperationError):
+        single.apply([MoveRegion(1, shifted(0.0)), SetObstacles(clear=True)])
+    with pytest.raises(InvalidGraphError, match="no obstacle 7"):
+        single.apply([SetObstacles(clear=True), SetObstacles(remove=(7,))])
+    assert single.obstacle_count == 1
+    nav_map = NavMap(dim=2, edge_margin=0.5)
+    for rid, region in {1: room(0.0), 2: room(12.0), 3: replace_transform(BRIDGE, shifted(8.0))}.items():
+        nav_map.set_region(rid, region)
+    nav = NavMeshNavigator(nav_map)
+    with pytest.raises(InvalidGraphError, match="no obstacle 3"):
+        nav.apply([MoveRegion(3, shifted(4.0)), SetObstacles({1: crate}, remove=(3,))])
+    assert nav.find_path(np.array([9.0, 5.0]), np.array([13.0, 9.0])).found  # nothing moved
+    nav.apply([MoveRegion(3, shifted(4.0)), SetObstacles({1: crate})])
+    assert nav.obstacle_count == 1
+    assert nav.find_path(np.array([9.0, 5.0]), np.array([13.0, 5.0])).cost == pytest.approx(4.0)
+    assert nav.find_path(np.array([5.0, 1.0]), np.array([5.0, 4.0])).cost > 3.0
