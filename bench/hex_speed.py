@@ -4,6 +4,7 @@
     .venv/bin/python bench/hex_speed.py --quick    # 256 x 256, 100 queries
     .venv/bin/python bench/hex_speed.py --sizes 1,3   # and the hex layer per unit size
     .venv/bin/python bench/hex_speed.py --hierarchy 16,32   # and HPA* on the hex layer per cluster size
+    .venv/bin/python bench/hex_speed.py --side 1024 --queries 100 --hierarchy 16
 
 A command, not a test (issue 39: a hex query should cost at most 1.5x a square one). In process,
 after a warm-up, median and mean per query over the same start/goal cells on a random map (20 %
@@ -60,8 +61,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="256 x 256, 100 queries")
     parser.add_argument("--sizes", default="", help="unit sizes on a hex layer, e.g. 1,3")
     parser.add_argument("--hierarchy", default="", help="HPA* cluster sizes on the hex layer, e.g. 16,32")
+    parser.add_argument("--side", type=int, default=0, help="map side (default 512, --quick 256)")
+    parser.add_argument("--queries", type=int, default=0, help="queries (default 300, --quick 100)")
     args = parser.parse_args()
     side, count = (256, 100) if args.quick else (512, 300)
+    side, count = args.side or side, args.queries or count
     rng = np.random.default_rng(39)
     walkable = rng.random((side, side)) > 0.2
     open_cells = np.argwhere(walkable)[:, ::-1]
