@@ -31,11 +31,15 @@ from python_core.navmesh.stitch import Conformed, conform
 __all__ = ["restitch"]
 
 
-def _boxes(xy: F64, ptr: I64, polygons: I64, reach: float) -> object:
-    """Bounding boxes of ``polygons`` (corners ``xy`` in CSR ``ptr``), grown by ``reach``."""
-    corners = xy
-    lo = np.minimum.reduceat(corners, ptr[:-1], axis=0)[polygons] - reach
-    hi = np.maximum.reduceat(corners, ptr[:-1], axis=0)[polygons] + reach
+def _boxes(vertices: F64, ptr: I64, flat: I64, polygons: I64, *, reach: float, axes: list[int]) -> object:
+    """Bounding boxes of ``polygons`` in the ``axes`` plane, grown by ``reach`` (only their corners
+    are read: a few polygons of a big mesh)."""
+    sizes = np.diff(ptr)[polygons]
+    starts = np.cumsum(sizes) - sizes
+    corners = np.repeat(ptr[polygons] - starts, sizes) + np.arange(int(sizes.sum()))
+    xy = vertices[flat[corners]][:, axes]
+    lo = np.minimum.reduceat(xy, starts, axis=0) - reach
+    hi = np.maximum.reduceat(xy, starts, axis=0) + reach
     return shapely.box(lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1])
 
 
@@ -73,9 +77,9 @@ def restitch(  # noqa: PLR0917 - a mesh's arrays
     dirty_ids = np.flatnonzero(dirty)
     ring = np.zeros(0, dtype=np.int64)
     if open_clean.size and dirty_ids.size:
-        xy = vertices[flat][:, list(axes)]
-        tree = shapely.STRtree(_boxes(xy, ptr, dirty_ids, reach))
-        hit = tree.query(_boxes(xy, ptr, open_clean, 0.0), predicate="intersects")
+        tree = shapely.STRtree(_boxes(vertices, ptr, flat, dirty_ids, reach=reach, axes=list(axes)))
+        near = _boxes(vertices, ptr, flat, open_clean, reach=0.0, axes=list(axes))
+        hit = tree.query(near, predicate="intersects")
         ring = open_clean[np.unique(hit[0])]
     local = np.zeros(count, dtype=np.bool_)
     local[dirty_ids] = True

@@ -60,7 +60,7 @@ def test_updates_add_move_remove_regions_and_toggle_links() -> None:
     nav.apply([RemoveRegion(2), RemoveLink(7)])
     assert nav.find_path(nav.resolve((5, 5)), nav.resolve((25, 5))).status is PathStatus.NO_PATH
     small = {"mode": "funnel", "reason": "small", "funnel_us": 0.0, "optimal_us": 0.0}  # not probed
-    assert nav.describe() == {"default_mode": small, "regions": 2, "links": 0}
+    assert nav.describe() == {"default_mode": small, "obstacles": 0, "regions": 2, "links": 0}
 
 
 def test_a_failed_batch_changes_nothing() -> None:
