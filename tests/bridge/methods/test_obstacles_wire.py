@@ -13,6 +13,7 @@ import pytest
 from bridge.client import Client
 from bridge.wire.errors import BridgeError, error_code
 from python_core.grid import GridGraph
+from python_core.grid.layouts import TileGrid, TileLayout
 from python_core.obstacles import ObstacleShape
 
 WALK = np.ones((5, 12), dtype=bool)
@@ -108,12 +109,31 @@ def test_malformed_items_are_bad_requests(client: Client, items: Any) -> None:
     assert _code(client, "ob_bad", items) == "bad_request"
 
 
-def test_waypoints_refuse_and_a_navmesh_answers(client: Client) -> None:
+def test_waypoints_refuse(client: Client) -> None:
     client.load_waypoints("ob_wp", [0, 1], np.array([[0.0, 0.0], [1.0, 0.0]]), [(0, 1)])
     circle = [{"op": "set", "id": 1, "center": [0.5, 0.0], "radius": 0.2}]
     assert _code(client, "ob_wp", circle) == "unsupported"
-    client.load_navmesh("ob_mesh", np.array([[0, 0], [4, 0], [4, 4], [0, 4]], float), [[0, 1, 2, 3]])
-    assert _code(client, "ob_mesh", circle) == "unsupported"  # until the navmesh navigator takes them
+
+
+def test_a_navmesh_is_cut_in_2d_and_by_elevation_in_3d(client: Client) -> None:
+    square = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], float)
+    client.load_navmesh("ob_mesh", square, [[0, 1, 2, 3]])
+    straight = client.find("ob_mesh", [1.0, 4.0], [7.0, 4.0])["cost"]
+    assert straight == pytest.approx(6.0)
+    client.update_obstacles("ob_mesh", [{"op": "set", "id": 1, "center": [4.0, 4.0], "radius": 1.0}])
+    assert client.find("ob_mesh", [1.0, 4.0], [7.0, 4.0])["cost"] > 6.2  # around the circle
+    assert client.info("ob_mesh")["obstacles"] == 1
+    assert _code(client, "ob_mesh", [{"op": "remove", "id": 5}]) == "invalid_graph"
+    client.update_obstacles("ob_mesh", [{"op": "clear"}])
+    assert client.find("ob_mesh", [1.0, 4.0], [7.0, 4.0])["cost"] == pytest.approx(straight)
+    floor = np.array([[0, 0, 0], [8, 0, 0], [8, 0, 8], [0, 0, 8]], float)  # y up: the plane is x, z
+    client.load_navmesh("ob_mesh3", floor, [[0, 1, 2, 3]])
+    high = {"op": "set", "id": 1, "center": [4.0, 5.0, 4.0], "radius": 1.0, "height": 2.0}  # base y = 5
+    client.update_obstacles("ob_mesh3", [high])
+    assert client.find("ob_mesh3", [1.0, 0.0, 4.0], [7.0, 0.0, 4.0])["cost"] == pytest.approx(6.0)
+    pillar = {**high, "base": -1.0}  # from y = -1 to 1: it stands on the floor
+    client.update_obstacles("ob_mesh3", [pillar])
+    assert client.find("ob_mesh3", [1.0, 0.0, 4.0], [7.0, 0.0, 4.0])["cost"] > 6.2
 
 
 def test_a_hierarchy_follows_the_obstacles(client: Client) -> None:
@@ -154,3 +174,23 @@ def test_a_flow_field_is_repaired_after_obstacles(client: Client) -> None:
             if grid.walkable[cell[1], cell[0]]:
                 want = grid.find_path(cell, (2, 2)).cost
                 assert costs[y, x] == pytest.approx(want, rel=1e-6), cell
+
+
+def test_a_hex_layer_blocks_the_tiles_under_an_obstacle(client: Client) -> None:
+    layout = {"shape": "hexagon", "layout": 0, "offset_axis": 0, "map_origin": [0, 0]}
+    params = {
+        "id": "ob_hex", "width": 9, "height": 7, "cells": np.ones(63, np.uint8).tobytes(),
+        "diagonal": "never", "cell_size": [2.0, 2.0], "origin": [0.0, 0.0], "layout": layout,
+    }  # fmt: skip
+    client.call("graph.load_grid", params)
+    core = TileGrid(np.ones((7, 9), dtype=bool), layout=TileLayout.from_map(layout), cell_size=(2.0, 2.0))
+    start, goal = core.cell_to_world((0, 3)), core.cell_to_world((8, 3))
+    bar = [(7.2, -3.0), (8.8, -3.0), (8.8, 6.5), (7.2, 6.5)]  # a wall across the upper rows
+    client.update_obstacles("ob_hex", [{"op": "set", "id": 1, "polygon": np.array(bar)}])
+    core.update_obstacles({1: ObstacleShape.polygon(bar)})
+    want = core.find_path((0, 3), (8, 3))
+    answer = client.find("ob_hex", list(start), list(goal))
+    assert answer["status"] == "found"
+    assert answer["cost"] == pytest.approx(want.cost, rel=1e-6)
+    assert want.cost > 16.0  # the wall forces a detour
+    assert client.info("ob_hex")["obstacles"] == 1
