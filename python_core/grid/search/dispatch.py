@@ -193,15 +193,7 @@ def find_path(
             result = _run(grid, prepared, work, search, opts)
             if index is not None and (index.stale or not index.tried):  # else nothing to pay for
                 no_path, jumps = result.status is PathStatus.NO_PATH, search.use_jps and not alt
-                settle(
-                    grid,
-                    prepared,
-                    index,
-                    no_path,
-                    result.expanded,
-                    jumps=jumps,
-                    use_jps=lambda: _jps(grid, size),
-                )
+                settle(prepared, index, no_path, result.expanded, jumps=jumps)
             return result
         finally:
             if closed.size:
@@ -215,7 +207,7 @@ def _size_index(grid: GridView, p: Prepared, opts: QueryOptions, size: int) -> S
     partial paths (a partial answer searches the start's part whatever the goal's)."""
     if size == 1 or opts.allow_partial:
         return None
-    return index_for(grid, p, size)
+    return index_for(grid, p, size, use_jps=lambda: _jps(grid, size))
 
 
 def _jps(grid: GridView, size: int) -> bool:

@@ -34,6 +34,7 @@ from python_core.grid.search.grid_view import GridView
 from python_core.grid.sized_view import footprint_max
 
 __all__ = [
+    "LABEL_AT_ONCE_NODES",
     "SIZED_WEIGHTS_KEPT",
     "Prepared",
     "SizeIndex",
@@ -48,6 +49,10 @@ __all__ = [
 ]
 
 _TAG_LIMIT = 2**31 - 4
+LABEL_AT_ONCE_NODES = 1 << 16
+"""A size's first query labels the parts of its eroded grid (a flood fill of every node, about
+0.2 ms for this many); on a bigger grid that query is not :func:`is_ready` (the sidecar runs it on
+a search thread, never on its event loop)."""
 SIZED_WEIGHTS_KEPT = 4
 """Sizes whose footprint-max weights a weighted grid's copy keeps (the least recently used goes)."""
 _SIZED_LOCK = threading.Lock()  # queries on several threads reorder and evict one cache
@@ -106,6 +111,7 @@ class SizeIndex:
     tried: bool = False  # landmarks built (and kept or refused) since the labels were made
     stale: bool = False  # cells closed since the labels were made: they may join parts now apart
     debt: int = 0  # expansions the size's queries spent since the labels were made (or dropped)
+    due: bool = False  # the queries paid for a build: the next query of the size makes it
 
     def apart(self, s: int, t: int) -> bool:
         """Whether padded nodes ``s`` and ``t`` lie in different parts (never a false yes)."""
@@ -118,14 +124,8 @@ class SizeIndex:
 
     def drop(self) -> None:
         """Forget parts and landmarks (cells opened: both may be wrong now); rebuilt once paid."""
-        self.labels, self.landmarks, self.count, self.tried, self.stale, self.debt = (
-            None,
-            None,
-            0,
-            False,
-            False,
-            0,
-        )
+        self.labels, self.landmarks, self.count, self.debt = None, None, 0, 0
+        self.tried = self.stale = self.due = False
 
     def nbytes(self) -> int:
         """Bytes of its arrays."""
@@ -197,11 +197,18 @@ class Prepared:
 
 def is_ready(grid: GridView, size: int) -> bool:
     """Whether a size-``size`` search on ``grid`` would start at once: the padded copy is current
-    and, on a grid whose weights differ, that size's footprint-max weights are built."""
+    and, for a size above 1, its index owes no build (:mod:`.size_index`; a missing one is made
+    at once only on grids up to :data:`LABEL_AT_ONCE_NODES`) and, on a grid whose weights differ,
+    its footprint-max weights are built."""
     p = _PREPARED.get(grid)
     if p is None or p.version != grid.version:
         return False
-    return size == 1 or p.uniform_weight >= 0.0 or size in p.sized_weights
+    if size == 1:
+        return True
+    index = p.size_indexes.get(size)
+    if index.due if index is not None else p.passable.shape[0] > LABEL_AT_ONCE_NODES:
+        return False
+    return p.uniform_weight >= 0.0 or size in p.sized_weights
 
 
 def pad(values: F64, dtype: type) -> F64:

@@ -3,10 +3,10 @@
 Quick start (:mod:`.dispatch` calls this for every exact query of a size above 1)::
 
     from python_core.grid.search.size_index import index_for, settle
-    index = index_for(grid, prepared, 3)      # parts labelled with size 3's first query
+    index = index_for(grid, prepared, 3, use_jps=...)  # parts labelled with size 3's first query
     if index.apart(s, t): ...                 # no path, in O(1)
     if index.usable(prepared): ...            # search with astar_landmarks
-    settle(grid, prepared, index, no_path, expanded, jumps=False, use_jps=...)  # after the search
+    settle(prepared, index, no_path, expanded, jumps=False)  # after the search
 
 Why: a big unit searches the grid eroded for its size (clearance >= k), and on a maze or a random
 map that erosion falls apart into islands joined by one-anchor-wide corridors. Octile then guides
@@ -69,53 +69,60 @@ INDEXES_KEPT = 4
 _BUILDING = threading.Lock()  # one thread builds (or drops) a copy's indexes at a time
 
 
-def index_for(grid: GridView, p: Prepared, size: int) -> SizeIndex:
-    """The index of ``size`` on ``p``: its parts are labelled with the size's first query."""
+def index_for(grid: GridView, p: Prepared, size: int, *, use_jps: Callable[[], bool]) -> SizeIndex:
+    """The index of ``size`` on ``p``: its parts are labelled with the size's first query, and what
+    earlier queries paid for (:func:`settle`) is built before this one searches (landmarks kept
+    where they beat JPS, when ``use_jps()``, or A* on probes)."""
     index = p.size_indexes.get(size)
-    if index is not None:
-        if next(reversed(p.size_indexes)) != size:
-            _touch(p, size, index)
+    if index is None:
+        with _BUILDING:
+            index = p.size_indexes.get(size)
+            if index is None:
+                labels, _ = _labels(grid, p, size)
+                index = p.size_indexes[size] = SizeIndex(size, labels, int(np.count_nonzero(labels)))
+                while len(p.size_indexes) > INDEXES_KEPT:
+                    del p.size_indexes[next(iter(p.size_indexes))]
         return index
-    with _BUILDING:
-        index = p.size_indexes.get(size)
-        if index is None:
-            labels, _ = _labels(grid, p, size)
-            index = p.size_indexes[size] = SizeIndex(size, labels, int(np.count_nonzero(labels)))
-            while len(p.size_indexes) > INDEXES_KEPT:
-                del p.size_indexes[next(iter(p.size_indexes))]
-        return index
+    if index.due:
+        _pay(grid, p, index, use_jps)
+    elif next(reversed(p.size_indexes)) != size:
+        _touch(p, size, index)
+    return index
 
 
-def settle(
-    grid: GridView,
-    p: Prepared,
-    index: SizeIndex,
-    no_path: bool,
-    expanded: int,
-    *,
-    jumps: bool,
-    use_jps: Callable[[], bool],
-) -> None:
+def settle(p: Prepared, index: SizeIndex, no_path: bool, expanded: int, *, jumps: bool) -> None:
     """After a query of the index's size: count its expansions (``jumps``: jump points, a
-    :data:`JUMP_COST` each) and build what they have paid for. Dropped labels come back once the
-    debt reaches a labelling's cost (a node each); landmarks once it reaches their build's
-    (:func:`landmark_count` Dijkstras of the open nodes), kept only if they beat the size's kernel
-    (JPS when ``use_jps()``) on probes. Stale labels that let a search through to ``no_path`` are
-    made again at once (that search cost as much; the landmarks stay: still bounds)."""
+    :data:`JUMP_COST` each) and mark the index ``due`` when they have paid for a build, which the
+    next query's :func:`index_for` makes (never this one: it may have run on the event loop, and
+    :func:`.prepared.is_ready` sends a query of a due size to a thread). Dropped labels are due
+    once the debt reaches a labelling's cost (a node each); landmarks once it reaches their
+    build's (:func:`landmark_count` Dijkstras of the open nodes); stale labels that let a search
+    through to ``no_path`` at once (that search cost as much)."""
     if index.tried and not index.stale:  # the steady state: nothing left to pay for
         return
     if index.stale and no_path and index.labels is not None:
-        labels = _labels(grid, p, index.size)[0]
-        with _BUILDING:
-            index.labels, index.stale = labels, False
+        index.due = True
         return
     index.debt += expanded * (JUMP_COST if jumps else 1)
     if index.labels is None:
-        if index.debt >= p.passable.shape[0]:
-            labels, _ = _labels(grid, p, index.size)
-            with _BUILDING:
-                index.labels, index.opened, index.debt = labels, int(np.count_nonzero(labels)), 0
-    elif not index.tried and index.debt >= landmark_count(p.passable.shape[0]) * index.opened:
+        index.due = index.debt >= p.passable.shape[0]
+    elif not index.tried:
+        index.due = index.debt >= landmark_count(p.passable.shape[0]) * index.opened
+
+
+def _pay(grid: GridView, p: Prepared, index: SizeIndex, use_jps: Callable[[], bool]) -> None:
+    """Build what the index is due: labels (dropped, or stale and split), else its landmarks."""
+    with _BUILDING:  # one thread pays; the others search with the index as it is
+        if not index.due:
+            return
+        index.due = False
+    if index.labels is None or index.stale:
+        labels, _ = _labels(grid, p, index.size)
+        with _BUILDING:
+            if index.labels is None:
+                index.debt = 0  # the landmarks are paid for from here
+            index.labels, index.opened, index.stale = labels, int(np.count_nonzero(labels)), False
+    elif not index.tried:
         prime(grid, p, index, use_jps=use_jps())
 
 

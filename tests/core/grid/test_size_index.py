@@ -18,7 +18,7 @@ from python_core.grid import DiagonalMode, GridGraph
 from python_core.grid.search.dispatch import choose_method
 from python_core.grid.search.grid_view import GridView
 from python_core.grid.search.landmark_choice import JUMP_COST
-from python_core.grid.search.prepared import prepared_for
+from python_core.grid.search.prepared import is_ready, prepared_for
 from python_core.grid.search.size_index import SizeIndex, prime
 from python_core.result import PathStatus, QueryOptions
 from tests.core.grid.test_unit_size_oracle import check_against_oracle, eroded, oracle_graph
@@ -194,11 +194,13 @@ def test_closed_cells_keep_the_index_and_a_split_part_is_labelled_again() -> Non
     if above != below:
         first = grid.find_path((int(ax), int(ay)), (int(bx), int(by)), options=QueryOptions(size=3))
         assert first.status is PathStatus.NO_PATH
-        assert first.expanded > 0  # searched, then relabelled
-        assert not index.stale
-        assert same_parts(labels_of(grid, index), fresh)
+        assert first.expanded > 0  # searched: the labels are due again, for the next query
+        assert index.due
+        assert not is_ready(grid, 3)  # so the sidecar sends it to a thread, off the event loop
         again = grid.find_path((int(ax), int(ay)), (int(bx), int(by)), options=QueryOptions(size=3))
         assert (again.status, again.expanded) == (PathStatus.NO_PATH, 0)
+        assert not index.stale
+        assert same_parts(labels_of(grid, index), fresh)
     check_against_oracle(grid, closed, np.ones(mask.shape), np.random.default_rng(4))
 
 
@@ -229,6 +231,11 @@ def test_landmarks_come_once_the_sizes_queries_paid_for_them() -> None:
     grid = GridGraph(mask, diagonal=ONLY)
     anchors = np.flatnonzero(eroded(mask, 3))
     rng = np.random.default_rng(2)
+    prepared_for(grid)  # what a load does
+    assert is_ready(grid, 3)  # its first query labels the parts at once: a small grid
+    big = GridGraph(np.ones((300, 300), dtype=bool), diagonal=ONLY)
+    prepared_for(big)
+    assert not is_ready(big, 3)  # a big one's first query labels on a thread in the sidecar
     spent = 0  # in A* expansions: a jump point counts JUMP_COST
     weight = JUMP_COST if choose_method(grid, QueryOptions(size=3)) == "jps" else 1
     for _ in range(10_000):
@@ -236,6 +243,7 @@ def test_landmarks_come_once_the_sizes_queries_paid_for_them() -> None:
         ends = (a % grid.width, a // grid.width), (b % grid.width, b // grid.width)
         spent += grid.find_path(*ends, options=QueryOptions(size=3)).expanded * weight
         index = prepared_for(grid).size_indexes[3]
+        assert is_ready(grid, 3) == (not index.due)
         if index.tried:
             break
     assert index.landmarks is not None
