@@ -18,18 +18,19 @@ distance well enough that size 3 expands about as many nodes as size 1.
 What it costs: labels are 4 bytes a padded cell, made by a flood fill with the size's first query
 (about 2 ms on 512 x 512). Landmarks are :data:`LANDMARKS` float64 distances a cell (64 bytes; a
 grid over :data:`LANDMARK_BYTES` gets fewer, none from 2048 x 1024 up), one Dijkstra of the eroded
-grid each, on uniform-weight grids only; they are built once the size's queries have spent as many
-expansions as the build costs (a jump point counts :data:`JUMP_COST`), so a size whose queries are
+grid each, on uniform-weight grids only; they are built (by the next query, in :func:`index_for`:
+a sidecar runs it on a search thread) once the size's queries have spent as many expansions as
+the build costs (a jump point counts :data:`JUMP_COST`), so a size whose queries are
 cheap (open maps) never pays for them and one whose queries are dear pays at most as much again;
 then kept only where probes find them faster (:mod:`.landmark_choice`). The indexes of the
 :data:`INDEXES_KEPT` sizes used last are kept.
 
 Edits (:mod:`.repair`): cells that close only remove nodes, so the labels may join parts that are
-now apart (marked stale: a query that searches such a part and finds nothing relabels) and the
-landmark bounds stay admissible and consistent (distances only grew). Cells that open may join
-parts and shorten distances, so the index is dropped: labels come back once the size's queries
-have spent a labelling's cost, landmarks as above, so a game that opens cells every frame
-searches without them instead of rebuilding them every frame.
+now apart (marked stale: after a search finds nothing through such a part, the next query
+relabels) and the landmark bounds stay admissible and consistent (distances only grew). Cells
+that open may join parts and shorten distances, so the index is dropped: labels come back once
+the size's queries have spent a labelling's cost, landmarks as above, so a game that opens cells
+every frame searches without them instead of rebuilding them every frame.
 """
 
 from __future__ import annotations
