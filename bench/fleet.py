@@ -7,6 +7,7 @@ this machine, in the same run, on the same queries.
     .venv/bin/python bench/fleet.py --queries 1000 --graphs 4     # a quick run
     .venv/bin/python bench/fleet.py --servings local,ray-2 --in-flight 4
     .venv/bin/python bench/fleet.py --hierarchical                  # HPA* (near-optimal) queries
+    .venv/bin/python bench/fleet.py --paired 1000 --graphs 4       # Ray's added latency, in pairs
 
 Per serving: the time to load the graphs, a warm-up (a few queries per graph: on Ray the replicas
 build their graphs from the snapshots then), the measured run (throughput = queries / wall time from
@@ -160,6 +161,45 @@ def run_clients(template: ClientJob, per_client: list[list[Query]]) -> list[Clie
     return runs
 
 
+def paired(work: Workload, args: argparse.Namespace) -> str:
+    """Ray's added latency per request measured in pairs: a LocalServing gateway and a 1-replica
+    RayServing gateway run at once, one client asks each the same query in turn (which one first
+    alternates), so the machine's load, however it drifts, weighs on both sides of a pair alike."""
+    sidecars: list[Sidecar] = []
+    try:
+        sidecars.append(start_sidecar("--log-level", "WARNING", "--threads", str(args.threads),
+                                      stderr=subprocess.DEVNULL))  # fmt: skip
+        sidecars.append(start_sidecar("--log-level", "WARNING", *SERVINGS["ray-1"][1], timeout=180,
+                                      stderr=subprocess.DEVNULL))  # fmt: skip
+        clients = [sidecar.connect(timeout=600) for sidecar in sidecars]
+        for client in clients:
+            for graph_id, map_name in work.graphs:
+                client.load_grid(graph_id, work.masks[map_name], diagonal="only_if_no_obstacles")
+        queries = work.in_order()
+        ids = [graph_id for graph_id, _ in work.graphs]
+        for graph, sx, sy, gx, gy, _ in queries[: args.warm_up * len(ids)]:
+            for client in clients:
+                client.find(ids[graph], (sx, sy), (gx, gy))
+        times = np.zeros((args.paired, 2))
+        for k in range(args.paired):
+            graph, sx, sy, gx, gy, _ = queries[k % len(queries)]
+            for side in (k % 2, 1 - k % 2):
+                began = time.perf_counter()
+                clients[side].find(ids[graph], (sx, sy), (gx, gy))
+                times[k, side] = (time.perf_counter() - began) * 1e3
+    finally:
+        for sidecar in sidecars:
+            sidecar.stop(timeout=60)
+    added = times[:, 1] - times[:, 0]
+    q25, q50, q75 = np.percentile(added, [25, 50, 75])
+    local, ray = np.median(times, axis=0)
+    return (
+        f"paired, {args.paired} queries asked of both at once: LocalServing p50 {local:.2f} ms, "
+        f"RayServing (1 replica) p50 {ray:.2f} ms; Ray's added latency per request: median "
+        f"{q50:+.2f} ms (quartiles {q25:+.2f} / {q75:+.2f})"
+    )
+
+
 def table(outcomes: list[Outcome], work: Workload, args: argparse.Namespace) -> str:
     local = next((o for o in outcomes if o.name == SERVINGS["local"][0] and not o.failed), None)
     header = (
@@ -212,6 +252,7 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2, help="LocalServing's search threads")
     parser.add_argument("--servings", default="local,ray-1,ray-2", help="of: " + ", ".join(SERVINGS))
     parser.add_argument("--maps", type=Path, default=MAP_DIR, help="folder of the Moving AI maps")
+    parser.add_argument("--paired", type=int, default=0, help="only the paired added-latency run, N queries")
     parser.add_argument("--batch", type=int, default=1, help="queries per request (path.find_packed)")
     parser.add_argument("--hierarchical", action="store_true", help="HPA* queries (cluster size 32)")
     parser.add_argument("--seed", type=int, default=42)
@@ -221,6 +262,9 @@ def main() -> int:
     if unknown or min(args.clients, args.graphs, args.queries, args.in_flight, args.batch) < 1:
         parser.error(f"unknown serving {unknown} or a count < 1")
     work = make_workload(args.maps, args.graphs, args.clients, args.queries, args.seed)
+    if args.paired:
+        print(paired(work, args))
+        return 0
     outcomes = []
     for key in keys:
         print(f"[fleet] {SERVINGS[key][0]} ...", file=sys.stderr, flush=True)
