@@ -4,7 +4,8 @@
 
 The bar goes to stderr while the hierarchy builds; then one summary line (size, clusters, build
 seconds, bytes) goes to stdout. ``MAP`` is a MovingAI ``.map`` or a grid graph file
-(:mod:`python_core.formats.graph_file`).
+(:mod:`python_core.formats.graph_file`); a grid file with a hexagonal, isometric or half-offset
+``layout`` gets :class:`~python_core.hpa.lattice.LatticeHierarchy` (one level).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from typing import TextIO
 from python_core.errors import AStarError
 from python_core.formats.graph_file import load_graph
 from python_core.grid import GridGraph
+from python_core.grid.layouts import TileGrid
 from python_core.hpa import HierarchicalGrid
+from python_core.hpa.lattice import LatticeHierarchy
 
 __all__ = ["ProgressBar", "add_parser", "run"]
 
@@ -73,12 +76,32 @@ def run(args: argparse.Namespace) -> int:
     """Build and report; returns the exit status (2 on a bad map or option)."""
     try:
         grid = _grid(args.map, args.diagonal)
-        hpa = HierarchicalGrid(
-            grid, cluster_size=args.cluster_size, levels=args.levels, region_clusters=args.region_clusters
-        )
+        hpa: HierarchicalGrid | LatticeHierarchy
+        if isinstance(grid, TileGrid) and grid.layout.lattice:
+            if args.levels != 1:
+                raise ValueError(
+                    f"HPA* on a {grid.layout.kind.value} layout has one level, got {args.levels}"
+                )
+            hpa = LatticeHierarchy(grid, cluster_size=args.cluster_size)
+        else:
+            hpa = HierarchicalGrid(
+                grid, cluster_size=args.cluster_size, levels=args.levels, region_clusters=args.region_clusters
+            )
     except (OSError, ValueError, AStarError) as exc:
         sys.stderr.write(f"build-hierarchy: {exc}\n")
         return 2
+    if isinstance(hpa, LatticeHierarchy):  # a hexagonal, isometric or half-offset layout
+        bar = ProgressBar(sys.stderr)
+        bar(0, 1)
+        hpa.build()
+        bar(1, 1)
+        kind = grid.layout.kind.value if isinstance(grid, TileGrid) else ""
+        sys.stdout.write(
+            f"{args.map.name}: {grid.width}x{grid.height} {kind}, cluster_size "
+            f"{args.cluster_size}, {hpa.graph.cluster_count} clusters, built in {hpa.build_seconds:.3f} s, "
+            f"{hpa.nbytes / 1024:.1f} KiB\n"
+        )
+        return 0
     hpa.build(progress=ProgressBar(sys.stderr))
     sys.stdout.write(
         f"{args.map.name}: {grid.width}x{grid.height}, cluster_size {args.cluster_size}, "

@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from bridge.cli.build_hierarchy import ProgressBar
+from python_core.formats.graph_file import save_graph
+from python_core.grid.layouts import TileGrid, TileLayout
 
 MAP = Path(__file__).resolve().parents[2] / "data" / "movingai" / "lak303d.map"
 
@@ -27,6 +31,23 @@ def test_a_missing_map_or_a_bad_cluster_size_exits_2() -> None:
         done = subprocess.run(base + args, capture_output=True, text=True, timeout=120, check=False)
         assert done.returncode == 2
         assert "build-hierarchy:" in done.stderr
+
+
+def test_a_hex_grid_file_gets_the_lattice_hierarchy(tmp_path: Path) -> None:
+    walkable = np.ones((20, 24), dtype=bool)
+    walkable[10, 2:22] = False
+    path = tmp_path / "hexes.astargraph"
+    save_graph(path, TileGrid(walkable, layout=TileLayout("hexagon"), cell_size=(32.0, 28.0)))
+    command = [sys.executable, "-m", "bridge", "build-hierarchy", str(path), "--cluster-size", "8"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "100%" in done.stderr
+    assert done.stdout.startswith("hexes.astargraph: 24x20 hexagon, cluster_size 8, 9 clusters, built in ")
+    levels = subprocess.run(
+        [*command, "--levels", "2"], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert levels.returncode == 2
+    assert "has one level" in levels.stderr
 
 
 def test_the_bar_redraws_on_whole_percents_and_ends_the_line() -> None:
