@@ -13,6 +13,7 @@ graph) answers ``behind`` and gets them from the revision it has.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -23,9 +24,13 @@ from bridge.serving.ray.cluster import ray_module
 from bridge.serving.ray.graphs import GraphState, Target
 from bridge.wire.errors import InternalError, from_wire
 
-__all__ = ["BEHIND_ROUNDS", "ReplicaPool"]
+__all__ = ["BEHIND_ROUNDS", "RESTART_SECONDS", "ReplicaPool"]
 
 log = logging.getLogger("bridge.serving.ray")
+
+RESTART_SECONDS = 60.0
+"""How long a request's retry waits for its replica to answer at all (Ray restarting a dead one
+takes a second or two; loading its first kernels longer on a busy machine)."""
 
 BEHIND_ROUNDS = 3
 """Times a request is resent to a replica that answered ``behind`` (once is the rule: the second
@@ -95,7 +100,7 @@ class ReplicaPool:
                 if not _died(exc):
                     raise
                 self._forget_replica(index)
-                if attempt == 1:
+                if attempt == 1 or not await self._available(order[1]):
                     raise InternalError(
                         f"replica {index} died while answering, after a retry: {type(exc).__name__}",
                         {"type": type(exc).__name__},
@@ -103,6 +108,16 @@ class ReplicaPool:
                 self.retried += 1
                 log.warning("replica %d died while answering; retrying on replica %d", index, order[1])
         raise AssertionError("unreachable")
+
+    async def _available(self, index: int) -> bool:
+        """Whether replica ``index`` answers within :data:`RESTART_SECONDS` (the retry's replica may
+        be the one that died, restarting, or unreachable for a moment under load)."""
+        try:
+            await asyncio.wait_for(_reply_of(self.actors[index].ready.remote()), RESTART_SECONDS)
+        except Exception as exc:  # dead for good, or not back in time
+            log.warning("replica %d is not available: %s", index, type(exc).__name__)
+            return False
+        return True
 
     async def _on(
         self,
@@ -126,6 +141,10 @@ class ReplicaPool:
             bases.update({g: int(have) for g, have in value.items() if g in bases})  # behind
         ids = [g.ref.graph_id for g in graphs[:8]]
         raise InternalError(f"replica {index} stayed behind the graph's log", {"graphs": ids})
+
+
+async def _reply_of(ref: Any) -> Any:
+    return await ref
 
 
 async def _reply(sent: Any, progress: Progress | None) -> tuple[str, Any]:

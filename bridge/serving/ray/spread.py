@@ -5,8 +5,9 @@ its own dies, and are joined in order.
     answer = await find_many(pool, limits, graphs, items)      # {"results": [...]} or Encoded
     answer = await find_packed(pool, limits, state, batch)      # the packed wire map or Encoded
 
-The batch itself crosses the network once per replica (``ray.put``: every piece names the same
-object); each piece's answer comes back as plain lists and arrays.
+A ``path.find_packed`` batch crosses the network once per replica (``ray.put``: every piece names
+the same object, its arrays read in place); a ``path.find_many`` piece carries its own queries only.
+Each piece's answer comes back as plain lists and arrays.
 """
 
 from __future__ import annotations
@@ -52,14 +53,13 @@ async def find_many(
     of the named graphs that are loaded) spread over the replicas."""
     if not items:
         return {"results": []}
-    ref = await _put(items)
     count = pieces(len(items), len(pool))
     bounds = [(len(items) * k // count, len(items) * (k + 1) // count) for k in range(count)]
     home = graphs[0].ref.graph_id if graphs else ""
 
     async def piece(k: int, lo: int, hi: int) -> tuple[list[dict[str, Any]], int]:
-        def send(actor: Any, targets: dict[str, Any]) -> Any:
-            return actor.find_many.remote(list(targets.values()), ref, lo, hi)
+        def send(actor: Any, targets: dict[str, Any]) -> Any:  # only its own queries cross
+            return actor.find_many.remote(list(targets.values()), items[lo:hi], lo, hi)
 
         answer: tuple[list[dict[str, Any]], int] = await pool.call(pool.route(home, k), graphs, send)
         return answer

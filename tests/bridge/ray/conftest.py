@@ -40,15 +40,19 @@ def sidecar() -> Iterator[Sidecar]:
 
 
 def warm_replicas(sidecar: Sidecar, replicas: int = 2) -> None:
-    """Wait (patiently) until every replica has loaded the navmesh kernels too: a replica loads
-    them in the background after the grid ones, and a test's first navmesh query must not time
-    out while it does (numba's cache is rebuilt when python_core changed)."""
+    """Wait (patiently) until every replica has its navmesh and hierarchy kernels and the gateway
+    its flow-field ones: each process loads them in the background after the grid ones, and a
+    test's first such request must not time out meanwhile. Seconds with numba's cache warm (CI
+    runs the warm-up first); minutes on a busy machine whose python_core just changed."""
     home = ReplicaPool([None] * replicas)
     ids = [f"warm-{i}" for i in range(64)]
     first = {home.route(graph_id)[0]: graph_id for graph_id in reversed(ids)}  # one id per replica
     vertices = np.array([[0.0, 0.0], [4.0, 0.0], [4.0, 4.0], [0.0, 4.0]])
-    with sidecar.connect(timeout=600) as client:
+    with sidecar.connect(timeout=900) as client:
         for graph_id in first.values():
             client.load_navmesh(graph_id, vertices, [[0, 1, 2, 3]])
             assert client.find(graph_id, (0.5, 0.5), (3.5, 3.5))["status"] == "found"
+            client.load_grid(graph_id, np.ones((16, 16), bool), hierarchy={"cluster_size": 8})
+            assert client.find(graph_id, (0, 0), (15, 15), hierarchical=True)["status"] == "found"
+            assert client.request_field(graph_id, [[15, 15]], [[0, 0]])["computed"] >= 1
             client.drop(graph_id)
