@@ -286,7 +286,7 @@ class TileGrid(GridGraph):
             patch_walls(self, before, changed)
         return changed
 
-    def _cells_under(self, shape: ObstacleShape) -> I64:
+    def _cells_under(self, shapes: list[ObstacleShape]) -> list[I64]:
         (cw, ch), (ox, oy), (mx, my) = self._cell_size, self._origin, self._layout.map_origin
         bx, by = unit_centres(self._layout, [mx], [my])
 
@@ -295,7 +295,9 @@ class TileGrid(GridGraph):
             return x - mx, y - my
 
         outline = tile_outline(self._layout) * np.array([cw, ch])
-        return tile_cells_under(shape, self._width, self._height, outline, self._centres, nearest)
+        return [
+            tile_cells_under(s, self._width, self._height, outline, self._centres, nearest) for s in shapes
+        ]
 
     def set_weights(self, cells: npt.ArrayLike, weights: float | npt.ArrayLike) -> None:
         """Set the weight of cells (see :meth:`GridGraph.set_weights`)."""
