@@ -25,6 +25,8 @@ Sub-packages, each module one job:
   kept through it), ``label_patches`` (labels patched in place), ``table_repair``,
   ``table_changes`` and ``table_kernels`` (the all-pairs table repaired), ``changes`` (the change
   half of :class:`HierarchicalGrid`).
+- ``lattice/``: HPA* on hexagonal, isometric and half-offset TileGrids
+  (:class:`LatticeHierarchy`: clusters of map cells over the layout's own moves).
 - ``steps`` (the 8-neighbour step every kernel takes), ``hierarchy`` (the public
   :class:`HierarchicalGrid`: build, query, update), ``warm_up`` (every kernel loaded once, before
   a game waits on one).
@@ -34,5 +36,6 @@ from __future__ import annotations
 
 from python_core.hpa.graph.abstract_graph import Progress
 from python_core.hpa.hierarchy import HierarchicalGrid
+from python_core.hpa.lattice import LatticeHierarchy
 
-__all__ = ["HierarchicalGrid", "Progress"]
+__all__ = ["HierarchicalGrid", "LatticeHierarchy", "Progress"]
