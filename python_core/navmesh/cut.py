@@ -168,11 +168,12 @@ def _in_range(shapes: list[ObstacleShape], low: F64, high: F64, dim: int) -> B:
 def _recut(cuts: Cuts, polygon: int, near: list[ObstacleShape], min_area: float) -> Piece | None:
     """Polygon ``polygon`` less ``near`` (None: not cut by them, the loaded polygon stays)."""
     shape = cuts.shapes[polygon]
-    blocking = shapely.union_all([s.geometry() for s in near])
-    if shapely.intersection(shape, blocking).area <= min_area:
+    blocking = near[0].geometry() if len(near) == 1 else shapely.union_all([s.geometry() for s in near])
+    left = shapely.difference(shape, blocking)
+    if shape.area - left.area <= min_area:
         return None  # touching along an edge or at a corner cuts nothing
     mesh = cuts.loaded
-    xy, ptr, flat = convex_pieces(shapely.difference(shape, blocking), min_area=min_area)
+    xy, ptr, flat = convex_pieces(left, min_area=min_area)
     own = mesh.polygon(polygon)
     own_xy = shapely.get_coordinates(shape)[:-1]
     # a piece's corner at a loaded corner keeps that vertex (exact seams with untouched neighbours)
@@ -212,6 +213,21 @@ def _pieces(cuts: Cuts, after: dict[int, ObstacleShape], changed: list[ObstacleS
         else:
             pieces[p] = made
     return pieces
+
+
+def _beside(cuts: Cuts, recut: I64, whole: B) -> I64:
+    """The untouched polygons (numbered as in the cut mesh: the whole loaded polygons first, in
+    order) whose box meets a re-cut polygon's box grown by the stitch's reach: every piece lies in
+    its loaded polygon, so these include every untouched polygon a piece may lie beside."""
+    mesh = cuts.loaded
+    reach = 2.0 * max(mesh.merge_margin, mesh.edge_margin) + 1e-12
+    if recut.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    b = shapely.bounds(cuts.shapes[recut])
+    near = cuts.tree.query(shapely.box(b[:, 0] - reach, b[:, 1] - reach, b[:, 2] + reach, b[:, 3] + reach))
+    ids = np.unique(near[1])
+    ids = ids[whole[ids]]
+    return np.asarray((np.cumsum(whole) - 1)[ids], dtype=np.int64)
 
 
 def _blocked_links(mesh: NavMesh, obstacles: list[ObstacleShape]) -> tuple[list[NavLink], frozenset[int]]:
@@ -278,6 +294,7 @@ def apply_obstacles(
     stitched, order = restitch(
         np.vstack(verts), ptr, flat, twin, loaded.region[source], dirty,
         weld=loaded.merge_margin, margin=loaded.edge_margin, axes=(axes[0], axes[1]),
+        beside=_beside(base, np.asarray(sorted(pieces), dtype=np.int64), whole),
     )  # fmt: skip
     source = source[order]
     links, stopped = _blocked_links(loaded, list(after.values()))

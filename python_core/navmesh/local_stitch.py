@@ -54,6 +54,7 @@ def restitch(  # noqa: PLR0917 - a mesh's arrays
     weld: float,
     margin: float,
     axes: tuple[int, int] = (0, 1),
+    beside: I64 | None = None,
 ) -> tuple[Conformed, I64]:
     """The conformal mesh of polygons whose clean ones (``~dirty``) are conformal among themselves.
 
@@ -65,6 +66,9 @@ def restitch(  # noqa: PLR0917 - a mesh's arrays
         dirty: the polygons to stitch.
         weld, margin: as :func:`~python_core.navmesh.stitch.conform`.
         axes: the plane (3D: the two non-up axes) in which "beside" is measured.
+        beside: clean polygons that may lie beside a dirty one (a superset the caller knows from
+            its own index, e.g. an obstacle cut's R-tree of the loaded polygons); None: every open
+            clean polygon is boxed and tested (on a big mesh most of an update's cost).
 
     Returns:
         The :class:`Conformed` mesh with the kept polygons first (loops as given), then the stitched
@@ -73,7 +77,10 @@ def restitch(  # noqa: PLR0917 - a mesh's arrays
     count = ptr.shape[0] - 1
     cpoly, nxt = corner_links(ptr)
     reach = 2.0 * max(weld, margin) + 1e-12
-    open_clean = np.flatnonzero(~dirty & (np.bincount(cpoly[twin < 0], minlength=count) > 0))
+    open_mask = ~dirty & (np.bincount(cpoly[twin < 0], minlength=count) > 0)
+    if beside is not None:
+        open_mask &= np.isin(np.arange(count), beside)
+    open_clean = np.flatnonzero(open_mask)
     dirty_ids = np.flatnonzero(dirty)
     ring = np.zeros(0, dtype=np.int64)
     if open_clean.size and dirty_ids.size:
