@@ -15,6 +15,7 @@ values in process (tests, the gateway's own copy for flow fields).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +39,8 @@ class GraphRef:
         graph_id: the client's id.
         generation: the gateway's serial number of this load (ids are reused by reloads).
         kind: the wire kind's name (``bridge.methods.kinds.KINDS``).
-        snapshot: the validated load record (a Ray object ref in the cluster), never changed.
+        snapshot: the validated load record (a Ray object ref in the cluster), never changed; None
+            in a target that needs no rebuild (see :meth:`GraphState.target`).
         hierarchy: the hierarchy the load asked for, built on the replica.
     """
 
@@ -80,6 +82,9 @@ class GraphState:
         return len(self.log)
 
     def target(self, base: int) -> Target:
-        """This graph at its revision, with the log items after ``base`` (clamped to the log)."""
+        """This graph at its revision, with the log items after ``base`` (clamped to the log). Only
+        a target from revision 0 carries the snapshot's object ref: a holder that has the graph needs
+        none, and every object ref in a call costs Ray a borrower's round of messages."""
         base = max(0, min(base, self.revision))
-        return Target(self.ref, self.revision, base, tuple(self.log[base:]))
+        ref = self.ref if base == 0 else dataclasses.replace(self.ref, snapshot=None)
+        return Target(ref, self.revision, base, tuple(self.log[base:]))

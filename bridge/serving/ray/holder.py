@@ -123,7 +123,7 @@ class GraphHolder:
     def _at(self, target: Target, progress: ProgressThrottle | None) -> _Held | int:
         held = self._current(target)
         if held is None:
-            if target.base > 0:
+            if target.base > 0 or target.ref.snapshot is None:
                 return 0
             held = self._build(target.ref, progress)
         if held.revision < target.base:
