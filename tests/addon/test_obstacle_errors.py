@@ -53,7 +53,8 @@ func _run() -> void:
 	_show("no area", bridge.call("set_obstacle", "level", 1, line))
 	_show("not finite", bridge.call("set_obstacle", "level", 1, nan_point))
 	_show("zero radius", bridge.call("set_obstacle", "level", 1, Vector2(5, 5), 0.0))
-	_show("bad height", bridge.call("set_obstacle", "level", 1, Vector2(5, 5), 1.0, -2.0))
+	_show("bad height", bridge.call("set_obstacle", "level", 1, Vector3(5, 0, 5), 1.0, -2.0))
+	_show("2D height", bridge.call("set_obstacle", "level", 1, Vector2(5, 5), 1.0, 2.0))
 	_show("string shape", bridge.call("set_obstacle", "level", 1, "cart"))
 	_show("unknown removal", bridge.call("remove_obstacle", "level", 99))
 	_show("good wall", bridge.call("set_obstacle", "level", 1, wall))
@@ -85,6 +86,7 @@ EXPECTED = {
     "probe: not finite Invalid parameter": "obstacle 1 has a vertex that is not finite",
     "probe: zero radius Invalid parameter": "obstacle 1 needs a finite radius > 0, got 0",
     "probe: bad height Invalid parameter": "obstacle 1 needs a height > 0 (INF: no limit), got -2",
+    "probe: 2D height Invalid parameter": "obstacle 1 is 2D: a height is for 3D shapes",
     "probe: string shape Invalid parameter": "obstacle 1 needs a PackedVector2Array or PackedVector3",
     "probe: unknown removal Does not exist": "graph level has no obstacle 99 to remove",
     "probe: good wall OK": None,

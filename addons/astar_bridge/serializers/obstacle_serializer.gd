@@ -38,7 +38,7 @@ static func polygon(id: int, points: Variant, height: float = INF) -> Dictionary
 	if problem.is_empty():
 		problem = outline_problem(flat)
 	if problem.is_empty():
-		problem = _height_problem(height)
+		problem = _height_problem(height, points is PackedVector3Array)
 	if not problem.is_empty():
 		push_error("AStarBridge: obstacle %d %s" % [id, problem])
 		return {}
@@ -76,7 +76,7 @@ static func circle(id: int, center: Variant, radius: float, height: float = INF)
 	if problem.is_empty() and not (radius > 0.0 and radius < INF):
 		problem = "needs a finite radius > 0, got %s" % radius
 	if problem.is_empty():
-		problem = _height_problem(height)
+		problem = _height_problem(height, center is Vector3)
 	if not problem.is_empty():
 		push_error("AStarBridge: obstacle %d %s" % [id, problem])
 		return {}
@@ -166,7 +166,11 @@ static func _id_problem(id: int) -> String:
 	return "" if id >= 0 else "needs an id >= 0 (it has %d)" % id
 
 
-static func _height_problem(height: float) -> String:
-	if height == INF or (height > 0.0 and is_finite(height)):
+static func _height_problem(height: float, solid: bool) -> String:
+	if height == INF:
+		return ""
+	if not solid:
+		return "is 2D: a height is for 3D shapes (PackedVector3Array, Vector3), got %s" % height
+	if height > 0.0 and is_finite(height):
 		return ""
 	return "needs a height > 0 (INF: no limit), got %s" % height
