@@ -15,8 +15,8 @@ Region move: the mesh split into ``--tiles`` x ``--tiles`` regions of a navigati
 their centre), one region moved there and back ``--moves`` times by less than the weld (so nothing
 overlaps, yet it is stitched again): the map's full rebuild (what every region change cost before)
 against its local rebuild, and ``NavMeshNavigator.apply`` (the local rebuild, its shrink cache
-renewed, no mode probe for a move). Times are medians and 90th percentiles of wall-clock time;
-say whether the machine was loaded.
+renewed, no mode probe for a move). Times are medians and 90th percentiles of wall-clock time, and
+medians of process CPU time; say whether the machine was loaded.
 """
 
 from __future__ import annotations
@@ -45,16 +45,25 @@ from python_core.obstacles import ObstacleShape  # noqa: E402
 DEFAULT_DATA = REPO.parent / "shared" / "benchmarks" / "mesh"
 
 
-def _ms(samples: list[float]) -> str:
-    ordered = sorted(samples)
-    p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
-    return f"median {statistics.median(ordered) * 1e3:8.1f} ms, p90 {p90 * 1e3:8.1f} ms ({len(ordered)} runs)"
+Timing = tuple[float, float]
+"""Wall-clock and process CPU seconds of one call: on a loaded machine the wall time says more
+about the neighbours than about the code."""
 
 
-def _timed(work: Callable[[], object]) -> float:
-    t0 = time.perf_counter()
+def _ms(samples: list[Timing]) -> str:
+    wall = sorted(w for w, _ in samples)
+    cpu = sorted(c for _, c in samples)
+    p90 = wall[min(len(wall) - 1, int(0.9 * len(wall)))]
+    return (
+        f"wall median {statistics.median(wall) * 1e3:7.1f} ms, p90 {p90 * 1e3:7.1f} ms; "
+        f"process CPU median {statistics.median(cpu) * 1e3:7.1f} ms ({len(wall)} runs)"
+    )
+
+
+def _timed(work: Callable[[], object]) -> Timing:
+    t0, c0 = time.perf_counter(), time.process_time()
     work()
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
 def _on_mesh(mesh: NavMesh, count: int, rng: np.random.Generator) -> np.ndarray:
@@ -73,16 +82,16 @@ def obstacles(mesh: NavMesh, count: int, updates: int, radius: float) -> None:
     def shapes(at: np.ndarray) -> dict[int, ObstacleShape]:
         return {i: ObstacleShape.circle(at[i], radius) for i in range(len(at))}
 
-    first = _timed(lambda: nav.update_obstacles(shapes(centres)))
+    first, _ = _timed(lambda: nav.update_obstacles(shapes(centres)))
     print(f"  place {count} obstacles (radius {radius:g}): {first * 1e3:.1f} ms; "
           f"{loaded} -> {nav.mesh.polygon_count} polygons")  # fmt: skip
-    every: list[float] = []
+    every: list[Timing] = []
     for _ in range(updates):
         centres = centres + rng.normal(0.0, 0.5, size=centres.shape)
         moved = shapes(centres)
         every.append(_timed(lambda moved=moved: nav.update_obstacles(moved)))  # type: ignore[misc]
     print(f"  move all {count} at once (one call):  {_ms(every)}")
-    one: list[float] = []
+    one: list[Timing] = []
     for step in range(updates):
         i = step % count
         centres[i] += rng.normal(0.0, 0.5, size=2)
@@ -109,7 +118,7 @@ def _regions(mesh: NavMesh, tiles: int) -> NavMap:
     tile = cell[:, 1] * tiles + cell[:, 0]
     nav = NavMap(dim=2, edge_margin=0.5)
     for t in np.unique(tile).tolist():
-        polys = [mesh.polygon(p) for p in np.flatnonzero(tile == t)]
+        polys = [mesh.polygon(p) for p in np.flatnonzero(tile == t).tolist()]
         used = np.unique(np.concatenate(polys))
         remap = np.full(mesh.vertices.shape[0], -1)
         remap[used] = np.arange(used.shape[0])
@@ -125,9 +134,9 @@ def region_move(mesh: NavMesh, tiles: int, moves: int) -> None:
           f"{(time.perf_counter() - t0) * 1e3:.0f} ms (with the mode probe)")  # fmt: skip
     moved = sorted(navmap.regions)[len(navmap.regions) // 2 + tiles // 2]
     size = int(np.count_nonzero(nav.mesh.region == moved))
-    full: list[float] = []
-    local: list[float] = []
-    apply: list[float] = []
+    full: list[Timing] = []
+    local: list[Timing] = []
+    apply: list[Timing] = []
     for k in range(moves):
         # there and back by less than the weld: the region is stitched again, nothing overlaps
         shift = [[1.0, 0.0, 1e-7 * ((k + 1) % 2)], [0.0, 1.0, 0.0]]
