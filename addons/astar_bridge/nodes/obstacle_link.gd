@@ -18,6 +18,9 @@ var bridge: Node = null
 var placed_on: String = ""
 
 var _due: bool = false
+# [graph, shape, radius, height] last placed: the same again (a transform notification that
+# moved nothing, a parent moved back) sends nothing.
+var _last: Array = []
 
 
 func _init() -> void:
@@ -47,13 +50,18 @@ func place(graph_id: String, shape: Variant, radius: float, height: float) -> vo
 		leave()
 	if graph_id.is_empty() or bridge == null or not bridge.has_method("set_obstacle"):
 		return
+	var placing: Array = [graph_id, shape, radius, height]
+	if placing == _last:
+		return
 	if bridge.call("set_obstacle", graph_id, id, shape, radius, height) == OK:
 		placed_on = graph_id
+		_last = placing
 
 
 ## Removes the obstacle from the graph it stands on (if any).
 func leave() -> void:
 	_due = false
+	_last = []
 	if placed_on.is_empty() or bridge == null or not is_instance_valid(bridge):
 		placed_on = ""
 		return

@@ -1,7 +1,10 @@
 ## The obstacles of every graph (AStarBridgeObstacle2D / 3D nodes and the autoload's
 ## set_obstacle calls), sent as ONE [code]graph.update[/code] {obstacles: [...]} per graph at the
 ## frame's end, whatever number of them changed: the first change of a frame schedules one
-## deferred flush, and each obstacle goes with its last shape of the frame.
+## deferred flush, and each obstacle goes with its last shape of the frame. While a graph's last
+## update is unanswered (a sidecar re-cutting a big mesh more slowly than the game moves), the
+## next changes wait and then go together: the sidecar works on the latest shapes, never on a
+## backlog of positions already left.
 ##
 ## It keeps what the game wants (every obstacle's shape) apart from what the sidecar holds, so a
 ## graph loaded (or loaded again) later gets every obstacle at the end of that frame, a removal
@@ -30,6 +33,8 @@ var _held: Dictionary = {}
 var _dirty: Dictionary = {}
 # graph -> true: the next update clears and sends every wanted obstacle (after a failed one).
 var _resync: Dictionary = {}
+# graph -> true: an update was sent and is not answered yet.
+var _in_flight: Dictionary = {}
 var _flush_scheduled: bool = false
 
 
@@ -98,6 +103,7 @@ func outlines(graph_id: String) -> Dictionary:
 ## at the end of this frame.
 func graph_loaded(id: String) -> void:
 	_held[id] = {}
+	_in_flight.erase(id)  # an answer still to come was for the graph before the load
 	_resync.erase(id)
 	var wanted: Dictionary = _wanted.get(id, {})
 	for obstacle: int in wanted:
@@ -113,7 +119,7 @@ func flush() -> void:
 			ids.append(id)
 	ids.sort()
 	for id: String in ids:
-		if _store.has(id):
+		if _store.has(id) and not _in_flight.has(id):
 			_send(id)
 
 
@@ -161,6 +167,7 @@ func _send(id: String) -> void:
 	if ops.is_empty():
 		return
 	var request: EditRequest = _graphs.request_wire(id, {"obstacles": ops})
+	_in_flight[id] = true
 	request.completed.connect(_answered.bind(id, resync), CONNECT_ONE_SHOT)
 	sent.emit(id, placed, boxes)
 
@@ -168,10 +175,11 @@ func _send(id: String) -> void:
 # A failed update changed nothing: the sidecar's obstacles are no longer what _held says, so
 # the next one starts from a clear (once: a failed clear waits for the next change).
 func _answered(result: RefCounted, id: String, was_resync: bool) -> void:
-	if result.call("is_ok") == true or was_resync:
-		return
-	_resync[id] = true
-	_schedule()
+	_in_flight.erase(id)
+	if result.call("is_ok") != true and not was_resync:
+		_resync[id] = true
+	if _dirty.has(id) or _resync.has(id):
+		_schedule()  # the changes that waited for this answer
 
 
 func _mark(graph_id: String, id: int) -> void:

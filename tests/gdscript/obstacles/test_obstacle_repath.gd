@@ -85,8 +85,26 @@ func test_many_obstacles_moved_in_a_frame_are_one_message() -> void:
 		for wall: AStarBridgeObstacle2D in walls:
 			wall.position += Vector2(0.5, 0.25)
 			wall.rotation += 0.1
-		await _tree.process_frame
+		await _tree.process_frame  # the frame's end sent them
+		await _until(func() -> bool: return _bridge.get_stats()["pending"] == 0)
 		assert_eq(_bridge.get_stats()["messages"] - sent, 1, "frame %d: one graph.update" % frame)
+	# Moved every frame: at most one message a frame (fewer while an update is unanswered).
+	var before: int = _bridge.get_stats()["messages"]
+	for frame: int in 10:
+		for wall: AStarBridgeObstacle2D in walls:
+			wall.position.y += 0.5
+		await _tree.process_frame
+	for _i: int in 3:  # the last changes may wait for the answer before them
+		await _until(func() -> bool: return _bridge.get_stats()["pending"] == 0)
+		await _tree.process_frame
+	var moved: int = _bridge.get_stats()["messages"] - before
+	assert_true(moved >= 1 and moved <= 10, "%d messages for 10 frames of moves" % moved)
+	var probe: AStarBridgeObstacle2D = walls[20]
+	var row: float = probe.global_position.y
+	var path: PackedVector2Array = _bridge.find_path(
+		GRID, Vector2(probe.global_position.x - 20, row), Vector2(probe.global_position.x + 20, row)
+	)
+	assert_false(_crosses(path, probe.get_global_outline()), "its last position counts: %s" % path)
 	await _tree.process_frame
 	var quiet: int = _bridge.get_stats()["messages"]
 	await _tree.process_frame
