@@ -9,8 +9,9 @@ addon as a game uses it), all sections in one Godot run, and prints against the 
     (goal <= 1/5);
 (b) the same on arena (120 polygons, its 160 queries): per query, ours against Godot's (goal <= 1x);
 (c) 100 AStarBridgeObstacle2D nodes moved every frame at 60 fps on aurora: the sidecar's CPU per
-    update (its /proc times, 10 ms ticks over the whole run), the main thread's CPU per frame,
-    messages per frame, and paths asked afterwards that run inside an obstacle (must be 0);
+    update (its /proc times, 10 ms ticks over the whole run; a graph's next update waits while the
+    last is unanswered, so a slow re-cut gives fewer updates, each with the latest shapes), the
+    main thread's CPU per frame, messages, and paths asked afterwards inside an obstacle (must be 0);
 (d) a small region of a map holding aurora moved (``graph.update`` regions move): the update's wall
     time (goal < 50 ms) and the longest ``graph.list`` round trip of a second connection meanwhile
     (the event loop's stall). ``--sidecar-tree DIR`` runs the sidecar of another checkout (``git
@@ -145,7 +146,8 @@ def _print_obstacles(section: dict[str, Any]) -> None:
         f"{section['failures']}, obstacles held after: {section['held_after']}"
     )
     print(
-        f"  sidecar CPU {section['sidecar_cpu_ms']} ms, {section['sidecar_cpu_ms'] / updates:.2f} ms/update;"
+        f"  sidecar CPU {section['sidecar_cpu_ms']} ms over {section['messages']} updates"
+        f" ({section['sidecar_cpu_ms'] / max(section['messages'], 1):.1f} ms an update);"
         f" main thread {main / updates:.3f} ms per frame (idle subtracted;"
         f" raw {section['main_cpu_ms'] / updates:.3f}); wall {section['wall_ms']:.0f} ms"
     )
