@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 import shapely
@@ -36,12 +36,54 @@ from python_core.navmesh.build import PLANE_AXES, lift_onto
 from python_core.navmesh.carve import Shapes, convex_pieces, polygons_of
 from python_core.navmesh.links import NavLink
 from python_core.navmesh.local_stitch import restitch
+from python_core.navmesh.stitch import Conformed
 from python_core.obstacles import ObstacleShape
 
-if TYPE_CHECKING:
-    from python_core.navmesh.mesh import NavMesh
+__all__ = ["CutMesh", "Cuts", "Piece", "apply_obstacles", "checked_changes", "loaded_of", "obstacles_of"]
 
-__all__ = ["Cuts", "Piece", "apply_obstacles", "checked_changes", "loaded_of", "obstacles_of"]
+
+class CutMesh(Protocol):
+    """What the cuts read of a mesh: :class:`~python_core.navmesh.mesh.NavMesh`, named by this
+    Protocol so that the mesh can import this module without an import loop."""
+
+    dim: int
+    up_axis: int
+    vertices: F64
+    poly_ptr: I64
+    poly_verts: I64
+    region: I64
+    layers: I64
+    enter_costs: F64
+    travel_costs: F64
+    links: list[NavLink]
+    merge_margin: float
+    edge_margin: float
+    area_epsilon: float
+    portal_samples: int
+    link_radius: float
+    _twin: I64
+    _cuts: Cuts[Any] | None
+
+    @property
+    def polygon_count(self) -> int: ...
+
+    def polygon(self, index: int) -> I64: ...
+
+
+M = TypeVar("M", bound=CutMesh)
+M_co = TypeVar("M_co", bound=CutMesh, covariant=True)
+
+
+class MeshMaker(Protocol[M_co]):
+    """The mesh class: builds the cut mesh from stitched pieces (NavMesh's own constructor)."""
+
+    def __call__(
+        self, vertices: F64, polygons: I64, *, sizes: I64, up_axis: int, merge_margin: float,
+        area_epsilon: float, portal_samples: int, regions: I64, edge_margin: float, layers: I64,
+        enter_costs: F64, travel_costs: F64, links: list[NavLink], link_radius: float,
+        stitched: Conformed,
+    ) -> M_co: ...  # fmt: skip
+
 
 _PAD = 1e-9
 """Boxes are grown by this share of their size (plus this much), so a polygon an obstacle touches
@@ -59,7 +101,7 @@ class Piece:
 
 
 @dataclass(slots=True, eq=False)
-class Cuts:
+class Cuts(Generic[M]):
     """A mesh's obstacles and what they cut (see the module docstring).
 
     Attributes:
@@ -72,7 +114,7 @@ class Cuts:
         blocked: the links with an end inside an obstacle (unused while it stands).
     """
 
-    loaded: NavMesh
+    loaded: M
     shapes: Shapes
     tree: shapely.STRtree
     low: F64
@@ -83,7 +125,7 @@ class Cuts:
     blocked: frozenset[int] = frozenset()
 
     @classmethod
-    def of(cls, mesh: NavMesh) -> Cuts:
+    def of(cls, mesh: M) -> Cuts[M]:
         """The cut state of a mesh not cut yet (``mesh`` itself becomes the loaded mesh: the
         caller replaces its own arrays by the cut mesh's, never changing these)."""
         axes = list(PLANE_AXES[mesh.up_axis]) if mesh.dim == 3 else [0, 1]
@@ -99,12 +141,12 @@ class Cuts:
         return cls(mesh, shapes, shapely.STRtree(shapes), low, high, source=np.arange(mesh.polygon_count))
 
 
-def loaded_of(mesh: NavMesh) -> NavMesh:
+def loaded_of(mesh: M) -> M:
     """The mesh as loaded, before any obstacle cut (``mesh`` itself when none cuts it)."""
     return mesh if mesh._cuts is None else mesh._cuts.loaded
 
 
-def obstacles_of(mesh: NavMesh) -> dict[int, ObstacleShape]:
+def obstacles_of(mesh: CutMesh) -> dict[int, ObstacleShape]:
     """The obstacles cutting ``mesh``, by id."""
     return {} if mesh._cuts is None else dict(mesh._cuts.obstacles)
 
@@ -165,7 +207,7 @@ def _in_range(shapes: list[ObstacleShape], low: F64, high: F64, dim: int) -> B:
     return np.asarray((high >= base) & (low <= top), dtype=np.bool_)
 
 
-def _recut(cuts: Cuts, polygon: int, near: list[ObstacleShape], min_area: float) -> Piece | None:
+def _recut(cuts: Cuts[Any], polygon: int, near: list[ObstacleShape], min_area: float) -> Piece | None:
     """Polygon ``polygon`` less ``near`` (None: not cut by them, the loaded polygon stays)."""
     shape = cuts.shapes[polygon]
     blocking = near[0].geometry() if len(near) == 1 else shapely.union_all([s.geometry() for s in near])
@@ -185,7 +227,9 @@ def _recut(cuts: Cuts, polygon: int, near: list[ObstacleShape], min_area: float)
     return Piece(np.ascontiguousarray(verts, dtype=np.float64), ptr, ids[flat])
 
 
-def _pieces(cuts: Cuts, after: dict[int, ObstacleShape], changed: list[ObstacleShape]) -> dict[int, Piece]:
+def _pieces(
+    cuts: Cuts[Any], after: dict[int, ObstacleShape], changed: list[ObstacleShape]
+) -> dict[int, Piece]:
     """The cut of every loaded polygon after the change: those a changed footprint's box meets
     are re-cut, the others keep theirs."""
     pieces = dict(cuts.pieces)
@@ -215,7 +259,7 @@ def _pieces(cuts: Cuts, after: dict[int, ObstacleShape], changed: list[ObstacleS
     return pieces
 
 
-def _beside(cuts: Cuts, recut: I64, whole: B) -> I64:
+def _beside(cuts: Cuts[Any], recut: I64, whole: B) -> I64:
     """The untouched polygons (numbered as in the cut mesh: the whole loaded polygons first, in
     order) whose box meets a re-cut polygon's box grown by the stitch's reach: every piece lies in
     its loaded polygon, so these include every untouched polygon a piece may lie beside."""
@@ -230,7 +274,7 @@ def _beside(cuts: Cuts, recut: I64, whole: B) -> I64:
     return np.asarray((np.cumsum(whole) - 1)[ids], dtype=np.int64)
 
 
-def _blocked_links(mesh: NavMesh, obstacles: list[ObstacleShape]) -> tuple[list[NavLink], frozenset[int]]:
+def _blocked_links(mesh: CutMesh, obstacles: list[ObstacleShape]) -> tuple[list[NavLink], frozenset[int]]:
     """The mesh's links, those with an end inside an obstacle disabled, and their indices."""
     if not obstacles or not mesh.links:
         return list(mesh.links), frozenset()
@@ -253,8 +297,8 @@ def _blocked_links(mesh: NavMesh, obstacles: list[ObstacleShape]) -> tuple[list[
 
 
 def apply_obstacles(
-    mesh: NavMesh, cuts: Cuts | None, set_: object, remove: object, clear: object
-) -> tuple[NavMesh, Cuts]:
+    mesh: M, cuts: Cuts[M] | None, set_: object, remove: object, clear: object, *, make: MeshMaker[M]
+) -> tuple[M, Cuts[M]]:
     """The cut mesh after an obstacle update, and its new cut state; ``mesh`` and ``cuts`` are
     left as they were (all or nothing). ``cuts`` None: the first update of an un-cut mesh.
 
@@ -298,7 +342,7 @@ def apply_obstacles(
     )  # fmt: skip
     source = source[order]
     links, stopped = _blocked_links(loaded, list(after.values()))
-    cut = type(loaded)(
+    cut = make(
         stitched.vertices, stitched.flat, sizes=np.diff(stitched.ptr), up_axis=loaded.up_axis,
         merge_margin=loaded.merge_margin, area_epsilon=loaded.area_epsilon,
         portal_samples=loaded.portal_samples, regions=loaded.region[source],

@@ -49,7 +49,7 @@ from python_core.result import PathResult, PathStatus, QueryOptions
 __all__ = ["ALL_LAYERS", "NavMesh"]
 
 ALL_LAYERS = LAYERS_MAX
-_NO_CUTS: Cuts | None = None
+_NO_CUTS: Cuts[NavMesh] | None = None
 """The query mask that admits every polygon and link (what a query without layers uses)."""
 
 
@@ -328,7 +328,7 @@ class NavMesh:
                 obstacles covering the whole mesh. Nothing changes then.
         """
         loaded = copy.copy(self) if self._cuts is None else self._cuts.loaded
-        cut, cuts = apply_obstacles(loaded, self._cuts, set_, remove, clear)
+        cut, cuts = apply_obstacles(loaded, self._cuts, set_, remove, clear, make=NavMesh)
         # every derived array swapped at once; none left: the loaded mesh's own arrays again
         state = cut.__dict__ | {"_cuts": cuts} if cuts.obstacles else dict(loaded.__dict__)
         self.__dict__.update(state | {"version": self.version + 1})
