@@ -60,9 +60,12 @@ from bridge.serving.ray.replica import replica_class
 from bridge.wire.errors import BadRequestError, TooLargeError, UnknownGraphError, UnsupportedError
 from bridge.wire.protocol import Limits
 
-__all__ = ["RayServing"]
+__all__ = ["CLOSE_SECONDS", "RayServing"]
 
 log = logging.getLogger("bridge.serving.ray")
+
+CLOSE_SECONDS = 10.0
+"""How long stopping may wait for Ray to kill the replicas and shut a local instance down."""
 
 _NO_GRAPHS = Registry(max_graphs=1)
 """An empty registry: a query's own errors (its shape) are raised with it before its graph is read."""
@@ -114,15 +117,25 @@ class RayServing:
         log.info("ray: %d replicas ready (pids %s)", len(actors), self.pids)
 
     async def close(self) -> None:
-        """Stop the replicas (and the private Ray instance, if this process started it)."""
+        """Stop the replicas (and the private Ray instance, if this process started it), within
+        :data:`CLOSE_SECONDS`: a cluster that is gone (its raylet killed) must not keep the gateway
+        from exiting."""
         ray = ray_module()
         for task in list(self._tasks):
             task.cancel()
-        for actor in self.pool.actors:
-            ray.kill(actor, no_restart=True)
-        self.pool.actors = []
-        if self._started_ray:
-            await asyncio.get_running_loop().run_in_executor(None, ray.shutdown)
+        actors, self.pool.actors = self.pool.actors, []
+
+        def stop() -> None:
+            for actor in actors:
+                ray.kill(actor, no_restart=True)
+            if self._started_ray:
+                ray.shutdown()
+
+        stopping = asyncio.get_running_loop().run_in_executor(None, stop)
+        try:
+            await asyncio.wait_for(stopping, CLOSE_SECONDS)
+        except Exception as exc:  # gone, or hanging: the process exits anyway
+            log.warning("ray: could not stop cleanly (%s); exiting anyway", type(exc).__name__)
 
     def kill_replica(self, index: int) -> int:
         """Test and bench hook: kill replica ``index``'s process (as a crash would; Ray restarts
