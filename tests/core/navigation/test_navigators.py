@@ -299,6 +299,7 @@ def test_grid_endpoints_are_cells_or_world_positions() -> None:
         "origin": [0.0, 0.0],
         "world": True,
         "agents": 0,
+        "obstacles": 0,
     }
 
 
