@@ -21,13 +21,12 @@ from typing import Protocol
 
 import numpy as np
 
-from python_core._types import DIAG_CODES, F64, I64, SEARCH_BUDGET, SEARCH_FOUND, U8, B, DiagonalMode
+from python_core._types import DIAG_CODES, F64, I64, SEARCH_BUDGET, SEARCH_FOUND, U8
 from python_core.errors import BlockedEndpointError, InvalidQueryError, UnknownPointError
 from python_core.grid.cells import Cell, as_cell, check_options
 from python_core.grid.layouts.footprint import ball
-from python_core.grid.layouts.geometry import TileLayout
 from python_core.grid.layouts.kernel import layout_astar, unpad_path
-from python_core.grid.layouts.prepared import Prepared, lattice_moves, prepared
+from python_core.grid.layouts.prepared import LatticeSource, Prepared, lattice_moves, prepared
 from python_core.grid.search.prepared import Workspace
 from python_core.result import PathResult, PathStatus, QueryOptions
 
@@ -37,25 +36,9 @@ _NONE = np.zeros(0, dtype=np.int64)
 _EUCLIDEAN = np.zeros((0, 2), dtype=np.float64)  # no facets: the kernel's euclidean distance
 
 
-class LatticeView(Protocol):
-    """What the search reads of a tile grid."""
+class LatticeView(LatticeSource, Protocol):
+    """What the search reads of a tile grid: what its copy reads, and the agents."""
 
-    @property
-    def width(self) -> int: ...
-    @property
-    def height(self) -> int: ...
-    @property
-    def diagonal(self) -> DiagonalMode: ...
-    @property
-    def cell_size(self) -> tuple[float, float]: ...
-    @property
-    def layout(self) -> TileLayout: ...
-    @property
-    def walkable(self) -> B: ...
-    @property
-    def weights(self) -> F64: ...
-    @property
-    def version(self) -> int: ...
     @property
     def agents(self) -> Mapping[int, Cell]: ...
     @property
