@@ -24,7 +24,7 @@ from bridge.serving.ray.cluster import ray_module
 from bridge.serving.ray.graphs import GraphState, Target
 from bridge.wire.errors import InternalError, from_wire
 
-__all__ = ["BEHIND_ROUNDS", "RESTART_SECONDS", "ReplicaPool"]
+__all__ = ["BEHIND_ROUNDS", "RESTART_SECONDS", "UNAVAILABLE_PAUSE", "ReplicaPool"]
 
 log = logging.getLogger("bridge.serving.ray")
 
@@ -32,9 +32,17 @@ RESTART_SECONDS = 60.0
 """How long a request's retry waits for its replica to answer at all (Ray restarting a dead one
 takes a second or two; loading its first kernels longer on a busy machine)."""
 
+UNAVAILABLE_PAUSE = 0.25
+"""Seconds between asking a restarting replica (``ActorUnavailableError``) whether it is back."""
+
 BEHIND_ROUNDS = 3
 """Times a request is resent to a replica that answered ``behind`` (once is the rule: the second
 send carries every item from the revision it has; more only if it evicted the graph meanwhile)."""
+
+
+def _restarting(exc: BaseException) -> bool:
+    """Whether ``exc`` says the replica is only unreachable for now (Ray restarting it)."""
+    return isinstance(exc, ray_module().exceptions.ActorUnavailableError)
 
 
 def _died(exc: BaseException) -> bool:
@@ -111,13 +119,21 @@ class ReplicaPool:
 
     async def _available(self, index: int) -> bool:
         """Whether replica ``index`` answers within :data:`RESTART_SECONDS` (the retry's replica may
-        be the one that died, restarting, or unreachable for a moment under load)."""
-        try:
-            await asyncio.wait_for(_reply_of(self.actors[index].ready.remote()), RESTART_SECONDS)
-        except Exception as exc:  # dead for good, or not back in time
-            log.warning("replica %d is not available: %s", index, type(exc).__name__)
-            return False
-        return True
+        be the one that died, restarting, or unreachable for a moment under load). While Ray says
+        it is restarting (``ActorUnavailableError``, at once) it is asked again until then."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + RESTART_SECONDS
+        while True:
+            try:
+                left = max(0.0, deadline - loop.time())
+                await asyncio.wait_for(_reply_of(self.actors[index].ready.remote()), left)
+                return True
+            except Exception as exc:  # dead for good, or not back in time
+                if _restarting(exc) and loop.time() + UNAVAILABLE_PAUSE < deadline:
+                    await asyncio.sleep(UNAVAILABLE_PAUSE)
+                    continue
+                log.warning("replica %d is not available: %s", index, type(exc).__name__)
+                return False
 
     async def _on(
         self,

@@ -4,6 +4,7 @@ dropped past the budget and rebuilt when asked for again; and the replica's rout
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -97,6 +98,23 @@ def test_a_refused_change_leaves_nothing_half_applied() -> None:
         holder.apply(Target(ref, 1, 0, (_place(1, 0),)), _place(1, 2))  # agent 1 exists
     assert holder.held() == {}  # rebuilt from the log when next asked for
     assert _entry(holder.entry(Target(ref, 1, 0, (_place(1, 0),)))).version == 2
+
+
+def test_after_a_refused_change_a_target_from_the_believed_revision_is_answered_behind() -> None:
+    """The gateway still believes the replica holds revision 2 after a refusal made it forget the
+    graph: a target from there (no snapshot) is answered ``behind`` (0), never from a graph rebuilt
+    without the log items before it; the full target then has every item."""
+    holder, ref = GraphHolder(1 << 30), _ref()
+    log = (_place(1, 0), _wall(3))
+    assert _entry(holder.entry(Target(ref, 2, 0, log))).version == 3
+    with pytest.raises((BridgeError, AStarError)):
+        holder.apply(Target(ref, 2, 2, ()), _place(1, 2))  # agent 1 exists
+    believed = Target(dataclasses.replace(ref, snapshot=None), 2, 2, ())
+    assert holder.entry(believed) == 0
+    assert holder.apply(believed, _wall(4)) == 0
+    entry = _entry(holder.entry(Target(ref, 2, 0, log)))
+    assert (entry.version, dict(entry.graph.grid.agents)) == (3, {1: (0, 1)})
+    assert not entry.graph.grid.walkable[0, 3]
 
 
 def test_a_hierarchy_build_is_a_log_item() -> None:
