@@ -21,6 +21,7 @@ from bridge.client.sidecar import Sidecar, start_sidecar
 from bridge.serving.ray.faults import replica_pids_of, replica_titles_of
 from bridge.serving.ray.pool import ReplicaPool
 from bridge.serving.ray.spread import pieces
+from tests.bridge.ray.conftest import RAY_SERVE_ARGS, warm_replicas
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -30,6 +31,18 @@ def local() -> Iterator[Sidecar]:
     """A plain sidecar (LocalServing): what the Ray one must answer alike."""
     started = start_sidecar("--threads", "1", "--log-level", "WARNING", stderr=subprocess.DEVNULL)
     try:
+        yield started
+    finally:
+        started.stop()
+
+
+@pytest.fixture(scope="module")
+def killable() -> Iterator[Sidecar]:
+    """A Ray sidecar of this module's own for the tests that kill replicas: the session's shared
+    one (the re-run method suites) must never meet a replica that is still restarting."""
+    started = start_sidecar(*RAY_SERVE_ARGS, "--log-level", "WARNING", stderr=subprocess.DEVNULL, timeout=180)
+    try:
+        warm_replicas(started)
         yield started
     finally:
         started.stop()
@@ -131,7 +144,8 @@ def _wait_for(condition: Any, seconds: float, what: str) -> Any:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_a_replica_killed_mid_batch_still_answers_every_query(sidecar: Sidecar, local: Sidecar) -> None:
+def test_a_replica_killed_mid_batch_still_answers_every_query(killable: Sidecar, local: Sidecar) -> None:
+    sidecar = killable
     walk = _maze(128, seed=3)
     starts, goals = _pairs(walk, 6000, seed=4)
     params = {"graph": "killed", "starts": starts.tobytes(), "goals": goals.tobytes(), "cells": True}
@@ -184,7 +198,8 @@ def _sliced(answer: dict[str, Any], count: int) -> dict[str, Any]:
     }
 
 
-def test_replicas_restarted_empty_rebuild_graphs_from_snapshot_and_log(sidecar: Sidecar) -> None:
+def test_replicas_restarted_empty_rebuild_graphs_from_snapshot_and_log(killable: Sidecar) -> None:
+    sidecar = killable
     walk = np.ones((6, 10), dtype=bool)
     with sidecar.connect(timeout=120) as client:
         client.load_grid("rebuilt", walk, diagonal="never")
