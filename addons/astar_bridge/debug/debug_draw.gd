@@ -1,7 +1,8 @@
 ## The running game's debug drawing of A* Bridge, like the engine's navigation debug: every graph
 ## the autoload loaded (grids: solid and weighted cells; waypoint graphs: points and edges;
 ## navmeshes: polygons and edges), every agent's current path and the arrows of every flow field
-## (field_layer_2d.gd). Added under the autoload by
+## (field_layer_2d.gd) and the outline of every obstacle node (obstacle_layer_2d.gd / _3d.gd, with
+## the graphs). Added under the autoload by
 ## [code]debug_hooks.gd[/code] when [code]astar_bridge/debug/enabled[/code] is on (or the game runs
 ## with Debug > Visible Navigation); colours and parts come from the
 ## [code]astar_bridge/debug/...[/code] settings.
@@ -21,6 +22,8 @@ const GraphLayer3D = preload("res://addons/astar_bridge/debug/graph_layer_3d.gd"
 const PathLayer2D = preload("res://addons/astar_bridge/debug/path_layer_2d.gd")
 const PathLayer3D = preload("res://addons/astar_bridge/debug/path_layer_3d.gd")
 const FieldLayer2D = preload("res://addons/astar_bridge/debug/field_layer_2d.gd")
+const ObstacleLayer2D = preload("res://addons/astar_bridge/debug/obstacle_layer_2d.gd")
+const ObstacleLayer3D = preload("res://addons/astar_bridge/debug/obstacle_layer_3d.gd")
 ## Above the game's own 2D drawing (RenderingServer.CANVAS_ITEM_Z_MAX is 4096).
 const GRAPH_Z := 4000
 const PATH_Z := 4001
@@ -75,6 +78,13 @@ func _ready() -> void:
 		add_child(paths_3d)
 	if not draw_graphs:
 		return
+	var obstacles_2d: Node2D = ObstacleLayer2D.new(solid_color)
+	obstacles_2d.name = "Obstacles2D"
+	obstacles_2d.z_index = GRAPH_Z
+	add_child(obstacles_2d)
+	var obstacles_3d: Node3D = ObstacleLayer3D.new(solid_color)
+	obstacles_3d.name = "Obstacles3D"
+	add_child(obstacles_3d)
 	_bridge.connect(&"graph_loaded", _on_graph_loaded)
 	if _bridge.has_signal(&"graph_update_applied"):
 		_bridge.connect(&"graph_update_applied", _on_graph_update_applied)

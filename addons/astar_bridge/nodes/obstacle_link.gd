@@ -6,6 +6,8 @@ extends RefCounted
 
 ## The first id obstacle nodes take (ids below are the game's, for AStarBridge.set_obstacle).
 const FIRST_ID := 1 << 40
+## Every obstacle node joins it when it enters the tree (the debug drawing looks them up there).
+const GROUP := &"astar_bridge_obstacles"
 const _BRIDGE_PATH := ^"/root/AStarBridge"
 
 static var _next_id: int = FIRST_ID
@@ -28,8 +30,9 @@ func _init() -> void:
 	_next_id += 1
 
 
-## Finds the bridge (once) when [param node] enters the tree.
+## Finds the bridge (once) when [param node] enters the tree, and puts the node in [constant GROUP].
 func attach(node: Node) -> void:
+	node.add_to_group(GROUP)
 	if bridge == null:
 		bridge = node.get_node_or_null(_BRIDGE_PATH)
 
