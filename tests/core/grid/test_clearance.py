@@ -15,7 +15,7 @@ from scipy import ndimage
 from python_core.errors import InvalidGraphError, InvalidQueryError
 from python_core.grid import GridGraph
 from python_core.grid.cells import check_options
-from python_core.grid.clearance import MAX_UNIT_SIZE, clearance_of, repair_clearance
+from python_core.grid.clearance import MAX_UNIT_SIZE, clearance_of, fill_clearance, repair_clearance
 from python_core.grid.sized_view import footprint_max, sized_view
 from python_core.result import QueryOptions
 
@@ -50,6 +50,25 @@ def test_clearance_caps_at_255_and_stays_inside_the_grid() -> None:
     assert got[0, 259] == 1
     assert got[40, 5] == 255
     assert got[100, 10] == 200
+
+
+@pytest.mark.parametrize("height", [1, 3, 4, 5, 9])
+def test_clearance_of_every_input_layout(height: int) -> None:
+    # the pass counts runs four rows at a time: heights around four test the rows left over; bools
+    # are read in place, uint8 values above 1 are walkable too, slices and read-only arrays alike
+    rng = np.random.default_rng(height)
+    mask = rng.random((height + 3, 2 * 11)) > 0.2
+    expected = brute_clearance(mask[1 : height + 1, ::2])
+    assert np.array_equal(clearance_of(mask[1 : height + 1, ::2]), expected)
+    values = (mask * rng.integers(1, 255, mask.shape)).astype(np.uint8)
+    values.flags.writeable = False
+    assert np.array_equal(clearance_of(values[1 : height + 1, ::2]), expected)
+    assert np.array_equal(clearance_of(mask[1 : height + 1, ::2].astype(np.float64)), expected)
+    padded = np.zeros((height + 2, 13), dtype=np.uint8)
+    fill_clearance(np.ascontiguousarray(mask[1 : height + 1, ::2]), padded[1:-1, 1:-1])
+    assert np.array_equal(padded[1:-1, 1:-1], expected)
+    assert not padded[[0, -1]].any()
+    assert not padded[:, [0, -1]].any()
 
 
 def test_clearance_rejects_a_non_2d_array() -> None:
