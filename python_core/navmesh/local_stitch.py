@@ -22,7 +22,6 @@ the change. Here the unchanged polygons' pairs (``twin``) are kept, renumbered.
 from __future__ import annotations
 
 import numpy as np
-import shapely
 
 from python_core._types import F64, I64, B
 from python_core.navmesh.build import corner_links
@@ -31,16 +30,44 @@ from python_core.navmesh.stitch import Conformed, conform
 __all__ = ["restitch"]
 
 
-def _boxes(vertices: F64, ptr: I64, flat: I64, polygons: I64, *, reach: float, axes: list[int]) -> object:
-    """Bounding boxes of ``polygons`` in the ``axes`` plane, grown by ``reach`` (only their corners
-    are read: a few polygons of a big mesh)."""
+def _box_bounds(vertices: F64, ptr: I64, flat: I64, polygons: I64, axes: list[int]) -> tuple[F64, F64]:
+    """Lower and upper corners of ``polygons``' bounding boxes in the ``axes`` plane (only their
+    corners are read)."""
     sizes = np.diff(ptr)[polygons]
     starts = np.cumsum(sizes) - sizes
     corners = np.repeat(ptr[polygons] - starts, sizes) + np.arange(int(sizes.sum()))
     xy = vertices[flat[corners]][:, axes]
-    lo = np.minimum.reduceat(xy, starts, axis=0) - reach
-    hi = np.maximum.reduceat(xy, starts, axis=0) + reach
-    return shapely.box(lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1])
+    return np.minimum.reduceat(xy, starts, axis=0), np.maximum.reduceat(xy, starts, axis=0)
+
+
+_GRID_MAX = 512
+"""The ring test's occupancy grid has at most this many cells a side."""
+
+
+def _near(dirty: tuple[F64, F64], boxes: tuple[F64, F64], reach: float) -> B:
+    """Per box of ``boxes``: whether it may meet a box of ``dirty`` grown by ``reach`` (a superset:
+    the dirty boxes are marked on a coarse grid, each box tested against the grid by a summed-area
+    table in constant time; shapely boxes and an R-tree cost more than the stitch on a big mesh)."""
+    lo, hi = dirty[0] - reach, dirty[1] + reach
+    origin, top = lo.min(axis=0), hi.max(axis=0)
+    extent = np.maximum(top - origin, 1e-12)
+    cell = max(float(np.median(np.max(hi - lo, axis=1))), float(extent.max()) / _GRID_MAX, 1e-12)
+    cols, rows = int(extent[0] // cell) + 1, int(extent[1] // cell) + 1
+    c0 = ((lo - origin) // cell).astype(np.int64)
+    c1 = ((hi - origin) // cell).astype(np.int64)
+    w, h = c1[:, 0] - c0[:, 0] + 1, c1[:, 1] - c0[:, 1] + 1
+    box = np.repeat(np.arange(w.shape[0]), w * h)
+    local = np.arange(box.shape[0]) - np.repeat(np.cumsum(w * h) - w * h, w * h)
+    marked = np.zeros((rows + 1, cols + 1), dtype=np.int64)
+    marked[c0[box, 1] + local // w[box] + 1, c0[box, 0] + local % w[box] + 1] = 1
+    table = marked.cumsum(axis=0).cumsum(axis=1)
+    b0 = np.floor((boxes[0] - origin) / cell)
+    b1 = np.floor((boxes[1] - origin) / cell)
+    outside = np.any(b1 < 0, axis=1) | (b0[:, 0] >= cols) | (b0[:, 1] >= rows)
+    x0, y0 = np.clip(b0[:, 0], 0, cols - 1).astype(np.int64), np.clip(b0[:, 1], 0, rows - 1).astype(np.int64)
+    x1, y1 = np.clip(b1[:, 0], 0, cols - 1).astype(np.int64), np.clip(b1[:, 1], 0, rows - 1).astype(np.int64)
+    count = table[y1 + 1, x1 + 1] - table[y0, x1 + 1] - table[y1 + 1, x0] + table[y0, x0]
+    return np.asarray(~outside & (count > 0), dtype=np.bool_)
 
 
 def restitch(  # noqa: PLR0917 - a mesh's arrays
@@ -68,7 +95,7 @@ def restitch(  # noqa: PLR0917 - a mesh's arrays
         axes: the plane (3D: the two non-up axes) in which "beside" is measured.
         beside: clean polygons that may lie beside a dirty one (a superset the caller knows from
             its own index, e.g. an obstacle cut's R-tree of the loaded polygons); None: every open
-            clean polygon is boxed and tested (on a big mesh most of an update's cost).
+            clean polygon's box is tested against the dirty ones' (a summed-area table, linear).
 
     Returns:
         The :class:`Conformed` mesh with the kept polygons first (loops as given), then the stitched
@@ -79,15 +106,19 @@ def restitch(  # noqa: PLR0917 - a mesh's arrays
     reach = 2.0 * max(weld, margin) + 1e-12
     open_mask = ~dirty & (np.bincount(cpoly[twin < 0], minlength=count) > 0)
     if beside is not None:
-        open_mask &= np.isin(np.arange(count), beside)
+        near_mask = np.zeros(count, dtype=np.bool_)
+        near_mask[beside] = True
+        open_mask &= near_mask
     open_clean = np.flatnonzero(open_mask)
     dirty_ids = np.flatnonzero(dirty)
     ring = np.zeros(0, dtype=np.int64)
     if open_clean.size and dirty_ids.size:
-        tree = shapely.STRtree(_boxes(vertices, ptr, flat, dirty_ids, reach=reach, axes=list(axes)))
-        near = _boxes(vertices, ptr, flat, open_clean, reach=0.0, axes=list(axes))
-        hit = tree.query(near, predicate="intersects")
-        ring = open_clean[np.unique(hit[0])]
+        near = _near(
+            _box_bounds(vertices, ptr, flat, dirty_ids, list(axes)),
+            _box_bounds(vertices, ptr, flat, open_clean, list(axes)),
+            reach,
+        )
+        ring = open_clean[near]
     local = np.zeros(count, dtype=np.bool_)
     local[dirty_ids] = True
     local[ring] = True
