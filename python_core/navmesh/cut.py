@@ -112,6 +112,7 @@ class Cuts(Generic[M]):
         pieces: per cut loaded polygon, its pieces (none: wholly covered).
         source: per polygon of the cut mesh, its loaded polygon.
         blocked: the links with an end inside an obstacle (unused while it stands).
+        patches: updates patched into the cut mesh since it was last cut from the loaded mesh.
     """
 
     loaded: M
@@ -123,6 +124,7 @@ class Cuts(Generic[M]):
     pieces: dict[int, Piece] = field(default_factory=dict)
     source: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
     blocked: frozenset[int] = frozenset()
+    patches: int = 0
 
     @classmethod
     def of(cls, mesh: M) -> Cuts[M]:
@@ -297,10 +299,13 @@ def _blocked_links(mesh: CutMesh, obstacles: list[ObstacleShape]) -> tuple[list[
 
 
 def apply_obstacles(
-    mesh: M, cuts: Cuts[M] | None, set_: object, remove: object, clear: object, *, make: MeshMaker[M]
-) -> tuple[M, Cuts[M]]:
-    """The cut mesh after an obstacle update, and its new cut state; ``mesh`` and ``cuts`` are
-    left as they were (all or nothing). ``cuts`` None: the first update of an un-cut mesh.
+    mesh: M, cuts: Cuts[M] | None, set_: object, remove: object, clear: object, *, make: MeshMaker[M],
+    current: M | None = None,
+) -> tuple[M, Cuts[M]]:  # fmt: skip
+    """The cut mesh after an obstacle update, and its new cut state; ``mesh``, ``cuts`` and
+    ``current`` are left as they were (all or nothing). ``cuts`` None: the first update of an
+    un-cut mesh. ``current``: the mesh cut as ``cuts`` says; given, only the polygons whose cut
+    changed are taken out of it and stitched again (:func:`_patched`), else every piece is.
 
     Raises:
         InvalidGraphError: see :func:`checked_changes`.
@@ -308,6 +313,26 @@ def apply_obstacles(
     base = Cuts.of(mesh) if cuts is None else cuts
     after, changed = checked_changes(base.obstacles, set_, remove, clear)
     pieces = _pieces(base, after, changed)
+    loaded = base.loaded
+    made = None if current is None or not after else _patched(base, current, pieces)
+    stitched, source = made if made is not None else _recut_all(base, pieces)
+    links, stopped = _blocked_links(loaded, list(after.values()))
+    cut = make(
+        stitched.vertices, stitched.flat, sizes=np.diff(stitched.ptr), up_axis=loaded.up_axis,
+        merge_margin=loaded.merge_margin, area_epsilon=loaded.area_epsilon,
+        portal_samples=loaded.portal_samples, regions=loaded.region[source],
+        edge_margin=loaded.edge_margin, layers=loaded.layers[source],
+        enter_costs=loaded.enter_costs[source], travel_costs=loaded.travel_costs[source],
+        links=links, link_radius=loaded.link_radius, stitched=stitched,
+    )  # fmt: skip
+    patches = 0 if made is None else base.patches + 1
+    return cut, Cuts(base.loaded, base.shapes, base.tree, base.low, base.high, after, pieces, source,
+                     stopped, patches)  # fmt: skip
+
+
+def _recut_all(base: Cuts[Any], pieces: dict[int, Piece]) -> tuple[Conformed, I64]:
+    """The loaded mesh with every cut polygon replaced by its pieces, stitched (the whole loaded
+    polygons keep their pairs): what the first cut, and every :data:`PATCHES` th, costs."""
     loaded = base.loaded
     whole = np.ones(loaded.polygon_count, dtype=np.bool_)
     whole[list(pieces)] = False
@@ -321,33 +346,75 @@ def apply_obstacles(
     verts = [loaded.vertices]
     base_count = loaded.vertices.shape[0]
     for p in sorted(pieces):
-        piece = pieces[p]
-        flats.append(np.where(piece.flat >= 0, piece.flat, base_count - 1 - piece.flat))
-        counts.append(np.diff(piece.ptr))
-        sources.append(np.full(piece.ptr.shape[0] - 1, p, dtype=np.int64))
-        verts.append(piece.vertices)
-        base_count += piece.vertices.shape[0]
-    source = np.concatenate(sources)
+        base_count = _add_piece(pieces[p], p, base_count, (flats, counts, sources, verts))
+    beside = _beside(base, np.asarray(sorted(pieces), dtype=np.int64), whole)
+    return _stitched(base, verts, flats, counts, sources, twin, int(whole.sum()), beside=beside)
+
+
+def _add_piece(piece: Piece, p: int, base_count: int, out: tuple[list[Any], ...]) -> int:
+    """Append loaded polygon ``p``'s pieces (new vertices numbered from ``base_count``)."""
+    flats, counts, sources, verts = out
+    flats.append(np.where(piece.flat >= 0, piece.flat, base_count - 1 - piece.flat))
+    counts.append(np.diff(piece.ptr))
+    sources.append(np.full(piece.ptr.shape[0] - 1, p, dtype=np.int64))
+    verts.append(piece.vertices)
+    return base_count + int(piece.vertices.shape[0])
+
+
+PATCHES = 256
+"""Every this many patched updates (or when vertices of dropped pieces outnumber the loaded ones),
+an update re-cuts from the loaded mesh instead: it drops those vertices, and the vertices that
+stitching put on untouched polygons' edges beside pieces since gone."""
+
+
+def _patched(base: Cuts[Any], current: CutMesh, pieces: dict[int, Piece]) -> tuple[Conformed, I64] | None:
+    """``current`` with the polygons of every loaded polygon whose cut changed taken out and its
+    new pieces (or, uncut again, the loaded polygon) put in; only those and the polygons left open
+    beside them are stitched. None: time for a full re-cut (see :data:`PATCHES`)."""
+    loaded = base.loaded
+    if base.patches >= PATCHES or current.vertices.shape[0] > 2 * loaded.vertices.shape[0] + 4096:
+        return None
+    old = base.pieces
+    touched = sorted(p for p in set(old) | set(pieces) if old.get(p) is not pieces.get(p))
+    gone = np.zeros(loaded.polygon_count, dtype=np.bool_)
+    gone[touched] = True
+    keep = ~gone[base.source]
+    sizes = np.diff(current.poly_ptr)
+    kept = np.repeat(keep, sizes)
+    at = np.cumsum(kept) - 1
+    twin = current._twin[kept]
+    twin = np.where((twin >= 0) & kept[np.maximum(twin, 0)], at[np.maximum(twin, 0)], -1)
+    flats, counts, sources = [current.poly_verts[kept]], [sizes[keep]], [base.source[keep]]
+    verts = [current.vertices]  # the loaded vertices come first: loaded ids hold
+    base_count = current.vertices.shape[0]
+    for p in touched:
+        piece = pieces.get(p)
+        if piece is None:  # no longer cut: the loaded polygon again
+            flats.append(loaded.polygon(p))
+            counts.append(np.array([loaded.polygon(p).shape[0]]))
+            sources.append(np.array([p]))
+        else:
+            base_count = _add_piece(piece, p, base_count, (flats, counts, sources, verts))
+    return _stitched(base, verts, flats, counts, sources, twin, int(keep.sum()))
+
+
+def _stitched(  # noqa: PLR0917 - the pieces of the polygons
+    base: Cuts[Any], verts: list[F64], flats: list[I64], counts: list[I64], sources: list[I64], twin: I64,
+    kept: int, *, beside: I64 | None = None,
+) -> tuple[Conformed, I64]:  # fmt: skip
+    """The polygons (the first ``kept`` conformal among themselves, pairs in ``twin``) stitched, and
+    per output polygon its loaded polygon; ``beside`` as :func:`restitch` takes it."""
+    loaded = base.loaded
+    source = np.concatenate(sources).astype(np.int64)
     if source.shape[0] == 0:
         raise InvalidGraphError("the obstacles cover the whole mesh: no polygon would be left")
-    flat = np.concatenate(flats)
+    flat = np.concatenate(flats).astype(np.int64)
     ptr = np.concatenate([[0], np.cumsum(np.concatenate(counts))]).astype(np.int64)
-    dirty = np.arange(source.shape[0]) >= int(whole.sum())
+    dirty = np.arange(source.shape[0]) >= kept
     twin = np.concatenate([twin, np.full(flat.shape[0] - twin.shape[0], -1, dtype=np.int64)])
     axes = PLANE_AXES[loaded.up_axis] if loaded.dim == 3 else (0, 1)
     stitched, order = restitch(
         np.vstack(verts), ptr, flat, twin, loaded.region[source], dirty,
-        weld=loaded.merge_margin, margin=loaded.edge_margin, axes=(axes[0], axes[1]),
-        beside=_beside(base, np.asarray(sorted(pieces), dtype=np.int64), whole),
+        weld=loaded.merge_margin, margin=loaded.edge_margin, axes=(axes[0], axes[1]), beside=beside,
     )  # fmt: skip
-    source = source[order]
-    links, stopped = _blocked_links(loaded, list(after.values()))
-    cut = make(
-        stitched.vertices, stitched.flat, sizes=np.diff(stitched.ptr), up_axis=loaded.up_axis,
-        merge_margin=loaded.merge_margin, area_epsilon=loaded.area_epsilon,
-        portal_samples=loaded.portal_samples, regions=loaded.region[source],
-        edge_margin=loaded.edge_margin, layers=loaded.layers[source],
-        enter_costs=loaded.enter_costs[source], travel_costs=loaded.travel_costs[source],
-        links=links, link_radius=loaded.link_radius, stitched=stitched,
-    )  # fmt: skip
-    return cut, Cuts(base.loaded, base.shapes, base.tree, base.low, base.high, after, pieces, source, stopped)
+    return stitched, source[order]

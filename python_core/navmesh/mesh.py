@@ -328,7 +328,8 @@ class NavMesh:
                 obstacles covering the whole mesh. Nothing changes then.
         """
         loaded = copy.copy(self) if self._cuts is None else self._cuts.loaded
-        cut, cuts = apply_obstacles(loaded, self._cuts, set_, remove, clear, make=NavMesh)
+        current = None if self._cuts is None else self
+        cut, cuts = apply_obstacles(loaded, self._cuts, set_, remove, clear, make=NavMesh, current=current)
         # every derived array swapped at once; none left: the loaded mesh's own arrays again
         state = cut.__dict__ | {"_cuts": cuts} if cuts.obstacles else dict(loaded.__dict__)
         self.__dict__.update(state | {"version": self.version + 1})
