@@ -63,6 +63,8 @@ var _next_process_check_ms: int = 0
 # Ready at least once since start(): later losses restart, a failed first start gives up.
 var _was_ready: bool = false
 var _start_failed: bool = false
+# True while stop() fails what was pending (not reported).
+var _stopping: bool = false
 # [method, params] still to send while re-uploading after a restart, one per frame.
 var _replay: Array[Array] = []
 
@@ -87,7 +89,11 @@ func start() -> Error:
 ## Closes the connection and kills the sidecar this node started.
 func stop() -> void:
 	phase = Phase.IDLE
+	# What close() fails now the game gave up by stopping (e.g. an obstacle's removal sent as the
+	# game quits): nothing to report.
+	_stopping = true
 	rpc.close("stopped")
+	_stopping = false
 	_sidecar.stop()
 
 
@@ -101,9 +107,10 @@ func sidecar_pid() -> int:
 	return _sidecar.pid
 
 
-## Per-call failure reports, except after a failed start (its reason was pushed once already).
+## Per-call failure reports, except after a failed start (its reason was pushed once already)
+## and for the requests stop() gives up.
 func reports() -> bool:
-	return _config.report_failures and not _start_failed
+	return _config.report_failures and not _start_failed and not _stopping
 
 
 ## One frame's work: the start's next step, the sidecar's stderr and liveness, the watchdog.
