@@ -15,6 +15,7 @@ import socket
 import time
 from typing import Any
 
+import msgpack
 import numpy as np
 
 from bridge.client import Client
@@ -42,6 +43,21 @@ def attacker(sidecar: Sidecar, *, receive_buffer: int | None = None, timeout: fl
 def answered(sock: socket.socket) -> bool:
     """Whether anything (an answer, or the close) has arrived on ``sock``, without waiting."""
     return bool(select.select([sock], [], [], 0)[0])
+
+
+def answers_waiting(sock: socket.socket) -> int:
+    """How many whole messages have arrived on ``sock``, without taking them (a peek)."""
+    timeout = sock.gettimeout()
+    sock.setblocking(False)
+    try:
+        data = sock.recv(1 << 22, socket.MSG_PEEK)
+    except BlockingIOError:
+        data = b""
+    finally:
+        sock.settimeout(timeout)
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(data)
+    return sum(1 for _ in unpacker)
 
 
 class Bystander:

@@ -18,6 +18,7 @@ from bridge.client import BridgeError
 from tests.bridge.attacks import (
     Bystander,
     answered,
+    answers_waiting,
     attacker,
     flood,
     move_update,
@@ -62,21 +63,6 @@ def test_field_tiles_and_an_unrelated_drop_do_not_wait_for_a_field_being_built(
         bystander.close()
 
 
-def _answers_waiting(sock: socket.socket) -> int:
-    """How many whole messages have arrived on ``sock``, without taking them (a peek)."""
-    timeout = sock.gettimeout()
-    sock.setblocking(False)
-    try:
-        data = sock.recv(1 << 22, socket.MSG_PEEK)
-    except BlockingIOError:
-        data = b""
-    finally:
-        sock.settimeout(timeout)
-    unpacker = msgpack.Unpacker(raw=False)
-    unpacker.feed(data)
-    return sum(1 for _ in unpacker)
-
-
 def test_a_navmesh_region_move_on_a_big_map_runs_off_the_event_loop(spawn_sidecar: SpawnSidecar) -> None:
     sidecar = spawn_sidecar("--threads", "2")
     side = 160  # 25,600 polygons: under the old 65,536-node line, so once updated on the loop
@@ -91,7 +77,7 @@ def test_a_navmesh_region_move_on_a_big_map_runs_off_the_event_loop(spawn_sideca
                 mover.sendall(request(msgid, "graph.update", move_update("mesh", 1, (-1.0) ** msgid)))
             time.sleep(0.2)  # the first update is read and under way
             bystander.trips(TRIPS)
-            waiting = _answers_waiting(mover)
+            waiting = answers_waiting(mover)
             assert waiting < moves, "the bystander was answered only once every move was rebuilt"
             answers = read_answers(mover, moves)[0]
             assert [answer[2] for answer in answers] == [None] * moves
