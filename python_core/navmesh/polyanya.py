@@ -25,14 +25,21 @@ import numpy.typing as npt
 from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND, B
 from python_core.errors import InvalidQueryError, UnsupportedOperationError
 from python_core.navmesh.build import PLANE_AXES, corner_links
+from python_core.navmesh.cut import loaded_of
 from python_core.navmesh.mesh import NavMesh
 from python_core.navmesh.polyanya_kernel import polyanya_search
+from python_core.navmesh.polyanya_landmarks import no_landmarks, one_to_all, pick_landmarks, vertex_bounds
 from python_core.navmesh.polyanya_places import closest_reachable, polygons_at, twin_corners
 from python_core.result import PathResult, PathStatus, QueryOptions
 
-__all__ = ["find_optimal_path"]
+__all__ = ["ACTIVE", "LANDMARKS", "build_landmarks", "find_optimal_path", "landmark_count"]
 
 _HEURISTICS = {None: True, "euclidean": True, "zero": False}
+
+LANDMARKS = 16
+"""Landmarks :func:`build_landmarks` places (each a Polyanya run over the whole mesh at build)."""
+ACTIVE = 6
+"""Landmarks a query uses: those bounding its start -> goal distance best."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +58,32 @@ class _Prepared:
     corner: B
     dead_end: B
     all_usable: B
+    lo: F64
+    hi: F64
     key: tuple[int, ...]
 
 
 _CACHE: weakref.WeakKeyDictionary[NavMesh, _Prepared] = weakref.WeakKeyDictionary()
+_TABLES: dict[int, tuple[weakref.ref[I64], F64]] = {}
+"""Landmark distances per loaded mesh (``(landmarks, vertices)``), by its polygon array (its id,
+checked through a weak reference, dropped with the array): a copy of the mesh and the mesh cut by
+obstacles (:func:`~python_core.navmesh.cut.loaded_of`) share it; a mesh rebuilt with other area
+(a region added or moved) has new arrays and no table."""
+
+
+def _table(mesh: NavMesh) -> F64 | None:
+    """The landmark distances of the mesh's loaded geometry, if built."""
+    key = loaded_of(mesh).poly_verts
+    entry = _TABLES.get(id(key))
+    return entry[1] if entry is not None and entry[0]() is key else None
+
+
+def _keep_table(mesh: NavMesh, table: F64 | None) -> None:
+    key = loaded_of(mesh).poly_verts
+    _TABLES.pop(id(key), None)
+    if table is not None:
+        _TABLES[id(key)] = (weakref.ref(key), table)
+        weakref.finalize(key, _TABLES.pop, id(key), None)
 
 
 def _flags(prep_nbr: I64, cpoly: I64, verts: I64, nxt: I64, *, usable: B, vertex_count: int) -> tuple[B, B]:
@@ -69,9 +98,23 @@ def _flags(prep_nbr: I64, cpoly: I64, verts: I64, nxt: I64, *, usable: B, vertex
 
 
 def _key(mesh: NavMesh) -> tuple[int, ...]:
-    """What the prepared arrays depend on: a mesh that is changed gets new arrays or a new version."""
+    """What the prepared arrays depend on: a mesh that is changed gets new arrays or a new version;
+    a landmark table built since is new too."""
     arrays = (mesh.vertices, mesh.poly_ptr, mesh.poly_verts, mesh.neighbours)
-    return (*(id(a) for a in arrays), int(getattr(mesh, "version", 0)))
+    return (*(id(a) for a in arrays), int(getattr(mesh, "version", 0)), id(_table(mesh)))
+
+
+def _bounds(mesh: NavMesh, xy: F64, ptr: I64, verts: I64) -> tuple[F64, F64]:
+    """Per landmark and vertex, bounds of the loaded mesh's distance (none: ``(0, V)`` arrays)."""
+    loaded, table = loaded_of(mesh), _table(mesh)
+    if table is None:
+        empty = np.zeros((0, xy.shape[0]))
+        return empty, empty
+    if loaded is mesh or loaded.poly_verts is mesh.poly_verts:
+        return np.where(np.isfinite(table), table, -np.inf), table
+    base = _prepare(loaded)
+    source = np.ascontiguousarray(mesh.polygon_source, dtype=np.int64)
+    return vertex_bounds(table, base.xy, base.ptr, base.verts, xy, ptr, verts, source)
 
 
 def _prepare(mesh: NavMesh) -> _Prepared:
@@ -92,8 +135,9 @@ def _prepare(mesh: NavMesh) -> _Prepared:
     np.cumsum(np.bincount(verts, minlength=xy.shape[0]), out=vp_ptr[1:])
     usable = np.ones(mesh.polygon_count, dtype=np.bool_)
     corner, dead_end = _flags(nbr, cpoly, verts, nxt, usable=usable, vertex_count=xy.shape[0])
+    lo, hi = _bounds(mesh, xy, ptr, verts)
     prep = _Prepared(
-        xy, ptr, verts, cpoly, nxt, nbr, twin, vp_ptr, cpoly[order], corner, dead_end, usable, key
+        xy, ptr, verts, cpoly, nxt, nbr, twin, vp_ptr, cpoly[order], corner, dead_end, usable, lo, hi, key
     )
     _CACHE[mesh] = prep
     return prep
@@ -185,8 +229,9 @@ def find_optimal_path(
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
     args = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, nbr, prep.twin, corner, dead_end)
     status, roots, corridor, expanded = polyanya_search(
-        *args, s_xy, start_polys, g_xy, goal_set, _HEURISTICS[opts.heuristic], budget
-    )
+        *args, s_xy, start_polys, g_xy, goal_set, _HEURISTICS[opts.heuristic], budget,
+        *_landmarks(prep, poly_s, s_xy, poly_g, g_xy),
+    )  # fmt: skip
     if status == SEARCH_FOUND:
         return _result(mesh, PathStatus.FOUND, ps, pg, roots=roots, corridor=corridor, expanded=expanded)
     if status == SEARCH_BUDGET or not opts.allow_partial:
@@ -198,12 +243,72 @@ def find_optimal_path(
     goal_set[:] = False
     goal_set[polygons_at(prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, usable, poly_e, ex, ey)] = True
     status, roots, corridor, more = polyanya_search(
-        *args, s_xy, start_polys, e_xy, goal_set, _HEURISTICS[opts.heuristic], budget
-    )
+        *args, s_xy, start_polys, e_xy, goal_set, _HEURISTICS[opts.heuristic], budget,
+        *_landmarks(prep, poly_s, s_xy, poly_e, e_xy),
+    )  # fmt: skip
     if status != SEARCH_FOUND:  # pragma: no cover - the end point is reachable by construction
         return PathResult(PathStatus.NO_PATH, np.zeros((0, mesh.dim)), expanded=expanded + more)
     pe = _lift(mesh, e_xy, poly_e)
     return _result(mesh, PathStatus.PARTIAL, ps, pe, roots=roots, corridor=corridor, expanded=expanded + more)
+
+
+def _landmarks(
+    prep: _Prepared, s_poly: int, s_xy: F64, g_poly: int, g_xy: F64
+) -> tuple[F64, F64, I64, F64, F64]:
+    """The search's landmark arguments: the :data:`ACTIVE` landmarks best for this query."""
+    if prep.lo.shape[0] == 0:
+        return no_landmarks(prep.xy.shape[0])
+    ends = (s_poly, s_xy[0], s_xy[1], g_poly, g_xy[0], g_xy[1])
+    act, glo, ghi = pick_landmarks(prep.lo, prep.hi, prep.xy, prep.ptr, prep.verts, *ends, ACTIVE)
+    return prep.lo, prep.hi, act, glo, ghi
+
+
+def build_landmarks(mesh: NavMesh, count: int = LANDMARKS) -> int:
+    """Place ``count`` landmarks on the mesh as loaded (before obstacle cuts), far apart (each the
+    vertex farthest by path from those placed), and keep their distances to every vertex: optimal
+    queries on this mesh, and on it cut by obstacles, then expand fewer intervals (the same paths).
+
+    Returns:
+        The landmarks placed (0 on a mesh without vertices or with links or costs Polyanya refuses).
+
+    Example:
+        >>> m = NavMesh([[0, 0], [2, 0], [2, 1], [0, 1], [3, 0], [3, 1]], [[0, 1, 2, 3], [1, 4, 5, 2]])
+        >>> build_landmarks(m, 2), landmark_count(m), find_optimal_path(m, (0.5, 0.5), (2.5, 0.5)).cost
+        (2, 2, 2.0)
+    """
+    if count < 0:
+        raise InvalidQueryError(f"count must be >= 0, got {count}")
+    loaded = loaded_of(mesh)
+    prep = _prepare(loaded)
+    if count == 0 or prep.xy.shape[0] == 0:
+        _keep_table(loaded, None)
+        return 0
+    rows: list[F64] = []
+    seen = np.full(prep.xy.shape[0], np.inf)
+    far = _from_vertex(prep, int(prep.verts[0]))
+    reach = np.isfinite(far)
+    at = int(np.argmax(np.where(reach, far, -1.0)))
+    for _ in range(count):
+        rows.append(_from_vertex(prep, at))
+        seen = np.minimum(seen, rows[-1])
+        at = int(np.argmax(np.where(reach, seen, -1.0)))
+    _keep_table(loaded, np.ascontiguousarray(np.stack(rows)))
+    return count
+
+
+def _from_vertex(prep: _Prepared, vertex: int) -> F64:
+    """Shortest distances from a vertex to every vertex (``inf``: unreachable)."""
+    x, y = float(prep.xy[vertex, 0]), float(prep.xy[vertex, 1])
+    first = int(prep.vp[prep.vp_ptr[vertex]])
+    polys = polygons_at(prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, prep.all_usable, first, x, y)
+    args = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, prep.nbr, prep.twin, prep.corner)
+    return np.asarray(one_to_all(*args, x, y, polys), dtype=np.float64)
+
+
+def landmark_count(mesh: NavMesh) -> int:
+    """Landmarks kept for the mesh's loaded geometry (0: none, plain Polyanya)."""
+    table = _table(mesh)
+    return 0 if table is None else int(table.shape[0])
 
 
 def _plane(mesh: NavMesh, p: F64) -> F64:

@@ -3,7 +3,7 @@
 Quick start (the arrays come from :func:`python_core.navmesh.polyanya._prepare`)::
 
     status, roots, corridor, expanded = polyanya_search(xy, ptr, verts, cpoly, nxt, nbr, twin,
-        corner, dead_end, start_xy, start_polys, goal_xy, goal_set, True, -1)
+        corner, dead_end, start_xy, start_polys, goal_xy, goal_set, True, -1, *no_landmarks(V))
 
 Cui, Harabor and Grastien (2017), "Compromise-free Pathfinding on a Navigation Mesh" (IJCAI). A
 search node is an interval ``[R, L]`` on an edge, seen from a root (the start or a mesh vertex),
@@ -32,6 +32,14 @@ import numpy as np
 from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND, SEARCH_NO_PATH, B
 from python_core.compiled import jit, register_warm_up
 from python_core.navmesh.polyanya_intervals import EPS, OBSERVABLE, RIGHT, cross, h_value, successors
+from python_core.navmesh.polyanya_landmarks import (
+    alt_bound,
+    no_landmarks,
+    one_to_all,
+    pick_landmarks,
+    seg_dist,
+    vertex_bounds,
+)
 from python_core.navmesh.polyanya_places import closest_reachable, polygons_at, twin_corners
 
 __all__ = ["polyanya_search"]
@@ -55,7 +63,7 @@ def _grow_i(a: I64) -> I64:
 def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
     xy: F64, ptr: I64, verts: I64, cpoly: I64, nxt: I64, nbr: I64, twin: I64, corner: B,
     dead_end: B, start_xy: F64, start_polys: I64, goal_xy: F64, goal_set: B, use_h: bool,
-    max_expansions: int,
+    max_expansions: int, lo: F64, hi: F64, act: I64, glo: F64, ghi: F64,
 ) -> tuple[int, I64, I64, int]:  # fmt: skip
     """Polyanya from ``start_xy`` (inside every polygon of ``start_polys``) to ``goal_xy`` (inside
     the polygons flagged in ``goal_set``).
@@ -68,6 +76,9 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
         dead_end: per polygon, True when it has at most one traversable neighbour.
         use_h: False searches with h = 0 (Dijkstra order) except into the goal's polygons (where
             the exact rest is needed to stop there), True with the interval heuristic.
+        lo, hi, act, glo, ghi: landmark bounds (:mod:`~python_core.navmesh.polyanya_landmarks`):
+            per landmark and vertex, per active landmark ``act[i]`` the goal's; with ``use_h`` a
+            node's h is the larger of the interval heuristic and the landmarks' (none: ``act`` empty).
         max_expansions: nodes taken off the open list allowed (< 0: no limit); the chain of lone
             successors a node leads to is expanded with it.
 
@@ -165,6 +176,10 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
                 lx, ly, rx, ry = sf[j, 0], sf[j, 1], sf[j, 2], sf[j, 3]
                 px, py = (sx, sy) if new_root < 0 else (xy[new_root, 0], xy[new_root, 1])
                 h = h_value(px, py, gx, gy, lx, ly, rx, ry) if use_h or goal_set[q] else 0.0
+                if use_h and act.shape[0] and not goal_set[q]:  # the goal's polygon: h is exact
+                    alt = alt_bound(xy, lo, hi, act, glo, ghi, verts[ce], verts[nxt[ce]], lx, ly, rx, ry)
+                    if alt > 0.0:
+                        h = max(h, alt + seg_dist(px, py, lx, ly, rx, ry))
                 nf[count, 0], nf[count, 1], nf[count, 2], nf[count, 3] = lx, ly, rx, ry
                 nf[count, 4], nf[count, 5] = g, g + h
                 ni[count, 0], ni[count, 1], ni[count, 2] = new_root, twin[ce], node
@@ -233,6 +248,13 @@ def _warm_up() -> None:
     start = polygons_at(xy, ptr, verts, vp_ptr, vp, dead, 0, 0.5, 0.5)
     polyanya_search(
         xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead, np.array([0.5, 0.5]),
-        start, np.array([1.5, 0.5]), goal, True, -1,
+        start, np.array([1.5, 0.5]), goal, True, -1, *no_landmarks(xy.shape[0]),
+    )  # fmt: skip
+    table = np.stack([one_to_all(xy, ptr, verts, cpoly, nxt, nbr, twin, corner, 0.5, 0.5, start)] * 2)
+    lo, hi = vertex_bounds(table, xy, ptr, verts, xy, ptr, verts, np.arange(2, dtype=np.int64))
+    act, glo, ghi = pick_landmarks(lo, hi, xy, ptr, verts, 0, 0.5, 0.5, 1, 1.5, 0.5, 2)
+    polyanya_search(
+        xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead, np.array([0.5, 0.5]),
+        start, np.array([1.5, 0.5]), goal, True, -1, lo, hi, act, glo, ghi,
     )  # fmt: skip
     closest_reachable(xy, ptr, verts, nbr, start, 3.0, 0.5)
