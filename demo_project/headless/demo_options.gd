@@ -4,20 +4,23 @@ extends RefCounted
 
 ## Simulated seconds a level gives out goals.
 var seconds: float = 60.0
-## NPCs of the grid, navmesh, 3D, big, unit sizes and hex levels.
+## NPCs of the grid, navmesh, 3D, big, unit sizes, hex and obstacles levels.
 var npcs: int = 50
 var navmesh_npcs: int = 16
 var npcs_3d: int = 6
 var big_npcs: int = 40
 var sizes_npcs: int = 9
 var hex_npcs: int = 16
+var obstacles_npcs: int = 12
 ## Units of the crowd level, and the simulated seconds they have to arrive.
 var crowd_units: int = 2000
 var crowd_limit: float = 60.0
 ## Seed of every random choice.
 var random_seed: int = 7
 ## The levels to run, in order.
-var levels := PackedStringArray(["grid", "navmesh", "3d", "big", "sizes", "hex", "crowd"])
+var levels := PackedStringArray(
+	["grid", "navmesh", "3d", "big", "sizes", "hex", "obstacles", "crowd"]
+)
 
 
 ## Reads the command line [param args] (unknown arguments are ignored).
@@ -32,6 +35,7 @@ func parse(args: PackedStringArray) -> void:
 			big_npcs = 20
 			sizes_npcs = 6
 			hex_npcs = 10
+			obstacles_npcs = 8
 			crowd_units = 500
 		elif arg.begins_with("--seconds="):
 			seconds = value.to_float()
@@ -47,6 +51,8 @@ func parse(args: PackedStringArray) -> void:
 			sizes_npcs = value.to_int()
 		elif arg.begins_with("--hex-npcs="):
 			hex_npcs = value.to_int()
+		elif arg.begins_with("--obstacles-npcs="):
+			obstacles_npcs = value.to_int()
 		elif arg.begins_with("--crowd-units="):
 			crowd_units = value.to_int()
 		elif arg.begins_with("--crowd-limit="):

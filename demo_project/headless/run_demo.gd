@@ -1,10 +1,12 @@
 ## Headless run of the demo levels, one after another: the grid, navmesh, 3D, big (HPA*), unit
-## sizes and hex levels, each for a fixed simulated time with a fixed seed, then the crowd level
+## sizes, hex and obstacles levels, each for a fixed simulated time with a fixed seed, then the
+## crowd level
 ## (flow fields) until every unit has arrived; one line per NPC arrival and door change, then a
 ## summary table with a section per level.
 ## Usage: godot --headless --fixed-fps 60 --path demo_project --script res://headless/run_demo.gd
 ##        -- [--short] [--seconds=S] [--npcs=N] [--navmesh-npcs=N] [--npcs-3d=N] [--big-npcs=N]
-##           [--sizes-npcs=N] [--hex-npcs=N] [--crowd-units=N] [--crowd-limit=S] [--seed=N]
+##           [--sizes-npcs=N] [--hex-npcs=N] [--obstacles-npcs=N] [--crowd-units=N]
+##           [--crowd-limit=S] [--seed=N]
 ##           [--levels=grid,...]
 ## NPCs go from goal to goal; at the level's time they get no new goal and walk to their last
 ## one (within LAST_GOALS_S more simulated seconds). Simulated time only advances while no path
@@ -21,6 +23,7 @@ const Level3D = preload("res://levels/level_3d.gd")
 const BigLevel = preload("res://levels/big_level.gd")
 const SizesLevel = preload("res://levels/sizes_level.gd")
 const HexLevel = preload("res://levels/hex_level.gd")
+const ObstaclesLevel = preload("res://levels/obstacles_level.gd")
 const CrowdLevel = preload("res://levels/crowd_level.gd")
 const Crowd = preload("res://npc/crowd.gd")
 const Bridge = preload("res://addons/astar_bridge/astar_bridge.gd")
@@ -157,6 +160,9 @@ func _make_level(kind: String) -> Node:
 			return _grid_level(SizesLevel.new(), _opts.sizes_npcs, "sizes ", "unit sizes level")
 		"hex":
 			return _grid_level(HexLevel.new(), _opts.hex_npcs, "hex ", "hex level")
+		"obstacles":
+			var carts := ObstaclesLevel.new()
+			return _grid_level(carts, _opts.obstacles_npcs, "obstacles ", "obstacles level")
 		"crowd":
 			print(
 				(
@@ -170,7 +176,9 @@ func _make_level(kind: String) -> Node:
 			crowd.time_limit_s = _opts.crowd_limit
 			crowd.doors_changed.connect(_on_crowd_doors.bind(crowd))
 			return crowd
-	printerr("run_demo: unknown level %s (grid, navmesh, 3d, big, sizes, hex, crowd)" % kind)
+	printerr(
+		"run_demo: unknown level %s (grid, navmesh, 3d, big, sizes, hex, obstacles, crowd)" % kind
+	)
 	# gdlint: ignore=max-returns
 	return null
 
@@ -396,6 +404,8 @@ func _summarise(kind: String) -> void:
 			_rows.append(["door max (timing)", "%.2f ms" % slowest])
 	if _level is SizesLevel:  # its rows, and its rule: no large unit in a one-cell door
 		_all_ok = (_level as SizesLevel).add_rows(_rows) and _all_ok
+	if _level is ObstaclesLevel:  # its rows, and its rule: no NPC ever inside a cart
+		_all_ok = (_level as ObstaclesLevel).add_rows(_rows) and _all_ok
 	if at_every != npcs.size():
 		print(
 			(
