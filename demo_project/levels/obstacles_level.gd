@@ -100,6 +100,14 @@ func add_rows(rows: Array[Array]) -> bool:
 	return true
 
 
+## True while any NPC waits for a path or an obstacle update is unanswered: the addon holds the
+## next moves while one is (they then go together), so holding time still for it too makes every
+## run send the same updates at the same steps.
+func any_path_pending() -> bool:
+	var stats: Dictionary = bridge.get_stats()
+	return super() or int(stats["pending"]) > 0
+
+
 func _physics_process(delta: float) -> void:
 	super(delta)
 	var moved: bool = false
