@@ -52,7 +52,7 @@ from python_core.grid.search.astar import astar_padded, path_from_parents
 from python_core.grid.search.grid_view import GridView
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.grid.search.jps import jps_padded
-from python_core.grid.search.landmark_kernels import astar_landmarks
+from python_core.grid.search.landmark_kernels import ACTIVE, astar_landmarks
 from python_core.grid.search.method_choice import prefers_jps
 from python_core.grid.search.prepared import Prepared, Workspace, block_agents, prepared_for, unblock
 from python_core.grid.search.size_index import SizeIndex, index_for, settle
@@ -233,10 +233,10 @@ def _run(grid: GridView, p: Prepared, w: Workspace, q: _Search, opts: QueryOptio
     work = (w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, w.next_tag())
     (cw, ch), (s, t), k = grid.cell_size, q.ends, q.size
     index = p.size_indexes.get(k) if q.landmarks else None
-    if index is not None and index.landmarks is not None:
+    if index is not None and index.landmarks is not None and index.rows is not None:
         outcome, expanded = astar_landmarks(
             q.walls, k, p.stride, s, t, DIAG_CODES[grid.diagonal], cw, ch, p.uniform_weight, q.code,
-            index.landmarks, index.count, budget, *work,
+            index.rows, index.landmarks, index.count, ACTIVE, budget, *work,
         )  # fmt: skip
         end = t
     elif q.use_jps:

@@ -26,7 +26,7 @@ from python_core.grid.search.astar import astar_padded
 from python_core.grid.search.grid_view import GridView
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.grid.search.jps import jps_padded
-from python_core.grid.search.landmark_kernels import astar_landmarks
+from python_core.grid.search.landmark_kernels import ACTIVE, astar_landmarks
 from python_core.grid.search.prepared import Prepared, Workspace
 
 __all__ = ["ALT_COST", "JUMP_COST", "PROBES", "landmarks_pay"]
@@ -43,12 +43,12 @@ _SEED = 38_038
 
 
 def landmarks_pay(  # noqa: PLR0917
-    grid: GridView, p: Prepared, labels: I32, table: F64, count: int, size: int, *, use_jps: bool
+    grid: GridView, p: Prepared, labels: I32, rows: I32, table: F64, count: int, size: int, *, use_jps: bool
 ) -> bool:
-    """Whether A* with the landmarks ``table`` (``count`` a node) beats the kernel the size would
-    run otherwise (JPS when ``use_jps``, else A* with the grid's estimate) on probe queries within
-    the parts ``labels``; ties keep the landmarks out."""
-    opened = np.flatnonzero(labels)
+    """Whether A* with the landmarks ``table`` (``count`` a row, ``rows`` each node's) beats the
+    kernel the size would run otherwise (JPS when ``use_jps``, else A* with the grid's estimate)
+    on probe queries within the parts (``labels``) that have landmarks; ties keep them out."""
+    opened = np.flatnonzero(rows >= 0)
     if opened.size < 2:
         return False
     rng = np.random.default_rng(_SEED)
@@ -58,14 +58,14 @@ def landmarks_pay(  # noqa: PLR0917
     votes = [0, 0]  # without, with
     for _ in range(_ATTEMPTS):
         s = int(opened[rng.integers(opened.size)])
-        part = np.flatnonzero(labels == labels[s])
+        part = np.flatnonzero((labels == labels[s]) & (rows >= 0))
         t = int(part[rng.integers(part.size)])
         if s == t:
             continue
         arrays = (work.g, work.parent, work.stamp, work.pos, work.heap_nodes, work.heap_keys)
         outcome, alt = astar_landmarks(
-            p.passable, size, p.stride, s, t, diagonal, cw, ch, p.uniform_weight, code, table, count, -1,
-            *arrays, work.next_tag(),
+            p.passable, size, p.stride, s, t, diagonal, cw, ch, p.uniform_weight, code, rows, table, count,
+            ACTIVE, -1, *arrays, work.next_tag(),
         )  # fmt: skip
         if outcome != SEARCH_FOUND:
             continue

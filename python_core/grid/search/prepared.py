@@ -104,8 +104,9 @@ class SizeIndex:
 
     size: int
     labels: I32 | None  # part of each padded node (0: closed); None once dropped
-    opened: int  # nodes the labels give a part (what a landmark's Dijkstra visits)
-    landmarks: F64 | None = None  # ``count`` distances per padded node, node by node
+    opened: int  # nodes in parts big enough for landmarks (what a landmark's Dijkstra visits)
+    rows: I32 | None = None  # each padded node's row of ``landmarks`` (-1: its part has none)
+    landmarks: F64 | None = None  # ``count`` distances per row, row by row
     count: int = 0
     weight: float = -1.0  # the uniform weight the distances were summed with
     tried: bool = False  # landmarks built (and kept or refused) since the labels were made
@@ -120,16 +121,16 @@ class SizeIndex:
 
     def usable(self, p: Prepared) -> bool:
         """Whether its landmarks exist and bound ``p``'s costs (summed with its uniform weight)."""
-        return self.landmarks is not None and self.weight == p.uniform_weight
+        return self.landmarks is not None and self.rows is not None and self.weight == p.uniform_weight
 
     def drop(self) -> None:
         """Forget parts and landmarks (cells opened: both may be wrong now); rebuilt once paid."""
-        self.labels, self.landmarks, self.count, self.debt = None, None, 0, 0
+        self.labels, self.rows, self.landmarks, self.count, self.debt = None, None, None, 0, 0
         self.tried = self.stale = self.due = False
 
     def nbytes(self) -> int:
         """Bytes of its arrays."""
-        return sum(int(a.nbytes) for a in (self.labels, self.landmarks) if a is not None)
+        return sum(int(a.nbytes) for a in (self.labels, self.rows, self.landmarks) if a is not None)
 
 
 @dataclass(slots=True, eq=False)

@@ -12,13 +12,15 @@ Why: a big unit searches the grid eroded for its size (clearance >= k), and on a
 map that erosion falls apart into islands joined by one-anchor-wide corridors. Octile then guides
 A* badly (2,300 expansions for a size-3 query whose size-1 twin needs 400 on random512-10-0), and
 a query between two islands searched a whole island before saying ``no_path``. The parts answer
-the second in O(1); a few landmarks' distances (ALT, :mod:`.landmark_kernels`) bound the remaining
-distance well enough that size 3 expands about as many nodes as size 1.
+the second in O(1); landmarks' distances (ALT, :mod:`.landmark_kernels`) bound the remaining
+distance so well that size 3 expands fewer nodes than size 1 (251 against 396 there).
 
 What it costs: labels are 4 bytes a padded cell, made by a flood fill with the size's first query
-(about 2 ms on 512 x 512). Landmarks are :data:`LANDMARKS` float64 distances a cell (64 bytes; a
-grid over :data:`LANDMARK_BYTES` gets fewer, none from 2048 x 1024 up), one Dijkstra of the eroded
-grid each, on uniform-weight grids only; they are built (by the next query, in :func:`index_for`:
+(about 2 ms on 512 x 512). Landmarks are up to :data:`LANDMARKS` float64 distances a node, for the
+nodes of parts of at least :data:`MIN_PART_NODES` only (a row number, 4 bytes a padded cell, finds
+them), within :data:`LANDMARK_BYTES` (fewer landmarks for more nodes, none past about a million),
+one Dijkstra of those parts each, on uniform-weight grids only; a query reads the
+:data:`.landmark_kernels.ACTIVE` best for it. They are built (by the next query, in :func:`index_for`:
 a sidecar runs it on a search thread) once the size's queries have spent as many expansions as
 the build costs (a jump point counts :data:`JUMP_COST`), so a size whose queries are
 cheap (open maps) never pays for them and one whose queries are dear pays at most as much again;
@@ -51,6 +53,7 @@ __all__ = [
     "LANDMARKS",
     "LANDMARK_BYTES",
     "MIN_LANDMARKS",
+    "MIN_PART_NODES",
     "SizeIndex",
     "cells_changed",
     "index_for",
@@ -59,12 +62,16 @@ __all__ = [
     "settle",
 ]
 
-LANDMARKS = 8
-"""Landmarks per part (eight float64 distances fill one 64-byte cache line per node)."""
+LANDMARKS = 64
+"""Landmarks per part at most: so many that one lies behind most goals (a query reads only the
+:data:`.landmark_kernels.ACTIVE` few best for it, so more cost memory and build time, not search
+time). On random512-10-0 at size 3, 8 landmarks left 548 expansions a query, 64 leave 251."""
 MIN_LANDMARKS = 4
 """Fewer than this fit in :data:`LANDMARK_BYTES`: the size searches without landmarks."""
-LANDMARK_BYTES = 64 * 2**20
-"""The most one size's landmark distances may take."""
+MIN_PART_NODES = 256
+"""Parts with fewer nodes get no landmarks (a search there expands at most that many nodes)."""
+LANDMARK_BYTES = 32 * 2**20
+"""The most one size's landmark distances may take (64 landmarks for 65,536 nodes in big parts)."""
 INDEXES_KEPT = 4
 """Sizes whose index a grid's copy keeps (the least recently used goes)."""
 _BUILDING = threading.Lock()  # one thread builds (or drops) a copy's indexes at a time
@@ -80,7 +87,9 @@ def index_for(grid: GridView, p: Prepared, size: int, *, use_jps: Callable[[], b
             index = p.size_indexes.get(size)
             if index is None:
                 labels, _ = _labels(grid, p, size)
-                index = p.size_indexes[size] = SizeIndex(size, labels, int(np.count_nonzero(labels)))
+                opened = _big_part_nodes(labels)
+                # no part big enough for landmarks: nothing to build, nothing to pay for
+                index = p.size_indexes[size] = SizeIndex(size, labels, opened, tried=not opened)
                 while len(p.size_indexes) > INDEXES_KEPT:
                     del p.size_indexes[next(iter(p.size_indexes))]
         return index
@@ -108,7 +117,7 @@ def settle(p: Prepared, index: SizeIndex, no_path: bool, expanded: int, *, jumps
     if index.labels is None:
         index.due = index.debt >= p.passable.shape[0]
     elif not index.tried:
-        index.due = index.debt >= landmark_count(p.passable.shape[0]) * index.opened
+        index.due = index.debt >= landmark_count(index.opened) * index.opened
 
 
 def _pay(grid: GridView, p: Prepared, index: SizeIndex, use_jps: Callable[[], bool]) -> None:
@@ -120,9 +129,11 @@ def _pay(grid: GridView, p: Prepared, index: SizeIndex, use_jps: Callable[[], bo
     if index.labels is None or index.stale:
         labels, _ = _labels(grid, p, index.size)
         with _BUILDING:
+            opened = _big_part_nodes(labels)
             if index.labels is None:
                 index.debt = 0  # the landmarks are paid for from here
-            index.labels, index.opened, index.stale = labels, int(np.count_nonzero(labels)), False
+                index.tried = not opened
+            index.labels, index.opened, index.stale = labels, opened, False
     elif not index.tried:
         prime(grid, p, index, use_jps=use_jps())
 
@@ -136,15 +147,15 @@ def prime(grid: GridView, p: Prepared, index: SizeIndex, *, use_jps: bool) -> No
             return
         index.tried = True
     labels = index.labels
-    count = landmark_count(p.passable.shape[0]) if p.uniform_weight > 0.0 else 0
+    count = landmark_count(index.opened) if p.uniform_weight > 0.0 else 0
     if labels is None or not count or not index.opened:
         return
-    parts = int(labels.max())
-    table: F64 | None = _landmarks(grid, p, index.size, labels, parts, count)
-    if table is None or not landmarks_pay(grid, p, labels, table, count, index.size, use_jps=use_jps):
-        table, count = None, 0
+    rows = _rows(labels)
+    table = _landmarks(grid, p, index.size, labels, rows, count)
+    if not landmarks_pay(grid, p, labels, rows, table, count, index.size, use_jps=use_jps):
+        return  # refused: the size searches without (tried stays set)
     with _BUILDING:
-        index.landmarks, index.count, index.weight = table, count, p.uniform_weight
+        index.rows, index.landmarks, index.count, index.weight = rows, table, count, p.uniform_weight
 
 
 def cells_changed(p: Prepared, *, opened: bool, closed: bool) -> None:
@@ -164,7 +175,8 @@ def _touch(p: Prepared, size: int, index: SizeIndex) -> None:
 
 
 def landmark_count(nodes: int) -> int:
-    """Landmarks a grid of ``nodes`` padded nodes gets within :data:`LANDMARK_BYTES` (0: none)."""
+    """Landmarks a size gets within :data:`LANDMARK_BYTES` for ``nodes`` nodes in parts of at
+    least :data:`MIN_PART_NODES` (0: none)."""
     fit = min(LANDMARKS, LANDMARK_BYTES // (8 * max(1, nodes)))
     return fit if fit >= MIN_LANDMARKS else 0
 
@@ -176,17 +188,41 @@ def _labels(grid: GridView, p: Prepared, size: int) -> tuple[I32, int]:
     return labels, int(parts)
 
 
-def _landmarks(grid: GridView, p: Prepared, size: int, labels: I32, parts: int, count: int) -> F64:  # noqa: PLR0917
-    """``count`` landmarks per part, farthest first: the first is the part's first node in scan
-    order (on its rim), each next one the node farthest from those chosen (Goldberg & Werneck's
-    "farthest" selection, which puts them on the part's rim, behind the nodes they bound)."""
-    n = labels.shape[0]
-    table = np.empty(n * count, dtype=np.float64)
+def _big_part_nodes(labels: I32) -> int:
+    """Nodes in parts of at least :data:`MIN_PART_NODES` (those a landmark's Dijkstra visits)."""
+    counts = np.bincount(labels)
+    counts[0] = 0
+    return int(counts[counts >= MIN_PART_NODES].sum())
+
+
+def _rows(labels: I32) -> I32:
+    """Each node's row in the landmark table: numbered in scan order over the parts of at least
+    :data:`MIN_PART_NODES` nodes, -1 elsewhere."""
+    counts = np.bincount(labels)
+    big = counts >= MIN_PART_NODES
+    big[0] = False
+    has_row = big[labels]
+    rows = np.full(labels.shape[0], -1, dtype=np.int32)
+    rows[has_row] = np.arange(int(np.count_nonzero(has_row)), dtype=np.int32)
+    return rows
+
+
+def _landmarks(grid: GridView, p: Prepared, size: int, labels: I32, rows: I32, count: int) -> F64:  # noqa: PLR0917
+    """``count`` landmarks per part with rows, farthest first: the first is the part's first node
+    in scan order (on its rim), each next one the node farthest from those chosen (Goldberg &
+    Werneck's "farthest" selection, which puts them on the part's rim, behind the nodes they
+    bound); ``count`` distances per row."""
+    n, parts = labels.shape[0], int(labels.max())
+    nodes = int(rows.max()) + 1
+    table = np.empty(nodes * count, dtype=np.float64)
+    nearest = np.full(nodes, np.inf)  # each row's distance to its nearest landmark so far
     (cw, ch), diagonal, weight = grid.cell_size, DIAG_CODES[grid.diagonal], p.uniform_weight
     scratch = (np.empty(n, np.uint8), np.empty(n, np.int32), np.empty(n, np.float64), np.empty(n, np.int32))
     for slot in range(count):
-        seeds = farthest_per_part(labels, parts, table, slot, count)[1:]
+        seeds = farthest_per_part(labels, rows, parts, nearest)[1:]
         distances_from(
-            p.passable, size, p.stride, diagonal, cw, ch, weight, seeds, table, slot, count, *scratch
-        )
+            p.passable, size, p.stride, diagonal, cw, ch, weight, seeds[seeds >= 0], rows, table, slot,
+            count, *scratch,
+        )  # fmt: skip
+        np.minimum(nearest, table[slot::count], out=nearest)
     return table

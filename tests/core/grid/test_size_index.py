@@ -19,7 +19,8 @@ from python_core.grid.search.dispatch import choose_method
 from python_core.grid.search.grid_view import GridView
 from python_core.grid.search.landmark_choice import JUMP_COST
 from python_core.grid.search.prepared import is_ready, prepared_for
-from python_core.grid.search.size_index import SizeIndex, prime
+from python_core.grid.search.landmark_kernels import ACTIVE
+from python_core.grid.search.size_index import LANDMARKS, MIN_PART_NODES, SizeIndex, prime
 from python_core.result import PathStatus, QueryOptions
 from tests.core.grid.test_unit_size_oracle import check_against_oracle, eroded, oracle_graph
 
@@ -126,14 +127,39 @@ def test_landmark_distances_are_scipys_dijkstra_from_the_same_landmarks() -> Non
     grid = GridGraph(mask, diagonal=ONLY, cell_size=(1.0, 1.5))
     index = index_of(grid, 3)
     assert index.landmarks is not None, "a maze at size 3 should keep its landmarks"
+    assert index.rows is not None
     graph = oracle_graph(mask, np.ones(mask.shape), 3, ONLY, (1.0, 1.5))
-    table = index.landmarks.reshape(grid.height + 2, grid.width + 2, index.count)[1:-1, 1:-1]
-    open_ = eroded(mask, 3)
+    rows = index.rows.reshape(grid.height + 2, grid.width + 2)[1:-1, 1:-1]
+    table = index.landmarks.reshape(-1, index.count)
+    assert np.array_equal(rows >= 0, eroded(mask, 3))  # the maze is one part, big enough for rows
+    has_row = rows >= 0
     for i in range(index.count):
-        column = table[..., i]
-        sources = np.flatnonzero(open_.ravel() & (column.ravel() == 0.0))  # one landmark per part
+        column = np.full(mask.shape, np.inf)
+        column[has_row] = table[rows[has_row], i]
+        sources = np.flatnonzero(column.ravel() == 0.0)  # one landmark per part
         want = dijkstra(graph, indices=sources, min_only=True).reshape(mask.shape)
-        np.testing.assert_allclose(column[open_], want[open_], rtol=1e-12)
+        np.testing.assert_allclose(column[has_row], want[has_row], rtol=1e-12)
+
+
+def test_only_big_parts_keep_landmark_distances_and_every_answer_is_the_oracles() -> None:
+    # a maze (one big part at size 3) beside random islands (parts under MIN_PART_NODES): the
+    # islands' nodes have no row and cost no landmark memory; their queries, and every query that
+    # starts or ends there, search with octile alone and still equal the oracle's
+    mask = np.concatenate([maze(cells=8)[:40], random_islands()[:, :30]], axis=1)  # 40 x 71
+    grid = GridGraph(mask, diagonal=ONLY)
+    index = index_of(grid, 3)
+    assert index.rows is not None
+    assert index.landmarks is not None
+    rows = index.rows.reshape(grid.height + 2, grid.width + 2)[1:-1, 1:-1]
+    parts = fresh_parts(mask, 3, ONLY)
+    big = np.bincount(parts.ravel()) >= MIN_PART_NODES
+    big[0] = False
+    assert np.array_equal(rows >= 0, big[parts])
+    assert (parts[:, 41:] > 0).any()  # the islands have anchors, none with a row
+    assert not (rows[:, 41:] >= 0).any()
+    assert index.landmarks.size == index.count * int(big[parts].sum())
+    assert 1 < ACTIVE < index.count <= LANDMARKS
+    check_against_oracle(grid, mask, np.ones(mask.shape), np.random.default_rng(8))
 
 
 @pytest.mark.parametrize("mode", list(DiagonalMode))
