@@ -3,7 +3,9 @@
 The file is one msgpack map ``{"format": "astar-bridge-graph", "version": 1, "kind": "grid" |
 "waypoints" | "navmesh", "graph": record}`` where ``record`` is the plain-dict layout of
 :mod:`python_core.formats.records` (the same one the protocol's ``graph.load_*`` takes), so a file's
-graph can be sent to the sidecar unchanged. Godot's exporter writes the same bytes.
+graph can be sent to the sidecar unchanged. Godot's exporter writes the same bytes. A grid with
+obstacles adds ``"obstacles"`` (:mod:`python_core.formats.obstacle_record`): its record holds the
+walls alone, so the loaded grid can still move or remove them.
 
     from python_core.formats.graph_file import load_graph, save_graph
     save_graph("level1.agraph", grid)
@@ -20,6 +22,7 @@ from typing import Any
 import msgpack
 
 from python_core.errors import GraphFileError, InvalidGraphError
+from python_core.formats.obstacle_record import obstacles_from, obstacles_to
 from python_core.formats.records import GRAPH_KINDS, from_record, to_record
 
 __all__ = [
@@ -101,7 +104,11 @@ def save_graph(path: str | os.PathLike[str], graph: object) -> None:
         OSError: the file cannot be written.
     """
     kind, record = to_record(graph)
-    data = encode({"format": FORMAT, "version": VERSION, "kind": kind, "graph": record})
+    document: dict[str, Any] = {"format": FORMAT, "version": VERSION, "kind": kind, "graph": record}
+    obstacles = obstacles_to(graph) if kind == "grid" else []
+    if obstacles:
+        document["obstacles"] = obstacles
+    data = encode(document)
     target = Path(path)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
     try:
@@ -119,6 +126,34 @@ def read_graph_record(path: str | os.PathLike[str]) -> tuple[str, dict[str, Any]
     Raises:
         GraphFileError: unreadable, not msgpack, not our format, or an unknown version or kind.
     """
+    document = _read_document(path)
+    return str(document["kind"]), document["graph"]
+
+
+def load_graph(path: str | os.PathLike[str]) -> Any:
+    """Read a graph file and build its graph (a grid with the obstacles it was saved with).
+
+    Raises:
+        GraphFileError: as :func:`read_graph_record`, or the record (or an obstacle) is invalid.
+
+    Example:
+        >>> load_graph("/nonexistent.agraph")
+        Traceback (most recent call last):
+        ...
+        python_core.errors.GraphFileError: cannot read graph file '/nonexistent.agraph': ...
+    """
+    document = _read_document(path)
+    kind = str(document["kind"])
+    try:
+        graph = from_record(kind, document["graph"])
+        if kind == "grid" and "obstacles" in document:
+            graph.update_obstacles(obstacles_from(document["obstacles"]))
+    except InvalidGraphError as exc:
+        raise GraphFileError(f"{os.fspath(path)!r} describes an invalid {kind} graph: {exc}") from exc
+    return graph
+
+
+def _read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
@@ -133,26 +168,6 @@ def read_graph_record(path: str | os.PathLike[str]) -> tuple[str, dict[str, Any]
         raise GraphFileError(
             f"graph file version {document.get('version')!r:.20} is not supported (want {VERSION})"
         )
-    kind, record = document.get("kind"), document.get("graph")
-    if kind not in GRAPH_KINDS or not isinstance(record, dict):
-        raise GraphFileError(f"graph file kind {kind!r:.20} or its graph map is invalid")
-    return str(kind), record
-
-
-def load_graph(path: str | os.PathLike[str]) -> Any:
-    """Read a graph file and build its graph.
-
-    Raises:
-        GraphFileError: as :func:`read_graph_record`, or the record describes an invalid graph.
-
-    Example:
-        >>> load_graph("/nonexistent.agraph")
-        Traceback (most recent call last):
-        ...
-        python_core.errors.GraphFileError: cannot read graph file '/nonexistent.agraph': ...
-    """
-    kind, record = read_graph_record(path)
-    try:
-        return from_record(kind, record)
-    except InvalidGraphError as exc:
-        raise GraphFileError(f"{os.fspath(path)!r} describes an invalid {kind} graph: {exc}") from exc
+    if document.get("kind") not in GRAPH_KINDS or not isinstance(document.get("graph"), dict):
+        raise GraphFileError(f"graph file kind {document.get('kind')!r:.20} or its graph map is invalid")
+    return document

@@ -139,7 +139,8 @@ def _grid_to(graph: GridGraph) -> dict[str, Any]:
     record: dict[str, Any] = {
         "width": graph.width,
         "height": graph.height,
-        "cells": np.asarray(graph.walkable, dtype=np.uint8).tobytes(),
+        # the walls only: a graph file keeps the obstacles beside the record (obstacle_record.py)
+        "cells": np.asarray(graph.base_walkable, dtype=np.uint8).tobytes(),
         "diagonal": graph.diagonal.value,
     }
     weights = np.asarray(graph.weights, dtype=np.float64)
@@ -260,7 +261,8 @@ def to_record(graph: object) -> tuple[str, dict[str, Any]]:
     """``(kind, record)`` for a graph; ``from_record(kind, record)`` rebuilds an equal graph.
 
     Coordinates and weights travel as float32, so a graph built from float64 values comes back
-    rounded to float32; a graph built from a record round-trips exactly.
+    rounded to float32; a graph built from a record round-trips exactly. A grid's obstacles are
+    not in its record (its cells are the walls without them): graph files keep them beside it.
     """
     kind = kind_of(graph)
     if isinstance(graph, GridGraph):
