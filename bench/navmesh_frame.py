@@ -20,6 +20,7 @@ addon as a game uses it), all sections in one Godot run, and prints against the 
 A command, not a test::
 
     .venv/bin/python bench/navmesh_frame.py [--queries 200] [--obstacles 100] [--frames 120]
+        [--frames-only]
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "obstacles": {"mesh": "aurora", "count": args.obstacles, "half_side": 2.0, "frames": args.frames},
         "region": {"mesh": "aurora", "side": 8.0, "at": [-40.0, -40.0], "step": 1.0, "moves": args.moves},
     }
+    if args.frames_only:  # (a) and (b) alone
+        del spec["obstacles"], spec["region"]
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(spec, handle)
     try:
@@ -175,6 +178,7 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=120, help="frames the obstacles move for")
     parser.add_argument("--moves", type=int, default=3, help="region moves")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="sidecar search threads")
+    parser.add_argument("--frames-only", action="store_true", help="only (a) and (b): a frame's queries")
     parser.add_argument("--sidecar-tree", default="", help="the sidecar of this checkout (figures before)")
     args = parser.parse_args()
     report = run(args)
