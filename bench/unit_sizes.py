@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python bench/unit_sizes.py                      # every benchmark map, 200 queries each
     .venv/bin/python bench/unit_sizes.py --maps den520d Aurora --queries 100 --sizes 1,2,3,4
     .venv/bin/python bench/unit_sizes.py --clearance-only     # the 4096 x 4096 clearance figures
+    .venv/bin/python bench/unit_sizes.py --clearance-only --godot   # ... beside Godot's eroded grid
 
 Per map (every ``.map`` in /work/shared/benchmarks/grid, else tests/data/movingai): N queries from its
 scenario file, one from each of N equal slices of the file. A query whose ends have room for the
@@ -24,17 +25,24 @@ or squeeze between walls, so the same query is a longer search), the median time
 length (work per unit of distance the unit must go) and the kernel and index the size ran with.
 Scenario queries whose ends have room but no size-K path are counted and timed apart (answered
 from the eroded grid's parts, beside the part a search would have expanded without them).
-Then the clearance of a random 4096 x 4096 grid: the compiled pass's time (goal under 0.5 s), the
-local repair of a door closing and opening, and the bytes per cell of the searches' padded copy
-(one byte: the clearance is the walls). The Godot side (one eroded AStarGrid2D per size, its build
+Then the clearance of a random 4096 x 4096 grid: the compiled pass's time, wall and CPU (goal
+under 0.5 s; on a loaded machine the wall time is mostly waiting for a core), beside what one
+size's eroded grid costs with scipy and, with ``--godot``, in Godot (the clearance by hand in
+GDScript and one eroded AStarGrid2D, its build time and memory: one per size there), the local
+repair of a door closing and opening, and the bytes per cell of the searches' padded copy (one
+byte: the clearance is the walls). The Godot side (one eroded AStarGrid2D per size, its build
 time and memory) is bench/unit_sizes_godot.py, from GDScript.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -44,6 +52,7 @@ from scipy import ndimage  # type: ignore[import-untyped]  # a test dependency (
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.godot_binary import godot_binary  # noqa: E402
 from python_core.compiled import warm_up  # noqa: E402
 from python_core.formats.movingai import read_scenarios  # noqa: E402
 from python_core.grid import GridGraph  # noqa: E402
@@ -210,17 +219,28 @@ def _method(grid: GridGraph, size: int) -> str:
     return f"{kernel}, {index.count} landmarks, {index.nbytes() / 2**20:.1f} MB"
 
 
-def bench_clearance(side: int) -> None:
+def bench_clearance(side: int, *, godot: bool, size: int = 3) -> None:
+    """Our clearance of a random ``side`` x ``side`` grid (every size at once) beside what one
+    size's eroded grid costs elsewhere: scipy's erosion for one size and, with ``godot``, Godot's
+    (the clearance by hand in GDScript and one eroded ``AStarGrid2D``, bench/godot/clearance_bench.gd)."""
     rng = np.random.default_rng(38)
     walkable = rng.random((side, side)) > 0.1
     clearance_of(walkable[:8, :8])  # compile (or load) outside the timing
-    times = []
+    walls, cpu = [], []
     for _ in range(3):
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         clearance_of(walkable)
-        times.append(time.perf_counter() - began)
+        walls.append(time.perf_counter() - began)
+        cpu.append(time.process_time() - began_cpu)
+    began = time.perf_counter()
     grid = GridGraph(walkable)
     p = prepared_for(grid)
+    load = time.perf_counter() - began
+    began = time.perf_counter()
+    # one size's eroded grid with a standard tool: the anchors whose size x size square is open
+    # (minimum over the window reaching right and down; outside the grid counts as a wall)
+    ndimage.minimum_filter(walkable, size=size, origin=-(size // 2), mode="constant", cval=0)
+    scipy_s = time.perf_counter() - began
     repairs = []
     for shift in range(3):  # the first pass may load the repair kernel: the best counts
         door = [(side // 2 + i, side // 2 + 8 * shift) for i in range(4)]
@@ -230,9 +250,40 @@ def bench_clearance(side: int) -> None:
         repairs.append(time.perf_counter() - began)
     repair_ms = min(repairs) * 1e3
     per_cell = p.passable.nbytes / (side * side)
-    print(f"\nclearance of a random {side}x{side} grid: {min(times):.3f} s (best of 3; goal < 0.5 s)")
+    print(
+        f"\nclearance of a random {side}x{side} grid (every size): {min(walls):.3f} s wall, "
+        f"{min(cpu):.3f} s CPU (best of 3: {', '.join(f'{w:.3f}' for w in walls)} s wall; goal < 0.5 s)"
+    )
+    print(f"  our grid loaded with it (walls, clearance, padded copy): {load:.3f} s")
+    print(f"  scipy's erosion for size {size} alone (one eroded grid): {scipy_s:.3f} s")
+    if godot:
+        _godot_clearance(walkable, size)
     print(f"door of 4 cells closed and opened again (local repair, both): {repair_ms:.2f} ms")
     print(f"searches' padded copy: {per_cell:.3f} bytes per cell (clearance and walls in one byte)")
+
+
+def _godot_clearance(walkable: np.ndarray, size: int) -> None:
+    """Run bench/godot/clearance_bench.gd on the same cells and print its figures."""
+    side = walkable.shape[0]
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    with tempfile.TemporaryDirectory() as folder:
+        cells = Path(folder) / "cells.bin"
+        cells.write_bytes(walkable.astype(np.uint8).tobytes())
+        args = [godot_binary(), "--headless", "--path", str(REPO / "tests" / "godot_project")]
+        args += ["--script", str(REPO / "bench" / "godot" / "clearance_bench.gd"), "--"]
+        proc = subprocess.run(
+            [*args, str(cells), str(side), str(size)], capture_output=True, text=True, env=env, check=False
+        )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("BENCH ")]
+    if not lines:
+        print(f"  Godot failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
+        return
+    report = json.loads(lines[-1][len("BENCH ") :])
+    print(f"  Godot, clearance by hand in GDScript: {report['clearance_s']:.2f} s")
+    print(
+        f"  Godot, one AStarGrid2D eroded for size {size}: {report['eroded_grid_s']:.2f} s, "
+        f"{report['eroded_grid_bytes'] / 2**20:.0f} MiB (one such grid per size)"
+    )
 
 
 def main() -> None:
@@ -243,13 +294,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="runs per query; the best counts")
     parser.add_argument("--clearance-side", type=int, default=4096)
     parser.add_argument("--clearance-only", action="store_true")
+    parser.add_argument(
+        "--godot", action="store_true", help="Godot's eroded AStarGrid2D beside the clearance"
+    )
     args = parser.parse_args()
     sizes = sorted({int(s) for s in args.sizes.split(",")})
     print(f"warm-up: {warm_up(GRID_KERNELS):.1f} s")
     if not args.clearance_only:
         for path in map_paths(args.maps):
             bench_map(path, args.queries, sizes, args.rounds)
-    bench_clearance(args.clearance_side)
+    bench_clearance(args.clearance_side, godot=args.godot)
 
 
 if __name__ == "__main__":
