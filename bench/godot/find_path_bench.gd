@@ -257,12 +257,21 @@ func _bench_frame(
 				requests.append(sidecar.request_path(id, froms[i], tos[i]))
 		var send_cpu_ms: float = (_main_thread_cpu_ns() - cpu) / 1e6
 		var frames: int = 0
+		var frame_starts: Array[int] = []  # when each later frame's scripts began
 		while _pending(requests) > 0:
 			await process_frame
+			frame_starts.append(Time.get_ticks_usec())
 			frames += 1
 		var cpu_ms: float = (_main_thread_cpu_ns() - cpu) / 1e6
 		var ms: float = (Time.get_ticks_usec() - started) / 1000.0
 		var stats: Dictionary = sidecar.get_stats()
+		# The last completion: the longest latency (all of a frame's answers complete together,
+		# the first asked has waited longest), and the frame it fell in (0: the one asked in).
+		var answered_ms: float = stats["latency_ms_max"]
+		var answered_frame: int = 0
+		for at: int in frame_starts:
+			if at - started < answered_ms * 1000.0:
+				answered_frame += 1
 		var idle: int = _main_thread_cpu_ns()
 		_pending(requests)
 		for frame: int in frames:
@@ -284,6 +293,9 @@ func _bench_frame(
 					"idle_cpu_ms": idle_cpu_ms,
 					"failures": stats["failures"],
 					"messages": stats.get("messages", -1),
+					"answered_ms": answered_ms,
+					"answered_frame": answered_frame,
+					"frame_wait_ms": stats.get("frame_wait_ms", 0.0),
 				}
 			)
 		)

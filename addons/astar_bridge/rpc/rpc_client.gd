@@ -121,6 +121,11 @@ func get_pending_count() -> int:
 	return _requests.size()
 
 
+## True while the request [param msgid] waits for its answer.
+func is_pending(msgid: int) -> bool:
+	return _requests.has(msgid)
+
+
 ## Sends a request; [param on_done] gets the response map from [method poll] (or at once, when
 ## the request cannot be sent), or [code]transform.call(response)[/code] when [param transform]
 ## is valid (on the connection's thread when [member threaded], for local failures too). With

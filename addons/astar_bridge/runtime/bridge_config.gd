@@ -29,6 +29,10 @@ var io_thread: bool = true
 ## The path requests of a frame (request_path, request_query) leave at its end as one message per
 ## graph and options map, each completing with its own result; off: one message each.
 var batch_requests: bool = true
+## At the end of a frame that sent path requests, wait asleep for their answers while the frame
+## has time to spare under Engine.max_fps (or the screen's refresh rate with V-Sync), so quick
+## answers complete in the frame they were asked in; off: at a later frame's first point.
+var answers_in_frame: bool = true
 var auto_restart: bool = true
 var report_failures: bool = true
 

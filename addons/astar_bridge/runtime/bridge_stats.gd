@@ -8,6 +8,9 @@ const WINDOW := 1024
 
 ## Asynchronous requests sent to the sidecar (a frame's batched paths count once).
 var messages: int = 0
+## Microseconds the main thread slept at frames' ends waiting for answers (time the frame had to
+## spare: see runtime/frame_wait.gd).
+var waited_usec: int = 0
 var _requests: int = 0
 var _failures: int = 0
 var _latencies_ms: PackedFloat64Array = PackedFloat64Array()
@@ -31,8 +34,9 @@ func record(latency_usec: int, failed: bool) -> void:
 
 
 ## [code]{"requests", "failures", "latency_ms_mean", "latency_ms_p50", "latency_ms_p99",
-## "paths_per_second", "messages"}[/code]; paths per second counts completions in the last
-## second; messages: [member messages].
+## "latency_ms_max", "paths_per_second", "messages", "frame_wait_ms"}[/code]; paths per second
+## counts completions in the last second; messages: [member messages]; frame_wait_ms:
+## [member waited_usec] in milliseconds.
 func snapshot() -> Dictionary:
 	var sorted: PackedFloat64Array = _latencies_ms.duplicate()
 	sorted.sort()
@@ -45,8 +49,10 @@ func snapshot() -> Dictionary:
 		"latency_ms_mean": total / sorted.size() if sorted.size() > 0 else 0.0,
 		"latency_ms_p50": _percentile(sorted, 0.5),
 		"latency_ms_p99": _percentile(sorted, 0.99),
+		"latency_ms_max": sorted[sorted.size() - 1] if sorted.size() > 0 else 0.0,
 		"paths_per_second": float(_recent_completions()),
 		"messages": messages,
+		"frame_wait_ms": waited_usec / 1000.0,
 	}
 
 
@@ -55,6 +61,7 @@ func reset() -> void:
 	_requests = 0
 	_failures = 0
 	messages = 0
+	waited_usec = 0
 	_latencies_ms = PackedFloat64Array()
 	_next_slot = 0
 	_completions_usec = PackedInt64Array()

@@ -8,6 +8,10 @@
 ## completes with its own result. Any other request (an edit, a flow field, a synchronous call
 ## other than a path) sends the held ones first, so the sidecar sees them in the order made.
 ##
+## With [code]answers_in_frame[/code] (the default) the frame's end waits, asleep, for the answers
+## of the paths it sent while the frame has time to spare (runtime/frame_wait.gd), so quick
+## answers complete in the frame they were asked in.
+##
 ## The main thread's work per [code]path.find[/code] is kept small: the request is encoded by
 ## msgpack/path_find_encoder.gd (its fixed bytes made once per graph and options) and handed to
 ## the connection's thread as bytes; the answer comes back decoded and turned into the result map
@@ -17,6 +21,7 @@ extends RefCounted
 const BridgeConfig = preload("res://addons/astar_bridge/runtime/bridge_config.gd")
 const BridgeStats = preload("res://addons/astar_bridge/runtime/bridge_stats.gd")
 const FrameBatches = preload("res://addons/astar_bridge/runtime/frame_batches.gd")
+const FrameWait = preload("res://addons/astar_bridge/runtime/frame_wait.gd")
 const PathAnswers = preload("res://addons/astar_bridge/runtime/path_answers.gd")
 const PathFindEncoder = preload("res://addons/astar_bridge/msgpack/path_find_encoder.gd")
 const PathRequest = preload("res://addons/astar_bridge/api/path_request.gd")
@@ -36,6 +41,7 @@ var _flush_scheduled: bool = false
 var _encoder: PathFindEncoder = PathFindEncoder.new()
 # The frame's path requests, sent at its end (or before any other request).
 var _held: FrameBatches = FrameBatches.new()
+var _frame_wait: FrameWait = FrameWait.new()
 # dim -> the transform of a path.find response (made once: every request shares it).
 var _path_transforms: Dictionary = {}
 # [method, args (see _hold), on_done, queued at in ms, transform(, timeout in ms)] sent once
@@ -58,6 +64,8 @@ func _init(config: BridgeConfig, link: SidecarLink) -> void:
 	_link.failed.connect(fail_all)
 	_link.rpc.prepared_sink = _path_answered
 	_link.rpc.before_sync = _before_sync
+	if not FrameWait.ends_after_scripts():
+		RenderingServer.frame_post_draw.connect(_end_of_frame)
 
 
 ## [member main_thread_usec] plus the time spent completing answered path requests.
@@ -129,7 +137,8 @@ func send_held() -> void:
 			requests, dims, _answered, _answers, stats, _finish_usec
 		)
 		if _can_send_now():
-			_link.rpc.request(method, params, on_done, _config.request_timeout_ms, true, transform)
+			var timeout: int = _config.request_timeout_ms
+			_frame_wait.sent(_link.rpc.request(method, params, on_done, timeout, true, transform))
 			stats.messages += 1
 		elif _link.phase == SidecarLink.Phase.IDLE or _link.phase == SidecarLink.Phase.FAILED:
 			var why: String = "the sidecar is not running: %s" % _link.last_error
@@ -164,7 +173,8 @@ func send_path(
 		var failed: Dictionary = transform.call(RpcClient.error_response("encode_failed", why))
 		_path_answered(request, failed)
 	elif _can_send_now():
-		_link.rpc.send_prepared(parts, start, goal, request, _config.request_timeout_ms, transform)
+		var timeout: int = _config.request_timeout_ms
+		_frame_wait.sent(_link.rpc.send_prepared(parts, start, goal, request, timeout, transform))
 		stats.messages += 1
 		if not _flush_scheduled:
 			_schedule_flush()
@@ -238,9 +248,13 @@ func send_call(
 	main_thread_usec += Time.get_ticks_usec() - started
 
 
-## One frame's work: expire what waited too long, complete failures known at request time.
+## One frame's work: expire what waited too long, complete failures known at request time;
+## paths asked last frame and still unanswered are waited for at this frame's end.
 func process_frame() -> void:
+	_frame_wait.note_process()
 	pump()
+	if _config.answers_in_frame and _frame_wait.has_waiting(_link.rpc):
+		_schedule_flush()
 	_expire()
 	if not _finish_later.is_empty():
 		var due: Array[Array] = _finish_later
@@ -253,6 +267,7 @@ func process_frame() -> void:
 
 # Dispatches the answers that arrived and sends queued requests into the room they left.
 func pump() -> void:
+	_frame_wait.note_frame()
 	if _link.phase != SidecarLink.Phase.READY:
 		return
 	var started: int = Time.get_ticks_usec()
@@ -290,7 +305,8 @@ func _send(
 ) -> void:
 	request.sent_usec = Time.get_ticks_usec()
 	if _can_send_now():
-		_link.rpc.request(method, params, on_done, _config.request_timeout_ms, true, transform)
+		var timeout: int = _config.request_timeout_ms
+		_frame_wait.sent(_link.rpc.request(method, params, on_done, timeout, true, transform))
 		stats.messages += 1
 		_schedule_flush()
 	else:
@@ -357,8 +373,9 @@ func _schedule_flush() -> void:
 		_flush.call_deferred()
 
 
-# At the end of the frame (deferred): the frame's requests leave in one write, then the answers
-# already there are dispatched in this frame, not the next.
+# At the end of the frame's scripts (deferred): the frame's requests leave in one write, then the
+# answers already there are dispatched in this frame, not the next; when nothing is drawn, the
+# frame's end is here once the process step's scripts have run (frame_wait.gd).
 func _flush() -> void:
 	send_held()
 	_flush_scheduled = false
@@ -366,6 +383,23 @@ func _flush() -> void:
 	_link.rpc.flush()
 	main_thread_usec += Time.get_ticks_usec() - started
 	pump()
+	if FrameWait.ends_after_scripts() and _frame_wait.after_scripts():
+		_end_of_frame()
+
+
+# The frame's end: asleep while it has time to spare, the answers of the paths sent in it (or
+# the last) are awaited, then every answer there completes now, in this frame.
+func _end_of_frame() -> void:
+	if not _config.answers_in_frame or not _link.is_ready():
+		return
+	var started: int = Time.get_ticks_usec()
+	var slept: int = _frame_wait.wait(_link.rpc)
+	stats.waited_usec += slept
+	main_thread_usec += Time.get_ticks_usec() - started - slept
+	if slept > 0:
+		pump()
+	if not _answered.is_empty():
+		PathAnswers.finisher(stats, _answered, _answers, _finish_usec).call()
 
 
 # Sends queued requests while fewer than max_in_flight are pending; the rest keep waiting.
