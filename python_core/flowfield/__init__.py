@@ -12,7 +12,8 @@ Modules: :mod:`.field` (one field: extension, the exactness check's rounds, repa
 Dijkstra and its exactness check), :mod:`.moves` (direction bytes and the move rule),
 :mod:`.bounds` (lower bounds for the check), :mod:`.walks` (repair taint, following, line of
 sight); :mod:`.landmarks` (landmark lower bounds), :mod:`.goal_search` (the tiles asked for by an
-A* from the goals, no check), :mod:`.cache` (fields shared by key within a memory budget) and
+A* from the goals, no check) with :mod:`.guide` (its landmark heuristic) and :mod:`.pockets`,
+:mod:`.cache` (fields shared by key within a memory budget) and
 :mod:`.sight` (line-of-sight smoothing down a field); :mod:`.lattice_field` over
 :mod:`.lattice_kernel` (a field on a hexagonal, isometric or half-offset :class:`TileGrid`: one
 whole-map Dijkstra). docs/flowfield.md states the exactness invariant and why it holds.
@@ -57,6 +58,10 @@ def _warm_up() -> None:
     farthest_visible(field, (5, 3))
     marks = Landmarks.build(grid, tile_size=2, count=1)
     FlowField(grid, [(0, 0)], tile_size=2, landmarks=marks).extend([(5, 3)])
+    marks = Landmarks.build(grid, tile_size=2, count=2, every_cell=True)  # the search's heuristic
+    guided = FlowField(grid, [(0, 0)], tile_size=2, landmarks=marks)
+    guided.extend([(5, 3)])
+    guided.extend([(3, 2)])  # an open tile of the corridor: its chains walked from stored bytes
     weighted = GridGraph(np.ones((4, 6), dtype=bool), weights=np.arange(24.0).reshape(4, 6) + 1.0)
     marks = Landmarks.build(weighted, tile_size=2, count=1)  # non-uniform: both ways
     FlowField(weighted, [(0, 0)], tile_size=2, landmarks=marks).extend([(5, 3)])

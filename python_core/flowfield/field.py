@@ -24,9 +24,10 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core._types import F64, I64, B
-from python_core.errors import AStarError, InvalidQueryError, OutOfBoundsError, UnsupportedOperationError
+from python_core.errors import AStarError, InvalidQueryError, UnsupportedOperationError
 from python_core.flowfield import region_solver, walks
 from python_core.flowfield.goal_search import HEURISTIC_TILES, solve_from_goals
+from python_core.flowfield.guide import tiles_guide
 from python_core.flowfield.landmarks import Landmarks, no_landmarks
 from python_core.flowfield.moves import SLACK, UNREACHABLE
 from python_core.flowfield.tiles import FieldTiles
@@ -171,10 +172,11 @@ class FlowField(FieldTiles):
         nodes = as_cells(starts, self.grid.width, self.grid.height)
         self._check_version()
         asked = np.unique(self._tiles_of_nodes(nodes))
-        asked = asked[self.known_slot[asked] < 0]
+        asked = asked[~self.closed[asked]]  # a closed tile's chains are all computed
         if not asked.size:
             return []
-        fill = (self.known_slot >= 0).sum() + asked.size > FILL_SHARE * self.known_slot.size
+        fresh = int((self.known_slot[asked] < 0).sum())
+        fill = (self.known_slot >= 0).sum() + fresh > FILL_SHARE * self.known_slot.size
         if asked.size > HEURISTIC_TILES:  # an unguided search: a disc reaching the farthest tile
             corners = self._tile_corners(asked)
             reach = float(self._reach(corners).max()) + self.cs
@@ -184,14 +186,17 @@ class FlowField(FieldTiles):
         # (each search starts at the goals again: many far requests must not cost many passes)
         budget = min(int(FILL_SHARE * self.grid.node_count), self.grid.node_count - self._searched)
         if not fill and budget > 0:
-            tiles, cost, dirs, whole, settled = solve_from_goals(self, asked, budget)
+            guide = tiles_guide(self, self.landmarks, asked)  # landmark tables: a tighter A*
+            tiles, cost, dirs, whole, settled = solve_from_goals(self, asked, budget, guide)
             self._searched += settled
             self._store(tiles, cost, dirs)
             done = [int(t) for t in tiles]
             if whole:
+                self.closed[asked] = True
                 return done
         # most of the map: one pass over every tile left (the tiles a search gave up with help)
         rest = self._solve({int(t) for t in np.flatnonzero(self.known_slot < 0)})
+        self.closed[:] = True  # every tile computed: every chain runs through computed tiles
         return sorted(done + rest)
 
     def _reach(self, nodes: I64) -> F64:
@@ -355,6 +360,7 @@ class FlowField(FieldTiles):
             self._free.append(int(self.known_slot[t]))
             self.known_slot[t] = -1
         done = self._solve(set(redo.tolist()))
+        self.closed[:] = bool((self.known_slot >= 0).all())  # new chains may leave open tiles
         changed = []
         for t in done:
             old = before.get(t)
@@ -436,6 +442,3 @@ def _octile_np(dx: I64, dy: I64, cw: float, ch: float, diag: float, *, never: bo
         return np.asarray(dx * cw + dy * ch, dtype=np.float64)
     m = np.minimum(dx, dy)
     return np.asarray(diag * m + cw * (dx - m) + ch * (dy - m), dtype=np.float64)
-
-
-_ = OutOfBoundsError  # documented in the methods' Raises

@@ -32,12 +32,14 @@ where it gives up (None) and the caller computes every tile in one pass.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from python_core._types import DIAG_ALWAYS, DIAG_NEVER, F64, I64, U8
 from python_core.compiled import jit
+from python_core.flowfield.guide import SearchGuide, guide_bound, no_guide
 from python_core.flowfield.moves import (
     DX,
     DY,
@@ -45,11 +47,11 @@ from python_core.flowfield.moves import (
     MOVES,
     UNREACHABLE,
     WALL,
-    _is_goal,
     _moves_from,
     _open,
     _step_length,
 )
+from python_core.flowfield.pockets import POCKET_CELLS, _mark_pockets
 from python_core.flowfield.tiles import FieldGround, FieldTiles
 from python_core.heaps.lazy import heap_pop, heap_push
 
@@ -58,30 +60,33 @@ __all__ = ["HEURISTIC_TILES", "POCKET_CELLS", "solve_from_goals"]
 HEURISTIC_TILES = 16
 """Up to this many tiles asked for, the search is guided toward them (an A*); past it, it runs as a
 Dijkstra (the bound's cost per cell grows with the tiles)."""
-POCKET_CELLS = 4
-"""A tile's component is flooded up to this many tiles' worth of cells to tell a pocket."""
 
 
-def solve_from_goals(field: FieldTiles, tiles: I64, budget: int) -> tuple[I64, F64, U8, bool, int]:
+def solve_from_goals(
+    field: FieldTiles, tiles: I64, budget: int, guide: SearchGuide | None = None
+) -> tuple[I64, F64, U8, bool, int]:
     """Exact costs and directions of ``tiles`` (unknown tile ids) and of the tiles their chains run
     through: ``(tile ids, costs, directions, True, cells settled)``. When the search settled more
     than ``budget`` cells first: the unknown tiles it had settled whole, and False (their chains may
-    run through tiles not given: the caller computes every tile left)."""
+    run through tiles not given: the caller computes every tile left). ``guide``: landmark terms
+    toward ``tiles`` (:mod:`.guide`), taken with the octile bound (their maximum)."""
     grid, cs, tx = field.grid, field.cs, field.tiles_x
-    guide = tiles if tiles.size <= HEURISTIC_TILES else tiles[:0]
+    aim = tiles if tiles.size <= HEURISTIC_TILES else tiles[:0]
     rects = np.stack(
         [
-            (guide % tx) * cs,
-            (guide // tx) * cs,
-            np.minimum((guide % tx) * cs + cs, grid.width) - 1,
-            np.minimum((guide // tx) * cs + cs, grid.height) - 1,
+            (aim % tx) * cs,
+            (aim // tx) * cs,
+            np.minimum((aim % tx) * cs + cs, grid.width) - 1,
+            np.minimum((aim // tx) * cs + cs, grid.height) - 1,
         ],
         axis=1,
     ).astype(np.int64)
-    done, slots, cost, dirs, ok, settled = _search(
-        field.ground(), field.goal_nodes, tiles, field.known_slot, rects, field._min_weight(), budget
-    )
-    return done, cost[slots], dirs[slots], ok, int(settled)
+    sl = _slots(field.known_slot.size, cs * cs)
+    done, rows, ok, settled, _ = _search(
+        field.ground(), field.goal_nodes, tiles, field.known_slot, field.closed, field._dirs, rects,
+        field._min_weight(), budget, no_guide() if guide is None else guide, sl,
+    )  # fmt: skip
+    return done, sl.cost[rows], sl.dirs[rows], ok, int(settled)
 
 
 @jit
@@ -102,32 +107,28 @@ def _h(
     return 0.0 if rects.shape[0] == 0 else best
 
 
-@jit
-def _hash_add(table: npt.NDArray[np.int64], key: int) -> bool:
-    """Insert ``key`` into an open-addressing set (``-1`` empty); False when it was there."""
-    mask = table.shape[0] - 1
-    i = ((key * 2654435761) >> 16) & mask  # in int64 for grids below 2^31 cells
-    while table[i] != -1:
-        if table[i] == key:
-            return False
-        i = (i + 1) & mask
-    table[i] = key
-    return True
+class _Slots(NamedTuple):
+    """The search's storage, one row of ``cs * cs`` cells per tile it reached (``np.empty`` only
+    reserves address space: the memory used is the rows written): the tile of each row, costs,
+    directions, move bits, settled cells, cells whose chain was walked, open cells not settled and
+    not in a pocket, and whether the tile is waited for."""
+
+    tile_at: npt.NDArray[np.int64]
+    cost: npt.NDArray[np.float64]
+    dirs: npt.NDArray[np.uint8]
+    allowed: npt.NDArray[np.uint8]
+    settled: npt.NDArray[np.bool_]
+    chained: npt.NDArray[np.bool_]
+    left: npt.NDArray[np.int64]
+    target: npt.NDArray[np.bool_]
 
 
-@jit
-def _hash_clear(table: npt.NDArray[np.int64], keys: npt.NDArray[np.int64], count: int) -> None:
-    """Empty the set again, its keys being ``keys[:count]`` (cheaper than clearing the table):
-    every slot is found on the intact table first, then emptied."""
-    mask = table.shape[0] - 1
-    where = np.empty(count, dtype=np.int64)
-    for j in range(count):
-        i = ((keys[j] * 2654435761) >> 16) & mask
-        while table[i] != keys[j]:
-            i = (i + 1) & mask
-        where[j] = i
-    for j in range(count):
-        table[where[j]] = -1
+def _slots(cap: int, block: int) -> _Slots:
+    return _Slots(
+        np.empty(cap, dtype=np.int64), np.empty((cap, block)), np.empty((cap, block), dtype=np.uint8),
+        np.empty((cap, block), dtype=np.uint8), np.empty((cap, block), dtype=np.bool_),
+        np.empty((cap, block), dtype=np.bool_), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.bool_),
+    )  # fmt: skip
 
 
 @jit
@@ -136,39 +137,33 @@ def _search(
     goals: npt.NDArray[np.int64],
     wanted: npt.NDArray[np.int64],
     known_slot: npt.NDArray[np.int32],
+    closed: npt.NDArray[np.bool_],
+    stored: npt.NDArray[np.uint8],
     rects: npt.NDArray[np.int64],
     wmin: float,
     budget: int,
-) -> tuple[
-    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.uint8], bool, int
-]:
-    """Returns ``(tiles, slots, cost, dirs, ok, settled)``: the tile ids done (ascending; the wanted ones and
-    their chains' tiles, none known before), their rows in ``cost`` / ``dirs`` (``cs * cs`` per
-    allocated tile), False when it gave up, and the cells it settled."""
-    walk, occ, agents, weights = ground.walk, ground.occ, ground.agents, ground.weights
+    guide: SearchGuide,
+    sl: _Slots,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], bool, int, int]:
+    """Returns ``(tiles, slots, ok, settled, used)``: the tile ids done (ascending; the wanted ones
+    and the tiles their chains cross, none known before), their rows in ``sl``, False when it gave
+    up, the cells it settled and the rows used."""
     width, height, diagonal, cw = ground.width, ground.height, ground.diagonal, ground.cw
     ch, cs, tiles_x, tiles_y = ground.ch, ground.cs, ground.tiles_x, ground.tiles_y
+    weights = ground.weights
+    cost, dirs, allowed, settled, left, target = sl.cost, sl.dirs, sl.allowed, sl.settled, sl.left, sl.target
     block = cs * cs
     diag = math.hypot(cw, ch)
     n_tiles = tiles_x * tiles_y
     slot_of = np.full(n_tiles, -1, dtype=np.int64)
-    # One row per tile of the map, filled in the order the search reaches tiles: np.empty only
-    # reserves the address space, so the memory used is the rows written. (Arrays that a loop
-    # reassigns while it grows them cost numba every access inside that loop.)
-    cap = n_tiles
-    tile_at = np.empty(cap, dtype=np.int64)
-    cost = np.empty((cap, block))
-    dirs = np.empty((cap, block), dtype=np.uint8)
-    allowed = np.empty((cap, block), dtype=np.uint8)
-    settled = np.empty((cap, block), dtype=np.bool_)
-    left = np.empty(cap, dtype=np.int64)  # open cells not settled and not in a pocket
-    target = np.empty(cap, dtype=np.bool_)
     used = 0
     keys = np.empty(1024, dtype=np.float64)
     items = np.empty(1024, dtype=np.int64)
     size = 0
     queue = np.empty(n_tiles, dtype=np.int64)  # target tiles in the order they became targets
     walked = np.zeros(n_tiles, dtype=np.bool_)
+    deferred = np.empty(64, dtype=np.int64)  # chain cells met before they were settled (ties)
+    n_deferred = 0
     queued = 0
     waiting = 0
     settled_count = 0
@@ -186,36 +181,32 @@ def _search(
     for p in range(pending.shape[0]):
         node = pending[p]
         t = (node // width // cs) * tiles_x + node % width // cs
-        if slot_of[t] >= 0:
-            continue
-        _allocate(ground, t, used,
-                  tile_at, cost, dirs, allowed, settled, left, target)  # fmt: skip
-        slot_of[t] = used
-        used += 1
+        if slot_of[t] < 0:
+            used = _allocate(ground, t, used, slot_of, sl)
     for i in range(goals.shape[0]):
         node = goals[i]
-        if _open(walk, occ, agents, node):
+        if _open(ground.walk, ground.occ, ground.agents, node):
             x, y = node % width, node // width
             s = slot_of[(y // cs) * tiles_x + x // cs]
             local = (y % cs) * cs + x % cs
             cost[s, local] = 0.0
             dirs[s, local] = GOAL
-            f = wmin * _h(x, y, rects, cw, ch, diag, diagonal)
+            f = max(wmin * _h(x, y, rects, cw, ch, diag, diagonal), guide_bound(guide, node))
             keys, items, size = heap_push(keys, items, size, f, s * block + local)
     ok = True
     guided = rects.shape[0] > 0
-    # targets are registered here (and in the closure walks below)
-    for i in range(wanted.shape[0]):
+    marked = guide.row.shape[0] > 0
+    # the tiles asked for: waited for whole (a known one only has its chains walked)
+    for i in range(wanted.shape[0]):  # unique ids
         t = wanted[i]
         s = slot_of[t]
-        if not target[s]:
+        queue[queued] = t
+        queued += 1
+        if known_slot[t] < 0:  # (a known one is no target: its cells are stored already)
             target[s] = True
-            queue[queued] = t
-            queued += 1
-            _mark_pockets(ground, goals, reach, t, s, slot_of,
-                          settled, left, seen, members)  # fmt: skip
-            if left[s] > 0:
-                waiting += 1
+            _mark_pockets(ground, goals, reach, t, s, slot_of, settled, left, seen, members)
+            waiting += 1 if left[s] > 0 else 0
+    asked = queued  # only these tiles' cells start chains: the tiles those cross are not closed
     while ok:
         # settle cells until every target tile is whole (or nothing is left to settle)
         while waiting > 0 and size > 0:
@@ -231,7 +222,7 @@ def _search(
             left[s] -= 1
             if left[s] == 0 and target[s]:
                 waiting -= 1
-            t = tile_at[s]
+            t = sl.tile_at[s]
             x = (t % tiles_x) * cs + local % cs
             y = (t // tiles_x) * cs + local // cs
             node = y * width + x
@@ -241,13 +232,9 @@ def _search(
                 if not (0 <= ux < width and 0 <= uy < height):
                     continue
                 ut = (uy // cs) * tiles_x + ux // cs
+                if slot_of[ut] < 0:
+                    used = _allocate(ground, ut, used, slot_of, sl)
                 us = slot_of[ut]
-                if us < 0:
-                    _allocate(ground, ut, used,
-                              tile_at, cost, dirs, allowed, settled, left, target)  # fmt: skip
-                    slot_of[ut] = used
-                    us = used
-                    used += 1
                 ulocal = (uy % cs) * cs + ux % cs
                 if settled[us, ulocal] or not allowed[us, ulocal] >> k & 1:
                     continue
@@ -255,41 +242,39 @@ def _search(
                 if cand < cost[us, ulocal]:
                     cost[us, ulocal] = cand
                     dirs[us, ulocal] = k
-                    f = cand + wmin * _h(ux, uy, rects, cw, ch, diag, diagonal) if guided else cand
+                    h = wmin * _h(ux, uy, rects, cw, ch, diag, diagonal) if guided else 0.0
+                    f = cand + (max(h, guide_bound(guide, uy * width + ux)) if marked else h)
                     keys, items, size = heap_push(keys, items, size, f, us * block + ulocal)
         if not ok:
             break
         if size == 0:
             waiting = 0  # the goals' whole reach is settled: the open cells left are unreachable
-        # the chains of the whole target tiles not walked yet may add tiles
-        added = False
-        for q in range(queued):
+        # walk the chains of the tiles asked for once whole (and the chain cells met before they
+        # were settled): every tile a chain crosses is stored, and a new one is waited for
+        heads = deferred[:n_deferred].copy()
+        n_deferred = 0
+        before = queued
+        for i in range(heads.shape[0]):
+            queued, used, waiting, n_deferred, deferred = _walk(
+                heads[i], ground, goals, reach, known_slot, closed, stored, slot_of, sl, queue,
+                queued, used, waiting, size, seen, members, deferred, n_deferred,
+            )  # fmt: skip
+        for q in range(asked):
             t = queue[q]
             s = slot_of[t]
-            if walked[t] or (left[s] > 0 and size > 0):
+            if walked[t] or (left[s] > 0 and size > 0 and known_slot[t] < 0):
                 continue
             walked[t] = True
-            # a chain leaves the tile by one step from one of its cells: look at each next cell
+            x0, y0 = (t % tiles_x) * cs, (t // tiles_x) * cs
             for local in range(block):
-                k = dirs[s, local]
-                if k >= 8 or not settled[s, local]:
-                    continue
-                nx = (t % tiles_x) * cs + local % cs + DX[k]
-                ny = (t // tiles_x) * cs + local // cs + DY[k]
-                nt = (ny // cs) * tiles_x + nx // cs
-                ns = slot_of[nt]
-                if target[ns] or known_slot[nt] >= 0:
-                    continue  # its cells' next steps are looked at too (or known tiles hold them)
-                target[ns] = True
-                queue[queued] = nt
-                queued += 1
-                added = True
-                _mark_pockets(ground, goals, reach, nt, ns,
-                              slot_of, settled, left, seen, members)  # fmt: skip
-                if left[ns] > 0 and size > 0:
-                    waiting += 1
-        if not added and waiting == 0:
-            break
+                x, y = x0 + local % cs, y0 + local // cs
+                if x < width and y < height and ground.walk[y * width + x] != 0:
+                    queued, used, waiting, n_deferred, deferred = _walk(
+                        y * width + x, ground, goals, reach, known_slot, closed, stored, slot_of, sl,
+                        queue, queued, used, waiting, size, seen, members, deferred, n_deferred,
+                    )  # fmt: skip
+        if queued == before and n_deferred == 0:
+            break  # after settling every target is whole: all walked, no tile added
     done = np.empty(max(queued, used), dtype=np.int64)
     n = 0
     if ok:
@@ -299,108 +284,98 @@ def _search(
                 n += 1
     else:  # gave up: every tile settled whole is exact all the same
         for s in range(used):
-            if left[s] == 0 and known_slot[tile_at[s]] < 0:
-                done[n] = tile_at[s]
+            if left[s] == 0 and known_slot[sl.tile_at[s]] < 0:
+                done[n] = sl.tile_at[s]
                 n += 1
     done = np.sort(done[:n])
-    slots = np.empty(n, dtype=np.int64)
+    rows = np.empty(n, dtype=np.int64)
     for i in range(n):
-        slots[i] = slot_of[done[i]]
-    return done, slots, cost[:used], dirs[:used], ok, settled_count
+        rows[i] = slot_of[done[i]]
+    return done, rows, ok, settled_count, used
 
 
 @jit
-def _allocate(
-    ground: FieldGround,
-    t: int,
-    s: int,
-    tile_at: npt.NDArray[np.int64],
-    cost: npt.NDArray[np.float64],
-    dirs: npt.NDArray[np.uint8],
-    allowed: npt.NDArray[np.uint8],
-    settled: npt.NDArray[np.bool_],
-    left: npt.NDArray[np.int64],
-    target: npt.NDArray[np.bool_],
-) -> None:
-    """Fill slot ``s`` for tile ``t``: walls, the move bits, no cost yet."""
-    walk, occ, agents, width = ground.walk, ground.occ, ground.agents, ground.width
-    height, diagonal, cs, tiles_x = ground.height, ground.diagonal, ground.cs, ground.tiles_x
-    tile_at[s] = t
-    target[s] = False
-    left[s] = 0
-    x0, y0 = (t % tiles_x) * cs, (t // tiles_x) * cs
-    for local in range(cs * cs):
-        x, y = x0 + local % cs, y0 + local // cs
-        cost[s, local] = np.inf
-        settled[s, local] = False
-        allowed[s, local] = 0
-        dirs[s, local] = WALL
-        if x < width and y < height and walk[y * width + x] != 0:
-            dirs[s, local] = UNREACHABLE
-            allowed[s, local] = _moves_from(walk, occ, agents, MOVES, diagonal, x, y, width, height)
-            left[s] += 1
-
-
-@jit
-def _mark_pockets(
+def _walk(
+    head: int,
     ground: FieldGround,
     goals: npt.NDArray[np.int64],
     reach: int,
-    t: int,
-    s: int,
+    known_slot: npt.NDArray[np.int32],
+    closed: npt.NDArray[np.bool_],
+    stored: npt.NDArray[np.uint8],
     slot_of: npt.NDArray[np.int64],
-    settled: npt.NDArray[np.bool_],
-    left: npt.NDArray[np.int64],
+    sl: _Slots,
+    queue: npt.NDArray[np.int64],
+    queued: int,
+    used: int,
+    waiting: int,
+    size: int,
     seen: npt.NDArray[np.int64],
     members: npt.NDArray[np.int64],
-) -> None:
-    """Flood (breadth first, over the grid's cells, agents ignored) each component of tile ``t``
-    (slot ``s``) from its first open cell not settled; a component that closes without an open
-    goal or a settled cell is a pocket: its cells in the tile are not waited for. A flood that runs
-    out of room counts as reaching a goal (waited for: a search that runs dry still ends)."""
+    deferred: npt.NDArray[np.int64],
+    n_deferred: int,
+) -> tuple[int, int, int, int, npt.NDArray[np.int64]]:
+    """Follow the chain of directions from ``head`` (units follow the stored directions in known
+    tiles, this search's elsewhere) until a goal, a cell walked before or a closed tile (whose
+    chains all end on goals through computed tiles). A tile not known that it crosses becomes a
+    target; a chain cell not settled yet (a tie of ``g + h``) is deferred to the next walk."""
+    width, cs, tiles_x = ground.width, ground.cs, ground.tiles_x
+    c = head
+    while True:
+        x, y = c % width, c // width
+        t = (y // cs) * tiles_x + x // cs
+        local = (y % cs) * cs + x % cs
+        if known_slot[t] >= 0 and closed[t]:
+            return queued, used, waiting, n_deferred, deferred
+        if slot_of[t] < 0:
+            used = _allocate(ground, t, used, slot_of, sl)
+        s = slot_of[t]
+        if known_slot[t] >= 0:
+            k = stored[known_slot[t], local]
+        else:
+            if not sl.target[s]:
+                sl.target[s] = True
+                queue[queued] = t
+                queued += 1
+                _mark_pockets(ground, goals, reach, t, s, slot_of, sl.settled, sl.left, seen, members)
+                waiting += 1 if sl.left[s] > 0 and size > 0 else 0
+            if not sl.settled[s, local]:
+                if sl.left[s] > 0 and size > 0:  # not settled yet: walked again after settling
+                    if n_deferred == deferred.shape[0]:
+                        bigger = np.empty(2 * n_deferred, dtype=np.int64)
+                        bigger[:n_deferred] = deferred
+                        deferred = bigger
+                    deferred[n_deferred] = c
+                    n_deferred += 1
+                return queued, used, waiting, n_deferred, deferred  # else unreachable
+            k = sl.dirs[s, local]
+        if sl.chained[s, local]:
+            return queued, used, waiting, n_deferred, deferred
+        sl.chained[s, local] = True
+        if k >= 8:
+            return queued, used, waiting, n_deferred, deferred
+        c = (y + DY[k]) * width + x + DX[k]
+
+
+@jit
+def _allocate(ground: FieldGround, t: int, s: int, slot_of: npt.NDArray[np.int64], sl: _Slots) -> int:
+    """Fill row ``s`` for tile ``t`` (walls, the move bits, no cost yet); returns the rows used."""
     walk, occ, agents, width = ground.walk, ground.occ, ground.agents, ground.width
-    height, cs, tiles_x = ground.height, ground.cs, ground.tiles_x
-    limit = members.shape[0]
+    height, diagonal, cs, tiles_x = ground.height, ground.diagonal, ground.cs, ground.tiles_x
+    slot_of[t] = s
+    sl.tile_at[s] = t
+    sl.target[s] = False
+    sl.left[s] = 0
     x0, y0 = (t % tiles_x) * cs, (t // tiles_x) * cs
-    done = np.zeros(cs * cs, dtype=np.bool_)
     for local in range(cs * cs):
         x, y = x0 + local % cs, y0 + local // cs
-        if x >= width or y >= height or done[local] or walk[y * width + x] == 0 or settled[s, local]:
-            continue
-        start = y * width + x
-        _hash_add(seen, start)
-        members[0] = start
-        head, count, live = 0, 1, False
-        while head < count:
-            c = members[head]
-            head += 1
-            cx, cy = c % width, c // width
-            cslot = slot_of[(cy // cs) * tiles_x + cx // cs]
-            if (_is_goal(goals, c) and _open(walk, occ, agents, c)) or (
-                cslot >= 0 and settled[cslot, (cy % cs) * cs + cx % cs]
-            ):
-                live = True
-                break
-            for k in range(reach):
-                nx, ny = cx + DX[k], cy + DY[k]
-                if not (0 <= nx < width and 0 <= ny < height) or walk[ny * width + nx] == 0:
-                    continue
-                nn = ny * width + nx
-                if count == limit:
-                    live = True  # too big to tell
-                    break
-                if _hash_add(seen, nn):
-                    members[count] = nn
-                    count += 1
-            if live:
-                break
-        _hash_clear(seen, members, count)
-        for i in range(count):  # every cell found is in this component
-            c = members[i]
-            cx, cy = c % width, c // width
-            if (cy // cs) * tiles_x + cx // cs == t:
-                c_local = (cy % cs) * cs + cx % cs
-                if not done[c_local]:
-                    done[c_local] = True
-                    if not live and not settled[s, c_local]:
-                        left[s] -= 1
+        sl.cost[s, local] = np.inf
+        sl.settled[s, local] = False
+        sl.chained[s, local] = False
+        sl.allowed[s, local] = 0
+        sl.dirs[s, local] = WALL
+        if x < width and y < height and walk[y * width + x] != 0:
+            sl.dirs[s, local] = UNREACHABLE
+            sl.allowed[s, local] = _moves_from(walk, occ, agents, MOVES, diagonal, x, y, width, height)
+            sl.left[s] += 1
+    return s + 1

@@ -17,7 +17,9 @@ cell, so that is exact. The set belongs to one grid version; a field ignores a s
 falls back to the octile bound), and :meth:`Landmarks.build` makes a new one.
 
 Stored: ``count`` (twice with non-uniform weights) float64 values per border cell, about
-``4 / cs`` of a full distance map (6 % at 64-cell tiles).
+``4 / cs`` of a full distance map (6 % at 64-cell tiles). Built with ``every_cell=True``, the set
+also keeps every cell's distances as float32 (4 bytes a cell per landmark and way): the goal
+search's heuristic (:mod:`.guide`), which keeps a long field's search near its corridor.
 """
 
 # Compiled kernels take their arguments positionally: numba.njit does not compile keywords.
@@ -30,7 +32,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import DIAG_CODES, F64, I64
+from python_core._types import DIAG_CODES, F32, F64, I64
 from python_core.compiled import jit
 from python_core.errors import InvalidQueryError
 from python_core.flowfield.bounds import border_index
@@ -208,27 +210,58 @@ class Landmarks:
     the grid's walkable weights are all equal: the costs are then symmetric).
     """
 
-    def __init__(self, grid: GridGraph, cs: int, cells: I64, to_border: F64, from_border: F64) -> None:
+    def __init__(
+        self,
+        grid: GridGraph,
+        cs: int,
+        cells: I64,
+        to_border: F64,
+        from_border: F64,
+        tables: F32 | None = None,
+    ) -> None:
         self.grid, self.cs, self.version = grid, cs, grid.version
         self.cells, self.to_border, self.from_border = cells, to_border, from_border
+        self.tables = tables
+        """Every cell's distances (built with ``every_cell``), float32, one row per landmark
+        ``d(cell, L_k)`` then, when the costs are not symmetric, one per landmark ``d(L_k, cell)``."""
+        self.table_max = np.zeros(0)
+        """Per row of ``tables``, its largest finite value (its float32 rounding error is below
+        ``2**-24`` of it)."""
+        if tables is not None:
+            self.table_max = np.array(
+                [float(row[np.isfinite(row)].max(initial=0.0)) for row in tables], dtype=np.float64
+            )
+
+    @property
+    def symmetric_tables(self) -> bool:
+        """Whether ``tables`` holds one row per landmark (``d(cell, L) = d(L, cell)``)."""
+        return self.tables is not None and self.tables.shape[0] == self.count
 
     @classmethod
     def build(
-        cls, grid: GridGraph, *, tile_size: int, count: int = DEFAULT_COUNT, at: npt.ArrayLike = ()
+        cls,
+        grid: GridGraph,
+        *,
+        tile_size: int,
+        count: int = DEFAULT_COUNT,
+        at: npt.ArrayLike = (),
+        every_cell: bool = False,
     ) -> Landmarks:
         """Pick ``count`` landmarks and store their distances on the border cells of ``tile_size``
         tiles: first the open cells of ``at`` (the game's usual goals: a landmark at or just behind
         a goal makes the bound tight around it), then the open cell nearest the top-left corner
-        when ``at`` has none, then each the border cell farthest from those picked.
+        when ``at`` has none, then each the border cell farthest from those picked. With
+        ``every_cell``, also every cell's distances as float32 (``4 * count`` bytes a cell, twice
+        with uneven weights), the goal search's heuristic: a field's search then settles little
+        more than its corridor on open and random maps (landmarks behind the starts, as seen from
+        the goals, bound best: spread them over the map's corners and edges).
 
         Raises:
             InvalidQueryError: a count below 1 or below the cells of ``at``, a tile size below 2,
-                a grid with no open cell, malformed cells; OutOfBoundsError: a cell off the grid.
+                ``every_cell`` not a bool, a grid with no open cell, malformed cells;
+                OutOfBoundsError: a cell off the grid.
         """
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise InvalidQueryError(f"count must be an integer >= 1, got {count!r}")
-        if isinstance(tile_size, bool) or not isinstance(tile_size, int) or tile_size < 2:
-            raise InvalidQueryError(f"tile_size must be an integer >= 2, got {tile_size!r}")
+        _check_build(count, tile_size, every_cell)
         chosen = as_cells(at, grid.width, grid.height)
         chosen = chosen[grid.walkable.ravel()[chosen]]
         if chosen.size > count:
@@ -249,6 +282,8 @@ class Landmarks:
         source = int(ys[first] * w + xs[first])
         cells: list[int] = []
         to_rows, from_rows = [], []
+        ways = 1 if symmetric else 2  # every cell's tables, written in place (no stacked copy)
+        tables = np.empty((ways * count if every_cell else 0, w * h), dtype=np.float32)
         nearest = np.full((tiles_x * tiles_y, 4 * cs), np.inf)
         for n in range(count):
             if n < chosen.size:
@@ -256,23 +291,26 @@ class Landmarks:
             cells.append(source)
             dist = grid_dijkstra(walk, allowed_at, weights, w, h, cw, ch, source, False)
             to_rows.append(border_values(dist, w, h, cs, tiles_x, tiles_y))
+            if every_cell:
+                tables[n] = dist
             if not symmetric:
                 dist = grid_dijkstra(walk, allowed_at, weights, w, h, cw, ch, source, True)
                 from_rows.append(border_values(dist, w, h, cs, tiles_x, tiles_y))
+                if every_cell:
+                    tables[count + n] = dist
             del dist
             nearest = np.minimum(nearest, to_rows[-1])
-            far = np.where(np.isfinite(nearest), nearest, -1.0)
-            best = int(np.argmax(far))
-            if far.flat[best] <= 0.0 and n + 1 >= chosen.size:
+            source = _farthest(nearest, cs, tiles_x, w)
+            if source < 0 and n + 1 >= chosen.size:
                 break  # nothing left to pick in the component
-            tile, i = divmod(best, 4 * cs)
-            side, j = divmod(i, cs)
-            lx, ly = (j, side * (cs - 1)) if side < 2 else ((side - 2) * (cs - 1), j)
-            source = ((tile // tiles_x) * cs + ly) * w + (tile % tiles_x) * cs + lx
         del allowed_at
         to_border = np.stack(to_rows)
         from_border = to_border if symmetric else np.stack(from_rows)
-        return cls(grid, cs, np.array(cells, dtype=np.int64), to_border, from_border)
+        if len(cells) < count:  # stopped early: keep the rows written
+            tables = tables[np.r_[0 : len(cells), count : count + len(cells)][: ways * len(cells)]]
+        return cls(
+            grid, cs, np.array(cells, dtype=np.int64), to_border, from_border, tables if every_cell else None
+        )
 
     @property
     def count(self) -> int:
@@ -281,9 +319,10 @@ class Landmarks:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held (the border values; shared when symmetric)."""
+        """Bytes held (the border values and the cells' tables; shared when symmetric)."""
         same = self.from_border is self.to_border
-        return int(self.to_border.nbytes + (0 if same else self.from_border.nbytes))
+        held = self.to_border.nbytes + (0 if same else self.from_border.nbytes)
+        return int(held + (0 if self.tables is None else self.tables.nbytes))
 
     def usable(self, grid: GridGraph, cs: int) -> bool:
         """Whether the set describes this grid as it is now, with these tiles."""
@@ -325,6 +364,28 @@ class Landmarks:
                 )  # fmt: skip
                 from_min[k] = min(from_min[k], float(frm[local].min()))
         return to_max, from_min
+
+
+def _check_build(count: int, tile_size: int, every_cell: bool) -> None:
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise InvalidQueryError(f"count must be an integer >= 1, got {count!r}")
+    if isinstance(tile_size, bool) or not isinstance(tile_size, int) or tile_size < 2:
+        raise InvalidQueryError(f"tile_size must be an integer >= 2, got {tile_size!r}")
+    if not isinstance(every_cell, bool):
+        raise InvalidQueryError(f"every_cell must be True or False, got {every_cell!r}")
+
+
+def _farthest(nearest: F64, cs: int, tiles_x: int, width: int) -> int:
+    """The border cell farthest from the landmarks picked (``nearest``: per tile, each border cell's
+    distance to the nearest of them), -1 when none is past 0 (nothing left in the component)."""
+    far = np.where(np.isfinite(nearest), nearest, -1.0)
+    best = int(np.argmax(far))
+    if far.flat[best] <= 0.0:
+        return -1
+    tile, i = divmod(best, 4 * cs)
+    side, j = divmod(i, cs)
+    lx, ly = (j, side * (cs - 1)) if side < 2 else ((side - 2) * (cs - 1), j)
+    return ((tile // tiles_x) * cs + ly) * width + (tile % tiles_x) * cs + lx
 
 
 def no_landmarks(cs: int) -> tuple[F64, F64, F64, F64]:

@@ -82,6 +82,9 @@ class FieldTiles:
     def _reset(self) -> None:
         self._searched = 0  # cells settled by the searches from the goals (see extend)
         self.known_slot = np.full(self.tiles_x * self.tiles_y, -1, dtype=np.int32)
+        self.closed = np.zeros(self.tiles_x * self.tiles_y, dtype=np.bool_)
+        """Per tile: computed, and the chain of directions from each of its cells ends on a goal
+        (or an unreachable cell) through computed tiles: a start there needs nothing more."""
         self._cost: F64 = np.empty((0, self.cs * self.cs))
         self._dirs: U8 = np.empty((0, self.cs * self.cs), dtype=np.uint8)
         self._free: list[int] = []
@@ -153,8 +156,9 @@ class FieldTiles:
     def _min_weight(self) -> float:
         """The smallest weight of a walkable cell (the lower bounds' factor), cached per version."""
         if self._wmin[0] != self.grid.version:
-            open_weights = self.surface.weights[self.surface.walkable]
-            self._wmin = (self.grid.version, float(open_weights.min()) if open_weights.size else 0.0)
+            walkable = self.surface.walkable  # a reduction in place: no copy of the open weights
+            low = float(np.min(self.surface.weights, where=walkable, initial=np.inf))
+            self._wmin = (self.grid.version, low if walkable.any() else 0.0)
         return self._wmin[1]
 
     def _store(self, region: I64, cost: F64, dirs: U8) -> None:
