@@ -433,9 +433,9 @@ func call_method(method: String, params: Dictionary) -> BridgeResult:
 	return _link.call_sync(method, params, config.request_timeout_ms)
 
 
-## Counters for a HUD: requests, failures, latency (mean, p50, p99 in ms), paths per second,
-## messages (asynchronous requests sent: a frame's batched paths count once), pending, restarts
-## and the main-thread time spent on asynchronous requests.
+## Counters for a HUD: requests, failures, latency (mean, p50, p99, max in ms), paths a second,
+## messages (asynchronous requests sent: a frame's batched paths count once), pending, restarts,
+## main-thread time on asynchronous requests, frame_wait_ms (frames' ends asleep for answers).
 func get_stats() -> Dictionary:
 	var stats: Dictionary = _queue.stats.snapshot()
 	stats["pending"] = _queue.pending()
