@@ -95,7 +95,7 @@ def index_for(grid: GridView, p: Prepared, size: int, *, use_jps: Callable[[], b
         return index
     if index.due:
         _pay(grid, p, index, use_jps)
-    elif next(reversed(p.size_indexes)) != size:
+    elif len(p.size_indexes) > 1 and next(reversed(p.size_indexes)) != size:
         _touch(p, size, index)
     return index
 
