@@ -38,7 +38,7 @@ def line_cells(a: int, b: int, width: int) -> I64:
     ax, ay, bx, by = a % width, a // width, b % width, b // width
     out = np.empty(max(abs(bx - ax), abs(by - ay)) + 1, dtype=np.int64)
     out[0] = a
-    line_fill(out, 1, ax, ay, bx, by, width)
+    line_fill(out, 1, ax, ay, bx, by, width, 0)
     return out
 
 

@@ -40,7 +40,7 @@ from python_core.hpa.query.corridor import corridor_astar
 from python_core.hpa.query.endpoints import EndpointTree, insert_endpoint
 from python_core.hpa.query.refine import refine_chain
 from python_core.hpa.query.scratch import QueryScratch
-from python_core.hpa.query.smoothing import path_cost, smooth_passes
+from python_core.hpa.query.smoothing import SMOOTH_PASSES, path_cost, smooth_passes
 from python_core.hpa.query.tree_query import tree_query, tree_query_many, tree_static
 from python_core.hpa.query.upper_search import link_costs, upper_chain
 from python_core.path_batch import PathBatch
@@ -147,8 +147,8 @@ class HierarchySearches:
     ) -> PathResult | None:
         """One :func:`tree_query` call; None when the ends are not connected."""
         outcome, nodes, points, cost, expanded = tree_query(
-            s, g, hcode, -1 if budget is None else budget, 2 if smooth else 0, scratch.next_query(),
-            self._record(scratch),
+            s, g, hcode, -1 if budget is None else budget, SMOOTH_PASSES if smooth else 0,
+            scratch.next_query(), self._record(scratch),
         )  # fmt: skip
         if outcome == ABSTRACT_FOUND:  # positional: a quarter less time than by keyword
             return PathResult(PathStatus.FOUND, points, nodes, cost, expanded)
@@ -164,7 +164,7 @@ class HierarchySearches:
         n = cells.shape[0]
         found, offsets, nodes, points, costs, expanded = tree_query_many(
             cells[far, 0], cells[far, 1], hcode, -1 if budget is None else budget,
-            2 if smooth else 0, scratch.next_queries(far.shape[0]), self._record(scratch),
+            SMOOTH_PASSES if smooth else 0, scratch.next_queries(far.shape[0]), self._record(scratch),
         )  # fmt: skip
         if far.shape[0] == n:  # every row searched: the kernel's arrays as they are
             return found, PathBatch(np.zeros(n, dtype=np.uint8), costs, expanded, offsets, nodes, points)
@@ -263,10 +263,9 @@ class HierarchySearches:
                 graph.cw, graph.ch, s, g, self._min_weight,
             )  # fmt: skip
             nodes = exact if exact.shape[0] else nodes
-        # a second pass straightens what the first exposed (when the first gained anything)
         nodes, cost = smooth_passes(
             nodes, self._walk, self._weights, graph.width, self._diag, graph.cw, graph.ch, self._window,
-            2 if smooth else 0, self._one_weight,
+            SMOOTH_PASSES if smooth else 0, self._one_weight,
         )  # fmt: skip
         return self._result(PathStatus.FOUND, nodes, expanded, cost)
 

@@ -15,7 +15,7 @@ the best transition pair in an all-pairs table: there the end costs start as oct
 only the ends of the current best pair are walked, a few of a big cluster's dozens of cold
 trees), then the concrete path: every abstract edge inside a cluster is a walk up the tree of its
 first transition (an exact optimal piece, no search), every crossing one step. Last, the
-straight-line smoothing (a second pass only when the first gained).
+straight-line smoothing (``passes``: :data:`~python_core.hpa.query.smoothing.SMOOTH_PASSES`).
 Python glue per query is one call, which is what makes HPA* pay on maps where the exact search
 itself takes well under a millisecond.
 """
