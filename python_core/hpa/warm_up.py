@@ -46,6 +46,16 @@ def _grids() -> list[GridGraph]:
     ]
 
 
+def _cut_borders() -> GridGraph:
+    """A grid whose 8-cell cluster borders are cut into three entrances each (every third cell of
+    the border columns and rows a wall), so that entrance merging runs (on the largest grids it is
+    on by default: :mod:`~python_core.hpa.graph.entrance_merging`)."""
+    walk = np.ones((SIDE, SIDE), dtype=bool)
+    walk[::3, 7::8] = False
+    walk[7::8, ::3] = False
+    return GridGraph(walk, diagonal=DiagonalMode.ONLY_IF_NO_OBSTACLES)
+
+
 OPTIONS: tuple[dict[str, int], ...] = (
     {},  # trees and the all-pairs table
     {"levels": 2, "region_clusters": 2},  # level 2 (its own tables, no level-1 table)
@@ -95,6 +105,7 @@ def warm_up_hierarchy() -> float:
     for grid in _grids():
         for options in OPTIONS:
             _exercise(HierarchicalGrid(grid, cluster_size=4, **options).build())
+    _exercise(HierarchicalGrid(_cut_borders(), cluster_size=8, merge_span=4).build())  # merged entrances
     for grid in _grids():  # the same walls on a hex lattice (python_core.hpa.lattice)
         _exercise_lattice(
             LatticeHierarchy(TileGrid.from_grid(grid, TileLayout("hexagon")), cluster_size=4).build()

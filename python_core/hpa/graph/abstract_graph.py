@@ -17,7 +17,10 @@ compiled search reads: nodes grouped by cluster (``cl_first``), the tables back 
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import overload
 
 import numpy as np
@@ -26,6 +29,7 @@ from python_core._types import F32, F64, I32, I64, U8, B
 from python_core.hpa.graph.cluster_search import cluster_table, uniform_flags
 from python_core.hpa.graph.components import component_ids, component_of, label_clusters
 from python_core.hpa.graph.distance_table import all_pairs
+from python_core.hpa.graph.entrance_merging import MERGE_LEAST, merge_crossings
 from python_core.hpa.graph.entrances import (
     ANTI_CORNER,
     CORNER,
@@ -35,18 +39,41 @@ from python_core.hpa.graph.entrances import (
     border_crossings,
     border_exact,
     borders_of,
+    side_geometry,
 )
 from python_core.hpa.graph.graph_arrays import GraphArrays
 from python_core.hpa.graph.pieces import Pieces
 from python_core.hpa.repair.local_updates import apply_changes
 from python_core.hpa.repair.table_repair import refill_rows, repair_within
 
-__all__ = ["AbstractGraph", "Progress"]
+__all__ = ["AbstractGraph", "Progress", "build_threads"]
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: called with increasing ``done``, last with ``done == total``."""
 
 _EMPTY_I = np.zeros(0, dtype=np.int64)
+
+
+def build_threads() -> int:
+    """Threads a build prices clusters on: the CPUs this process may use (``ASTAR_BUILD_THREADS``
+    overrides, e.g. ``1`` for a sidecar that must leave the other cores to the game)."""
+    told = os.environ.get("ASTAR_BUILD_THREADS", "")
+    if told.isdigit() and int(told) > 0:
+        return int(told)
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+class _Clock:
+    """Seconds per named phase of a build (what :attr:`AbstractGraph.phases` reports)."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = self.laps.get(name, 0.0) + now - self._last
+        self._last = now
 
 
 class AbstractGraph:
@@ -66,6 +93,8 @@ class AbstractGraph:
             (``0``: never, so queries search inside the end clusters instead).
         table_budget: bytes an all-pairs table over the transitions may take (8 per node pair;
             :mod:`~python_core.hpa.graph.distance_table`); kept only with the trees and when it fits.
+        merge_span: piece length (border cells) of merged entrances
+            (:mod:`~python_core.hpa.graph.entrance_merging`); ``0``: every entrance keeps its own.
 
     Example:
         >>> g = AbstractGraph(np.ones(16, np.uint8), np.ones(16), 4, 4, csize=2, diag=0)
@@ -86,8 +115,10 @@ class AbstractGraph:
         long_len: int = 6,
         tree_budget: int = 0,
         table_budget: int = 0,
+        merge_span: int = 0,
     ) -> None:
         self.walk, self.weights = walk, weights
+        self.merge_span = merge_span
         self.width, self.height, self.csize, self.diag = width, height, csize, diag
         self.cw, self.ch = cell
         self.long_len = long_len
@@ -109,6 +140,7 @@ class AbstractGraph:
         self.pair_stale: B = np.zeros(0, dtype=np.bool_)
         # whether the last apply_changes kept every node and crossing (costs and labels may differ)
         self.nodes_kept = False
+        self.phases: dict[str, float] = {}  # seconds per phase of the last build()
         self.assemble()
 
     @property
@@ -150,26 +182,29 @@ class AbstractGraph:
         Args:
             progress: called as ``progress(done, total)`` over the clusters (and once at the end).
         """
+        clock = _Clock()
+        total = self.cluster_count
+        # labels first: entrance merging reads them
+        self.comp_count = label_clusters(
+            self.walk, self.width, self.height, self.csize, self.diag, self.labels, np.arange(total)
+        )
+        clock.lap("labels")
         keys = [(k, cx, cy) for cy in range(self.ncy) for cx in range(self.ncx) for k in range(4)]
         self.rebuild_borders(keys)
-        total = self.cluster_count
         for c in range(total):
             self.trans[c] = self.transitions_of(c)
         self.has_trees = 0 < self.tree_bytes_needed() <= self.tree_budget
         self.dirs = Pieces(total, 2, np.uint8)  # a rebuild without trees keeps none of the old ones
-        self.comp_count = label_clusters(
-            self.walk, self.width, self.height, self.csize, self.diag, self.labels, np.arange(total)
-        )
-        batch = max(1, total // 100)
-        for c in range(total):
-            self.price_cluster(c)
-            if progress is not None and ((c + 1) % batch == 0 or c + 1 == total):
-                progress(c + 1, total)
+        clock.lap("entrances")
+        self._price_all(progress)
         if self.has_trees:  # whether a start's costs read off a cluster's trees are exact: one weight
             self.uniform[:] = uniform_flags(
                 self.walk, self.weights, self.width, self.height, self.csize, np.arange(total)
             )
+        clock.lap("cluster tables")
         self.assemble()
+        clock.lap("assemble")
+        self.phases = clock.laps
 
     def rebuild_borders(self, keys: Iterable[Border]) -> set[int]:
         """Recompute the given borders; return the clusters whose transition pairs changed."""
@@ -182,11 +217,21 @@ class AbstractGraph:
                 self.walk, self.weights, self.width, self.height, self.csize, self.diag,
                 self.cw, self.ch, kind, cx, cy, self.long_len,
             )  # fmt: skip
+            merged = False
+            if self.merge_span > 0 and kind < CORNER and cells.shape[0] >= MERGE_LEAST:
+                base0, _, step, across = side_geometry(
+                    self.width, self.height, self.csize, kind == VERTICAL, cx, cy
+                )
+                cells, costs, merged = merge_crossings(
+                    cells, costs, self.labels, self.weights, base0, step, across, self.merge_span, MERGE_LEAST
+                )
             old = self.borders.pop(key, None)
             if cells.shape[0]:
                 self.borders[key] = (cells, costs)
             if self.diag in (0, 3):  # other rules are never exact (see the property): nothing to track
-                exact = border_exact(self.walk, self.width, self.height, self.csize, self.diag, kind, cx, cy)
+                exact = not merged and border_exact(
+                    self.walk, self.width, self.height, self.csize, self.diag, kind, cx, cy
+                )
                 (self.inexact.discard if exact else self.inexact.add)(key)
             if old is None and not cells.shape[0]:
                 continue
@@ -222,11 +267,44 @@ class AbstractGraph:
         trans = self.trans[cluster]
         x0, y0, lw, lh = self.rect(cluster)
         dirs = np.zeros((trans.shape[0], lw * lh) if self.has_trees else (0, 0), dtype=np.uint8)
-        self.tables[cluster] = cluster_table(
-            self.walk, self.weights, self.width, x0, y0, lw, lh, self.diag, self.cw, self.ch, trans, dirs
+        # one weight: a cost table is symmetric, and without trees half of it can be mirrored
+        symmetric = not self.has_trees and bool(
+            uniform_flags(self.walk, self.weights, self.width, self.height, self.csize, np.array([cluster]))[
+                0
+            ]
         )
+        self.tables[cluster] = cluster_table(
+            self.walk, self.weights, self.width, x0, y0, lw, lh, self.diag, self.cw, self.ch, trans, dirs,
+            symmetric,
+        )  # fmt: skip
         if self.has_trees:
             self.dirs[cluster] = dirs
+
+    def _price_all(self, progress: Progress | None) -> None:
+        """Price every cluster on :func:`build_threads` threads (the kernel runs without the GIL),
+        in chunks handed out in order, ``progress`` reported from this thread as chunks end."""
+        total = self.cluster_count
+        workers = build_threads()
+        chunk = max(1, min(64, total // (workers * 8) or 1))
+        starts = range(0, total, chunk)
+
+        def price(first: int) -> int:
+            for c in range(first, min(first + chunk, total)):
+                self.price_cluster(c)
+            return min(first + chunk, total) - first
+
+        if workers == 1 or total <= chunk:
+            done = sum(price(first) for first in starts)
+            if progress is not None:
+                progress(done, total)
+            return
+        done, batch, reported = 0, max(1, total // 100), 0
+        with ThreadPoolExecutor(workers, thread_name_prefix="hpa-build") as pool:
+            for count in pool.map(price, starts):  # in order: done only grows
+                done += count
+                if progress is not None and (done - reported >= batch or done == total):
+                    reported = done
+                    progress(done, total)
 
     def relabel(self, clusters: I64) -> None:
         """Recompute the local component labels of some clusters (after their cells changed)."""

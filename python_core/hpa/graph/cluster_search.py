@@ -343,9 +343,15 @@ def cluster_table(  # noqa: PLR0917
     ch: float,
     trans: I64,
     dirs: U8,
+    symmetric: bool = False,
 ) -> F64:
     """Exact costs between the transition cells of one cluster: ``out[i, j]`` = cost from i to j
     (every row of :func:`cluster_rows`, and every tree when ``dirs`` has room for them).
+
+    ``symmetric``: the caller knows that the cluster's open cells share one weight, so a cost from
+    i to j is the cost from j to i (every move has its reverse, under the same diagonal rule, at
+    the same price). Without trees, row i's search then stops once the transitions after i are
+    settled, and the rest is mirrored: on a big map without trees, about a third less work.
 
     Returns:
         ``(k, k)`` float64 matrix with zeros on the diagonal.
@@ -359,8 +365,29 @@ def cluster_table(  # noqa: PLR0917
         >>> _ = cluster_table(walk, w, 3, 0, 0, 3, 1, 0, 1.0, 1.0, np.array([0, 2]), trees)
         >>> trees.tolist()
         [[4, 5, 5], [3, 3, 4]]
+        >>> cluster_table(walk, w, 4, 0, 0, 4, 1, 0, 1.0, 1.0, ends, np.zeros((0, 0), np.uint8), True)
+        array([[0., 3.],
+               [3., 0.]])
     """
     k = trans.shape[0]
     out = np.full((k, k), np.inf)
-    cluster_rows(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans, np.arange(k), out, dirs)
+    if not symmetric or dirs.size > 0:
+        cluster_rows(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans, np.arange(k), out, dirs)
+        return out
+    size = lw * lh
+    dist, parent, closed = np.empty(size), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.uint8)
+    local = (trans // width - y0) * lw + (trans % width - x0)
+    for i in range(k):
+        out[i, i] = 0.0
+        if i + 1 == k:  # every cost of the last row is mirrored already
+            break
+        dist[:] = np.inf
+        parent[:] = -1
+        closed[:] = 0
+        rect_search(
+            walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans[i], -1, 0, 1.0, dist, parent, closed,
+            local[i + 1 :],
+        )  # fmt: skip
+        for j in range(i + 1, k):
+            out[i, j] = out[j, i] = dist[local[j]]
     return out

@@ -45,6 +45,7 @@ __all__ = [
     "border_crossings",
     "border_exact",
     "borders_of",
+    "side_geometry",
 ]
 
 VERTICAL = 0
@@ -81,6 +82,11 @@ def _side(width: int, height: int, csize: int, vertical: bool, cx: int, cy: int)
     if vertical:
         return lo * width + bx, n, width, 1
     return by * width + lo, n, 1, width
+
+
+side_geometry = _side
+"""``side_geometry(width, height, csize, vertical, cx, cy)``: a side border as ``(first, n, step,
+across)`` (its first cluster's cells ``first + t * step``, each facing the cell ``across`` on)."""
 
 
 @jit

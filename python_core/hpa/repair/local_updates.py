@@ -87,6 +87,9 @@ def apply_changes(
             )
     owner = (cells // graph.width // graph.csize) * graph.ncx + cells % graph.width // graph.csize
     same_components = relabel_changes(graph, cells, owner, sealed)
+    if graph.merge_span > 0 and not same_components:  # merged entrances follow the components
+        for c in own:
+            keys.update(k for k, _ in borders_of(c % graph.ncx, c // graph.ncx))
     before = GraphArrays.of(graph) if graph.pair_dist.size else None  # copies: tables change in place
     crossings = graph.rebuild_borders(sorted(keys))
     dirty = own | crossings

@@ -38,6 +38,7 @@ class RepairedGraph(Protocol):
     height: int
     csize: int
     ncx: int
+    merge_span: int
     diag: int
     cw: float
     ch: float

@@ -1,0 +1,174 @@
+"""How fast a big generated map loads with HPA*, and what it then costs and answers (issue 41).
+
+    .venv/bin/python bench/hpa_load.py                          # 1024, 2048, 4096; defaults and cluster 32
+    .venv/bin/python bench/hpa_load.py --sizes 4096 --configs defaults --runs 3
+
+Per map size (square, 20% of the cells blocked at random, ``random_blocked`` with a fixed seed,
+8-connected without corner cutting) and hierarchy (``defaults``: ``hierarchy: {}``; ``c32``:
+``{"cluster_size": 32}``), a fresh sidecar over its socket:
+
+- the plain grid is loaded and dropped first (its RSS growth is the grid's own share), then the
+  grid with the hierarchy: the load's wall time, the hierarchy's ``build_seconds`` per cell, the
+  sidecar's RSS growth beside the grid (``/proc/<pid>/status`` VmRSS, after minus the plain
+  load's) in bytes a cell, and ``graph.info``'s own ``bytes``;
+- "answering": the load plus the first hierarchical query;
+- the median hierarchical and exact ``path.find`` over the same random queries (``--queries``,
+  half of them at least half the map apart) and their ratio, with the mean cost of the
+  hierarchical paths over the exact ones.
+
+Then, in this process, the phases of one build of the largest size (``AbstractGraph.phases``).
+The goal of issue 41 for 4096 x 4096 with defaults: answering within 10 s, a hierarchical median
+of at most 2 ms and at least 10x exact, at most 8 bytes a cell beside the grid.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.generated_maps import random_blocked, random_queries
+from bridge.client import Client
+from bridge.client.sidecar import Sidecar, start_sidecar
+from python_core.grid import GridGraph
+from python_core.hpa import HierarchicalGrid
+
+CONFIGS: dict[str, dict[str, Any]] = {"defaults": {}, "c32": {"cluster_size": 32}}
+"""Hierarchy maps sent with ``graph.load_grid``, by name."""
+DIAGONAL = "only_if_no_obstacles"
+BLOCKED, SEED = 0.2, 5
+
+
+def rss_bytes(pid: int) -> int:
+    """A process's resident set (VmRSS) in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def _wait_for_kernels(sidecar: Sidecar) -> float:
+    """Seconds until the sidecar's start-up warm-up logs ``kernels ready`` (a game starts its
+    sidecar with the game, long before a level loads): its log read line by line."""
+    began = time.perf_counter()
+    stream = sidecar.process.stderr
+    assert stream is not None
+    for raw in iter(stream.readline, b""):
+        if b"kernels ready" in raw:
+            break
+    threading.Thread(target=lambda: [None for _ in iter(stream.readline, b"")], daemon=True).start()
+    return time.perf_counter() - began
+
+
+def _warm(client: Client, config: str) -> None:
+    """A small map with the same hierarchy, queried both ways and dropped: the HPA* kernels are
+    loaded once per process, before any level (bridge/serving/entries.py)."""
+    small = random_blocked(128, blocked=BLOCKED, seed=SEED)
+    (s, g), *_ = random_queries(small, 1)
+    client.load_grid("warm", small, diagonal=DIAGONAL, hierarchy=CONFIGS[config])
+    client.call("path.find", Client.query("warm", s, g, hierarchical=True))
+    client.call("path.find", Client.query("warm", s, g))
+    client.drop("warm")
+
+
+def _medians(client: Client, queries: list[Any], **options: Any) -> tuple[float, list[float]]:
+    """Median seconds of one ``path.find`` per query, and the costs (nan where none)."""
+    secs, costs = [], []
+    for s, g in queries:
+        began = time.perf_counter()
+        got = client.call("path.find", Client.query("map", s, g, **options))
+        secs.append(time.perf_counter() - began)
+        costs.append(float(got["cost"]) if got["status"] == "found" else float("nan"))
+    return statistics.median(secs), costs
+
+
+def run_one(size: int, config: str, count: int) -> None:
+    """One fresh sidecar: load, memory, first answer, medians; one printed line."""
+    mask = random_blocked(size, blocked=BLOCKED, seed=SEED)
+    queries = random_queries(mask, count)
+    cells = size * size
+    with start_sidecar("--log-level", "INFO", timeout=120, stderr=subprocess.PIPE) as sidecar:
+        pid = sidecar.process.pid
+        warm_up = _wait_for_kernels(sidecar)
+        with sidecar.connect(timeout=900) as client:
+            _warm(client, config)
+            base = rss_bytes(pid)
+            client.load_grid("map", mask, diagonal=DIAGONAL)
+            plain = rss_bytes(pid) - base
+            client.drop("map")
+            base = rss_bytes(pid)
+            began = time.perf_counter()
+            client.load_grid("map", mask, diagonal=DIAGONAL, hierarchy=CONFIGS[config])
+            loaded = time.perf_counter() - began
+            grown = rss_bytes(pid) - base
+            client.call("path.find", Client.query("map", *queries[0], hierarchical=True))
+            answering = time.perf_counter() - began
+            info = client.info("map")["hierarchy"]
+            hpa, hpa_costs = _medians(client, queries, hierarchical=True)
+            exact, exact_costs = _medians(client, queries)
+    ratios = [h / e for h, e in zip(hpa_costs, exact_costs, strict=True) if e > 0 and not math.isnan(h)]
+    beside = (grown - plain) / cells
+    print(
+        f"{size:>5}^2 {config:<8} (sidecar warm-up {warm_up:.0f} s) load {loaded:6.2f} s, "
+        f"answering {answering:6.2f} s | build "
+        f"{info['build_seconds']:6.2f} s = {info['build_seconds'] / cells * 1e6:5.2f} us/cell | RSS "
+        f"+{grown / 2**20:6.0f} MiB, grid alone +{plain / 2**20:4.0f} MiB, beside the grid "
+        f"{beside:5.1f} B/cell (info bytes {info['bytes'] / cells:4.1f} B/cell) | median HPA* "
+        f"{hpa * 1e3:7.3f} ms, exact {exact * 1e3:7.3f} ms = {exact / hpa:5.1f}x | cost/exact "
+        f"{statistics.mean(ratios) if ratios else float('nan'):.4f}",
+        flush=True,
+    )
+
+
+def profile(size: int, config: str) -> None:
+    """The phases of one build in this process (after a small build that loads the kernels)."""
+    options = {"cluster_size": 32} if config == "c32" else {}
+    HierarchicalGrid(GridGraph(random_blocked(128), diagonal=DIAGONAL), **options).build()
+    grid = GridGraph(random_blocked(size, blocked=BLOCKED, seed=SEED), diagonal=DIAGONAL)
+    began = time.perf_counter()
+    hpa = HierarchicalGrid(grid, **options).build()
+    total = time.perf_counter() - began
+    phases = ", ".join(f"{name} {secs:.2f} s" for name, secs in hpa.graph.phases.items())
+    print(
+        f"in process, {size}^2 {config}: build {total:.2f} s ({phases}); {hpa.graph.node_count} "
+        f"transitions over {hpa.graph.cluster_count} clusters, trees {hpa.graph.has_trees}, "
+        f"{hpa.nbytes / 2**20:.0f} MiB",
+        flush=True,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", default="1024,2048,4096", help="map sides, comma-separated")
+    parser.add_argument("--configs", default="defaults,c32", help=f"of {','.join(CONFIGS)}")
+    parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument("--runs", type=int, default=1, help="sidecars per size and config")
+    parser.add_argument("--no-profile", action="store_true", help="skip the in-process phases")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    configs = args.configs.split(",")
+    if unknown := sorted(set(configs) - set(CONFIGS)):
+        parser.error(f"unknown configs {unknown}; expected some of {sorted(CONFIGS)}")
+    print(f"random maps, {BLOCKED:.0%} blocked (seed {SEED}), {DIAGONAL}, {args.queries} queries")
+    for size in sizes:
+        for config in configs:
+            for _ in range(args.runs):
+                run_one(size, config, args.queries)
+    if not args.no_profile:
+        for config in configs:
+            profile(max(sizes), config)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
