@@ -77,7 +77,7 @@ static func ends_after_scripts() -> bool:
 ## screen with V-Sync on, else 0 (unknown: nothing waits).
 static func budget_usec() -> int:
 	if Engine.max_fps > 0:
-		return 1000000 / Engine.max_fps
+		return floori(1000000.0 / Engine.max_fps)
 	if DisplayServer.get_name() == "headless":
 		return 0
 	if DisplayServer.window_get_vsync_mode() == DisplayServer.VSYNC_DISABLED:
@@ -96,7 +96,7 @@ func wait(rpc: RpcClient) -> int:
 	var budget: int = budget_usec()
 	if budget <= 0:
 		return 0
-	var deadline: int = _frame_start_usec + budget - budget / MARGIN_DIVISOR
+	var deadline: int = _frame_start_usec + budget - floori(budget / float(MARGIN_DIVISOR))
 	var slept: int = 0
 	var now: int = Time.get_ticks_usec()
 	while now < deadline and rpc.is_open():

@@ -59,11 +59,13 @@ func test_a_frames_requests_complete_in_that_frame_when_the_sidecar_is_quick() -
 			)
 			assert_eq(requests[i].result, own, "try %d, request %d" % [attempt, i])
 			assert_eq(requests[i].result["status"], "found")
-		if completed_in.max() == asked:
+		var last: int = completed_in.max()
+		if last == asked:
 			same_frame += 1
 	print("    answered in the frame asked: %d of %d tries" % [same_frame, TRIES])
 	assert_true(same_frame > 0, "no try's answers completed in the frame they were asked in")
-	assert_true(_bridge.get_stats()["frame_wait_ms"] > 0.0, "the frames' ends waited")
+	var waited: float = _bridge.get_stats()["frame_wait_ms"]
+	assert_true(waited > 0.0, "the frames' ends waited")
 
 
 func test_nothing_waits_without_a_frame_budget_or_when_turned_off() -> void:
