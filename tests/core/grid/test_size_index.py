@@ -18,8 +18,8 @@ from python_core.grid import DiagonalMode, GridGraph
 from python_core.grid.search.dispatch import choose_method
 from python_core.grid.search.grid_view import GridView
 from python_core.grid.search.landmark_choice import JUMP_COST
-from python_core.grid.search.prepared import is_ready, prepared_for
 from python_core.grid.search.landmark_kernels import ACTIVE
+from python_core.grid.search.prepared import is_ready, prepared_for
 from python_core.grid.search.size_index import LANDMARKS, MIN_PART_NODES, SizeIndex, prime
 from python_core.result import PathStatus, QueryOptions
 from tests.core.grid.test_unit_size_oracle import check_against_oracle, eroded, oracle_graph
