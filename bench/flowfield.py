@@ -12,11 +12,13 @@
    same in process: 4 fields against one ``GridGraph.find_path`` per unit.
 2. Corridor: each ``--maps`` map (32room_000 and random512-10-0) scaled 8x (each cell an 8 x 8
    block: 4096 x 4096), tiles of 64 cells. Against one full-map field (our region solver, every
-   tile its region: time, bytes) and a plain full-grid Dijkstra (costs only), for a goal in a
-   corner and a goal at the centre, the start in the far corner: the field extended to that start
-   alone (the A* from the goal, python_core/flowfield/goal_search.py: time, tiles computed of the
-   total, bytes held, ratios to the full-map field). Every field is exact: its cost at the start
-   equals the full-map one.
+   tile its region) and a plain full-grid Dijkstra (costs only), for a goal in a corner and a goal
+   at the centre, the start in the far corner: the field extended to that start alone (the A*
+   from the goal, python_core/flowfield/goal_search.py), with the octile heuristic and with
+   ``--landmarks`` landmarks' tables (built once per grid, printed apart). Each run: wall and CPU
+   time (the machine may be shared: compare CPU), peak memory (the resident peak during the call
+   above the resident size before it), tiles computed of the total, ratios to the peers. Every
+   field is exact: its cost at the start equals the plain Dijkstra's.
 3. Wall change: through the sidecar, a door closed (the first cell with walls on two opposite
    sides down the first unit's field chain); the ``field.changed`` notifications: tiles recomputed
    and tiles resent per field, beside the tiles computed.
@@ -28,6 +30,7 @@ benchmark (the crowd resource comes with the addon layer), not measured here.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import resource
 import sys
@@ -42,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bridge.client import Client
 from bridge.client.sidecar import Sidecar, start_sidecar
 from python_core._types import DIAG_CODES
-from python_core.flowfield import GOAL, FlowField
+from python_core.flowfield import GOAL, FlowField, Landmarks
 from python_core.flowfield.landmarks import allowed_moves, grid_dijkstra
 from python_core.flowfield.moves import DX, DY
 from python_core.formats.movingai import read_map
@@ -193,60 +196,115 @@ def in_process(grid: GridGraph, goals: np.ndarray, starts: np.ndarray) -> None:
     )
 
 
-def corridor(name: str) -> None:
+def _status_kb(key: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(key):
+            return int(line.split()[1])
+    return 0
+
+
+def measured(work: Any) -> tuple[Any, float, float, float]:
+    """``(result, wall s, CPU s, peak MB)``: the peak is the process's resident peak during the
+    call above its resident size before it (the kernel's peak counter is reset first), so it
+    counts the memory the call touched, whatever numpy reserved."""
+    Path("/proc/self/clear_refs").write_text("5")
+    base = _status_kb("VmRSS")
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = work()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return out, wall, cpu, (_status_kb("VmHWM") - base) / 1e3
+
+
+def corridor(name: str, landmarks: int, *, whole_field: bool) -> None:
     small = read_map(MAP.with_name(f"{name}.map"))
     grid = GridGraph(np.kron(small, np.ones((8, 8), dtype=bool)), diagonal=RULE)
     ys, xs = np.nonzero(main_component(GridGraph(small, diagonal=RULE)))
     near, far = int(np.argmin(xs + ys)), int(np.argmax(xs + ys))
     middle = int(np.argmin(np.abs(xs - small.shape[1] // 2) + np.abs(ys - small.shape[0] // 2)))
     big = [(int(xs[i]) * 8 + 3, int(ys[i]) * 8 + 3) for i in (near, far, middle)]
-    print(f"corridor: {grid.width}x{grid.height} ({name} x8), tiles of {TILE} cells")
+    print(f"corridor: {grid.width}x{grid.height} ({name} x8), tiles of {TILE} cells; load {os.getloadavg()}")
     FlowField(grid, [big[0]], tile_size=TILE).extend([(big[0][0] + 2 * TILE, big[0][1])])  # kernels loaded
-    t_full, b_full = full_map(grid, big[0], big[1])
-    t_full = min(t_full, full_map(grid, big[0], big[1])[0])  # the quicker of two: the machine is shared
+    peer = full_map(grid, big[0], big[1], whole_field=whole_field)
+    marks = None
+    if landmarks:
+        marks, wall, cpu, _ = measured(
+            lambda: Landmarks.build(grid, tile_size=TILE, count=landmarks, every_cell=True)
+        )
+        print(
+            f"  {landmarks} landmarks (every cell, once per grid version, shared by its fields): wall"
+            f" {wall * 1e3:.0f} ms, cpu {cpu * 1e3:.0f} ms, {marks.nbytes / 1e6:.1f} MB held"
+        )
     for goal, start in ((big[0], big[1]), (big[2], big[1])):
-        corridor_field(grid, goal=goal, start=start, t_full=t_full, b_full=b_full)
+        for with_marks in (None, marks) if marks is not None else (None,):
+            corridor_field(grid, goal=goal, start=start, peer=peer, marks=with_marks)
     print(f"  process peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3:.0f} MB")
 
 
-def corridor_field(grid: GridGraph, *, goal: Cell, start: Cell, t_full: float, b_full: int) -> None:
-    """One field extended to ``start`` only: time, tiles, bytes, ratios to the full map."""
-    began = time.perf_counter()
-    field = FlowField(grid, [goal], tile_size=TILE)
-    field.extend([start])
-    took = time.perf_counter() - began
+def corridor_field(
+    grid: GridGraph, *, goal: Cell, start: Cell, peer: dict[str, float], marks: Landmarks | None
+) -> None:
+    """One field extended to ``start`` only: time, tiles, memory, ratios to the full-map runs."""
+
+    def build() -> FlowField:
+        field = FlowField(grid, [goal], tile_size=TILE, landmarks=marks)
+        field.extend([start])
+        return field
+
+    field, wall, cpu, peak = measured(build)
+    heuristic = "landmarks" if marks is not None else "octile   "
+    held = field.nbytes / 1e6
+    d_cpu, d_wall, d_peak = peer["dijkstra_cpu"], peer["dijkstra_wall"], peer["dijkstra_peak"]
     print(
-        f"  goal {goal}, start {start}: field {took * 1e3:8.0f} ms, {len(field.tiles):4} of"
-        f" {field.known_slot.size} tiles, {field.nbytes / 1e6:6.1f} MB held, cost {field.cost_at(start):.3f}"
-        f" -> / full-map field: time {took / t_full:.3f}, bytes {field.nbytes / b_full:.3f}"
+        f"  goal {goal}, start {start}, {heuristic}: field wall {wall * 1e3:7.0f} ms,"
+        f" cpu {cpu * 1e3:7.0f} ms, peak {peak:6.1f} MB, {len(field.tiles):4} of"
+        f" {field.known_slot.size} tiles ({held:.1f} MB held), cost {field.cost_at(start):.3f}\n"
+        f"    -> / plain Dijkstra: cpu {cpu / d_cpu:.3f}, wall {wall / d_wall:.3f},"
+        f" peak memory {peak / d_peak:.3f}; / full-map field: cpu {cpu / peer['field_cpu']:.3f},"
+        f" peak memory {peak / peer['field_peak']:.3f}"
     )
 
 
-def full_map(grid: GridGraph, goal: Cell, start: Cell) -> tuple[float, int]:
-    """A field over every tile (our region solver, the whole map its region) and a plain Dijkstra
-    over the grid (costs only); returns the field's time and bytes."""
-    began = time.perf_counter()
-    full = FlowField(grid, [goal], tile_size=TILE)
-    half = TILE // 2
-    full.extend([(x, y) for y in range(half, grid.height, TILE) for x in range(half, grid.width, TILE)])
-    t_full = time.perf_counter() - began
-    print(
-        f"  full-map field  : {t_full * 1e3:8.0f} ms, {len(full.tiles):4} tiles,"
-        f" {full.nbytes / 1e6:6.1f} MB held, cost {full.cost_at(start):.3f} (goal {goal}, start {start})"
-    )
+def full_map(grid: GridGraph, goal: Cell, start: Cell, *, whole_field: bool) -> dict[str, float]:
+    """A plain Dijkstra over the grid (costs only) and, with ``whole_field``, a field over every tile
+    (our region solver, the whole map its region): their wall and CPU seconds and peak MB."""
+    f_cpu = f_peak = math.nan
+    if whole_field:
+        f_cpu, f_peak = _full_field(grid, goal, start)
     walk = grid.walkable.view(np.uint8).ravel()
     none = np.zeros(walk.size, dtype=np.int32)
     allowed = allowed_moves(walk, none, DIAG_CODES[grid.diagonal], grid.width, grid.height)
     w = grid.width
-    began = time.perf_counter()
-    dist = grid_dijkstra(
-        walk, allowed, grid.weights.ravel(), w, grid.height, 1.0, 1.0, goal[1] * w + goal[0], False
+    dist, d_wall, d_cpu, d_peak = measured(
+        lambda: grid_dijkstra(
+            walk, allowed, grid.weights.ravel(), w, grid.height, 1.0, 1.0, goal[1] * w + goal[0], False
+        )
     )
     print(
-        f"  plain Dijkstra  : {(time.perf_counter() - began) * 1e3:8.0f} ms over the grid,"
-        f" {dist.nbytes / 1e6:6.1f} MB of costs alone, cost {dist[start[1] * w + start[0]]:.3f}"
+        f"  plain Dijkstra  : wall {d_wall * 1e3:7.0f} ms, cpu {d_cpu * 1e3:7.0f} ms, peak {d_peak:6.1f} MB"
+        f" over the grid (costs alone, move bits made before), cost {dist[start[1] * w + start[0]]:.3f}"
     )
-    return t_full, full.nbytes
+    return {
+        "field_cpu": f_cpu, "field_peak": f_peak, "dijkstra_cpu": d_cpu, "dijkstra_wall": d_wall,
+        "dijkstra_peak": d_peak,
+    }  # fmt: skip
+
+
+def _full_field(grid: GridGraph, goal: Cell, start: Cell) -> tuple[float, float]:
+    half = TILE // 2
+    every = [(x, y) for y in range(half, grid.height, TILE) for x in range(half, grid.width, TILE)]
+
+    def whole() -> FlowField:
+        full = FlowField(grid, [goal], tile_size=TILE)
+        full.extend(every)
+        return full
+
+    full, f_wall, f_cpu, f_peak = measured(whole)
+    print(
+        f"  full-map field  : wall {f_wall * 1e3:7.0f} ms, cpu {f_cpu * 1e3:7.0f} ms, peak {f_peak:6.1f} MB,"
+        f" {len(full.tiles):4} tiles, {full.nbytes / 1e6:6.1f} MB held, cost {full.cost_at(start):.3f}"
+        f" (goal {goal}, start {start})"
+    )
+    return f_cpu, f_peak
 
 
 def main() -> None:
@@ -259,12 +317,16 @@ def main() -> None:
     parser.add_argument(
         "--maps", default="32room_000,random512-10-0", help="corridor maps (x8), comma-separated"
     )
+    parser.add_argument(
+        "--landmarks", type=int, default=2, help="corridor: landmarks with every cell's table (0: none)"
+    )
+    parser.add_argument("--no-full-field", action="store_true", help="corridor: the plain Dijkstra alone")
     args = parser.parse_args()
     if not args.only_corridor:
         crowd(args.units)
     if not args.skip_corridor:
         for name in args.maps.split(","):
-            corridor(name)
+            corridor(name, args.landmarks, whole_field=not args.no_full_field)
 
 
 if __name__ == "__main__":
