@@ -151,7 +151,9 @@ def find_path(
         >>> find_path(g, (0, 0), (2, 2)).cost, find_path(g, (0, 0), (1, 1)).status.value
         (4.0, 'no_path')
     """
-    opts = options if options is not None else QueryOptions()
+    opts = options if options is not None else _DEFAULT_OPTIONS
+    if method == "auto" and (planned := _planned(grid, opts)) is not None:  # size 1: straight to the kernel
+        return _find_planned(grid, *planned, start, goal)
     check_options(opts)
     size = unit_size(opts, grid.cell_size)
     name = resolve_heuristic(opts.heuristic, eight_connected=grid.diagonal is not DiagonalMode.NEVER)
@@ -164,15 +166,7 @@ def find_path(
     t = (gy + 1) * prepared.stride + gx + 1
     if prepared.passable[s] < size:
         raise BlockedEndpointError(blocked_start((sx, sy), size))
-    chosen = choose_method(grid, opts) if method == "auto" else method
-    # ``auto`` picks JPS only where it is exact; an explicit ``jps`` is checked here
-    if method == "jps" and not _jps_exact(grid, prepared, replace(opts, heuristic=name)):
-        raise InvalidQueryError(
-            "method 'jps' needs uniform weights, only_if_no_obstacles diagonals, the octile "
-            f"heuristic and no partial paths (heuristic {name!r}, allow_partial {opts.allow_partial})"
-        )
-    if chosen not in ("astar", "jps"):
-        raise InvalidQueryError(f"unknown method {method!r}; expected one of {list(METHODS)}")
+    chosen = _chosen(grid, prepared, opts, method, name)
     if s == t:
         return _package(grid, PathStatus.FOUND, np.array([sy * grid.width + sx]), 0.0, 0, size)
     index = _size_index(grid, prepared, opts, size)
@@ -200,6 +194,117 @@ def find_path(
                 unblock(prepared, walls, closed)
     finally:
         prepared.give(work)
+
+
+PLANS_KEPT = 32
+"""Plans one prepared copy keeps (all dropped when full: a caller making new options objects for
+every query must not grow it)."""
+_DEFAULT_OPTIONS = QueryOptions()
+
+
+@dataclass(slots=True, eq=False)
+class _Plan:
+    """What :func:`find_path` decides once per options object and prepared copy version for a
+    size-1 unit (checked options, heuristic, kernel, budget), so that a query pays only for its
+    endpoints and its search: a trivial path's Python work around a microsecond's kernel."""
+
+    options: QueryOptions  # the very object (plans are kept by its id)
+    version: int  # the prepared copy's version it was made for
+    code: int  # the heuristic's kernel code
+    use_jps: bool
+    budget: int  # -1: none
+    closest: int  # A*'s partial-path heuristic code, or -1 without allow_partial
+    diag: int
+
+
+def _chosen(grid: GridView, prepared: Prepared, opts: QueryOptions, method: Method, name: str) -> Method:
+    """The kernel a query runs: ``auto``'s choice, or the method asked for once checked."""
+    chosen = choose_method(grid, opts) if method == "auto" else method
+    # ``auto`` picks JPS only where it is exact; an explicit ``jps`` is checked here
+    if method == "jps" and not _jps_exact(grid, prepared, replace(opts, heuristic=name)):
+        raise InvalidQueryError(
+            "method 'jps' needs uniform weights, only_if_no_obstacles diagonals, the octile "
+            f"heuristic and no partial paths (heuristic {name!r}, allow_partial {opts.allow_partial})"
+        )
+    if chosen not in ("astar", "jps"):
+        raise InvalidQueryError(f"unknown method {method!r}; expected one of {list(METHODS)}")
+    return chosen
+
+
+def _planned(grid: GridView, opts: QueryOptions) -> tuple[Prepared, _Plan] | None:
+    """The prepared copy and the plan of ``opts`` on it (made when missing or stale), or None for
+    a unit larger than one cell."""
+    prepared = prepared_for(grid)
+    plan = prepared.plans.get(id(opts))
+    if plan is None or plan.options is not opts or plan.version != prepared.version:
+        plan = _plan(grid, prepared, opts)
+    return None if plan is None else (prepared, plan)
+
+
+def _plan(grid: GridView, p: Prepared, opts: QueryOptions) -> _Plan | None:
+    """Check ``opts`` (raising as :func:`find_path` does) and make and keep their size-1 plan;
+    None for a larger unit (its index and landmarks are decided per query)."""
+    check_options(opts)
+    if unit_size(opts, grid.cell_size) != 1:
+        return None
+    name = resolve_heuristic(opts.heuristic, eight_connected=grid.diagonal is not DiagonalMode.NEVER)
+    code = HEURISTIC_CODES[name]
+    plan = _Plan(
+        options=opts, version=p.version, code=code, use_jps=choose_method(grid, opts) == "jps",
+        budget=-1 if opts.max_expansions is None else int(opts.max_expansions),
+        closest=(_EUCLIDEAN if code == _ZERO else code) if opts.allow_partial else -1,
+        diag=DIAG_CODES[grid.diagonal],
+    )  # fmt: skip
+    if len(p.plans) >= PLANS_KEPT:
+        p.plans.clear()
+    p.plans[id(opts)] = plan
+    return plan
+
+
+def _find_planned(
+    grid: GridView, p: Prepared, plan: _Plan, start: Sequence[int], goal: Sequence[int]
+) -> PathResult:
+    """:func:`find_path` of a size-1 unit with ``method="auto"``: the same checks, errors and
+    answers, the options' work done once in ``plan``."""
+    opts = plan.options
+    if opts.agent is not None and opts.agent not in grid.agents:
+        raise UnknownPointError(f"no agent with id {opts.agent}")
+    width, height = p.width, p.height
+    sx, sy = as_cell(start, width, height, what="start")
+    gx, gy = as_cell(goal, width, height, what="goal")
+    stride = width + 2
+    s, t = (sy + 1) * stride + sx + 1, (gy + 1) * stride + gx + 1
+    if p.passable[s] < 1:
+        raise BlockedEndpointError(blocked_start((sx, sy), 1))
+    if s == t:
+        return _package(grid, PathStatus.FOUND, np.array([sy * width + sx]), 0.0, 0, 1)
+    w = p.take()
+    try:
+        walls, closed = p.passable, _NONE
+        if grid.agents and not opts.ignore_agents:
+            walls, closed = block_agents(grid, p, w, size=1, own=opts.agent)
+        try:
+            if walls[t] < 1 and not opts.allow_partial:
+                return PathResult(PathStatus.NO_PATH)
+            (cw, ch), tag = grid.cell_size, w.next_tag()
+            if plan.use_jps:
+                outcome, expanded = jps_padded(
+                    walls, 1, stride, s, t, cw, ch, p.uniform_weight, plan.budget,
+                    w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, tag,
+                )  # fmt: skip
+                end = t
+            else:
+                outcome, end, expanded = astar_padded(
+                    walls, 1, p.weights, p.uniform_weight, stride, s, t, plan.diag, cw, ch, plan.code,
+                    p.min_weight, plan.budget, plan.closest,
+                    w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, tag,
+                )  # fmt: skip
+            return _finish(grid, p, w, opts, (outcome, end, expanded), 1)
+        finally:
+            if closed.size:
+                unblock(p, walls, closed)
+    finally:
+        p.give(w)
 
 
 def _size_index(grid: GridView, p: Prepared, opts: QueryOptions, size: int) -> SizeIndex | None:
@@ -248,6 +353,14 @@ def _run(grid: GridView, p: Prepared, w: Workspace, q: _Search, opts: QueryOptio
             q.walls, k, p.weights_for(grid, k), p.uniform_weight, p.stride, s, t, DIAG_CODES[grid.diagonal],
             cw, ch, q.code, p.min_weight, budget, closest, *work,
         )  # fmt: skip
+    return _finish(grid, p, w, opts, (outcome, end, expanded), k)
+
+
+def _finish(  # noqa: PLR0917
+    grid: GridView, p: Prepared, w: Workspace, opts: QueryOptions, ran: tuple[int, int, int], size: int
+) -> PathResult:
+    """The result of a kernel's ``(outcome, end node, expansions)`` in workspace ``w``."""
+    outcome, end, expanded = ran
     if outcome == SEARCH_FOUND:
         status = PathStatus.FOUND
     elif outcome == SEARCH_BUDGET:
@@ -257,7 +370,7 @@ def _run(grid: GridView, p: Prepared, w: Workspace, q: _Search, opts: QueryOptio
     if outcome != SEARCH_FOUND and not opts.allow_partial:
         return PathResult(status, expanded=int(expanded))
     nodes = path_from_parents(w.parent, end, p.stride)
-    return _package(grid, status, nodes, float(w.g[end]), int(expanded), k)
+    return _package(grid, status, nodes, float(w.g[end]), int(expanded), size)
 
 
 def _package(  # noqa: PLR0917

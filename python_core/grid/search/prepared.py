@@ -25,6 +25,7 @@ from __future__ import annotations
 import threading
 import weakref
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -154,6 +155,8 @@ class Prepared:
     # size > 1: parts and landmarks (:mod:`.size_index`); least recently used first
     size_indexes: dict[int, SizeIndex] = field(default_factory=dict)
     spare: list[Workspace] = field(default_factory=list)
+    # size 1: options object id -> its query plan (:mod:`.dispatch`; a plan names its version)
+    plans: dict[int, Any] = field(default_factory=dict)
 
     @property
     def stride(self) -> int:
