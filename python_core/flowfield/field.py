@@ -156,11 +156,11 @@ class FlowField(FieldTiles):
     # -- computing --------------------------------------------------------------------------------
 
     def extend(self, starts: npt.ArrayLike) -> list[int]:
-        """Compute the tiles needed to lead every start to a goal: for each start in a tile not
-        yet computed, its corridor (the tiles an HPA* path to one of the nearest goals crosses),
-        plus the tiles the exactness check adds. Starts already covered cost nothing. The starts'
-        tiles (and those their chains run through) come from an A* from the goals toward them
-        (:mod:`.goal_search`): no corridors, no check; past half the map's cells it gives up and
+        """Compute the tiles needed to lead every start to a goal: for the starts in tiles not yet
+        closed (:attr:`closed`), their tiles and the tiles their cells' chains of directions run
+        through, from an A* from the goals toward them (:mod:`.goal_search`; guided by landmark
+        tables when the set has them); the starts' tiles are then closed, the others stored open.
+        Starts in closed tiles cost nothing. Past half the map's cells the search gives up and
         every tile left is computed in one pass (the region solver, which repairs use).
 
         Returns:
