@@ -24,6 +24,7 @@ from python_core.errors import InvalidGraphError
 
 __all__ = [
     "PLANE_AXES",
+    "checked_polygons",
     "corner_links",
     "flatten",
     "match_edges",
@@ -31,6 +32,7 @@ __all__ = [
     "per_polygon",
     "polygon_ids",
     "portal_graph",
+    "stable_order",
 ]
 
 PLANE_AXES = {0: (1, 2), 1: (0, 2), 2: (0, 1)}
@@ -55,6 +57,26 @@ def flatten(
     ptr = np.zeros(count.shape[0] + 1, dtype=np.int64)
     np.cumsum(count, out=ptr[1:])
     return ptr, flat
+
+
+def checked_polygons(
+    vertices: npt.ArrayLike, polygons: Sequence[Sequence[int]] | npt.ArrayLike, sizes: npt.ArrayLike | None,
+    up_axis: int,
+) -> tuple[F64, I64, I64]:  # fmt: skip
+    """A mesh's ``(vertices, ptr, flat)``: finite 2D or 3D vertices, at least one polygon, every
+    index in range, or :class:`InvalidGraphError` naming the bad polygon or value."""
+    verts = np.asarray(vertices, dtype=np.float64)
+    if verts.ndim != 2 or verts.shape[1] not in (2, 3) or not np.all(np.isfinite(verts)):
+        raise InvalidGraphError(f"vertices must be a finite (n, 2|3) array, got shape {verts.shape}")
+    if verts.shape[1] == 3 and up_axis not in PLANE_AXES:
+        raise InvalidGraphError(f"up_axis must be 0, 1 or 2, got {up_axis!r}")
+    ptr, flat = flatten(polygons, sizes)
+    if ptr.shape[0] < 2:
+        raise InvalidGraphError("a navmesh needs at least one polygon")
+    if flat.min() < 0 or flat.max() >= verts.shape[0]:
+        p = int(np.searchsorted(ptr, np.flatnonzero((flat < 0) | (flat >= verts.shape[0]))[0], "right") - 1)
+        raise InvalidGraphError(f"polygon {p} has a vertex index outside 0..{verts.shape[0] - 1}")
+    return verts, ptr, flat
 
 
 def corner_links(ptr: I64) -> tuple[I64, I64]:
@@ -196,3 +218,15 @@ def row_ids(rows: I64) -> I64:
     ids = np.empty(rows.shape[0], dtype=np.int64)
     ids[order] = np.cumsum(new) - 1
     return ids
+
+
+def stable_order(keys: I64) -> I64:
+    """``np.argsort(keys, kind="stable")`` for keys in ``0 .. 2**32 - 1``, as one or two radix
+    passes over 16-bit digits (numpy sorts 16-bit integers by radix: linear, several times faster
+    than its merge sort of 64-bit keys, which took a fifth of a search graph's build)."""
+    if keys.size == 0 or keys.min() < 0 or keys.max() >= 1 << 32:
+        return np.asarray(np.argsort(keys, kind="stable"), dtype=np.int64)
+    order = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    if int(keys.max()) >= 1 << 16:
+        order = order[np.argsort((keys[order] >> 16).astype(np.uint16), kind="stable")]
+    return np.asarray(order, dtype=np.int64)

@@ -36,6 +36,7 @@ from python_core.navmesh.build import PLANE_AXES, lift_onto
 from python_core.navmesh.carve import Shapes, convex_pieces, polygons_of
 from python_core.navmesh.links import NavLink
 from python_core.navmesh.local_stitch import restitch
+from python_core.navmesh.patch import Reuse
 from python_core.navmesh.stitch import Conformed
 from python_core.obstacles import ObstacleShape
 
@@ -81,7 +82,7 @@ class MeshMaker(Protocol[M_co]):
         self, vertices: F64, polygons: I64, *, sizes: I64, up_axis: int, merge_margin: float,
         area_epsilon: float, portal_samples: int, regions: I64, edge_margin: float, layers: I64,
         enter_costs: F64, travel_costs: F64, links: list[NavLink], link_radius: float,
-        stitched: Conformed,
+        stitched: Conformed, reuse: Reuse,
     ) -> M_co: ...  # fmt: skip
 
 
@@ -315,7 +316,7 @@ def apply_obstacles(
     pieces = _pieces(base, after, changed)
     loaded = base.loaded
     made = None if current is None or not after else _patched(base, current, pieces)
-    stitched, source = made if made is not None else _recut_all(base, pieces)
+    stitched, source, reuse = made if made is not None else _recut_all(base, pieces)
     links, stopped = _blocked_links(loaded, list(after.values()))
     cut = make(
         stitched.vertices, stitched.flat, sizes=np.diff(stitched.ptr), up_axis=loaded.up_axis,
@@ -323,14 +324,14 @@ def apply_obstacles(
         portal_samples=loaded.portal_samples, regions=loaded.region[source],
         edge_margin=loaded.edge_margin, layers=loaded.layers[source],
         enter_costs=loaded.enter_costs[source], travel_costs=loaded.travel_costs[source],
-        links=links, link_radius=loaded.link_radius, stitched=stitched,
+        links=links, link_radius=loaded.link_radius, stitched=stitched, reuse=reuse,
     )  # fmt: skip
     patches = 0 if made is None else base.patches + 1
     return cut, Cuts(base.loaded, base.shapes, base.tree, base.low, base.high, after, pieces, source,
                      stopped, patches)  # fmt: skip
 
 
-def _recut_all(base: Cuts[Any], pieces: dict[int, Piece]) -> tuple[Conformed, I64]:
+def _recut_all(base: Cuts[Any], pieces: dict[int, Piece]) -> tuple[Conformed, I64, Reuse]:
     """The loaded mesh with every cut polygon replaced by its pieces, stitched (the whole loaded
     polygons keep their pairs): what the first cut, and every :data:`PATCHES` th, costs."""
     loaded = base.loaded
@@ -348,7 +349,9 @@ def _recut_all(base: Cuts[Any], pieces: dict[int, Piece]) -> tuple[Conformed, I6
     for p in sorted(pieces):
         base_count = _add_piece(pieces[p], p, base_count, (flats, counts, sources, verts))
     beside = _beside(base, np.asarray(sorted(pieces), dtype=np.int64), whole)
-    return _stitched(base, verts, flats, counts, sources, twin, int(whole.sum()), beside=beside)
+    return _stitched(
+        base, verts, flats, counts, sources, twin, (loaded, np.flatnonzero(whole)), beside=beside
+    )
 
 
 def _add_piece(piece: Piece, p: int, base_count: int, out: tuple[list[Any], ...]) -> int:
@@ -367,12 +370,19 @@ an update re-cuts from the loaded mesh instead: it drops those vertices, and the
 stitching put on untouched polygons' edges beside pieces since gone."""
 
 
-def _patched(base: Cuts[Any], current: CutMesh, pieces: dict[int, Piece]) -> tuple[Conformed, I64] | None:
+def _patched(
+    base: Cuts[Any], current: CutMesh, pieces: dict[int, Piece]
+) -> tuple[Conformed, I64, Reuse] | None:
     """``current`` with the polygons of every loaded polygon whose cut changed taken out and its
     new pieces (or, uncut again, the loaded polygon) put in; only those and the polygons left open
     beside them are stitched. None: time for a full re-cut (see :data:`PATCHES`)."""
     loaded = base.loaded
     if base.patches >= PATCHES or current.vertices.shape[0] > 2 * loaded.vertices.shape[0] + 4096:
+        return None
+    if loaded.edge_margin > loaded.merge_margin and np.any(loaded.region != loaded.region[0]):
+        # Pieces of different regions may be joined across the edge margin; patched, such joins
+        # came out differently from a re-cut's (optimal paths longer, tests/core/navmesh/
+        # test_mesh_patch.py): maps of several regions are re-cut from the loaded mesh.
         return None
     old = base.pieces
     touched = sorted(p for p in set(old) | set(pieces) if old.get(p) is not pieces.get(p))
@@ -395,26 +405,30 @@ def _patched(base: Cuts[Any], current: CutMesh, pieces: dict[int, Piece]) -> tup
             sources.append(np.array([p]))
         else:
             base_count = _add_piece(piece, p, base_count, (flats, counts, sources, verts))
-    return _stitched(base, verts, flats, counts, sources, twin, int(keep.sum()))
+    return _stitched(base, verts, flats, counts, sources, twin, (current, np.flatnonzero(keep)))
 
 
 def _stitched(  # noqa: PLR0917 - the pieces of the polygons
     base: Cuts[Any], verts: list[F64], flats: list[I64], counts: list[I64], sources: list[I64], twin: I64,
-    kept: int, *, beside: I64 | None = None,
-) -> tuple[Conformed, I64]:  # fmt: skip
-    """The polygons (the first ``kept`` conformal among themselves, pairs in ``twin``) stitched, and
-    per output polygon its loaded polygon; ``beside`` as :func:`restitch` takes it."""
+    kept: tuple[Any, I64], *, beside: I64 | None = None,
+) -> tuple[Conformed, I64, Reuse]:  # fmt: skip
+    """The polygons stitched, per output polygon its loaded polygon, and what the new mesh may
+    reuse. ``kept``: the mesh the first polygons are taken from as they were (conformal among
+    themselves, pairs in ``twin``), and their ids there; ``beside`` as :func:`restitch` takes it."""
     loaded = base.loaded
     source = np.concatenate(sources).astype(np.int64)
     if source.shape[0] == 0:
         raise InvalidGraphError("the obstacles cover the whole mesh: no polygon would be left")
     flat = np.concatenate(flats).astype(np.int64)
     ptr = np.concatenate([[0], np.cumsum(np.concatenate(counts))]).astype(np.int64)
-    dirty = np.arange(source.shape[0]) >= kept
+    prev, prev_ids = kept
+    dirty = np.arange(source.shape[0]) >= prev_ids.shape[0]
     twin = np.concatenate([twin, np.full(flat.shape[0] - twin.shape[0], -1, dtype=np.int64)])
     axes = PLANE_AXES[loaded.up_axis] if loaded.dim == 3 else (0, 1)
     stitched, order = restitch(
         np.vstack(verts), ptr, flat, twin, loaded.region[source], dirty,
         weld=loaded.merge_margin, margin=loaded.edge_margin, axes=(axes[0], axes[1]), beside=beside,
     )  # fmt: skip
-    return stitched, source[order]
+    old_of_new = np.full(order.shape[0], -1, dtype=np.int64)
+    old_of_new[: stitched.kept] = prev_ids[order[: stitched.kept]]
+    return stitched, source[order], Reuse(prev, old_of_new)

@@ -18,14 +18,15 @@ mask of the polygon or link a node leads into), so changing them needs no rebuil
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from python_core._types import F64, I64
+from python_core.navmesh.build import stable_order
 from python_core.navmesh.graph_kernel import search_edges
 
-__all__ = ["SearchGraph", "build_search_graph", "group_by"]
+__all__ = ["LinkEnds", "SearchGraph", "build_search_graph", "group_by", "portal_points"]
 
 
 @dataclass(slots=True, eq=False)
@@ -44,6 +45,8 @@ class SearchGraph:
         in_ptr, in_nodes: nodes entering each polygon (``dst == p``), CSR by polygon.
         enter: per node, the enter cost paid on arriving in ``dst`` (0 inside one region).
         portal_count: portal nodes come first: ``node // samples`` is the portal for those.
+        portal_corner: per portal, the mesh corner it is the edge of (-1: a portal gone since,
+            whose nodes lead nowhere; see :mod:`~python_core.navmesh.patch`).
     """
 
     indptr: I64
@@ -62,6 +65,7 @@ class SearchGraph:
     in_nodes: I64
     enter: F64
     portal_count: int
+    portal_corner: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
 
     @property
     def node_count(self) -> int:
@@ -73,7 +77,7 @@ def group_by(keys: I64, count: int) -> tuple[I64, I64]:
     """``(ptr, items)``: the indices ``i`` with ``keys[i] == k`` are ``items[ptr[k]:ptr[k+1]]``
     (negative keys are left out)."""
     keep = np.flatnonzero(keys >= 0)
-    order = keep[np.argsort(keys[keep], kind="stable")]
+    order = keep[stable_order(keys[keep])]
     ptr = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(np.bincount(keys[keep], minlength=count), out=ptr[1:])
     return ptr, order.astype(np.int64)
@@ -116,7 +120,7 @@ def build_search_graph(  # noqa: PLR0917 - the mesh's arrays, built once
     corners = np.flatnonzero(twin >= 0)
     k = corners.shape[0]
     m = links.count
-    pos = np.vstack([_portal_points(vertices, flat, nxt, corners, samples), links.start.reshape(-1, dim),
+    pos = np.vstack([portal_points(vertices, flat, nxt, corners, samples), links.start.reshape(-1, dim),
                      links.end.reshape(-1, dim)])  # fmt: skip
     src = np.concatenate([np.repeat(corner_poly[corners], samples), links.poly_a, np.full(m, -1, np.int64)])
     dst = np.concatenate(
@@ -127,7 +131,6 @@ def build_search_graph(  # noqa: PLR0917 - the mesh's arrays, built once
     left = np.concatenate([np.repeat(flat[nxt[corners]], samples), np.full(2 * m, -1, np.int64)])
     right = np.concatenate([np.repeat(flat[corners], samples), np.full(2 * m, -1, np.int64)])
     link = np.concatenate([np.full(k * samples, -1, np.int64), np.arange(m), np.arange(m)])
-    del corners  # what is not kept is let go before the edges, the largest part, are built
     enter = _enter_costs(src, dst, poly_region, poly_enter)
     out_ptr, out_nodes = group_by(src, polys)
     in_ptr, in_nodes = group_by(dst, polys)
@@ -140,11 +143,11 @@ def build_search_graph(  # noqa: PLR0917 - the mesh's arrays, built once
     layers[k * samples : k * samples + m] = links.layers
     return SearchGraph(
         indptr, indices, costs, pos, src, dst, left, right, link, layers.astype(np.int64, copy=False),
-        out_ptr, out_nodes, in_ptr, in_nodes, enter, k * samples,
+        out_ptr, out_nodes, in_ptr, in_nodes, enter, k * samples, corners.astype(np.int64),
     )  # fmt: skip
 
 
-def _portal_points(vertices: F64, flat: I64, nxt: I64, corners: I64, samples: int) -> F64:
+def portal_points(vertices: F64, flat: I64, nxt: I64, corners: I64, samples: int) -> F64:
     """``samples`` evenly spaced points of each portal corner's edge (one: its midpoint)."""
     ts = np.array([0.5]) if samples == 1 else np.linspace(0.0, 1.0, samples)
     pa, pb = vertices[flat[corners]], vertices[flat[nxt[corners]]]

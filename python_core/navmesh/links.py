@@ -14,6 +14,7 @@ map's link connection radius, as Godot's ``link_connection_radius``); a path tha
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +22,7 @@ import numpy as np
 from python_core._types import F64
 from python_core.errors import InvalidGraphError, InvalidQueryError
 
-__all__ = ["LAYERS_MAX", "NavLink", "check_cost", "check_layers", "query_mask"]
+__all__ = ["LAYERS_MAX", "NavLink", "check_cost", "check_layers", "checked_links", "query_mask"]
 
 LAYERS_MAX = 0xFFFFFFFF
 """Navigation layers are a 32-bit mask, as Godot's ``navigation_layers``."""
@@ -99,3 +100,13 @@ class NavLink:
     def cost(self) -> float:
         """What one crossing costs: ``enter_cost + travel_cost * |end - start|``."""
         return self.enter_cost + self.travel_cost * float(np.linalg.norm(self.end - self.start))
+
+
+def checked_links(links: Sequence[NavLink], dim: int) -> list[NavLink]:
+    """``links`` as a list, each a :class:`NavLink` of ``dim`` coordinates, or
+    :class:`InvalidGraphError` naming the first that is not."""
+    out = list(links)
+    for link in out:
+        if not isinstance(link, NavLink) or link.start.shape[0] != dim:
+            raise InvalidGraphError(f"links must be NavLink objects of {dim} coordinates, got {link!r:.80}")
+    return out

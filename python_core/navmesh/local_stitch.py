@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from python_core._types import F64, I64, B
-from python_core.navmesh.build import corner_links
+from python_core.navmesh.build import corner_links, stable_order
 from python_core.navmesh.stitch import Conformed, conform
 
 __all__ = ["restitch"]
@@ -157,7 +157,7 @@ def restitch(  # noqa: PLR0917 - a mesh's arrays
     _pair_across(
         flat, nxt, twin, old_to_new, np.flatnonzero(kept_corner), (out_ptr, out_flat, out_twin), base
     )
-    conformed = Conformed(out_vertices, out_ptr, out_flat, out_twin, int(extra.shape[0]))
+    conformed = Conformed(out_vertices, out_ptr, out_flat, out_twin, int(extra.shape[0]), int(kept.shape[0]))
     return conformed, np.concatenate([kept, redo]).astype(np.int64)
 
 
@@ -178,7 +178,7 @@ def _pair_across(  # noqa: PLR0917 - both numberings of the corners
     n_v = int(max(out_flat.max(initial=0), flat.max(initial=0))) + 1
     l_corners = np.arange(base, out_flat.shape[0])
     keys = out_flat[l_corners] * n_v + out_flat[out_nxt[l_corners]]
-    order = np.argsort(keys, kind="stable")
+    order = stable_order(keys)
     partner = twin[across]
     want = flat[partner] * n_v + flat[nxt[partner]]
     at = np.minimum(np.searchsorted(keys[order], want), order.shape[0] - 1)

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from python_core._types import F64, I64
-from python_core.navmesh.build import PLANE_AXES
+from python_core.navmesh.build import PLANE_AXES, stable_order
 
-__all__ = ["Locator", "build_locator"]
+__all__ = ["Locator", "build_locator", "planes"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -36,6 +36,7 @@ class Locator:
         cols, rows: the grid's size in buckets.
         cell_ptr, cell_polys: the polygons whose (slightly grown) box meets bucket ``y * cols + x``.
         plane: per polygon ``(a, b, c)``, height ``a * x + b * y + c`` (zeros in 2D).
+        pad: how much the boxes were grown.
     """
 
     origin: F64
@@ -45,6 +46,7 @@ class Locator:
     cell_ptr: I64
     cell_polys: I64
     plane: F64
+    pad: float = 0.0
 
 
 def build_locator(  # noqa: PLR0917 - the mesh's arrays
@@ -70,14 +72,14 @@ def build_locator(  # noqa: PLR0917 - the mesh's arrays
     pid = np.repeat(np.arange(count), w * h)
     local = np.arange(pid.shape[0]) - np.repeat(np.cumsum(w * h) - w * h, w * h)
     bucket = (c0[pid, 1] + local // w[pid]) * cols + c0[pid, 0] + local % w[pid]
-    order = np.argsort(bucket, kind="stable")
+    order = stable_order(bucket)
     cell_ptr = np.zeros(cols * rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(bucket, minlength=cell_ptr.shape[0] - 1), out=cell_ptr[1:])
-    plane = np.zeros((count, 3)) if up_axis < 0 else _planes(vertices, poly_ptr, poly_verts, nxt, up_axis)
-    return Locator(origin, cell, cols, rows, cell_ptr, pid[order].astype(np.int64), plane)
+    plane = np.zeros((count, 3)) if up_axis < 0 else planes(vertices, poly_ptr, poly_verts, nxt, up_axis)
+    return Locator(origin, cell, cols, rows, cell_ptr, pid[order].astype(np.int64), plane, pad)
 
 
-def _planes(vertices: F64, poly_ptr: I64, poly_verts: I64, nxt: I64, u: int) -> F64:
+def planes(vertices: F64, poly_ptr: I64, poly_verts: I64, nxt: I64, u: int) -> F64:
     """Per polygon ``(a, b, c)`` with height ``a * x + b * y + c`` (Newell normal); a vertical
     polygon gets its mean height."""
     i, j = PLANE_AXES[u]

@@ -33,15 +33,23 @@ from python_core.compiled import register_warm_up
 from python_core.csr.graph import CsrGraph
 from python_core.csr.kernel import heuristic_code
 from python_core.errors import InvalidGraphError, InvalidQueryError
-from python_core.navmesh.build import PLANE_AXES, corner_links, flatten, normalise, per_polygon, polygon_ids
+from python_core.navmesh.build import (
+    PLANE_AXES,
+    checked_polygons,
+    corner_links,
+    normalise,
+    per_polygon,
+    polygon_ids,
+)
 from python_core.navmesh.corridor_kernel import nav_scratch
 from python_core.navmesh.cut import Cuts, apply_obstacles
 from python_core.navmesh.graph import LinkEnds, SearchGraph, build_search_graph
 from python_core.navmesh.kernel import nav_query, nav_static
-from python_core.navmesh.links import LAYERS_MAX, NavLink, check_cost, query_mask
+from python_core.navmesh.links import LAYERS_MAX, NavLink, check_cost, checked_links, query_mask
 from python_core.navmesh.locate_kernel import closest_point as closest_kernel
 from python_core.navmesh.locate_kernel import locate as locate_kernel
 from python_core.navmesh.locator import build_locator
+from python_core.navmesh.patch import Reuse, patched_locator, patched_search_graph
 from python_core.navmesh.stitch import Conformed, conform
 from python_core.obstacles import ObstacleShape
 from python_core.result import PathResult, PathStatus, QueryOptions
@@ -76,6 +84,8 @@ class NavMesh:
         link_radius: a link end joins the nearest polygon within this distance (Godot's
             ``link_connection_radius``; default 4 in 2D, 1 in 3D); farther, the link is unused.
         stitched: these polygons already checked and conformal (an obstacle re-cut's stitch).
+        reuse: the mesh this one changes locally (with ``stitched``): its locator and search
+            graph are patched (:mod:`~python_core.navmesh.patch`), not built again.
 
     Attributes:
         vertices: the given vertices, then any inserted where edges were split.
@@ -115,20 +125,9 @@ class NavMesh:
         links: Sequence[NavLink] = (),
         link_radius: float | None = None,
         stitched: Conformed | None = None,
+        reuse: Reuse | None = None,
     ) -> None:
-        verts = np.asarray(vertices, dtype=np.float64)
-        if verts.ndim != 2 or verts.shape[1] not in (2, 3) or not np.all(np.isfinite(verts)):
-            raise InvalidGraphError(f"vertices must be a finite (n, 2|3) array, got shape {verts.shape}")
-        if verts.shape[1] == 3 and up_axis not in PLANE_AXES:
-            raise InvalidGraphError(f"up_axis must be 0, 1 or 2, got {up_axis!r}")
-        ptr, flat = flatten(polygons, sizes)
-        if ptr.shape[0] < 2:
-            raise InvalidGraphError("a navmesh needs at least one polygon")
-        if flat.min() < 0 or flat.max() >= verts.shape[0]:
-            p = int(
-                np.searchsorted(ptr, np.flatnonzero((flat < 0) | (flat >= verts.shape[0]))[0], "right") - 1
-            )
-            raise InvalidGraphError(f"polygon {p} has a vertex index outside 0..{verts.shape[0] - 1}")
+        verts, ptr, flat = checked_polygons(vertices, polygons, sizes, up_axis)
         self._samples, self.area_epsilon = int(portal_samples), float(area_epsilon)
         self._cuts, self.version = _NO_CUTS, 0  # obstacles and their cuts; obstacle updates made
         if self._samples < 1:
@@ -159,22 +158,16 @@ class NavMesh:
         self._xy = np.ascontiguousarray(
             self.vertices[:, list(PLANE_AXES[up_axis])] if self.dim == 3 else self.vertices
         )
-        self.poly_ptr = conformed.ptr
-        self.poly_verts = conformed.flat
+        self.poly_ptr, self.poly_verts = conformed.ptr, conformed.flat
         self._corner_poly, self._next = corner_links(self.poly_ptr)
         self._twin = conformed.twin
         self.neighbours = np.where(self._twin >= 0, self._corner_poly[np.maximum(self._twin, 0)], -1)
-        self._portal_corner = np.flatnonzero(self._twin >= 0)
-        for link in links:
-            if not isinstance(link, NavLink) or link.start.shape[0] != self.dim:
-                raise InvalidGraphError(
-                    f"links must be NavLink objects of {self.dim} coordinates, got {link!r:.80}"
-                )
-        self.links: list[NavLink] = list(links)
-        self._locator = build_locator(
-            self.vertices, self._xy, self.poly_ptr, self.poly_verts, self._next, self.up_axis
+        self.links: list[NavLink] = checked_links(links, self.dim)
+        arrays = (self.vertices, self._xy, self.poly_ptr, self.poly_verts)
+        self._locator = (reuse and patched_locator(reuse, *arrays, self.up_axis)) or build_locator(
+            *arrays, self._next, self.up_axis
         )
-        self._build_search()
+        self._build_search(reuse)
 
     @property
     def polygon_count(self) -> int:
@@ -193,7 +186,8 @@ class NavMesh:
     # ---- building ---------------------------------------------------------------------------
     def _common_layers(self) -> None:
         """The bits every search node carries (a query sharing one skips the per-node test)."""
-        layers = self._search.layers
+        graph = self._search  # nodes of portals gone since a patch (no edges, no polygon) left out
+        layers = graph.layers[(graph.dst >= 0) | (graph.link >= 0)]
         self._layers_common[0] = int(np.bitwise_and.reduce(layers)) if layers.size else LAYERS_MAX
 
     def _static(self, graph: SearchGraph, link_start: F64, link_end: F64) -> object:
@@ -211,7 +205,7 @@ class NavMesh:
             scale, self._samples, graph.portal_count, self._layers_common,
         )  # fmt: skip
 
-    def _build_search(self) -> None:
+    def _build_search(self, reuse: Reuse | None = None) -> None:
         """Attach the links (each direction to the nearest polygons within ``link_radius``) and
         build the search graph and the kernel's record."""
         self._layers_common = np.zeros(1, np.int64)
@@ -248,7 +242,11 @@ class NavMesh:
             np.asarray(pa, np.int64), np.asarray(pb, np.int64), np.asarray(cost, np.float64),
             np.asarray(mask, np.int64),
         )  # fmt: skip
-        self._search = build_search_graph(
+        per_poly = (self.region, self.travel_costs, self.enter_costs, self.layers)
+        patched = None if reuse is None or self.links else patched_search_graph(
+            reuse, self.vertices, self.poly_ptr, self.poly_verts, self._twin, per_poly, self._samples
+        )  # fmt: skip
+        self._search = patched or build_search_graph(
             self.vertices, self.poly_verts, self._next, self._corner_poly, self._twin, self.region,
             self.travel_costs, self.enter_costs, self.layers, ends_info, samples=self._samples,
         )  # fmt: skip

@@ -12,8 +12,9 @@ Quick start::
     nav.move_region(2, [1, 0, 0, 1, 0.25, 0])  # a quarter off: joined across the margin
     assert nav.mesh.find_path((1, 1), (4, 1)).found  # rebuilt locally
 
-Every other polygon keeps its loop and its neighbours; the search graph, locator and links are
-built again from the stitched arrays (compiled, a fraction of a full build).
+Every other polygon keeps its loop, its vertex ids and its neighbours; the locator and the search
+graph are patched from the last mesh's (:mod:`~python_core.navmesh.patch`; built again when the map
+has links).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from python_core.navmesh.build import PLANE_AXES, normalise
 from python_core.navmesh.links import NavLink
 from python_core.navmesh.local_stitch import restitch
 from python_core.navmesh.mesh import NavMesh
+from python_core.navmesh.patch import Reuse
 
 __all__ = ["NewPolygons", "rebuild_regions"]
 
@@ -49,11 +51,18 @@ def rebuild_regions(
     at = np.cumsum(kept_corner) - 1
     twin = built._twin[kept_corner]
     twin = np.where((twin >= 0) & kept_corner[np.maximum(twin, 0)], at[np.maximum(twin, 0)], -1)
-    used, flat = np.unique(built.poly_verts[kept_corner], return_inverse=True)
-    verts, flats, counts = [built.vertices[used]], [flat.reshape(-1)], [sizes[keep]]
+    flat = built.poly_verts[kept_corner]
+    # The kept polygons keep their vertex ids (their locator entries and search graph rows are
+    # then reused: patch.py); the moved region's old vertices stay unused until they outnumber
+    # the used ones, when the vertices are compacted (and everything is built again).
+    used = np.flatnonzero(np.bincount(flat, minlength=built.vertices.shape[0]))
+    compact = built.vertices.shape[0] > 2 * used.shape[0] + 4096
+    if compact:
+        flat = np.searchsorted(used, flat)
+    verts, flats, counts = [built.vertices[used] if compact else built.vertices], [flat], [sizes[keep]]
     region, layers = [built.region[keep]], [built.layers[keep]]
     enter, travel = [built.enter_costs[keep]], [built.travel_costs[keep]]
-    base = used.shape[0]
+    base = verts[0].shape[0]
     axes = list(PLANE_AXES[built.up_axis]) if built.dim == 3 else [0, 1]
     for rid in sorted(changed):
         new = changed[rid]
@@ -79,11 +88,13 @@ def rebuild_regions(
         np.vstack(verts), ptr, flat_all, twin, regions, dirty,
         weld=built.merge_margin, margin=built.edge_margin, axes=(axes[0], axes[1]),
     )  # fmt: skip
+    old_of_new = np.full(order.shape[0], -1, dtype=np.int64)
+    old_of_new[: stitched.kept] = np.flatnonzero(keep)[order[: stitched.kept]]
     return NavMesh(
         stitched.vertices, stitched.flat, sizes=np.diff(stitched.ptr), up_axis=built.up_axis,
         merge_margin=built.merge_margin, area_epsilon=built.area_epsilon,
         portal_samples=built.portal_samples, regions=regions[order], edge_margin=built.edge_margin,
         layers=np.concatenate(layers)[order], enter_costs=np.concatenate(enter)[order],
         travel_costs=np.concatenate(travel)[order], links=list(links), link_radius=built.link_radius,
-        stitched=stitched,
+        stitched=stitched, reuse=None if compact else Reuse(built, old_of_new),
     )  # fmt: skip

@@ -44,6 +44,7 @@ class Conformed:
         ptr, flat: polygons (CSR of vertex indices, winding as given).
         twin: per corner, the corner of the neighbour across its edge (-1: none).
         inserted: how many vertices were inserted.
+        kept: a local re-stitch's polygons kept as they were (loops and vertex ids), first.
     """
 
     vertices: F64
@@ -51,6 +52,7 @@ class Conformed:
     flat: I64
     twin: I64
     inserted: int
+    kept: int = 0
 
 
 def _candidate_pairs(a: F64, b: F64, reach: float) -> tuple[I64, I64]:
