@@ -145,6 +145,8 @@ class Handlers:
 
     def find(self, conn: Connection, raw: Any) -> Outcome:
         """One query; an error of the query is the response's error."""
+        if type(raw) is list and len(raw) == 1 and type(raw[0]) is dict:  # the usual shape, at once
+            return self.serving.find(conn, raw[0])
         return self.serving.find(conn, params_of("path.find", raw).values)
 
     def find_many(self, conn: Connection, raw: Any) -> BatchOutcome:

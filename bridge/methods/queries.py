@@ -61,9 +61,11 @@ HEURISTIC_NAMES = tuple(HEURISTICS)
 """Every graph type takes these names (a navmesh searches with the straight distance whatever it is)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Query:
-    """One validated query: its graph's id, endpoints, options and flags."""
+    """One validated query: its graph's id, endpoints, options and flags. Not frozen: one is made
+    per request, and a frozen dataclass's ``__init__`` costs a microsecond (a tenth of a trivial
+    request's work); nothing changes a query once made."""
 
     graph_id: str
     start: Endpoint
@@ -73,7 +75,8 @@ class Query:
     corridor: bool = False
     reachable: bool = False
     cells: bool = False
-    """The endpoints are grid cells even on a grid placed in the world (``"cells": true``)."""
+    """The endpoints are grid cells (``"cells": true`` on a grid placed in the world, or any grid in
+    cells): the graph's nodes as they are, with no :meth:`Navigator.resolve`."""
 
 
 def parse_options(options: Params, cap: int, default: int | None = None) -> QueryOptions:
@@ -131,10 +134,14 @@ def parse_query(
         BadRequestError: a field is missing or of the wrong type or size.
         UnknownGraphError: no graph under ``graph``.
     """
+    if type(raw) is dict and raw.keys() <= _QUERY_FIELDS:
+        quick = _quick_query(raw, registry, cap, default, where)
+        if quick is not None:
+            return quick
     if not isinstance(raw, dict):
         raise BadRequestError(f"{where}: a query must be a map, got {type(raw).__name__}")
     params = Params(raw, where)
-    params.only("graph", "start", "goal", "cells", "options")
+    params.only(*_QUERY_FIELDS)
     entry = registry.get(params.text("graph"))
     form = entry.graph.endpoints
     cells = params.flag("cells")
@@ -148,6 +155,30 @@ def parse_query(
     start, goal = _endpoint(params, "start", form), _endpoint(params, "goal", form)
     options, hierarchical, corridor = parse_options_map(raw.get("options"), entry, cap, default, where)
     return Query(entry.graph_id, start, goal, options, hierarchical, corridor, cells=cells)
+
+
+_QUERY_FIELDS = frozenset(("graph", "start", "goal", "cells", "options"))
+
+
+def _quick_query(
+    raw: dict[str, Any], registry: Registry, cap: int, default: int | None, where: str
+) -> Query | None:
+    """The common query, checked without the general rules: a loaded grid's id and two cells of
+    ints on a grid whose endpoints are cells (no ``"cells"`` flag). None for anything else, which
+    :func:`parse_query` then checks field by field (and names what is wrong)."""
+    graph_id = raw.get("graph")
+    entry = registry.find(graph_id) if type(graph_id) is str else None
+    if entry is None or not entry.graph.endpoints.cells or raw.get("cells") is not None:
+        return None
+    start, goal = raw.get("start"), raw.get("goal")
+    if type(start) is not list or type(goal) is not list or len(start) != 2 or len(goal) != 2:
+        return None
+    (sx, sy), (gx, gy) = start, goal
+    if type(sx) is not int or type(sy) is not int or type(gx) is not int or type(gy) is not int:
+        return None
+    options, hierarchical, corridor = parse_options_map(raw.get("options"), entry, cap, default, where)
+    # cells of a grid in cells are its nodes already (what resolve_ends would give back)
+    return Query(entry.graph_id, (sx, sy), (gx, gy), options, hierarchical, corridor, cells=True)
 
 
 _CELLS = EndpointForm(size=2, cells=True)
@@ -257,7 +288,7 @@ def encode_result(result: PathResult, dim: int) -> dict[str, Any]:
     if points.dtype != _F64 or points.ndim != 2 or points.shape[1] != dim:  # the core's form, usually
         points = np.asarray(points, dtype=_F64).reshape(-1, dim)
     return {
-        "status": result.status.value,
+        "status": result.status._value_,  # the member's own field: no enum descriptor call
         "points": points.astype(_F32_LE).tobytes(),
         "nodes": (nodes if nodes.dtype == _I64_LE else np.asarray(nodes, dtype=_I64_LE)).tobytes(),
         "cost": float(result.cost),

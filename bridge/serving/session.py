@@ -18,6 +18,8 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+import msgpack
+
 from bridge.methods.interface import Connection, Handler
 from bridge.wire.answers import Encoded
 from bridge.wire.errors import (
@@ -65,6 +67,9 @@ class Session:
         self.connection = connection
         self.limits = limits
         self._tasks: set[asyncio.Task[None]] = set()
+        # the methods an authorised connection calls, looked up at once (hello is answered by the rules)
+        self._served = {name: handler for name, handler in table.items() if name != "hello"}
+        self._packer = msgpack.Packer(use_bin_type=True)  # answers are packed on the loop only
         self.closing = False
         """Set once this connection must be closed after its answers are sent (a wrong token)."""
         connection.notify = self.notify
@@ -97,18 +102,24 @@ class Session:
             raise ProtocolViolationError(f"unknown message type or length: {short_repr(message)}")
 
     def _request(self, msgid: int, method: Any, params: Any) -> None:
+        handler = None
+        if type(method) is str and self.connection.authorized and len(self._tasks) < self.limits.max_pending:
+            handler = self._served.get(method)  # the usual request: no rule can refuse it
         try:
-            handler = self._handler(method)
-            if self.pending >= self.limits.max_pending:
-                raise TooManyRequestsError(
-                    f"at most {self.limits.max_pending} requests may be pending on one connection",
-                    {"limit": self.limits.max_pending},
-                )
+            if handler is None:
+                handler = self._handler(method)
+                if self.pending >= self.limits.max_pending:
+                    raise TooManyRequestsError(
+                        f"at most {self.limits.max_pending} requests may be pending on one connection",
+                        {"limit": self.limits.max_pending},
+                    )
             outcome = handler(self.connection, params)
         except BaseException as exc:
             self._answer_error(msgid, method, exc)
             return
-        if type(outcome) is not dict and inspect.isawaitable(outcome):  # most answers: a dict now
+        if type(outcome) is dict:  # most answers: a result map now
+            self._respond(msgid, None, outcome)
+        elif inspect.isawaitable(outcome):
             task = asyncio.ensure_future(self._finish(msgid, method, outcome))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -155,7 +166,7 @@ class Session:
             self.send(memoryview(result.data))  # the unsent rest is copied once, not sliced first
             return
         try:
-            data = pack([RESPONSE, msgid, error, result])
+            data = self._packer.pack([RESPONSE, msgid, error, result])  # resets itself on failure
         except Exception as exc:  # a result the encoder cannot take is our bug, not the client's
             data = pack([RESPONSE, msgid, from_exception(exc).to_wire(), None])
         self.send(data)
