@@ -43,7 +43,7 @@ def check_build_options(
         python_core.errors.InvalidGraphError: cluster_size must be an integer in [4, 180], got 2
     """
     _integer("cluster_size", cluster_size, 4, 180)
-    if isinstance(levels, bool) or levels not in (1, 2):
+    if isinstance(levels, bool) or not isinstance(levels, int) or levels not in (1, 2):
         raise InvalidGraphError(f"levels must be 1 or 2, got {levels!r}")
     _integer("region_clusters", region_clusters, 2)
     _integer("long_entrance", long_entrance, 1)
