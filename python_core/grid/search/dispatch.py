@@ -215,6 +215,7 @@ class _Plan:
     budget: int  # -1: none
     closest: int  # A*'s partial-path heuristic code, or -1 without allow_partial
     diag: int
+    size: int = 1  # the unit's size in cells
 
 
 def _chosen(grid: GridView, prepared: Prepared, opts: QueryOptions, method: Method, name: str) -> Method:
@@ -232,8 +233,7 @@ def _chosen(grid: GridView, prepared: Prepared, opts: QueryOptions, method: Meth
 
 
 def _planned(grid: GridView, opts: QueryOptions) -> tuple[Prepared, _Plan] | None:
-    """The prepared copy and the plan of ``opts`` on it (made when missing or stale), or None for
-    a unit larger than one cell."""
+    """The prepared copy and the plan of ``opts`` on it (made when missing or stale)."""
     prepared = prepared_for(grid)
     plan = prepared.plans.get(id(opts))
     if plan is None or plan.options is not opts or plan.version != prepared.version:
@@ -242,18 +242,17 @@ def _planned(grid: GridView, opts: QueryOptions) -> tuple[Prepared, _Plan] | Non
 
 
 def _plan(grid: GridView, p: Prepared, opts: QueryOptions) -> _Plan | None:
-    """Check ``opts`` (raising as :func:`find_path` does) and make and keep their size-1 plan;
-    None for a larger unit (its index and landmarks are decided per query)."""
+    """Check ``opts`` (raising as :func:`find_path` does) and make and keep their plan (a size
+    above 1 still asks its index per query: parts and landmarks change with its queries)."""
     check_options(opts)
-    if unit_size(opts, grid.cell_size) != 1:
-        return None
+    size = unit_size(opts, grid.cell_size)
     name = resolve_heuristic(opts.heuristic, eight_connected=grid.diagonal is not DiagonalMode.NEVER)
     code = HEURISTIC_CODES[name]
     plan = _Plan(
         options=opts, version=p.version, code=code, use_jps=choose_method(grid, opts) == "jps",
         budget=-1 if opts.max_expansions is None else int(opts.max_expansions),
         closest=(_EUCLIDEAN if code == _ZERO else code) if opts.allow_partial else -1,
-        diag=DIAG_CODES[grid.diagonal],
+        diag=DIAG_CODES[grid.diagonal], size=size,
     )  # fmt: skip
     if len(p.plans) >= PLANS_KEPT:
         p.plans.clear()
@@ -264,47 +263,74 @@ def _plan(grid: GridView, p: Prepared, opts: QueryOptions) -> _Plan | None:
 def _find_planned(
     grid: GridView, p: Prepared, plan: _Plan, start: Sequence[int], goal: Sequence[int]
 ) -> PathResult:
-    """:func:`find_path` of a size-1 unit with ``method="auto"``: the same checks, errors and
-    answers, the options' work done once in ``plan``."""
-    opts = plan.options
+    """:func:`find_path` with ``method="auto"``: the same checks, errors and answers, the options'
+    work done once in ``plan``; a size above 1 also asks its index (parts, landmarks) per query."""
+    opts, size = plan.options, plan.size
     if opts.agent is not None and opts.agent not in grid.agents:
         raise UnknownPointError(f"no agent with id {opts.agent}")
-    width, height = p.width, p.height
+    width, height, stride = p.width, p.height, p.width + 2
     sx, sy = as_cell(start, width, height, what="start")
     gx, gy = as_cell(goal, width, height, what="goal")
-    stride = width + 2
     s, t = (sy + 1) * stride + sx + 1, (gy + 1) * stride + gx + 1
-    if p.passable[s] < 1:
-        raise BlockedEndpointError(blocked_start((sx, sy), 1))
+    if p.passable[s] < size:
+        raise BlockedEndpointError(blocked_start((sx, sy), size))
     if s == t:
-        return _package(grid, PathStatus.FOUND, np.array([sy * width + sx]), 0.0, 0, 1)
+        return _package(grid, PathStatus.FOUND, np.array([sy * width + sx]), 0.0, 0, size)
+    index = None if size == 1 else _size_index(grid, p, opts, size)
+    if index is not None and index.apart(s, t):  # different parts of the eroded grid
+        return PathResult(PathStatus.NO_PATH)
+    # landmarks replace the planned kernel only with the estimate they were probed with
+    alt = index is not None and opts.heuristic is None and index.usable(p)
     w = p.take()
     try:
         walls, closed = p.passable, _NONE
         if grid.agents and not opts.ignore_agents:
-            walls, closed = block_agents(grid, p, w, size=1, own=opts.agent)
+            walls, closed = block_agents(grid, p, w, size=size, own=opts.agent)
         try:
-            if walls[t] < 1 and not opts.allow_partial:
+            if walls[t] < size and not opts.allow_partial:
                 return PathResult(PathStatus.NO_PATH)
-            (cw, ch), tag = grid.cell_size, w.next_tag()
-            if plan.use_jps:
-                outcome, expanded = jps_padded(
-                    walls, 1, stride, s, t, cw, ch, p.uniform_weight, plan.budget,
-                    w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, tag,
-                )  # fmt: skip
-                end = t
-            else:
-                outcome, end, expanded = astar_padded(
-                    walls, 1, p.weights, p.uniform_weight, stride, s, t, plan.diag, cw, ch, plan.code,
-                    p.min_weight, plan.budget, plan.closest,
-                    w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, tag,
-                )  # fmt: skip
-            return _finish(grid, p, w, opts, (outcome, end, expanded), 1)
+            ran = _planned_kernel(grid, p, w, plan, walls, (s, t), index if alt else None)
+            result = _finish(grid, p, w, opts, ran, size)
+            if index is not None and (index.stale or not index.tried):  # else nothing to pay for
+                no_path = result.status is PathStatus.NO_PATH
+                settle(p, index, no_path, result.expanded, jumps=plan.use_jps and not alt)
+            return result
         finally:
             if closed.size:
                 unblock(p, walls, closed)
     finally:
         p.give(w)
+
+
+def _planned_kernel(  # noqa: PLR0917
+    grid: GridView,
+    p: Prepared,
+    w: Workspace,
+    plan: _Plan,
+    walls: U8,
+    ends: tuple[int, int],
+    index: SizeIndex | None,
+) -> tuple[int, int, int]:
+    """``(outcome, end node, expansions)`` of the plan's kernel (A* with ``index``'s landmarks)."""
+    (s, t), size, stride, (cw, ch), tag = ends, plan.size, p.stride, grid.cell_size, w.next_tag()
+    if index is not None and index.rows is not None and index.landmarks is not None:
+        outcome, expanded = astar_landmarks(
+            walls, size, stride, s, t, plan.diag, cw, ch, p.uniform_weight, plan.code,
+            index.rows, index.landmarks, index.count, ACTIVE, plan.budget,
+            w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, tag,
+        )  # fmt: skip
+        return outcome, t, expanded
+    if plan.use_jps:
+        outcome, expanded = jps_padded(
+            walls, size, stride, s, t, cw, ch, p.uniform_weight, plan.budget,
+            w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, tag,
+        )  # fmt: skip
+        return outcome, t, expanded
+    return astar_padded(
+        walls, size, p.weights_for(grid, size), p.uniform_weight, stride, s, t, plan.diag, cw, ch, plan.code,
+        p.min_weight, plan.budget, plan.closest,
+        w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, tag,
+    )  # fmt: skip
 
 
 def _size_index(grid: GridView, p: Prepared, opts: QueryOptions, size: int) -> SizeIndex | None:
