@@ -315,7 +315,11 @@ def apply_obstacles(
     after, changed = checked_changes(base.obstacles, set_, remove, clear)
     pieces = _pieces(base, after, changed)
     loaded = base.loaded
-    made = None if current is None or not after else _patched(base, current, pieces)
+    if not after:  # none left: the loaded mesh again (the caller takes its own arrays)
+        return loaded, Cuts(
+            loaded, base.shapes, base.tree, base.low, base.high, source=np.arange(loaded.polygon_count)
+        )
+    made = None if current is None else _patched(base, current, pieces)
     stitched, source, reuse = made if made is not None else _recut_all(base, pieces)
     links, stopped = _blocked_links(loaded, list(after.values()))
     cut = make(

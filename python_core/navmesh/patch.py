@@ -219,6 +219,8 @@ def _rows(old: SearchGraph, redone: tuple[I64, I64, F64], reused: Any) -> tuple[
     ``redone`` (whose rows are empty where reused)."""
     r_ptr, r_idx, r_cost = redone
     n = reused.shape[0]
+    if n == 0:  # no portal at all (one polygon)
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
     n_old = old.node_count
     flag = reused.astype(np.int8)
     edges = np.flatnonzero(np.diff(flag)) + 1
