@@ -38,6 +38,7 @@ from python_core.navmesh.batch import MeshBatch, check_ends, find_mesh_batch
 from python_core.navmesh.cut import checked_changes, obstacles_of
 from python_core.navmesh.mode_choice import ModeChoice, choose_mode
 from python_core.navmesh.navmap import NavMap
+from python_core.navmesh.optimal_batch import find_optimal_batch
 from python_core.navmesh.polyanya import find_optimal_path
 from python_core.navmesh.shrink import ShrinkCache, ShrunkMesh, check_radius
 from python_core.obstacles import ObstacleShape
@@ -229,11 +230,13 @@ class NavMeshNavigator(NoHierarchy):
                 return MeshBatch.from_results([PathResult(PathStatus.NO_PATH)] * len(s), self.dim)
             mesh = shrunk.mesh
         if self._optimal(options):
-            results = [self._search(mesh, a, b, options) for a, b in zip(s, g, strict=True)]
+            layers = None if options is None else options.layers
+            traversable = None if layers is None else (mesh.layers & layers) != 0
+            found = find_optimal_batch(mesh, s, g, options=options, traversable=traversable)
             if shrunk is not None:
-                results = [shrunk.original(r) for r in results]
+                results = [shrunk.original(found.result(i)) for i in range(len(found))]
                 return MeshBatch.from_results(results, self.dim)
-            return self._loaded_batch(results)
+            return found if self._mesh.obstacle_count == 0 else found.with_sources(self._mesh.polygon_source)
         batch = find_mesh_batch(
             mesh, s, g, options=options, layers=None if options is None else options.layers
         )

@@ -1,0 +1,122 @@
+"""Many optimal (Polyanya) navmesh queries at once, their answers as one :class:`MeshBatch`.
+
+    batch = find_optimal_batch(mesh, starts, goals)       # (n, dim) arrays of positions
+    batch.result(i) == find_optimal_path(mesh, starts[i], goals[i])   # query by query
+
+Why: on a big mesh (aurora) the default mode is Polyanya, and a packed batch of 200 queries ran
+:func:`~python_core.navmesh.polyanya.find_optimal_path` 200 times: its checks, the prepared
+arrays' cache key, the mask, a goal flag per polygon and a ``PathResult`` per query, all Python
+holding the GIL while the other search thread wants it. Here these happen once per batch; a
+query's Python is its ends, the search call and its points. Unreachable goals with
+``allow_partial`` (rare) take ``find_optimal_path`` itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from python_core._types import SEARCH_BUDGET, SEARCH_FOUND
+from python_core.errors import InvalidQueryError, UnsupportedOperationError
+from python_core.navmesh.batch import MeshBatch, check_ends
+from python_core.navmesh.links import LAYERS_MAX
+from python_core.navmesh.locate_kernel import closest_point as closest_kernel
+from python_core.navmesh.mesh import NavMesh
+from python_core.navmesh.polyanya import (
+    _HEURISTICS,
+    _landmarks,
+    _masked,
+    _plane,
+    _prepare,
+    _result,
+    find_optimal_path,
+)
+from python_core.navmesh.polyanya_kernel import polyanya_search
+from python_core.navmesh.polyanya_places import polygons_at
+from python_core.result import PathResult, PathStatus, QueryOptions
+
+__all__ = ["find_optimal_batch"]
+
+
+def _checked(mesh: NavMesh, opts: QueryOptions) -> None:
+    """:func:`find_optimal_path`'s checks of the options and the mesh, once for the batch."""
+    if opts.heuristic not in _HEURISTICS:
+        raise InvalidQueryError(
+            f"optimal paths take the heuristic 'euclidean' or 'zero', got {opts.heuristic!r}"
+        )
+    if opts.max_expansions is not None and opts.max_expansions < 0:
+        raise InvalidQueryError(f"max_expansions must be >= 0, got {opts.max_expansions}")
+    if mesh.links:
+        raise UnsupportedOperationError(
+            "optimal paths are searched on the polygons only; this mesh has off-mesh links "
+            "(query without 'optimal', or without the links)"
+        )
+    if np.any(mesh.enter_costs != 0.0) or np.any(mesh.travel_costs != mesh.travel_costs[0]):
+        raise UnsupportedOperationError(
+            "optimal paths are shortest by length; this mesh's regions have enter or travel costs "
+            "(query without 'optimal', or give every region the same costs)"
+        )
+
+
+def find_optimal_batch(
+    mesh: NavMesh,
+    starts: npt.ArrayLike,
+    goals: npt.ArrayLike,
+    *,
+    options: QueryOptions | None = None,
+    traversable: npt.ArrayLike | None = None,
+) -> MeshBatch:
+    """:func:`~python_core.navmesh.polyanya.find_optimal_path` of each ``(starts[i], goals[i])``,
+    equal to it query by query (corridors name ``mesh``'s polygons). Safe on several threads at
+    once (nothing shared is written but the prepared arrays' cache, as ``find_optimal_path``).
+
+    Raises:
+        InvalidQueryError, UnsupportedOperationError: ``find_optimal_path``'s, for the whole batch
+            (ends of another shape or not finite too).
+
+    Example:
+        >>> m = NavMesh([[0, 0], [2, 0], [2, 2], [1, 1], [0, 2]], [[0, 1, 3], [1, 2, 3], [0, 3, 4]])
+        >>> b = find_optimal_batch(m, [[1.8, 1.5], [0, 0]], [[0.2, 1.5], [0, 0]])
+        >>> b.result(0).points.tolist(), b.statuses()[1].value
+        ([[1.8, 1.5], [1.0, 1.0], [0.2, 1.5]], 'found')
+    """
+    s, g = check_ends(starts, mesh.dim, "starts"), check_ends(goals, mesh.dim, "goals")
+    if s.shape != g.shape:
+        raise InvalidQueryError(f"{len(s)} starts but {len(g)} goals")
+    opts = options or QueryOptions()
+    _checked(mesh, opts)
+    prep = _prepare(mesh)
+    nbr, corner, dead_end, usable = _masked(prep, traversable)
+    args = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, nbr, prep.twin, corner, dead_end)
+    places = (prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, usable)
+    heuristic = _HEURISTICS[opts.heuristic]
+    budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
+    goal_set = np.zeros(prep.ptr.shape[0] - 1, dtype=np.bool_)  # one for the batch, cleared per query
+    static = mesh._static_record
+    results: list[PathResult] = []
+    for a, b in zip(s, g, strict=True):
+        poly_s, snapped_s = closest_kernel(static, a, LAYERS_MAX)
+        poly_g, snapped_g = closest_kernel(static, b, LAYERS_MAX)
+        ps, pg = np.asarray(snapped_s, np.float64), np.asarray(snapped_g, np.float64)
+        if not usable[poly_s]:
+            results.append(PathResult(PathStatus.NO_PATH, np.zeros((0, mesh.dim))))
+            continue
+        s_xy, g_xy = _plane(mesh, ps), _plane(mesh, pg)
+        start_polys = polygons_at(*places, poly_s, *s_xy)
+        goal_polys = polygons_at(*places, poly_g, *g_xy)
+        goal_set[goal_polys] = True
+        status, roots, corridor, expanded = polyanya_search(
+            *args, s_xy, start_polys, g_xy, goal_set, heuristic, budget,
+            *_landmarks(prep, poly_s, s_xy, poly_g, g_xy),
+        )  # fmt: skip
+        goal_set[goal_polys] = False
+        if status == SEARCH_FOUND:
+            results.append(
+                _result(mesh, PathStatus.FOUND, ps, pg, roots=roots, corridor=corridor, expanded=expanded)
+            )
+        elif status == SEARCH_BUDGET or not opts.allow_partial:
+            kind = PathStatus.BUDGET_EXHAUSTED if status == SEARCH_BUDGET else PathStatus.NO_PATH
+            results.append(PathResult(kind, np.zeros((0, mesh.dim)), expanded=expanded))
+        else:  # unreachable, a partial path asked for: the single query's own search for its end
+            results.append(find_optimal_path(mesh, a, b, options=opts, traversable=traversable))
+    return MeshBatch.from_results(results, mesh.dim)
