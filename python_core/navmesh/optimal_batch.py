@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import SEARCH_BUDGET, SEARCH_FOUND
+from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND
 from python_core.errors import InvalidQueryError, UnsupportedOperationError
 from python_core.navmesh.batch import MeshBatch, check_ends
 from python_core.navmesh.links import LAYERS_MAX
@@ -28,7 +28,6 @@ from python_core.navmesh.polyanya import (
     _masked,
     _plane,
     _prepare,
-    _result,
     find_optimal_path,
 )
 from python_core.navmesh.polyanya_kernel import polyanya_search
@@ -36,6 +35,9 @@ from python_core.navmesh.polyanya_places import polygons_at
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["find_optimal_batch"]
+
+_Found = tuple[int, F64, F64, I64, I64, int]
+"""A found query: its index, start and goal snapped, the turning vertices, corridor, expansions."""
 
 
 def _checked(mesh: NavMesh, opts: QueryOptions) -> None:
@@ -93,7 +95,8 @@ def find_optimal_batch(
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
     goal_set = np.zeros(prep.ptr.shape[0] - 1, dtype=np.bool_)  # one for the batch, cleared per query
     static = mesh._static_record
-    results: list[PathResult] = []
+    results: list[PathResult | None] = []
+    found: list[_Found] = []
     for a, b in zip(s, g, strict=True):
         poly_s, snapped_s = closest_kernel(static, a, LAYERS_MAX)
         poly_g, snapped_g = closest_kernel(static, b, LAYERS_MAX)
@@ -110,13 +113,46 @@ def find_optimal_batch(
             *_landmarks(prep, poly_s, s_xy, poly_g, g_xy),
         )  # fmt: skip
         goal_set[goal_polys] = False
-        if status == SEARCH_FOUND:
-            results.append(
-                _result(mesh, PathStatus.FOUND, ps, pg, roots=roots, corridor=corridor, expanded=expanded)
-            )
+        if status == SEARCH_FOUND:  # its points built with the others', below
+            found.append((len(results), ps, pg, roots, corridor, int(expanded)))
+            results.append(None)
         elif status == SEARCH_BUDGET or not opts.allow_partial:
             kind = PathStatus.BUDGET_EXHAUSTED if status == SEARCH_BUDGET else PathStatus.NO_PATH
             results.append(PathResult(kind, np.zeros((0, mesh.dim)), expanded=expanded))
         else:  # unreachable, a partial path asked for: the single query's own search for its end
             results.append(find_optimal_path(mesh, a, b, options=opts, traversable=traversable))
-    return MeshBatch.from_results(results, mesh.dim)
+    _found_points(mesh, found, results)
+    return MeshBatch.from_results([r for r in results if r is not None], mesh.dim)
+
+
+def _found_points(mesh: NavMesh, found: list[_Found], results: list[PathResult | None]) -> None:
+    """Each found query's result into ``results`` (its ``None``), points and cost as
+    :func:`polyanya._result` makes them (start, the turning vertices, goal, consecutive repeats
+    dropped, the goal kept; the same numpy reductions, so the same bits), for all queries at once:
+    its dozen numpy calls per query were most of a query's Python."""
+    if not found:
+        return
+    rows = np.array([len(roots) + 2 for _, _, _, roots, _, _ in found], dtype=np.int64)
+    ends = np.cumsum(rows)
+    first = ends - rows
+    table = np.empty((int(ends[-1]), mesh.dim))
+    inner = np.ones(table.shape[0], dtype=np.bool_)
+    inner[first] = inner[ends - 1] = False
+    table[first] = [f[1] for f in found]
+    table[ends - 1] = [f[2] for f in found]
+    table[inner] = mesh.vertices[np.concatenate([roots for _, _, _, roots, _, _ in found])]
+    keep = np.ones(table.shape[0], dtype=np.bool_)
+    keep[1:] = np.abs(np.diff(table, axis=0)).max(axis=1) > 1e-12
+    keep[first] = True
+    for q in np.flatnonzero(~keep[ends - 1]).tolist():  # the goal on the previous point: end on the goal
+        lo, hi = int(first[q]), int(ends[q])
+        keep[lo + int(np.flatnonzero(keep[lo : hi - 1])[-1])] = False
+        keep[hi - 1] = True
+    points = table[keep]
+    kept = np.concatenate(([0], np.cumsum(keep)))
+    lo_at, hi_at = kept[first], kept[ends]
+    delta = np.diff(points, axis=0)
+    lengths = np.sqrt(np.add.reduce((delta.conj() * delta).real, axis=1))  # np.linalg.norm's own
+    for (i, _, _, _, corridor, expanded), lo, hi in zip(found, lo_at.tolist(), hi_at.tolist(), strict=True):
+        cost = float(lengths[lo : hi - 1].sum())
+        results[i] = PathResult(PathStatus.FOUND, points[lo:hi], corridor.astype(np.int64), cost, expanded)
