@@ -9,6 +9,8 @@ extends SceneTree
 ## [code]size[/code] (region set, update(), every anchor without room filled solid), and the
 ## static memory that grid added (Performance.MEMORY_STATIC): Godot needs one such grid per size.
 
+const ErodedGrids = preload("eroded_grids.gd")
+
 
 func _initialize() -> void:
 	_run.call_deferred()
@@ -28,11 +30,11 @@ func _run() -> void:
 		quit(1)
 		return
 	var started: int = Time.get_ticks_usec()
-	var clearance: PackedByteArray = _clearance(cells, side, side)
+	var clearance: PackedByteArray = ErodedGrids.clearance(cells, side, side)
 	var clearance_s: float = (Time.get_ticks_usec() - started) / 1e6
 	var memory_before: float = Performance.get_monitor(Performance.MEMORY_STATIC)
 	started = Time.get_ticks_usec()
-	var grid: AStarGrid2D = _eroded_grid(clearance, side, side, size)
+	var grid: AStarGrid2D = ErodedGrids.eroded_grid(clearance, side, side, size)
 	var build_s: float = (Time.get_ticks_usec() - started) / 1e6
 	var memory: float = Performance.get_monitor(Performance.MEMORY_STATIC) - memory_before
 	var report: Dictionary = {
@@ -45,40 +47,3 @@ func _run() -> void:
 	print("BENCH %s" % JSON.stringify(report))
 	grid = null
 	quit(0)
-
-
-# The side of the largest open square anchored at each cell (0 on walls), by hand.
-static func _clearance(cells: PackedByteArray, width: int, height: int) -> PackedByteArray:
-	var out := PackedByteArray()
-	out.resize(width * height)
-	for y: int in range(height - 1, -1, -1):
-		for x: int in range(width - 1, -1, -1):
-			var i: int = y * width + x
-			if cells[i] == 0:
-				continue
-			var right: int = out[i + 1] if x + 1 < width else 0
-			var down: int = out[i + width] if y + 1 < height else 0
-			var diagonal: int = out[i + width + 1] if x + 1 < width and y + 1 < height else 0
-			out[i] = mini(1 + mini(right, mini(down, diagonal)), 255)
-	return out
-
-
-# One AStarGrid2D for a unit of [param size]: every anchor without room for the footprint solid.
-static func _eroded_grid(
-	clearance: PackedByteArray, width: int, height: int, size: int
-) -> AStarGrid2D:
-	var grid := AStarGrid2D.new()
-	grid.region = Rect2i(0, 0, width, height)
-	grid.diagonal_mode = AStarGrid2D.DIAGONAL_MODE_ONLY_IF_NO_OBSTACLES
-	grid.update()
-	for y: int in height:
-		var x: int = 0
-		while x < width:
-			if clearance[y * width + x] >= size:
-				x += 1
-				continue
-			var begin: int = x
-			while x < width and clearance[y * width + x] < size:
-				x += 1
-			grid.fill_solid_region(Rect2i(begin, y, x - begin, 1), true)
-	return grid

@@ -13,6 +13,7 @@ extends SceneTree
 ## how many answers had the same cost (both sides follow the same rule: the grid's diagonal mode
 ## on the eroded grid). Queries join random anchors where the largest size fits (seed 38).
 
+const ErodedGrids = preload("eroded_grids.gd")
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
 const TestBridge = preload("res://tests/support/test_bridge.gd")
 const OPEN_CHARS := [".", "G", "S"]
@@ -41,7 +42,7 @@ func _run() -> void:
 	var width: int = map["width"]
 	var height: int = map["height"]
 	var cells: PackedByteArray = map["cells"]
-	var clearance: PackedByteArray = _clearance(cells, width, height)
+	var clearance: PackedByteArray = ErodedGrids.clearance(cells, width, height)
 	var largest: int = sizes[sizes.size() - 1]
 	var ends: Array[Vector2i] = _queries(clearance, width, largest, args[1].to_int())
 	var bridge: AStarBridgeNode = TestBridge.made(PackedStringArray(["--threads", "1"]))
@@ -72,7 +73,7 @@ func _run() -> void:
 	for size: int in sizes:
 		var memory_before: float = Performance.get_monitor(Performance.MEMORY_STATIC)
 		started = Time.get_ticks_usec()
-		var grid: AStarGrid2D = _eroded_grid(clearance, width, height, size)
+		var grid: AStarGrid2D = ErodedGrids.eroded_grid(clearance, width, height, size)
 		var build_ms: float = (Time.get_ticks_usec() - started) / 1000.0
 		var memory: float = Performance.get_monitor(Performance.MEMORY_STATIC) - memory_before
 		kept.append(grid)
@@ -116,44 +117,6 @@ func _time_queries(
 		"found": found,
 		"agree": agree,
 	}
-
-
-# Godot's way of a unit of [param size]: every anchor without room for the footprint solid.
-func _eroded_grid(clearance: PackedByteArray, width: int, height: int, size: int) -> AStarGrid2D:
-	var grid := AStarGrid2D.new()
-	grid.region = Rect2i(0, 0, width, height)
-	grid.diagonal_mode = AStarGrid2D.DIAGONAL_MODE_ONLY_IF_NO_OBSTACLES
-	grid.default_compute_heuristic = AStarGrid2D.HEURISTIC_OCTILE
-	grid.default_estimate_heuristic = AStarGrid2D.HEURISTIC_OCTILE
-	grid.update()
-	for y: int in height:
-		var x: int = 0
-		while x < width:
-			if clearance[y * width + x] >= size:
-				x += 1
-				continue
-			var begin: int = x
-			while x < width and clearance[y * width + x] < size:
-				x += 1
-			grid.fill_solid_region(Rect2i(begin, y, x - begin, 1), true)
-	return grid
-
-
-# The side of the largest open square anchored at each cell (0 on walls), by hand: the
-# erosion a Godot game does before building a grid per size.
-static func _clearance(cells: PackedByteArray, width: int, height: int) -> PackedByteArray:
-	var out := PackedByteArray()
-	out.resize(width * height)
-	for y: int in range(height - 1, -1, -1):
-		for x: int in range(width - 1, -1, -1):
-			var i: int = y * width + x
-			if cells[i] == 0:
-				continue
-			var right: int = out[i + 1] if x + 1 < width else 0
-			var down: int = out[i + width] if y + 1 < height else 0
-			var diagonal: int = out[i + width + 1] if x + 1 < width and y + 1 < height else 0
-			out[i] = mini(1 + mini(right, mini(down, diagonal)), 255)
-	return out
 
 
 static func _queries(
