@@ -96,3 +96,14 @@ def run_demo(godot: str, args: list[str]) -> list[str]:
     bad = [line for line in lines if "SCRIPT ERROR" in line or "WARNING" in line or "ERROR:" in line]
     assert not bad, "\n".join(bad)
     return lines
+
+
+def summary_rows(lines: list[str]) -> dict[str, str]:
+    """The demo's summary table as {row name: value} ({"NPCs": "10", "goals given": ...}); with
+    several levels, a row name's last value."""
+    rows: dict[str, str] = {}
+    for line in lines:
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 2:
+            rows[cells[0]] = cells[1]
+    return rows

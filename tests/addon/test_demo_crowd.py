@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.godot_env import DEMO_PROJECT, import_project, run_demo, run_godot
+from tests.godot_env import DEMO_PROJECT, import_project, run_demo, run_godot, summary_rows
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -26,17 +26,8 @@ def lines(crowd_godot: str) -> list[str]:
     return run_demo(crowd_godot, ["--short", "--levels=crowd"])
 
 
-def _rows(lines: list[str]) -> dict[str, str]:
-    rows: dict[str, str] = {}
-    for line in lines:
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if line.startswith("|") and len(cells) == 2:
-            rows[cells[0]] = cells[1]
-    return rows
-
-
 def test_every_unit_reaches_its_goal_and_nothing_fails(lines: list[str]) -> None:
-    rows = _rows(lines)
+    rows = summary_rows(lines)
     assert rows["level"] == "crowd"
     assert rows["units"] == "500"
     assert rows["units arrived"] == "500/500", "\n".join(lines)
@@ -53,7 +44,7 @@ def test_every_unit_reaches_its_goal_and_nothing_fails(lines: list[str]) -> None
 def test_the_units_follow_fields_fetched_tile_by_tile(lines: list[str]) -> None:
     """The units set off once their tiles are there (the run holds simulated time while they are
     on their way), and the fields were fetched by tiles, not as one request per unit."""
-    rows = _rows(lines)
+    rows = summary_rows(lines)
     # the headless run starts a level still and holds it until the fields' first tiles are there:
     # the first step it takes moves the units
     assert rows["first unit moved"] == "step 1"
@@ -70,7 +61,7 @@ def test_doors_change_and_the_changed_tiles_come_again(lines: list[str]) -> None
     arrived = [int(m[3]) for m in changes]
     assert arrived == sorted(arrived)
     assert all(int(m[4]) == 500 for m in changes)
-    rows = _rows(lines)
+    rows = summary_rows(lines)
     assert int(rows["door changes"]) == sum(int(m[1]) + int(m[2]) for m in changes)
     assert int(rows["tiles re-fetched (timing)"]) > 0
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.godot_env import DEMO_PROJECT, import_project, run_demo
+from tests.godot_env import DEMO_PROJECT, import_project, run_demo, summary_rows
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -24,18 +24,8 @@ def lines(godot: str) -> list[str]:
     return run_demo(godot, ["--short", "--levels=hex", "--hex-npcs=8", "--seconds=14"])
 
 
-def _rows(lines: list[str]) -> dict[str, str]:
-    """The summary table's rows: {"NPCs": "10", "goals given": ...}."""
-    rows: dict[str, str] = {}
-    for line in lines:
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if line.startswith("|") and len(cells) == 2:
-            rows[cells[0]] = cells[1]
-    return rows
-
-
 def test_every_hex_npc_reaches_every_goal_and_nothing_fails(lines: list[str]) -> None:
-    rows = _rows(lines)
+    rows = summary_rows(lines)
     assert rows["level"] == "hex"
     npcs = int(rows["NPCs"])
     arrivals = [int(m[1]) for line in lines if (m := ARRIVAL.match(line))]
@@ -53,4 +43,4 @@ def test_every_hex_npc_reaches_every_goal_and_nothing_fails(lines: list[str]) ->
 
 def test_hex_doors_change_through_graph_updates(lines: list[str]) -> None:
     doors = [line for line in lines if DOOR.match(line)]
-    assert int(_rows(lines)["door updates"]) == len(doors) >= 3
+    assert int(summary_rows(lines)["door updates"]) == len(doors) >= 3

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.godot_env import DEMO_PROJECT, import_project, run_demo
+from tests.godot_env import DEMO_PROJECT, import_project, run_demo, summary_rows
 
 pytestmark = [pytest.mark.godot, pytest.mark.slow]
 
@@ -23,18 +23,8 @@ def lines(godot: str) -> list[str]:
     return run_demo(godot, ["--short", "--levels=obstacles", "--obstacles-npcs=8", "--seconds=14"])
 
 
-def _rows(lines: list[str]) -> dict[str, str]:
-    """The summary table's rows: {"NPCs": "8", "goals given": ...}."""
-    rows: dict[str, str] = {}
-    for line in lines:
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if line.startswith("|") and len(cells) == 2:
-            rows[cells[0]] = cells[1]
-    return rows
-
-
 def test_every_npc_reaches_every_goal_around_the_carts(lines: list[str]) -> None:
-    rows = _rows(lines)
+    rows = summary_rows(lines)
     assert rows["level"] == "obstacles"
     npcs = int(rows["NPCs"])
     arrivals = [int(m[1]) for line in lines if (m := ARRIVAL.match(line))]
@@ -46,7 +36,7 @@ def test_every_npc_reaches_every_goal_around_the_carts(lines: list[str]) -> None
 
 
 def test_carts_move_as_obstacles_and_never_run_over_an_npc(lines: list[str]) -> None:
-    rows = _rows(lines)
+    rows = summary_rows(lines)
     assert rows["carts (obstacles)"] == "3"
     assert int(rows["cart updates"]) > 100, "the carts moved on most steps"
     assert rows["NPCs inside a cart"] == "0"

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.godot_env import DEMO_PROJECT, import_project, run_demo
+from tests.godot_env import DEMO_PROJECT, import_project, run_demo, summary_rows
 
 pytestmark = [pytest.mark.godot]
 
@@ -22,17 +22,8 @@ def lines(godot: str) -> list[str]:
     return run_demo(godot, ["--short", "--levels=sizes"])
 
 
-def _rows(lines: list[str]) -> dict[str, str]:
-    rows: dict[str, str] = {}
-    for line in lines:
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if line.startswith("|") and len(cells) == 2:
-            rows[cells[0]] = cells[1]
-    return rows
-
-
 def test_every_unit_small_or_large_reaches_every_goal(lines: list[str]) -> None:
-    rows = _rows(lines)
+    rows = summary_rows(lines)
     assert rows["level"] == "sizes"
     npcs = int(rows["NPCs"])
     arrived = {int(m.group(1)) for line in lines if (m := ARRIVAL.match(line))}
@@ -45,7 +36,7 @@ def test_every_unit_small_or_large_reaches_every_goal(lines: list[str]) -> None:
 
 
 def test_only_the_small_units_take_the_one_cell_doors(lines: list[str]) -> None:
-    rows = _rows(lines)
+    rows = summary_rows(lines)
     large, npcs = (int(n) for n in rows["large units (2x2)"].split("/"))
     assert 0 < large < npcs, "both sizes play"
     assert rows["large in 1-cell doors"] == "0 steps"
