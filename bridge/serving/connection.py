@@ -39,7 +39,7 @@ from bridge.methods.handlers import Handlers
 from bridge.methods.interface import Connection, Serving
 from bridge.serving.session import ProtocolViolationError, Session
 from bridge.wire.protocol import Limits
-from bridge.wire.stream import MessageStream, StreamError, StreamLimits
+from bridge.wire.stream import NOT_WHOLE, MessageStream, StreamError, StreamLimits
 
 __all__ = [
     "DRAIN_SECONDS",
@@ -135,8 +135,25 @@ class ClientProtocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self._closing or self.session is None:
             return
+        if not self._backlog:  # one whole small request, the usual read: decoded from the bytes
+            message = self.stream.decode_whole(data)
+            if message is not NOT_WHOLE:
+                self._handle_one(message)
+                return
         self.stream.feed(data)
         self._handle()
+
+    def _handle_one(self, message: object) -> None:
+        """:meth:`_handle` for a read that was exactly one message (nothing else buffered)."""
+        deadline = time.perf_counter() + SLICE_SECONDS
+        self.serving.allow_inline_until(math.inf)  # the slice's first request (see _handle)
+        try:
+            if not self._dispatch(message):
+                return
+        finally:
+            self.serving.allow_inline_until(deadline)
+        self._clock_message()
+        self._read_again()
 
     def _handle(self) -> None:
         """Handle the buffered messages for one slice; when some are left, stop reading and come
@@ -152,22 +169,13 @@ class ClientProtocol(asyncio.Protocol):
         self.serving.allow_inline_until(math.inf)
         try:
             for message in self.stream:
-                self._message_started = False
-                session.on_message(message)
+                if not self._dispatch(message):
+                    return
                 self.serving.allow_inline_until(deadline)
-                if session.closing:
-                    log.warning("%s: hello with a wrong token; closing", self.peer)
-                    self.close()
-                    return
-                if session.connection.authorized and self.stream.limits is not self._wide:
-                    self.stream.limits = self._wide
-                    self._disarm()
-                if self._closing:  # an answer past the unread cap closed us
-                    return
                 if self.stream.pending_bytes and time.perf_counter() >= deadline:
                     self._defer()
                     return
-        except (StreamError, ProtocolViolationError) as exc:
+        except StreamError as exc:
             log.warning("%s: %s; closing", self.peer, exc)
             self.close()
             return
@@ -175,6 +183,27 @@ class ClientProtocol(asyncio.Protocol):
             self.serving.allow_inline_until(deadline)  # as before for queries answered later
         self._clock_message()
         self._read_again()
+
+    def _dispatch(self, message: object) -> bool:
+        """Hand one message to the session; False when the connection is closing after it."""
+        session = self.session
+        if session is None:
+            return False
+        self._message_started = False
+        try:
+            session.on_message(message)
+        except ProtocolViolationError as exc:
+            log.warning("%s: %s; closing", self.peer, exc)
+            self.close()
+            return False
+        if session.closing:
+            log.warning("%s: hello with a wrong token; closing", self.peer)
+            self.close()
+            return False
+        if session.connection.authorized and self.stream.limits is not self._wide:
+            self.stream.limits = self._wide
+            self._disarm()
+        return not self._closing  # an answer past the unread cap closed us
 
     def _defer(self) -> None:
         """The slice is spent with messages left: read no more until they are handled."""

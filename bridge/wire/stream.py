@@ -19,7 +19,7 @@ from typing import Any
 
 import msgpack
 
-__all__ = ["READ_CHUNK", "MessageStream", "StreamError", "StreamLimits", "pack"]
+__all__ = ["NOT_WHOLE", "READ_CHUNK", "MessageStream", "StreamError", "StreamLimits", "pack"]
 
 READ_CHUNK = 64 * 1024
 """Bytes asked of the socket per read; the buffer holds at most one message plus one chunk."""
@@ -93,6 +93,8 @@ _CONTAINER_BYTES = bytes(
     1 if 0x80 <= b <= 0x9F or 0xDC <= b <= 0xDF else 0 for b in range(256)
 )  # first bytes of arrays and maps: their count bounds the depth
 _INCOMPLETE = object()
+NOT_WHOLE: Any = _INCOMPLETE
+"""What :meth:`MessageStream.decode_whole` returns when the bytes must be fed instead."""
 
 
 class MessageStream:
@@ -134,6 +136,20 @@ class MessageStream:
             self._pos -= self._start
             self._start = 0
         self._buffer += data
+
+    def decode_whole(self, data: bytes) -> Any:
+        """The one small message ``data`` holds, decoded straight from it when nothing is buffered
+        (the usual read of a game's request: no copy into the buffer and out); :data:`NOT_WHOLE`
+        when it is not exactly one whole message within the limits' fast size, or it might pass a
+        limit: then :meth:`feed` it, and the scan decides as for any other bytes."""
+        if self._broken or self._start != len(self._buffer) or len(data) > self.limits.fast_bytes:
+            return NOT_WHOLE
+        if data.translate(_CONTAINER_BYTES).count(1) > self.limits.max_depth:
+            return NOT_WHOLE  # maybe too deep: the scan measures it exactly
+        try:
+            return msgpack.unpackb(data, raw=False, strict_map_key=True)
+        except Exception:  # incomplete, several messages, or bad bytes: fed, they get the scan's answer
+            return NOT_WHOLE
 
     def __iter__(self) -> Iterator[Any]:
         return self

@@ -9,7 +9,7 @@ from typing import Any
 import msgpack
 import pytest
 
-from bridge.wire.stream import READ_CHUNK, MessageStream, StreamError, StreamLimits, pack
+from bridge.wire.stream import NOT_WHOLE, READ_CHUNK, MessageStream, StreamError, StreamLimits, pack
 
 LIMIT = 1024
 LIMITS = StreamLimits(max_bytes=LIMIT, max_depth=8, max_items=LIMIT)
@@ -175,3 +175,20 @@ def test_well_framed_but_undecodable_messages_break_the_stream(data: bytes) -> N
 def test_bad_limits_are_refused() -> None:
     with pytest.raises(ValueError, match="positive"):
         StreamLimits(max_bytes=0, max_depth=1, max_items=1)
+
+
+def test_decode_whole_takes_one_small_message_and_leaves_the_rest_to_the_scan() -> None:
+    request = [0, 7, "path.find", [{"graph": "g", "start": [0, 0], "goal": [1, 0]}]]
+    stream = _stream(max_depth=5)  # the request holds 5 container headers
+    assert stream.decode_whole(pack(request)) == request
+    assert stream.pending_bytes == 0
+    deep, two, bad = pack([[[[[[1]]]]]]), pack([0, 1, "a", []]) * 2, b"\xa2\xff\xfe"
+    for data in (deep, two, pack(request)[:-3], pack(["y" * 2000]), bad, b"\xc1"):
+        assert stream.decode_whole(data) is NOT_WHOLE  # fed, each gets the scan's answer
+    assert _decode(two, _stream()) == [[0, 1, "a", []]] * 2
+    with pytest.raises(StreamError, match="deeper"):
+        _decode(deep, _stream(max_depth=5))
+    stream.feed(pack(request)[:5])  # bytes waiting: the next read completes them, not a new message
+    assert stream.decode_whole(pack(request)) is NOT_WHOLE
+    stream.feed(pack(request)[5:])
+    assert list(stream) == [request]
