@@ -10,13 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from bridge.methods.queries import Query, encode_result, parse_query, resolve_ends, run_query
 from bridge.methods.registry import Registry
 from bridge.wire.answers import AnswerBudget, step_queries
 from bridge.wire.errors import BridgeError, UnknownGraphError, from_exception
 from python_core.navigation import Navigator
+from python_core.navigation.navmesh import NavMeshNavigator
+from python_core.navmesh.batch import MeshBatch
+from python_core.path_batch import STATUS_ORDER
 
-__all__ = ["results_bytes", "run_chunk"]
+__all__ = ["mesh_answers", "results_bytes", "run_chunk"]
 
 
 def run_chunk(
@@ -74,11 +79,23 @@ def _alike(queries: list[tuple[int, Query]]) -> list[tuple[list[int], list[Query
 
 
 def _run_group(graph: Navigator[Any], group: list[Query]) -> list[dict[str, Any]]:
-    """Answers of queries that share a graph, options and flags: one ``find_many`` call (a
-    hierarchy runs the whole batch in one compiled call that releases the GIL), or one query at a
-    time when some query of the group fails (each then answers for itself)."""
+    """Answers of queries that share a graph, options and flags: one batch call (a navmesh's
+    ``find_batch``, whose funnel mode runs the whole batch in one compiled call, its answer maps
+    made at the end; a hierarchy's ``find_many``, one compiled call that releases the GIL), or one
+    query at a time when some query of the group fails (each then answers for itself)."""
     first = group[0]
-    if len(group) > 1:
+    if len(group) > 1 and isinstance(graph, NavMeshNavigator) and not (first.hierarchical or first.corridor):
+        try:
+            batch = graph.find_batch(
+                np.array([q.start for q in group], dtype=np.float64),
+                np.array([q.goal for q in group], dtype=np.float64),
+                first.options,
+            )
+        except Exception:  # a bad option or pair: let each query say what is wrong with it
+            pass
+        else:
+            return mesh_answers(batch, graph.dim)
+    elif len(group) > 1:
         try:
             ends = [resolve_ends(graph, q) for q in group]
             results = graph.find_many(
@@ -93,6 +110,31 @@ def _run_group(graph: Navigator[Any], group: list[Query]) -> list[dict[str, Any]
         else:
             return [encode_result(result, graph.dim) for result in results]
     return [_run_one(graph, query) for query in group]
+
+
+def mesh_answers(batch: MeshBatch, dim: int) -> list[dict[str, Any]]:
+    """Each query's result map of a navmesh batch, as :func:`encode_result` makes it from that
+    query's own ``find_path`` (the same bytes): the arrays are converted once, then sliced."""
+    points = batch.points.reshape(-1, dim).astype(_F32_LE).tobytes()
+    nodes = batch.nodes.astype(_I64_LE, copy=False).tobytes()
+    row, node = 4 * dim, 8
+    offsets, node_offsets = batch.offsets.tolist(), batch.node_offsets.tolist()
+    return [
+        {
+            "status": _STATUS_NAMES[code],
+            "points": points[offsets[i] * row : offsets[i + 1] * row],
+            "nodes": nodes[node_offsets[i] * node : node_offsets[i + 1] * node],
+            "cost": cost,
+            "expanded": expanded,
+        }
+        for i, (code, cost, expanded) in enumerate(
+            zip(batch.status.tolist(), batch.costs.tolist(), batch.expanded.tolist(), strict=True)
+        )
+    ]
+
+
+_STATUS_NAMES = tuple(status.value for status in STATUS_ORDER)
+_F32_LE, _I64_LE = np.dtype("<f4"), np.dtype("<i8")
 
 
 def _run_one(graph: Navigator[Any], query: Query) -> dict[str, Any]:
