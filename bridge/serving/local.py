@@ -380,7 +380,7 @@ class LocalServing:
             self._release_read(graph_id, lock)
             raise
         if result is not None:
-            self._release_read(graph_id, lock)
+            lock.release_read()  # no _tidy: the query was just parsed, so its graph is loaded
             return result
         return self._pooled_one(client, query, lambda: self._release_read(graph_id, lock))
 
