@@ -67,7 +67,8 @@ func build() -> Error:
 	if built != OK:
 		return built
 	for spec: Dictionary in CARTS:
-		var size: Vector2 = spec["size"] * tile_size
+		var cells: Vector2 = spec["size"]
+		var size: Vector2 = cells * tile_size
 		var cart: Obstacle2D = Obstacle2D.new()
 		cart.name = "Cart%d" % carts.size()
 		cart.graph_id = StringName(graph_id)
@@ -105,7 +106,8 @@ func add_rows(rows: Array[Array]) -> bool:
 ## run send the same updates at the same steps.
 func any_path_pending() -> bool:
 	var stats: Dictionary = bridge.get_stats()
-	return super() or int(stats["pending"]) > 0
+	var pending: int = stats["pending"]
+	return super() or pending > 0
 
 
 func _physics_process(delta: float) -> void:
@@ -127,9 +129,12 @@ func _physics_process(delta: float) -> void:
 func _paint() -> void:
 	super()
 	for spec: Dictionary in CARTS:
-		var from: Vector2 = Vector2(spec["from"])
-		var to: Vector2 = Vector2(spec["to"])
-		var reach: float = (Vector2(spec["size"]) * 0.5).length() + 1.0
+		var from_cell: Vector2i = spec["from"]
+		var to_cell: Vector2i = spec["to"]
+		var from := Vector2(from_cell)
+		var to := Vector2(to_cell)
+		var cart_cells: Vector2 = spec["size"]
+		var reach: float = (cart_cells * 0.5).length() + 1.0
 		for cell: Vector2i in _floor_cells.duplicate():
 			var nearest: Vector2 = Geometry2D.get_closest_point_to_segment(Vector2(cell), from, to)
 			if nearest.distance_to(Vector2(cell)) < reach:
@@ -143,14 +148,16 @@ func _move_cart(index: int, delta: float) -> bool:
 	var from: Vector2i = spec["from"]
 	var to: Vector2i = spec["to"]
 	var length: float = maxf(Vector2(to - from).length(), 1.0)
-	var step: float = float(spec["speed"]) * delta / length
+	var speed: float = spec["speed"]
+	var step: float = speed * delta / length
 	var next: float = _along[index] + _heading[index] * step
 	if next > 1.0 or next < 0.0:
 		_heading[index] = -_heading[index]
 		next = clampf(next, 0.0, 1.0)
 	var cart: Obstacle2D = carts[index]
 	var target: Vector2 = _track_point(index, next)
-	var size: Vector2 = Vector2(spec["size"]) * tile_size
+	var cart_cells: Vector2 = spec["size"]
+	var size: Vector2 = cart_cells * tile_size
 	# The cells the cart would block (overlapped by positive area) and those around them: a unit
 	# there could be standing on, or stepping onto, a cell about to be blocked.
 	var first: Vector2i = cell_at(target - size * 0.5) - Vector2i.ONE
@@ -169,4 +176,6 @@ func _move_cart(index: int, delta: float) -> bool:
 
 func _track_point(index: int, along: float) -> Vector2:
 	var spec: Dictionary = CARTS[index]
-	return cell_center(spec["from"]).lerp(cell_center(spec["to"]), along)
+	var from: Vector2i = spec["from"]
+	var to: Vector2i = spec["to"]
+	return cell_center(from).lerp(cell_center(to), along)

@@ -44,6 +44,16 @@ const CONFIG_ONLY: Dictionary = {
 		+ " message per graph and options map (path.find_packed on a grid), each still completing"
 		+ " with its own result. Off: each request leaves as its own path.find."
 	),
+	"answers_in_frame":
+	(
+		"At the end of a frame that sent path requests, wait asleep (no CPU) for their answers"
+		+ " while the frame has time to spare under `Engine.max_fps`, or the screen's refresh"
+		+ " rate with V-Sync (up to 7/8 of the frame's budget, counted from its start), so quick"
+		+ " answers complete in the frame they were asked in rather than the next. That time is"
+		+ " what the engine's frame limiter would sleep anyway. Without a known budget (no"
+		+ " max_fps and no V-Sync, or headless without max_fps) nothing waits. Off: answers"
+		+ " complete at the first point of a later frame after they arrive."
+	),
 	"auto_restart":
 	(
 		"Restart a sidecar that died or stopped answering and re-upload every graph. Off:"

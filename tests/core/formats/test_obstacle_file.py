@@ -49,7 +49,8 @@ def test_a_saved_grid_keeps_its_obstacles_apart_from_its_walls(grid: GridGraph, 
     loaded.update_obstacles(remove=list(SHAPES))
     assert np.array_equal(loaded.walkable, walls), "removing them gives back the walls"
     kind, record = read_graph_record(tmp_path / "level.agraph")
-    assert kind == "grid" and record == to_record(loaded)[1], "the record holds the walls alone"
+    assert kind == "grid"
+    assert record == to_record(loaded)[1], "the record holds the walls alone"
 
 
 def test_a_grid_without_obstacles_writes_no_obstacles_field(tmp_path: Path) -> None:
@@ -64,7 +65,7 @@ def test_a_grid_without_obstacles_writes_no_obstacles_field(tmp_path: Path) -> N
         ([{"id": 1}], "must be a map of"),
         ([{"id": -1, "outline": b"", "base": 0.0, "height": 1.0}], "id must be a new integer"),
         ([{"id": 1, "outline": b"\0" * 20, "base": -np.inf, "height": np.inf}], "float64 pairs"),
-        ([{"id": 1, "outline": np.zeros(6).tobytes(), "base": -np.inf, "height": np.inf}], "distinct vertices"),
+        ([{"id": 1, "outline": np.zeros(6).tobytes(), "base": -np.inf, "height": np.inf}], "distinct"),
         ([{"id": 1, "outline": np.arange(6.0).tobytes(), "base": 0.0, "height": -2.0}], "height"),
     ],
 )
