@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND
-from python_core.errors import InvalidQueryError, UnsupportedOperationError
+from python_core.errors import InvalidQueryError
 from python_core.navmesh.batch import MeshBatch, check_ends
 from python_core.navmesh.links import LAYERS_MAX
 from python_core.navmesh.locate_kernel import closest_point as closest_kernel
@@ -28,6 +28,7 @@ from python_core.navmesh.polyanya import (
     _masked,
     _plane,
     _prepare,
+    check_optimal_query,
     find_optimal_path,
 )
 from python_core.navmesh.polyanya_kernel import polyanya_search
@@ -38,26 +39,6 @@ __all__ = ["find_optimal_batch"]
 
 _Found = tuple[int, F64, F64, I64, I64, int]
 """A found query: its index, start and goal snapped, the turning vertices, corridor, expansions."""
-
-
-def _checked(mesh: NavMesh, opts: QueryOptions) -> None:
-    """:func:`find_optimal_path`'s checks of the options and the mesh, once for the batch."""
-    if opts.heuristic not in _HEURISTICS:
-        raise InvalidQueryError(
-            f"optimal paths take the heuristic 'euclidean' or 'zero', got {opts.heuristic!r}"
-        )
-    if opts.max_expansions is not None and opts.max_expansions < 0:
-        raise InvalidQueryError(f"max_expansions must be >= 0, got {opts.max_expansions}")
-    if mesh.links:
-        raise UnsupportedOperationError(
-            "optimal paths are searched on the polygons only; this mesh has off-mesh links "
-            "(query without 'optimal', or without the links)"
-        )
-    if np.any(mesh.enter_costs != 0.0) or np.any(mesh.travel_costs != mesh.travel_costs[0]):
-        raise UnsupportedOperationError(
-            "optimal paths are shortest by length; this mesh's regions have enter or travel costs "
-            "(query without 'optimal', or give every region the same costs)"
-        )
 
 
 def find_optimal_batch(
@@ -86,7 +67,7 @@ def find_optimal_batch(
     if s.shape != g.shape:
         raise InvalidQueryError(f"{len(s)} starts but {len(g)} goals")
     opts = options or QueryOptions()
-    _checked(mesh, opts)
+    check_optimal_query(mesh, opts)
     prep = _prepare(mesh)
     nbr, corner, dead_end, usable = _masked(prep, traversable)
     args = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, nbr, prep.twin, corner, dead_end)

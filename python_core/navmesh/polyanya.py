@@ -32,7 +32,14 @@ from python_core.navmesh.polyanya_landmarks import no_landmarks, one_to_all, pic
 from python_core.navmesh.polyanya_places import closest_reachable, polygons_at, twin_corners
 from python_core.result import PathResult, PathStatus, QueryOptions
 
-__all__ = ["ACTIVE", "LANDMARKS", "build_landmarks", "find_optimal_path", "landmark_count"]
+__all__ = [
+    "ACTIVE",
+    "LANDMARKS",
+    "build_landmarks",
+    "check_optimal_query",
+    "find_optimal_path",
+    "landmark_count",
+]
 
 _HEURISTICS = {None: True, "euclidean": True, "zero": False}
 
@@ -160,6 +167,31 @@ def _masked(prep: _Prepared, traversable: npt.ArrayLike | None) -> tuple[I64, B,
     return nbr, corner, dead_end, usable
 
 
+def check_optimal_query(mesh: NavMesh, opts: QueryOptions) -> None:
+    """The options and mesh an optimal query needs (one query or a batch, checked once).
+
+    Raises:
+        InvalidQueryError: a heuristic other than euclidean or zero, a negative budget.
+        UnsupportedOperationError: off-mesh links, or regions with enter or travel costs.
+    """
+    if opts.heuristic not in _HEURISTICS:
+        raise InvalidQueryError(
+            f"optimal paths take the heuristic 'euclidean' or 'zero', got {opts.heuristic!r}"
+        )
+    if opts.max_expansions is not None and opts.max_expansions < 0:
+        raise InvalidQueryError(f"max_expansions must be >= 0, got {opts.max_expansions}")
+    if mesh.links:
+        raise UnsupportedOperationError(
+            "optimal paths are searched on the polygons only; this mesh has off-mesh links "
+            "(query without 'optimal', or without the links)"
+        )
+    if np.any(mesh.enter_costs != 0.0) or np.any(mesh.travel_costs != mesh.travel_costs[0]):
+        raise UnsupportedOperationError(
+            "optimal paths are shortest by length; this mesh's regions have enter or travel costs "
+            "(query without 'optimal', or give every region the same costs)"
+        )
+
+
 def find_optimal_path(
     mesh: NavMesh,
     start: npt.ArrayLike,
@@ -199,22 +231,7 @@ def find_optimal_path(
         [[1.8, 1.5], [1.0, 1.0], [0.2, 1.5]]
     """
     opts = options or QueryOptions()
-    if opts.heuristic not in _HEURISTICS:
-        raise InvalidQueryError(
-            f"optimal paths take the heuristic 'euclidean' or 'zero', got {opts.heuristic!r}"
-        )
-    if opts.max_expansions is not None and opts.max_expansions < 0:
-        raise InvalidQueryError(f"max_expansions must be >= 0, got {opts.max_expansions}")
-    if mesh.links:
-        raise UnsupportedOperationError(
-            "optimal paths are searched on the polygons only; this mesh has off-mesh links "
-            "(query without 'optimal', or without the links)"
-        )
-    if np.any(mesh.enter_costs != 0.0) or np.any(mesh.travel_costs != mesh.travel_costs[0]):
-        raise UnsupportedOperationError(
-            "optimal paths are shortest by length; this mesh's regions have enter or travel costs "
-            "(query without 'optimal', or give every region the same costs)"
-        )
+    check_optimal_query(mesh, opts)
     prep = _prepare(mesh)
     nbr, corner, dead_end, usable = _masked(prep, traversable)
     ps, poly_s = mesh.closest_point(start)
