@@ -38,6 +38,26 @@ static func debug_material() -> StandardMaterial3D:
 	return debug
 
 
+## The debug material drawn over everything (paths, obstacles): what is behind a wall still
+## shows, as in the engine's navigation debug.
+static func overlay_material() -> StandardMaterial3D:
+	var overlay: StandardMaterial3D = debug_material()
+	overlay.no_depth_test = true
+	return overlay
+
+
+## Adds [param lines] (pairs of points) to [param target] as one surface of lines in
+## [param color]; nothing when there are none.
+static func add_lines(target: ImmediateMesh, lines: PackedVector3Array, color: Color) -> void:
+	if lines.is_empty():
+		return
+	target.surface_begin(Mesh.PRIMITIVE_LINES)
+	for point: Vector3 in lines:
+		target.surface_set_color(color)
+		target.surface_add_vertex(point)
+	target.surface_end()
+
+
 ## Builds the mesh again from the current shapes.
 func rebuild() -> void:
 	_mesh.clear_surfaces()

@@ -20,9 +20,7 @@ func _init(solid_color: Color) -> void:
 	_color = Color(solid_color, 1.0)
 	mesh = _mesh
 	cast_shadow = GeometryInstance3D.SHADOW_CASTING_SETTING_OFF
-	var material: StandardMaterial3D = GraphLayer3D.debug_material()
-	material.no_depth_test = true  # an obstacle behind a wall still shows, as paths do
-	material_override = material
+	material_override = GraphLayer3D.overlay_material()
 
 
 func _process(_delta: float) -> void:
@@ -40,13 +38,7 @@ func _process(_delta: float) -> void:
 		var height: float = node.get("height")
 		_add_loop(lines, outline, base, height)
 		drawn_obstacles += 1
-	if lines.is_empty():
-		return
-	_mesh.surface_begin(Mesh.PRIMITIVE_LINES)
-	for point: Vector3 in lines:
-		_mesh.surface_set_color(_color)
-		_mesh.surface_add_vertex(point)
-	_mesh.surface_end()
+	GraphLayer3D.add_lines(_mesh, lines, _color)
 
 
 # The outline at [param base], and at base + height with posts between when height > 0.

@@ -18,9 +18,7 @@ func _init(color: Color) -> void:
 	_color = color
 	mesh = _mesh
 	cast_shadow = GeometryInstance3D.SHADOW_CASTING_SETTING_OFF
-	var material: StandardMaterial3D = GraphLayer3D.debug_material()
-	material.no_depth_test = true  # a path behind a wall still shows, as the engine's does
-	material_override = material
+	material_override = GraphLayer3D.overlay_material()
 
 
 func _process(_delta: float) -> void:
@@ -39,10 +37,4 @@ func _process(_delta: float) -> void:
 		for i: int in points.size() - 1:
 			lines.append_array([points[i] + LIFT, points[i + 1] + LIFT])
 		drawn_paths += 1
-	if lines.is_empty():
-		return
-	_mesh.surface_begin(Mesh.PRIMITIVE_LINES)
-	for point: Vector3 in lines:
-		_mesh.surface_set_color(_color)
-		_mesh.surface_add_vertex(point)
-	_mesh.surface_end()
+	GraphLayer3D.add_lines(_mesh, lines, _color)
