@@ -1,7 +1,8 @@
 ## The debug drawing (addons/astar_bridge/debug/) against a real sidecar: what it draws of a
 ## loaded grid, waypoint graph and navmesh (2D and 3D) matches the graph, it follows updates
-## and drops, it draws agents' current paths, it is absent when the setting is off, and the
-## debugger snapshot carries the autoload's state and stats.
+## and drops, it draws agents' current paths and obstacle nodes' outlines as cut (following
+## them while they are in the tree), it is absent when the setting is off, and the debugger
+## snapshot carries the autoload's state and stats.
 extends "res://runner/gd_test.gd"
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
@@ -11,6 +12,9 @@ const WaypointSerializer = preload("res://addons/astar_bridge/serializers/waypoi
 const NavmeshSerializer = preload("res://addons/astar_bridge/serializers/navmesh_serializer.gd")
 const GraphUpdates = preload("res://addons/astar_bridge/serializers/graph_updates.gd")
 const TestBridge = preload("res://tests/support/test_bridge.gd")
+const Obstacle2D = preload("res://addons/astar_bridge/nodes/astar_obstacle_2d.gd")
+const Obstacle3D = preload("res://addons/astar_bridge/nodes/astar_obstacle_3d.gd")
+const SQUARE := [Vector2(-2, -2), Vector2(2, -2), Vector2(2, 2), Vector2(-2, 2)]
 const ENABLED := "astar_bridge/debug/enabled"
 const WIDTH := 12
 const HEIGHT := 9
@@ -106,6 +110,8 @@ func test_draw_graphs_off_draws_paths_only() -> void:
 	await _frames(2)
 	assert_eq(draw.get_drawn_ids(), PackedStringArray())
 	assert_ne(draw.get_node_or_null(^"Paths2D"), null)
+	assert_true(draw.get_node_or_null(^"Obstacles2D") == null)
+	assert_true(draw.get_node_or_null(^"Obstacles3D") == null)
 
 
 func test_waypoint_edges_and_points_match_the_graph() -> void:
@@ -182,6 +188,42 @@ func test_agent_paths_are_drawn_2d_and_3d() -> void:
 	assert_eq(draw.get_node("Paths3D").get("drawn_paths"), 1)
 	for agent: Node in agents:
 		agent.free()
+
+
+func test_obstacles_2d_and_3d_are_drawn_while_in_the_tree() -> void:
+	var draw: DebugDraw = await _start_drawing()
+	var layer_2d: Node = draw.get_node("Obstacles2D")
+	var layer_3d: Node = draw.get_node("Obstacles3D")
+	assert_eq(layer_2d.get("drawn_obstacles"), 0)
+	var crate: Obstacle2D = Obstacle2D.new()
+	crate.graph_id = &"level"
+	crate.vertices = PackedVector2Array(SQUARE)
+	crate.position = Vector2(10, 4)
+	var barrel: Obstacle2D = Obstacle2D.new()
+	barrel.graph_id = &"level"
+	barrel.radius = 3.0
+	var pillar: Obstacle3D = Obstacle3D.new()
+	pillar.graph_id = &"hall"
+	pillar.radius = 1.0
+	pillar.height = 2.0
+	for node: Node in [crate, barrel, pillar]:
+		node.call("set_bridge", _bridge)
+		_tree().root.add_child(node)
+	await _frames(3)
+	assert_eq(layer_2d.get("drawn_obstacles"), 2)
+	assert_eq(layer_3d.get("drawn_obstacles"), 1)
+	assert_eq(crate.get_global_outline()[0], Vector2(8, 2), "the outline is in global positions")
+	assert_eq(barrel.get_global_outline().size(), 16, "a circle is drawn as the 16-gon cut")
+	var mesh: ImmediateMesh = (layer_3d as MeshInstance3D).mesh
+	# 16 sides at the base, 16 at the top, 16 posts: two vertices each.
+	var vertices: PackedVector3Array = mesh.surface_get_arrays(0)[Mesh.ARRAY_VERTEX]
+	assert_eq(vertices.size(), 16 * 3 * 2)
+	barrel.free()
+	pillar.free()
+	await _frames(2)
+	assert_eq(layer_2d.get("drawn_obstacles"), 1)
+	assert_eq(layer_3d.get("drawn_obstacles"), 0)
+	crate.free()
 
 
 func test_debugger_snapshot_carries_state_graphs_and_stats() -> void:
