@@ -9,6 +9,7 @@ extends "res://runner/gd_test.gd"
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
 const PathRequest = preload("res://addons/astar_bridge/api/path_request.gd")
+const RequestFrames = preload("res://tests/support/request_frames.gd")
 const TestBridge = preload("res://tests/support/test_bridge.gd")
 const SIZE := 8
 ## Frames asked in (each must complete; one at least in its own frame).
@@ -85,16 +86,8 @@ func test_nothing_waits_without_a_frame_budget_or_when_turned_off() -> void:
 
 
 func _settled(requests: Array[PathRequest]) -> void:
-	var frames: int = 0
-	while frames < 600:
-		var waiting: int = 0
-		for request: PathRequest in requests:
-			waiting += 0 if request.is_done() else 1
-		if waiting == 0:
-			return
-		await _tree().process_frame
-		frames += 1
-	fail("requests still waiting after 600 frames")
+	if not await RequestFrames.settled(requests, 600):
+		fail("requests still waiting after 600 frames")
 
 
 func _tree() -> SceneTree:

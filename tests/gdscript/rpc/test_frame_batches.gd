@@ -10,6 +10,7 @@ extends "res://runner/gd_test.gd"
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
 const EditRequest = preload("res://addons/astar_bridge/api/edit_request.gd")
 const PathRequest = preload("res://addons/astar_bridge/api/path_request.gd")
+const RequestFrames = preload("res://tests/support/request_frames.gd")
 const TestBridge = preload("res://tests/support/test_bridge.gd")
 const SIZE := 64
 const ROOM := 16
@@ -230,16 +231,8 @@ func _messages() -> int:
 
 
 func _settled(requests: Array[PathRequest]) -> void:
-	var frames: int = 0
-	while frames < 600:
-		var waiting: int = 0
-		for request: PathRequest in requests:
-			waiting += 0 if request.is_done() else 1
-		if waiting == 0:
-			return
-		await _tree().process_frame
-		frames += 1
-	fail("requests still waiting after 600 frames")
+	if not await RequestFrames.settled(requests, 600):
+		fail("requests still waiting after 600 frames")
 
 
 # 16x16 rooms parted by 1-cell walls with 3-cell doors (as test_autoload_throughput.gd's level).
