@@ -4,8 +4,11 @@ sidecars they start import it), so a missing Ray reaches this fixture rather tha
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Iterator
+import os
+import tempfile
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,18 +28,39 @@ RAY_SERVE_ARGS = ("--ray", "local", "--ray-replicas", "2", "--threads", "1")
 and batch pieces really go to different processes), one search thread each (CI has two cores)."""
 
 
+SIDECAR_LOG = Path(tempfile.gettempdir()) / f"astar-bridge-ray-sidecar-{os.getpid()}.log"
+"""The session sidecar's log (its warnings: a replica that died, a retry), shown beside a failing
+Ray test: a hang on CI is otherwise silent."""
+
+LOG_TAIL_BYTES = 8000
+
+
 @pytest.fixture(scope="session")
 def sidecar() -> Iterator[Sidecar]:
     """The ``sidecar`` of tests/bridge/conftest.py served by RayServing: every test module under
     tests/bridge/ray that re-runs a module of tests/bridge/methods gets this one (one Ray instance
     for the whole session)."""
     require_ray()
-    started = start_sidecar(*RAY_SERVE_ARGS, "--log-level", "WARNING", stderr=subprocess.DEVNULL, timeout=180)
+    with SIDECAR_LOG.open("wb") as log_file:
+        started = start_sidecar(*RAY_SERVE_ARGS, "--log-level", "INFO", stderr=log_file, timeout=180)
     try:
         warm_replicas(started)
         yield started
     finally:
         started.stop()
+        SIDECAR_LOG.unlink(missing_ok=True)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+    """A failing test here gets the tail of the session sidecar's log in its report."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    if report.failed and SIDECAR_LOG.exists():
+        with SIDECAR_LOG.open("rb") as log_file:
+            log_file.seek(max(0, SIDECAR_LOG.stat().st_size - LOG_TAIL_BYTES))
+            tail = log_file.read().decode("utf-8", "replace")
+        report.sections.append(("ray sidecar log (tail)", tail))
 
 
 def warm_replicas(sidecar: Sidecar, replicas: int = 2) -> None:
