@@ -15,10 +15,24 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from python_core._types import F64, I64, B
 from python_core.compiled import jit
 
-__all__ = ["EPS", "LEFT", "OBSERVABLE", "RIGHT", "cross", "h_value", "successors"]
+__all__ = [
+    "EPS",
+    "LEFT",
+    "OBSERVABLE",
+    "RIGHT",
+    "cross",
+    "grow_nodes",
+    "h_value",
+    "on_edge",
+    "root_kept",
+    "successors",
+    "turn",
+]
 
 EPS = 1e-8
 """Geometric tolerance, as the reference implementation's ``EPSILON``."""
@@ -29,6 +43,52 @@ OBSERVABLE, RIGHT, LEFT = 0, 1, 2
 @jit
 def cross(ax: float, ay: float, bx: float, by: float) -> float:
     return ax * by - ay * bx
+
+
+@jit
+def grow_nodes(nf: F64, ni: I64) -> tuple[F64, I64]:
+    """A search's node arrays (floats, ints per node) with room for twice the rows."""
+    fa = np.empty((nf.shape[0] * 2, nf.shape[1]))
+    fa[: nf.shape[0]] = nf
+    ib = np.empty((ni.shape[0] * 2, ni.shape[1]), dtype=np.int64)
+    ib[: ni.shape[0]] = ni
+    return fa, ib
+
+
+@jit
+def on_edge(xy: F64, a: int, b: int, px: float, py: float) -> bool:
+    """Whether ``p`` lies on the edge ``a -> b`` (a start there has no interval into the polygon
+    across: that polygon holds it too)."""
+    ex, ey = xy[b, 0] - xy[a, 0], xy[b, 1] - xy[a, 1]
+    along = (px - xy[a, 0]) * ex + (py - xy[a, 1]) * ey
+    return (
+        abs(cross(ex, ey, px - xy[a, 0], py - xy[a, 1])) <= EPS * max(1.0, math.hypot(ex, ey))
+        and -EPS <= along <= ex * ex + ey * ey + EPS
+    )
+
+
+@jit
+def turn(  # noqa: PLR0917 - numba kernel, scalars passed positionally
+    xy: F64, kind: int, root: int, lv: int, rv: int, g0: float, ox: float, oy: float
+) -> tuple[int, float]:
+    """A successor's root and the path's length to it: the node's own root when observable, else
+    the interval's right or left end (``rv``, ``lv``) it turns at."""
+    if kind == OBSERVABLE:
+        return root, g0
+    v = rv if kind == RIGHT else lv
+    return v, g0 + math.hypot(xy[v, 0] - ox, xy[v, 1] - oy)
+
+
+@jit
+def root_kept(root_g: F64, root: int, g: float) -> bool:
+    """Whether a successor at length ``g`` from its root survives root pruning (the start, -1,
+    always does); a kept vertex root's best length is lowered to ``g``."""
+    if root < 0:
+        return True
+    if root_g[root] + EPS < g:
+        return False
+    root_g[root] = min(root_g[root], g)
+    return True
 
 
 @jit

@@ -25,13 +25,21 @@ polygon ``P`` through corner ``t`` of ``P`` has its left end on ``v[t]`` and its
 from __future__ import annotations
 
 import heapq
-import math
 
 import numpy as np
 
 from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND, SEARCH_NO_PATH, B
 from python_core.compiled import jit, register_warm_up
-from python_core.navmesh.polyanya_intervals import EPS, OBSERVABLE, RIGHT, cross, h_value, successors
+from python_core.navmesh.polyanya_intervals import (
+    EPS,
+    cross,
+    grow_nodes,
+    h_value,
+    on_edge,
+    root_kept,
+    successors,
+    turn,
+)
 from python_core.navmesh.polyanya_landmarks import (
     alt_bound,
     no_landmarks,
@@ -46,17 +54,26 @@ __all__ = ["polyanya_search"]
 
 
 @jit
-def _grow_f(a: F64) -> F64:
-    out = np.empty((a.shape[0] * 2, a.shape[1]))
-    out[: a.shape[0]] = a
-    return out
-
-
-@jit
-def _grow_i(a: I64) -> I64:
-    out = np.empty((a.shape[0] * 2, a.shape[1]), dtype=np.int64)
-    out[: a.shape[0]] = a
-    return out
+def _h(  # noqa: PLR0917 - numba kernel
+    xy: F64, sx: float, sy: float, gx: float, gy: float, nf: F64, ni: I64, j: int, cpoly: I64,
+    verts: I64, nxt: I64, goal_set: B, use_h: bool, lo: F64, hi: F64, act: I64, glo: F64, ghi: F64,
+) -> float:  # fmt: skip
+    """Node ``j``'s heuristic: the interval's (exact into the goal's polygon, 0 without ``use_h``
+    elsewhere), raised to the landmarks' bound outside the goal's polygon."""
+    t = ni[j, 1]
+    into_goal = goal_set[cpoly[t]]
+    if not (use_h or into_goal):
+        return 0.0
+    root = ni[j, 0]
+    px, py = (sx, sy) if root < 0 else (xy[root, 0], xy[root, 1])
+    lx, ly, rx, ry = nf[j, 0], nf[j, 1], nf[j, 2], nf[j, 3]
+    h = h_value(px, py, gx, gy, lx, ly, rx, ry)
+    if use_h and act.shape[0] and not into_goal:  # the goal's polygon: h is exact
+        # the edge as its polygon before saw it: u -> w (t's edge reversed)
+        alt = alt_bound(xy, lo, hi, act, glo, ghi, verts[nxt[t]], verts[t], lx, ly, rx, ry)
+        if alt > 0.0:
+            h = max(h, alt + seg_dist(px, py, lx, ly, rx, ry))
+    return h
 
 
 @jit
@@ -77,7 +94,7 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
         use_h: False searches with h = 0 (Dijkstra order) except into the goal's polygons (where
             the exact rest is needed to stop there), True with the interval heuristic.
         lo, hi, act, glo, ghi: landmark bounds (:mod:`~python_core.navmesh.polyanya_landmarks`):
-            per landmark and vertex, per active landmark ``act[i]`` the goal's; with ``use_h`` a
+            per vertex and landmark, per active landmark ``act[i]`` the goal's; with ``use_h`` a
             node's h is the larger of the interval heuristic and the landmarks' (none: ``act`` empty).
         max_expansions: nodes taken off the open list allowed (< 0: no limit); the chain of lone
             successors a node leads to is expanded with it.
@@ -111,15 +128,10 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
             if q < 0 or (dead_end[q] and not goal_set[q]):
                 continue
             a, b = verts[c], verts[nxt[c]]
-            ex, ey = xy[b, 0] - xy[a, 0], xy[b, 1] - xy[a, 1]
-            along = (sx - xy[a, 0]) * ex + (sy - xy[a, 1]) * ey
-            if (
-                abs(cross(ex, ey, sx - xy[a, 0], sy - xy[a, 1])) <= EPS * max(1.0, math.hypot(ex, ey))
-                and -EPS <= along <= ex * ex + ey * ey + EPS
-            ):
-                continue  # the start lies on this edge (the polygon across holds it too)
+            if on_edge(xy, a, b, sx, sy):
+                continue
             if count == nf.shape[0]:
-                nf, ni = _grow_f(nf), _grow_i(ni)
+                nf, ni = grow_nodes(nf, ni)
             nf[count, 0], nf[count, 1], nf[count, 2], nf[count, 3] = xy[b, 0], xy[b, 1], xy[a, 0], xy[a, 1]
             nf[count, 4] = 0.0
             exact = use_h or goal_set[q]  # a node into the goal's polygon needs its true cost
@@ -160,37 +172,26 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
                 q = nbr[ce]
                 if q < 0 or (dead_end[q] and not goal_set[q]):
                     continue
-                kind = si[j, 0]
-                if kind == OBSERVABLE:
-                    new_root, g = root, g0
-                elif kind == RIGHT:
-                    new_root, g = rv, g0 + math.hypot(xy[rv, 0] - ox, xy[rv, 1] - oy)
-                else:
-                    new_root, g = lv, g0 + math.hypot(xy[lv, 0] - ox, xy[lv, 1] - oy)
-                if new_root >= 0:
-                    if root_g[new_root] + EPS < g:
-                        continue
-                    root_g[new_root] = min(root_g[new_root], g)
+                new_root, g = turn(xy, si[j, 0], root, lv, rv, g0, ox, oy)
+                if not root_kept(root_g, new_root, g):
+                    continue
                 if count == nf.shape[0]:
-                    nf, ni = _grow_f(nf), _grow_i(ni)
-                lx, ly, rx, ry = sf[j, 0], sf[j, 1], sf[j, 2], sf[j, 3]
-                px, py = (sx, sy) if new_root < 0 else (xy[new_root, 0], xy[new_root, 1])
-                h = h_value(px, py, gx, gy, lx, ly, rx, ry) if use_h or goal_set[q] else 0.0
-                if use_h and act.shape[0] and not goal_set[q]:  # the goal's polygon: h is exact
-                    alt = alt_bound(xy, lo, hi, act, glo, ghi, verts[ce], verts[nxt[ce]], lx, ly, rx, ry)
-                    if alt > 0.0:
-                        h = max(h, alt + seg_dist(px, py, lx, ly, rx, ry))
-                nf[count, 0], nf[count, 1], nf[count, 2], nf[count, 3] = lx, ly, rx, ry
-                nf[count, 4], nf[count, 5] = g, g + h
+                    nf, ni = grow_nodes(nf, ni)
+                nf[count, 0], nf[count, 1] = sf[j, 0], sf[j, 1]
+                nf[count, 2], nf[count, 3] = sf[j, 2], sf[j, 3]
+                nf[count, 4] = g  # f when pushed (below)
                 ni[count, 0], ni[count, 1], ni[count, 2] = new_root, twin[ce], node
                 last = count
                 count += 1
                 made += 1
             if made == 1 and not goal_set[cpoly[ni[last, 1]]]:
-                node = last
+                node = last  # expanded at once: its f is never read, so never computed
                 continue
             for j in range(count - made, count):
-                heapq.heappush(heap, (nf[j, 5], -nf[j, 4], j))
+                ends = (cpoly, verts, nxt, goal_set, use_h)
+                f = nf[j, 4] + _h(xy, sx, sy, gx, gy, nf, ni, j, *ends, lo, hi, act, glo, ghi)
+                nf[j, 5] = f
+                heapq.heappush(heap, (f, -nf[j, 4], j))
             break
     if final < 0:
         return SEARCH_NO_PATH, empty, empty, expanded

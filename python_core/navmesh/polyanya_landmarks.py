@@ -27,7 +27,7 @@ import numpy as np
 
 from python_core._types import F64, I64, B
 from python_core.compiled import jit
-from python_core.navmesh.polyanya_intervals import EPS, OBSERVABLE, RIGHT, cross, successors
+from python_core.navmesh.polyanya_intervals import EPS, grow_nodes, on_edge, root_kept, successors, turn
 
 __all__ = [
     "alt_bound",
@@ -42,7 +42,7 @@ __all__ = [
 
 def no_landmarks(vertex_count: int) -> tuple[F64, F64, I64, F64, F64]:
     """The search's landmark arguments when there are none: ``(lo, hi, act, glo, ghi)``, empty."""
-    empty = np.zeros((0, vertex_count))
+    empty = np.zeros((vertex_count, 0))
     return empty, empty, np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
 
 
@@ -54,15 +54,6 @@ def seg_dist(px: float, py: float, ax: float, ay: float, bx: float, by: float) -
     u = 0.0 if den <= 0.0 else ((px - ax) * ex + (py - ay) * ey) / den
     u = min(1.0, max(0.0, u))
     return math.hypot(ax + u * ex - px, ay + u * ey - py)
-
-
-@jit
-def _grow(a: F64, b: I64) -> tuple[F64, I64]:
-    fa = np.empty((a.shape[0] * 2, a.shape[1]))
-    fa[: a.shape[0]] = a
-    ib = np.empty((b.shape[0] * 2, b.shape[1]), dtype=np.int64)
-    ib[: b.shape[0]] = b
-    return fa, ib
 
 
 @jit
@@ -92,15 +83,10 @@ def one_to_all(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
             if q < 0:
                 continue
             a, b = verts[c], verts[nxt[c]]
-            ex, ey = xy[b, 0] - xy[a, 0], xy[b, 1] - xy[a, 1]
-            along = (sx - xy[a, 0]) * ex + (sy - xy[a, 1]) * ey
-            if (
-                abs(cross(ex, ey, sx - xy[a, 0], sy - xy[a, 1])) <= EPS * max(1.0, math.hypot(ex, ey))
-                and -EPS <= along <= ex * ex + ey * ey + EPS
-            ):
-                continue  # the start lies on this edge (the polygon across holds it too)
+            if on_edge(xy, a, b, sx, sy):
+                continue
             if count == nf.shape[0]:
-                nf, ni = _grow(nf, ni)
+                nf, ni = grow_nodes(nf, ni)
             nf[count, 0], nf[count, 1], nf[count, 2], nf[count, 3] = xy[b, 0], xy[b, 1], xy[a, 0], xy[a, 1]
             nf[count, 4] = 0.0
             ni[count, 0], ni[count, 1] = -1, twin[c]
@@ -118,13 +104,8 @@ def one_to_all(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
         )  # fmt: skip
         lv, rv = verts[t], verts[nxt[t]]
         for j in range(k):
-            ce, kind = si[j, 1], si[j, 0]
-            if kind == OBSERVABLE:
-                new_root, g = root, g0
-            elif kind == RIGHT:
-                new_root, g = rv, g0 + math.hypot(xy[rv, 0] - ox, xy[rv, 1] - oy)
-            else:
-                new_root, g = lv, g0 + math.hypot(xy[lv, 0] - ox, xy[lv, 1] - oy)
+            ce = si[j, 1]
+            new_root, g = turn(xy, si[j, 0], root, lv, rv, g0, ox, oy)
             px, py = (sx, sy) if new_root < 0 else (xy[new_root, 0], xy[new_root, 1])
             lx, ly, rx, ry = sf[j, 0], sf[j, 1], sf[j, 2], sf[j, 3]
             u, w = verts[ce], verts[nxt[ce]]
@@ -134,12 +115,10 @@ def one_to_all(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
                 dist[w] = min(dist[w], g + math.hypot(lx - px, ly - py))
             if nbr[ce] < 0:
                 continue
-            if new_root >= 0:
-                if root_g[new_root] + EPS < g:
-                    continue
-                root_g[new_root] = min(root_g[new_root], g)
+            if not root_kept(root_g, new_root, g):
+                continue
             if count == nf.shape[0]:
-                nf, ni = _grow(nf, ni)
+                nf, ni = grow_nodes(nf, ni)
             nf[count, 0], nf[count, 1], nf[count, 2], nf[count, 3], nf[count, 4] = lx, ly, rx, ry, g
             ni[count, 0], ni[count, 1] = new_root, twin[ce]
             heapq.heappush(heap, (g + seg_dist(px, py, lx, ly, rx, ry), count))
@@ -151,12 +130,13 @@ def one_to_all(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
 def vertex_bounds(  # noqa: PLR0917 - numba kernel
     table: F64, lxy: F64, lptr: I64, lverts: I64, xy: F64, ptr: I64, verts: I64, source: I64
 ) -> tuple[F64, F64]:
-    """Per landmark and vertex of a mesh cut from the loaded one (``source``: each polygon's loaded
-    polygon), a lower and an upper bound of the loaded mesh's distance (``table``, per loaded
-    vertex): from every loaded vertex of the loaded polygon holding it (convex: seen straight)."""
+    """Per vertex and landmark (``(V, landmarks)``) of a mesh cut from the loaded one (``source``:
+    each polygon's loaded polygon), a lower and an upper bound of the loaded mesh's distance
+    (``table``, per landmark and loaded vertex): from every loaded vertex of the loaded polygon
+    holding it (convex: seen straight)."""
     k_count = table.shape[0]
-    lo = np.full((k_count, xy.shape[0]), -np.inf)
-    hi = np.full((k_count, xy.shape[0]), np.inf)
+    lo = np.full((xy.shape[0], k_count), -np.inf)
+    hi = np.full((xy.shape[0], k_count), np.inf)
     for p in range(ptr.shape[0] - 1):
         q = source[p]
         for c in range(ptr[p], ptr[p + 1]):
@@ -167,8 +147,8 @@ def vertex_bounds(  # noqa: PLR0917 - numba kernel
                 for k in range(k_count):
                     if math.isinf(table[k, u]):
                         continue  # unreachable from this landmark: no bound
-                    lo[k, v] = max(lo[k, v], table[k, u] - d)
-                    hi[k, v] = min(hi[k, v], table[k, u] + d)
+                    lo[v, k] = max(lo[v, k], table[k, u] - d)
+                    hi[v, k] = min(hi[v, k], table[k, u] + d)
     return lo, hi
 
 
@@ -181,8 +161,8 @@ def point_bounds(  # noqa: PLR0917 - numba kernel
     for c in range(ptr[poly], ptr[poly + 1]):
         v = verts[c]
         d = math.hypot(xy[v, 0] - px, xy[v, 1] - py)
-        low = max(low, lo[k, v] - d)
-        high = min(high, hi[k, v] + d)
+        low = max(low, lo[v, k] - d)
+        high = min(high, hi[v, k] + d)
     return low, high
 
 
@@ -193,7 +173,7 @@ def pick_landmarks(  # noqa: PLR0917 - numba kernel
 ) -> tuple[I64, F64, F64]:  # fmt: skip
     """The ``count`` landmarks that bound start -> goal best (ALT's active set), and the goal's
     distance bounds from each; landmarks that reach neither end are left out."""
-    k_count = lo.shape[0]
+    k_count = lo.shape[1]
     score = np.full(k_count, -np.inf)
     glo, ghi = np.empty(k_count), np.empty(k_count)
     for k in range(k_count):
@@ -226,8 +206,8 @@ def alt_bound(  # noqa: PLR0917 - numba kernel
     best = 0.0
     for i in range(act.shape[0]):
         k = act[i]
-        far = _largest(hi[k, u], hi[k, w], length, sa, sb)  # of d(L, p) on the interval
-        near = _smallest(lo[k, u], lo[k, w], length, sa, sb)
+        far = _largest(hi[u, k], hi[w, k], length, sa, sb)  # of d(L, p) on the interval
+        near = _smallest(lo[u, k], lo[w, k], length, sa, sb)
         best = max(best, glo[i] - far, near - ghi[i])
     return best
 
