@@ -22,7 +22,7 @@ import numpy.typing as npt
 from bridge.methods.params import Params
 from bridge.methods.queries import parse_options_map, sized
 from bridge.methods.registry import Registry
-from bridge.serving.packed_mesh import mesh_step
+from bridge.serving.packed_mesh import mesh_step, mesh_work
 from bridge.wire.answers import AnswerBudget, step_queries
 from bridge.wire.errors import (
     BadRequestError,
@@ -143,14 +143,17 @@ def balanced_pieces(work: npt.NDArray[np.float64], count: int) -> list[range]:
 
 
 def packed_pieces(batch: PackedBatch, count: int, registry: Registry) -> list[range]:
-    """:func:`balanced_pieces` of the batch by its grid's :meth:`GridNavigator.work_estimates`;
-    read under the batch's read share (an unknown graph or kind: by count, a chunk reports it)."""
+    """:func:`balanced_pieces` of the batch by its grid's :meth:`GridNavigator.work_estimates`
+    (a navmesh's: :func:`~bridge.serving.packed_mesh.mesh_work`); read under the batch's read
+    share (an unknown graph or kind: by count, a chunk reports it)."""
     entry = registry.find(batch.graph_id)
     work = np.zeros(len(batch))
     if count > 1 and entry is not None and isinstance(entry.graph, GridNavigator):
         work = entry.graph.work_estimates(
             batch.starts, batch.goals, hierarchical=batch.hierarchical, cells=batch.cells
         )
+    elif count > 1 and entry is not None and isinstance(entry.graph, NavMeshNavigator) and not batch.cells:
+        work = mesh_work(batch.starts, batch.goals, PIECE_OVERHEAD)
     return balanced_pieces(work, count)
 
 
