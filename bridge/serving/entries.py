@@ -99,4 +99,7 @@ def describe(entry: GraphEntry) -> dict[str, Any]:
     }
     if entry.kind.hierarchy:
         info["hierarchy"] = None if entry.hierarchy is None else entry.hierarchy.describe()
+        if info["hierarchy"] is not None:  # a deferred build's tables may still be priced
+            hpa = getattr(graph, "hierarchy", None)
+            info["hierarchy"]["tables_ready"] = bool(getattr(hpa, "tables_ready", True))
     return info

@@ -32,6 +32,7 @@ def check_build_options(
     table_budget: object,
     exact_check: object,
     merge_span: object,
+    defer_tables: object = None,
 ) -> None:
     """Raise :class:`InvalidGraphError` naming the first bad option and its value.
 
@@ -51,6 +52,8 @@ def check_build_options(
     _integer("table_budget", table_budget, 0)
     if merge_span is not None:
         _integer("merge_span", merge_span, 0)
+    if defer_tables is not None and not isinstance(defer_tables, bool):
+        raise InvalidGraphError(f"defer_tables must be None, True or False, got {defer_tables!r}")
     if (
         isinstance(exact_check, bool)
         or not isinstance(exact_check, int | float)

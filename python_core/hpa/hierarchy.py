@@ -37,6 +37,7 @@ from python_core.grid.clearance import check_size
 from python_core.grid.layouts import TileGrid
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.hpa.build_options import check_build_options
+from python_core.hpa.deferred import DeferredTables, defer_for
 from python_core.hpa.graph.abstract_graph import AbstractGraph, Progress
 from python_core.hpa.graph.entrance_merging import merge_span_for
 from python_core.hpa.graph.upper_level import NO_UPPER, UpperLevel
@@ -56,7 +57,7 @@ a mean cost that does not grow (the band of near-equal paths is no longer expand
 with an all-pairs table run no abstract search and are unaffected."""
 
 
-class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
+class HierarchicalGrid(DeferredTables, HierarchyBatches, HierarchyChanges):
     """HPA* (Botea, Mueller, Schaeffer 2004) over a grid: clusters, entrances, abstract search.
 
     Args:
@@ -115,6 +116,11 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
             tables and abstract searches cost that much less, for paths some percent longer;
             rooms and caves are unaffected. ``0`` keeps every entrance; None (default): 8 on
             grids of 2048 x 2048 cells and more, else 0.
+        defer_tables: without trees at level 1, :meth:`build` returns once labels and entrances
+            stand and background threads price the cluster tables (over 90% of a big map's
+            build; :mod:`~python_core.hpa.deferred`): queries meanwhile get the exact search's
+            path, then HPA*'s once :attr:`tables_ready`; a change meanwhile stays exact. None
+            (default): on grids of 2048 x 2048 cells and more.
 
     Raises:
         InvalidGraphError: a bad cluster size, level count, entrance length or budget.
@@ -147,13 +153,14 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
         exact_check: float = 4.0,
         repair_seconds: float | None = None,
         merge_span: int | None = None,
+        defer_tables: bool | None = None,
     ) -> None:
         if isinstance(grid, TileGrid):  # clusters and entrances assume the square grid's moves
             raise UnsupportedOperationError(f"HPA* on a {grid.layout.kind.value} layout: LatticeHierarchy")
         check_build_options(
             cluster_size=cluster_size, levels=levels, region_clusters=region_clusters,
             long_entrance=long_entrance, tree_budget=tree_budget, table_budget=table_budget,
-            exact_check=exact_check, merge_span=merge_span,
+            exact_check=exact_check, merge_span=merge_span, defer_tables=defer_tables,
         )  # fmt: skip
         self._grid = grid
         self._diag = DIAG_CODES[grid.diagonal]
@@ -165,6 +172,7 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
             cell=grid.cell_size, long_len=long_entrance, tree_budget=tree_budget,
             table_budget=table_budget if levels == 1 else 0,
             merge_span=merge_span_for(merge_span, grid.width * grid.height),
+            defer=levels == 1 and defer_for(defer_tables, grid.width * grid.height),
         )  # fmt: skip
         self._levels, self._region_clusters, self._table_budget = levels, region_clusters, table_budget
         self._upper: UpperLevel | None = None
@@ -190,7 +198,7 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
             "long_entrance": long_entrance, "smooth_window": smooth_window,
             "abstract_weight": abstract_weight, "line_bias": line_bias, "tree_budget": tree_budget,
             "table_budget": table_budget, "exact_check": exact_check, "repair_seconds": repair_seconds,
-            "merge_span": merge_span,
+            "merge_span": merge_span, "defer_tables": defer_tables,
         }  # fmt: skip
         self._unit = 1  # the unit size this hierarchy answers for (a size layer's, above 1)
         self._sizes: SizeLayers[HierarchicalGrid] = SizeLayers(grid, self._layer_over)
@@ -317,35 +325,6 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
 
     # -- queries ----------------------------------------------------------------------------------
 
-    def is_reachable(self, start: Sequence[int], goal: Sequence[int], *, size: int = 1) -> bool:
-        """Whether any path joins two cells (exact; agents ignored), in O(1) from component labels.
-
-        ``size``: for a unit of that many cells a side, between two anchors (from its layer,
-        built on first use; an anchor without room for the footprint joins nothing).
-
-        Raises:
-            InvalidQueryError: malformed cells, or a size not in [1, 255].
-            OutOfBoundsError: a cell outside the grid.
-
-        Example:
-            >>> import numpy as np
-            >>> g = GridGraph.from_strings(["..@..", "..@.."])
-            >>> HierarchicalGrid(g, cluster_size=4).build().is_reachable((0, 0), (4, 1))
-            False
-        """
-        w, h = self._grid.width, self._grid.height
-        sx, sy = as_cell(start, w, h, what="start")
-        gx, gy = as_cell(goal, w, h, what="goal")
-        if size != 1:
-            return self.for_size(size).is_reachable((sx, sy), (gx, gy))
-        self._require_built()
-        return self._connected(sy * w + sx, gy * w + gx)
-
-    def _connected(self, s: int, g: int) -> bool:
-        """Whether two flat cells share a component (walls share none)."""
-        a = self._graph.component_of(s)
-        return a >= 0 and a == self._graph.component_of(g)
-
     def _require_built(self) -> None:
         if not self._built:
             raise InvalidGraphError("the hierarchy is not built yet; call build() first")
@@ -412,6 +391,8 @@ class HierarchicalGrid(HierarchyBatches, HierarchyChanges):
         s, g = self._ends(start, goal)
         if s == g:
             return self._result(PathStatus.FOUND, np.array([s], dtype=np.int64), 0)
+        if not self._graph.tables_ready:  # a deferred build's tables are still being priced
+            return self._exact_meanwhile(s, g, opts)
         hcode, budget = HEURISTIC_CODES[name], opts.max_expansions
         scratch = self._pool.take()  # this query's own: other threads may be querying too
         try:

@@ -19,6 +19,7 @@ worker runs at start, since most graphs never get a hierarchy.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -56,7 +57,7 @@ def _cut_borders() -> GridGraph:
     return GridGraph(walk, diagonal=DiagonalMode.ONLY_IF_NO_OBSTACLES)
 
 
-OPTIONS: tuple[dict[str, int], ...] = (
+OPTIONS: tuple[dict[str, Any], ...] = (
     {},  # trees and the all-pairs table
     {"levels": 2, "region_clusters": 2},  # level 2 (its own tables, no level-1 table)
     {"tree_budget": 0, "table_budget": 0},  # no trees: endpoint searches and the abstract A*

@@ -17,10 +17,7 @@ compiled search reads: nodes grouped by cluster (``cl_first``), the tables back 
 
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from typing import overload
 
 import numpy as np
@@ -43,6 +40,7 @@ from python_core.hpa.graph.entrances import (
 )
 from python_core.hpa.graph.graph_arrays import GraphArrays
 from python_core.hpa.graph.pieces import Pieces
+from python_core.hpa.graph.table_fill import Clock, TableFill, build_threads, on_threads, price_all
 from python_core.hpa.repair.local_updates import apply_changes
 from python_core.hpa.repair.table_repair import refill_rows, repair_within
 
@@ -52,28 +50,6 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: called with increasing ``done``, last with ``done == total``."""
 
 _EMPTY_I = np.zeros(0, dtype=np.int64)
-
-
-def build_threads() -> int:
-    """Threads a build prices clusters on: the CPUs this process may use (``ASTAR_BUILD_THREADS``
-    overrides, e.g. ``1`` for a sidecar that must leave the other cores to the game)."""
-    told = os.environ.get("ASTAR_BUILD_THREADS", "")
-    if told.isdigit() and int(told) > 0:
-        return int(told)
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-
-
-class _Clock:
-    """Seconds per named phase of a build (what :attr:`AbstractGraph.phases` reports)."""
-
-    def __init__(self) -> None:
-        self.laps: dict[str, float] = {}
-        self._last = time.perf_counter()
-
-    def lap(self, name: str) -> None:
-        now = time.perf_counter()
-        self.laps[name] = self.laps.get(name, 0.0) + now - self._last
-        self._last = now
 
 
 class AbstractGraph:
@@ -95,6 +71,9 @@ class AbstractGraph:
             :mod:`~python_core.hpa.graph.distance_table`); kept only with the trees and when it fits.
         merge_span: piece length (border cells) of merged entrances
             (:mod:`~python_core.hpa.graph.entrance_merging`); ``0``: every entrance keeps its own.
+        defer: price the cluster tables in the background when there are no trees
+            (:mod:`~python_core.hpa.graph.table_fill`): :meth:`build` returns once the cheap parts
+            stand, and :attr:`tables_ready` says when queries may read the tables.
 
     Example:
         >>> g = AbstractGraph(np.ones(16, np.uint8), np.ones(16), 4, 4, csize=2, diag=0)
@@ -116,8 +95,11 @@ class AbstractGraph:
         tree_budget: int = 0,
         table_budget: int = 0,
         merge_span: int = 0,
+        defer: bool = False,
     ) -> None:
         self.walk, self.weights = walk, weights
+        self.defer = defer
+        self._fill: TableFill | None = None  # the background pricing of a deferred build
         self.merge_span = merge_span
         self.width, self.height, self.csize, self.diag = width, height, csize, diag
         self.cw, self.ch = cell
@@ -132,6 +114,7 @@ class AbstractGraph:
         self.inexact: set[Border] = set()  # borders some move crosses beside the transitions
         self.trans: Pieces[np.int64] = Pieces(self.cluster_count, 1, np.int64)
         self.tables: Pieces[np.float64] = Pieces(self.cluster_count, 2, np.float64)
+        self.priced = np.zeros(self.cluster_count, dtype=np.uint8)  # whose table is computed
         self.labels = np.full(width * height, -1, dtype=np.int16)
         self.comp_count = np.zeros(self.cluster_count, dtype=np.int64)
         self.pair_dist: F32 = np.zeros((0, 0), np.float32)
@@ -182,11 +165,16 @@ class AbstractGraph:
         Args:
             progress: called as ``progress(done, total)`` over the clusters (and once at the end).
         """
-        clock = _Clock()
+        self.pause_fill()
+        self._fill = None
+        clock = Clock()
         total = self.cluster_count
-        # labels first: entrance merging reads them
-        self.comp_count = label_clusters(
-            self.walk, self.width, self.height, self.csize, self.diag, self.labels, np.arange(total)
+        # labels first (each cluster its own cells, on every core): entrance merging reads them
+        self.comp_count = on_threads(
+            lambda part: label_clusters(
+                self.walk, self.width, self.height, self.csize, self.diag, self.labels, part
+            ),
+            total,
         )
         clock.lap("labels")
         keys = [(k, cx, cy) for cy in range(self.ncy) for cx in range(self.ncx) for k in range(4)]
@@ -196,7 +184,14 @@ class AbstractGraph:
         self.has_trees = 0 < self.tree_bytes_needed() <= self.tree_budget
         self.dirs = Pieces(total, 2, np.uint8)  # a rebuild without trees keeps none of the old ones
         clock.lap("entrances")
-        self._price_all(progress)
+        self.priced = np.zeros(total, dtype=np.uint8)
+        if not self.has_trees:  # tables shaped, then priced in one compiled call per chunk
+            self.trans.splice()
+            self.tables = Pieces.shaped(self.trans.rows, self.trans.rows, np.float64)
+        if self.defer and not self.has_trees:
+            self._fill = TableFill(self)
+        else:
+            price_all(self, progress)
         if self.has_trees:  # whether a start's costs read off a cluster's trees are exact: one weight
             self.uniform[:] = uniform_flags(
                 self.walk, self.weights, self.width, self.height, self.csize, np.arange(total)
@@ -205,6 +200,37 @@ class AbstractGraph:
         self.assemble()
         clock.lap("assemble")
         self.phases = clock.laps
+        if self._fill is not None:
+            self._fill.start()
+            if progress is not None:  # the rest is the background's
+                progress(total, total)
+
+    @property
+    def tables_ready(self) -> bool:
+        """Whether every cluster table is priced (False while a deferred build's fill runs)."""
+        fill = self._fill
+        if fill is None:
+            return True
+        if fill.done:
+            self._fill = None  # idempotent: any reader may drop the finished fill
+            return True
+        return False
+
+    def wait_tables(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds (None: no limit) for a deferred build's tables; True when
+        they are all priced."""
+        fill = self._fill
+        return fill is None or fill.wait(timeout)
+
+    def pause_fill(self) -> None:
+        """Stop a deferred build's background pricing after its current chunks (before a change)."""
+        if self._fill is not None:
+            self._fill.pause()
+
+    def resume_fill(self) -> None:
+        """Go on with the background pricing of what is still unpriced (after a change)."""
+        if self._fill is not None and not self.tables_ready:
+            self._fill.start()
 
     def rebuild_borders(self, keys: Iterable[Border]) -> set[int]:
         """Recompute the given borders; return the clusters whose transition pairs changed."""
@@ -279,32 +305,7 @@ class AbstractGraph:
         )  # fmt: skip
         if self.has_trees:
             self.dirs[cluster] = dirs
-
-    def _price_all(self, progress: Progress | None) -> None:
-        """Price every cluster on :func:`build_threads` threads (the kernel runs without the GIL),
-        in chunks handed out in order, ``progress`` reported from this thread as chunks end."""
-        total = self.cluster_count
-        workers = build_threads()
-        chunk = max(1, min(64, total // (workers * 8) or 1))
-        starts = range(0, total, chunk)
-
-        def price(first: int) -> int:
-            for c in range(first, min(first + chunk, total)):
-                self.price_cluster(c)
-            return min(first + chunk, total) - first
-
-        if workers == 1 or total <= chunk:
-            done = sum(price(first) for first in starts)
-            if progress is not None:
-                progress(done, total)
-            return
-        done, batch, reported = 0, max(1, total // 100), 0
-        with ThreadPoolExecutor(workers, thread_name_prefix="hpa-build") as pool:
-            for count in pool.map(price, starts):  # in order: done only grows
-                done += count
-                if progress is not None and (done - reported >= batch or done == total):
-                    reported = done
-                    progress(done, total)
+        self.priced[cluster] = 1
 
     def relabel(self, clusters: I64) -> None:
         """Recompute the local component labels of some clusters (after their cells changed)."""
@@ -420,7 +421,7 @@ class AbstractGraph:
         flat = (
             self.cl_first, self.node_cluster, self.cl_doff, self.inter_off, self.inter_dst,
             self.inter_cost, self.labels, self.comp_off, self.comp_id, self.tree_off, self.uniform,
-            self.pair_dist, self.pair_pred, self.pair_stale,
+            self.pair_dist, self.pair_pred, self.pair_stale, self.priced,
         )  # fmt: skip
         pieces = self.trans.nbytes + self.tables.nbytes + self.dirs.nbytes  # node_cell, dist_flat, tree_pool
         return (

@@ -61,6 +61,23 @@ class Pieces(Generic[T]):
         self.cols = np.zeros(count, dtype=np.int64)
         self._new: dict[int, npt.NDArray[T]] = {}
 
+    @classmethod
+    def shaped(cls, rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64], dtype: type[T]) -> Pieces[T]:
+        """2-D pieces of the given shapes laid out at once, their values zero (filled in place).
+
+        Example:
+            >>> p = Pieces.shaped(np.array([1, 2]), np.array([1, 2]), np.float64)
+            >>> p.off.tolist(), p[1].shape
+            ([0, 1, 5], (2, 2))
+        """
+        pieces = cls(rows.shape[0], 2, dtype)
+        pieces.rows, pieces.cols = rows.astype(np.int64), cols.astype(np.int64)
+        pieces.off = np.concatenate(([0], np.cumsum(pieces.rows * pieces.cols))).astype(np.int64)
+        total = int(pieces.off[-1])
+        pieces._buffer = np.zeros(total + total // SPARE[0] + SPARE[1] // pieces.dtype.itemsize, dtype=dtype)
+        pieces.flat = pieces._buffer[:total]
+        return pieces
+
     def __len__(self) -> int:
         return int(self.rows.shape[0])
 

@@ -145,7 +145,11 @@ class HierarchyChanges:
             self._min_weight = min(self._min_weight, float(self._weights[changed].min()))
             if (self._weights[changed] != self._one_weight).any():  # until the next build()
                 self._one_weight = 0.0
+        # a deferred build's background pricing stops first; clusters it priced from cells that
+        # changed meanwhile hold the changed cells, so the change prices them again
+        self._graph.pause_fill()
         dirty = self._graph.apply_changes(nodes, weights_changed, self._repair_seconds, self._one_weight != 0)
+        self._graph.resume_fill()
         if self._upper is not None:
             self._upper.update(self._graph, dirty)
             self._packed = self._upper.packed
