@@ -6,9 +6,11 @@
 Why: on a big mesh (aurora) the default mode is Polyanya, and a packed batch of 200 queries ran
 :func:`~python_core.navmesh.polyanya.find_optimal_path` 200 times: its checks, the prepared
 arrays' cache key, the mask, a goal flag per polygon and a ``PathResult`` per query, all Python
-holding the GIL while the other search thread wants it. Here these happen once per batch; a
-query's Python is its ends, the search call and its points. Unreachable goals with
-``allow_partial`` (rare) take ``find_optimal_path`` itself.
+holding the GIL while the other search thread wants it. Here these happen once per batch, and
+the queries' snapping, places, landmarks and searches run in one compiled call
+(:func:`~python_core.navmesh.polyanya_kernel.polyanya_batch`, without the GIL: two threads each
+with a piece of a frame's batch run side by side); a query's Python is its result. Unreachable
+goals with ``allow_partial`` (rare) take ``find_optimal_path`` itself.
 """
 
 from __future__ import annotations
@@ -18,21 +20,18 @@ import numpy.typing as npt
 
 from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND
 from python_core.errors import InvalidQueryError
-from python_core.navmesh.batch import MeshBatch, check_ends
-from python_core.navmesh.links import LAYERS_MAX
-from python_core.navmesh.locate_kernel import closest_point as closest_kernel
+from python_core.navmesh.batch import MeshBatch, _offsets, check_ends
+from python_core.navmesh.build import PLANE_AXES
 from python_core.navmesh.mesh import NavMesh
 from python_core.navmesh.polyanya import (
     _HEURISTICS,
-    _landmarks,
+    ACTIVE,
     _masked,
-    _plane,
     _prepare,
     check_optimal_query,
     find_optimal_path,
 )
-from python_core.navmesh.polyanya_kernel import polyanya_search
-from python_core.navmesh.polyanya_places import polygons_at
+from python_core.navmesh.polyanya_kernel import NO_START, polyanya_batch
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["find_optimal_batch"]
@@ -70,38 +69,30 @@ def find_optimal_batch(
     check_optimal_query(mesh, opts)
     prep = _prepare(mesh)
     nbr, corner, dead_end, usable = _masked(prep, traversable)
-    args = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, nbr, prep.twin, corner, dead_end)
-    places = (prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, usable)
-    heuristic = _HEURISTICS[opts.heuristic]
+    arrays = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, nbr, prep.twin, corner, dead_end)
+    plane = np.array(PLANE_AXES[mesh.up_axis] if mesh.dim == 3 else (0, 1), dtype=np.int64)
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
-    goal_set = np.zeros(prep.ptr.shape[0] - 1, dtype=np.bool_)  # one for the batch, cleared per query
-    static = mesh._static_record
+    goal_set = np.zeros(prep.ptr.shape[0] - 1, dtype=np.bool_)  # one for the batch, left all False
+    status, expanded, snapped_s, snapped_g, root_counts, roots, corridor_counts, corridors = polyanya_batch(
+        mesh._static_record, arrays, (prep.vp_ptr, prep.vp, usable), s, g, plane,
+        _HEURISTICS[opts.heuristic], budget, (prep.lo, prep.hi), ACTIVE, goal_set,
+    )  # fmt: skip
+    root_at, corridor_at = _offsets(root_counts), _offsets(corridor_counts)
     results: list[PathResult | None] = []
     found: list[_Found] = []
-    for a, b in zip(s, g, strict=True):
-        poly_s, snapped_s = closest_kernel(static, a, LAYERS_MAX)
-        poly_g, snapped_g = closest_kernel(static, b, LAYERS_MAX)
-        ps, pg = np.asarray(snapped_s, np.float64), np.asarray(snapped_g, np.float64)
-        if not usable[poly_s]:
-            results.append(PathResult(PathStatus.NO_PATH, np.zeros((0, mesh.dim))))
-            continue
-        s_xy, g_xy = _plane(mesh, ps), _plane(mesh, pg)
-        start_polys = polygons_at(*places, poly_s, *s_xy)
-        goal_polys = polygons_at(*places, poly_g, *g_xy)
-        goal_set[goal_polys] = True
-        status, roots, corridor, expanded = polyanya_search(
-            *args, s_xy, start_polys, g_xy, goal_set, heuristic, budget,
-            *_landmarks(prep, poly_s, s_xy, poly_g, g_xy),
-        )  # fmt: skip
-        goal_set[goal_polys] = False
-        if status == SEARCH_FOUND:  # its points built with the others', below
-            found.append((len(results), ps, pg, roots, corridor, int(expanded)))
+    for i, (code, count) in enumerate(zip(status.tolist(), expanded.tolist(), strict=True)):
+        if code == SEARCH_FOUND:  # its points built with the others', below
+            roots_i = roots[root_at[i] : root_at[i + 1]]
+            corridor_i = corridors[corridor_at[i] : corridor_at[i + 1]]
+            found.append((i, snapped_s[i], snapped_g[i], roots_i, corridor_i, count))
             results.append(None)
-        elif status == SEARCH_BUDGET or not opts.allow_partial:
-            kind = PathStatus.BUDGET_EXHAUSTED if status == SEARCH_BUDGET else PathStatus.NO_PATH
-            results.append(PathResult(kind, np.zeros((0, mesh.dim)), expanded=expanded))
+        elif code == NO_START:
+            results.append(PathResult(PathStatus.NO_PATH, np.zeros((0, mesh.dim))))
+        elif code == SEARCH_BUDGET or not opts.allow_partial:
+            kind = PathStatus.BUDGET_EXHAUSTED if code == SEARCH_BUDGET else PathStatus.NO_PATH
+            results.append(PathResult(kind, np.zeros((0, mesh.dim)), expanded=count))
         else:  # unreachable, a partial path asked for: the single query's own search for its end
-            results.append(find_optimal_path(mesh, a, b, options=opts, traversable=traversable))
+            results.append(find_optimal_path(mesh, s[i], g[i], options=opts, traversable=traversable))
     _found_points(mesh, found, results)
     return MeshBatch.from_results([r for r in results if r is not None], mesh.dim)
 

@@ -25,11 +25,14 @@ polygon ``P`` through corner ``t`` of ``P`` has its left end on ``v[t]`` and its
 from __future__ import annotations
 
 import heapq
+from typing import Any
 
 import numpy as np
 
 from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND, SEARCH_NO_PATH, B
 from python_core.compiled import jit, register_warm_up
+from python_core.navmesh.links import LAYERS_MAX
+from python_core.navmesh.locate_kernel import closest_point
 from python_core.navmesh.polyanya_intervals import (
     EPS,
     cross,
@@ -50,7 +53,7 @@ from python_core.navmesh.polyanya_landmarks import (
 )
 from python_core.navmesh.polyanya_places import closest_reachable, polygons_at, twin_corners
 
-__all__ = ["polyanya_search"]
+__all__ = ["NO_START", "polyanya_batch", "polyanya_search"]
 
 
 @jit
@@ -231,6 +234,78 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
     return SEARCH_FOUND, roots[:nroots][::-1].copy(), corridor, expanded
 
 
+NO_START = -1
+""":func:`polyanya_batch`'s status of a query whose start snapped onto a polygon not traversable."""
+
+
+@jit
+def polyanya_batch(  # noqa: PLR0917 - one numba kernel
+    st: Any, mesh: tuple[F64, I64, I64, I64, I64, I64, I64, B, B], places: tuple[I64, I64, B],
+    starts: F64, goals: F64, plane: I64, use_h: bool, max_expansions: int,
+    bounds: tuple[F64, F64], active: int, goal_set: B,
+) -> tuple[I64, I64, F64, F64, I64, I64, I64, I64]:  # fmt: skip
+    """:func:`polyanya_search` of each row pair of ``starts`` and ``goals`` (mesh coordinates,
+    snapped onto the mesh as :func:`~python_core.navmesh.locate_kernel.closest_point` does), with
+    the landmarks bounding each best, in one compiled call (no Python, and no GIL, per query).
+
+    Args:
+        st: the mesh's static record (for the snapping); ``mesh``: ``(xy, ptr, verts, cpoly, nxt,
+            nbr, twin, corner, dead_end)``; ``places``: ``(vp_ptr, vp, usable)``; ``plane``: the
+            two mesh axes of the search plane; ``bounds``: ``(lo, hi)`` per vertex and landmark
+            (``(V, 0)``: none); ``goal_set``: all False (left so).
+
+    Returns:
+        ``(status, expanded, snapped_starts, snapped_goals, root_counts, roots, corridor_counts,
+        corridors)``: per query its search status (:data:`NO_START`: no path from there), the
+        turning vertices and polygons of each found path, one query after the other.
+    """
+    xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end = mesh
+    vp_ptr, vp, usable = places
+    lo, hi = bounds
+    n = starts.shape[0]
+    status = np.full(n, NO_START, np.int64)
+    expanded = np.zeros(n, np.int64)
+    snapped_s, snapped_g = np.empty_like(starts), np.empty_like(goals)
+    root_counts, corridor_counts = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    found_roots, found_corridors = [], []
+    none = np.zeros(0, np.int64)
+    for i in range(n):
+        poly_s, ps = closest_point(st, starts[i], LAYERS_MAX)
+        poly_g, pg = closest_point(st, goals[i], LAYERS_MAX)
+        snapped_s[i], snapped_g[i] = ps, pg
+        if not usable[poly_s]:
+            continue
+        s_xy = np.array([ps[plane[0]], ps[plane[1]]])
+        g_xy = np.array([pg[plane[0]], pg[plane[1]]])
+        start_polys = polygons_at(xy, ptr, verts, vp_ptr, vp, usable, poly_s, s_xy[0], s_xy[1])
+        goal_polys = polygons_at(xy, ptr, verts, vp_ptr, vp, usable, poly_g, g_xy[0], g_xy[1])
+        goal_set[goal_polys] = True
+        act, glo, ghi = none, np.zeros(0), np.zeros(0)
+        if lo.shape[1]:
+            act, glo, ghi = pick_landmarks(
+                lo, hi, xy, ptr, verts, poly_s, s_xy[0], s_xy[1], poly_g, g_xy[0], g_xy[1], active
+            )
+        found, roots, corridor, count = polyanya_search(
+            xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end, s_xy, start_polys, g_xy,
+            goal_set, use_h, max_expansions, lo, hi, act, glo, ghi,
+        )  # fmt: skip
+        goal_set[goal_polys] = False
+        status[i], expanded[i] = found, count
+        if found == SEARCH_FOUND:
+            root_counts[i], corridor_counts[i] = roots.shape[0], corridor.shape[0]
+            found_roots.append(roots)
+            found_corridors.append(corridor)
+    roots_out = np.empty(int(root_counts.sum()), np.int64)
+    corridors_out = np.empty(int(corridor_counts.sum()), np.int64)
+    at = cat = 0
+    for k in range(len(found_roots)):  # one after the other, as the statuses list them
+        roots_out[at : at + found_roots[k].shape[0]] = found_roots[k]
+        corridors_out[cat : cat + found_corridors[k].shape[0]] = found_corridors[k]
+        at += found_roots[k].shape[0]
+        cat += found_corridors[k].shape[0]
+    return status, expanded, snapped_s, snapped_g, root_counts, roots_out, corridor_counts, corridors_out
+
+
 @register_warm_up
 def _warm_up() -> None:
     """Compile (or load from the disk cache) the kernels on two squares, with the real dtypes."""
@@ -259,3 +334,13 @@ def _warm_up() -> None:
         start, np.array([1.5, 0.5]), goal, True, -1, lo, hi, act, glo, ghi,
     )  # fmt: skip
     closest_reachable(xy, ptr, verts, nbr, start, 3.0, 0.5)
+    # The batch kernel with real meshes' records and prepared arrays (2D and 3D: their types differ);
+    # imported here: those modules import this one.
+    from python_core.navmesh.mesh import NavMesh  # noqa: PLC0415
+    from python_core.navmesh.optimal_batch import find_optimal_batch  # noqa: PLC0415
+
+    square = [[0, 1, 2, 3], [1, 4, 5, 2]]
+    flat = NavMesh([[0, 0], [1, 0], [1, 1], [0, 1], [2, 0], [2, 1]], square)
+    find_optimal_batch(flat, [[0.5, 0.5]], [[1.5, 0.5]])
+    up = NavMesh([[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1], [2, 0, 0], [2, 0, 1]], square)
+    find_optimal_batch(up, [[0.5, 0.0, 0.5]], [[1.5, 0.0, 0.5]])
