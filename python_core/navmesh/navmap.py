@@ -159,9 +159,11 @@ class NavMap:
                 raise InvalidGraphError("a navigation map needs at least one region")
             local = self._built is not None and len(self._stale) < len(self.regions)
             mesh = self._rebuilt() if local else self._build()
-            self._built, self._stale = loaded_of(mesh), set()
             if self.obstacles:
                 mesh.update_obstacles(self.obstacles)
+            # the loaded mesh after the cut (the cut swaps the mesh's arrays in place: taken before,
+            # it would be the cut mesh, and the next rebuild would keep the obstacles' holes)
+            self._built, self._stale = loaded_of(mesh), set()
             self._mesh = mesh
         return self._mesh
 
