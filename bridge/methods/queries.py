@@ -22,7 +22,9 @@ from bridge.methods.hierarchy_params import HierarchyState, check_query_flags
 from bridge.methods.params import Params, is_vector, unit_size
 from bridge.methods.registry import GraphEntry, Registry
 from bridge.wire.errors import BadRequestError, GraphRejectedError, UnsupportedError, short_repr
-from python_core import PathResult, QueryOptions
+from python_core import PathResult, PathStatus, QueryOptions
+from python_core._types import F64, I64
+from python_core.grid.search import dispatch
 from python_core.grid.search.heuristics import HEURISTICS
 from python_core.navigation import EndpointForm, Navigator
 from python_core.navigation.grid import GridNavigator
@@ -31,6 +33,7 @@ __all__ = [
     "Endpoint",
     "Query",
     "answer_bytes",
+    "encode_answer",
     "encode_result",
     "parse_query",
     "parse_reachable",
@@ -316,15 +319,22 @@ def parse_reachable(raw: Any, registry: Registry) -> Query:
 
 def encode_result(result: PathResult, dim: int) -> dict[str, Any]:
     """A result as the wire map: points as float32 (pairs or triples), nodes as int64, LE."""
-    points, nodes = result.points, result.nodes
-    if points.dtype != _F64 or points.ndim != 2 or points.shape[1] != dim:  # the core's form, usually
+    return encode_answer(result.status, result.points, result.nodes, result.cost, result.expanded, dim)
+
+
+def encode_answer(  # noqa: PLR0917 (a result's fields, in their order)
+    status: PathStatus, points: F64, nodes: I64, cost: float, expanded: int, dim: int
+) -> dict[str, Any]:
+    """:func:`encode_result` of ``PathResult(status, points, nodes, cost, expanded)``, from the
+    fields (a grid's exact search gives them without making the result)."""
+    if points.dtype is not _F64 or points.ndim != 2 or points.shape[1] != dim:  # the core's form, usually
         points = np.asarray(points, dtype=_F64).reshape(-1, dim)
     return {
-        "status": result.status._value_,  # the member's own field: no enum descriptor call
+        "status": status._value_,  # the member's own field: no enum descriptor call
         "points": points.astype(_F32_LE).tobytes(),
-        "nodes": (nodes if nodes.dtype == _I64_LE else np.asarray(nodes, dtype=_I64_LE)).tobytes(),
-        "cost": float(result.cost),
-        "expanded": int(result.expanded),
+        "nodes": (nodes if nodes.dtype is _I64_LE else np.asarray(nodes, dtype=_I64_LE)).tobytes(),
+        "cost": float(cost),
+        "expanded": int(expanded),
     }
 
 
@@ -343,12 +353,15 @@ def run_query(graph: Navigator[Any], query: Query, budget: int | None = None) ->
     python_core errors propagate; a hierarchical query on a graph without a built hierarchy is
     ``invalid_graph``.
     """
-    start, goal = resolve_ends(graph, query)
+    start, goal = (query.start, query.goal) if query.cells else resolve_ends(graph, query)
+    options = query.options if budget is None else with_budget(query.options, budget)
+    if type(graph) is GridNavigator and not (query.hierarchical or query.reachable or query.corridor):
+        # what the navigator runs for an exact query, without making a PathResult to encode
+        return encode_answer(*dispatch.find_answer(graph.grid, start, goal, options), 2)  # type: ignore[arg-type]
     if (query.hierarchical or query.reachable) and not graph.has_hierarchy:
         raise GraphRejectedError(f"graph {query.graph_id!r} has no built hierarchy")
     if query.reachable:
         return {"reachable": bool(graph.is_reachable(start, goal, sized(query.options)))}
-    options = query.options if budget is None else with_budget(query.options, budget)
     result = graph.find_path(start, goal, options, hierarchical=query.hierarchical, corridor=query.corridor)
     return encode_result(result, graph.dim)
 

@@ -1,6 +1,8 @@
 """Searches over grids: what :meth:`python_core.grid.GridGraph.find_path` runs, and its oracle.
 
 - :mod:`~python_core.grid.search.dispatch`: the fast exact search users get; picks per query
+- :mod:`~python_core.grid.search.planned`: query plans and the path every query takes, over
+  :mod:`~python_core.grid.search.routes` (search, path and points in one compiled call)
 - :mod:`~python_core.grid.search.astar`: the compiled A* over a padded grid
 - :mod:`~python_core.grid.search.jps`: compiled Jump Point Search (uniform weights, no corner cutting)
 - :mod:`~python_core.grid.search.method_choice`: whether JPS pays on a map (probe searches, cached)
