@@ -21,6 +21,7 @@ import numpy.typing as npt
 from python_core._types import F64, I64
 from python_core.csr.graph import CsrGraph
 from python_core.errors import InvalidGraphError
+from python_core.navmesh.graph_kernel import corner_links_of, writable
 
 __all__ = [
     "PLANE_AXES",
@@ -81,10 +82,8 @@ def checked_polygons(
 
 def corner_links(ptr: I64) -> tuple[I64, I64]:
     """For each corner: its polygon and the next corner of that polygon."""
-    sizes = np.diff(ptr)
-    poly = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
-    local = np.arange(ptr[-1], dtype=np.int64) - ptr[poly]
-    return poly, ptr[poly] + (local + 1) % sizes[poly]
+    poly, nxt = corner_links_of(writable(ptr))
+    return poly, nxt
 
 
 def normalise(xy: F64, ptr: I64, flat: I64, area_eps: float) -> I64:

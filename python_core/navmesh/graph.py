@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from python_core._types import F64, I64
-from python_core.navmesh.build import stable_order
-from python_core.navmesh.graph_kernel import search_edges
+from python_core.navmesh.graph_kernel import group_nodes, search_edges, writable
 
 __all__ = ["LinkEnds", "SearchGraph", "build_search_graph", "group_by", "portal_points"]
 
@@ -76,11 +75,7 @@ class SearchGraph:
 def group_by(keys: I64, count: int) -> tuple[I64, I64]:
     """``(ptr, items)``: the indices ``i`` with ``keys[i] == k`` are ``items[ptr[k]:ptr[k+1]]``
     (negative keys are left out)."""
-    keep = np.flatnonzero(keys >= 0)
-    order = keep[stable_order(keys[keep])]
-    ptr = np.zeros(count + 1, dtype=np.int64)
-    np.cumsum(np.bincount(keys[keep], minlength=count), out=ptr[1:])
-    return ptr, order.astype(np.int64)
+    return group_nodes(writable(keys), int(count))
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -432,7 +432,7 @@ class NavMesh:
 @register_warm_up
 def _warm_up() -> None:
     """Compile (or load from the disk cache) the navmesh kernels with the dtypes queries pass:
-    a 2D and a 3D mesh with a link, each located, clamped and searched once."""
+    a 2D and a 3D mesh with a link, each located, clamped and searched once; an obstacle cut."""
     square = [[0, 1, 2, 3], [1, 4, 5, 2]]
     flat = NavMesh([[0, 0], [1, 0], [1, 1], [0, 1], [2, 0], [2, 1]], square,
                    links=[NavLink(np.array([0.5, 0.5]), np.array([1.5, 0.5]))])  # fmt: skip
@@ -443,4 +443,6 @@ def _warm_up() -> None:
     up = NavMesh([[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1], [2, 0, 0], [2, 0, 1]], square,
                  links=[NavLink(np.array([0.5, 0, 0.5]), np.array([1.5, 0, 0.5]))])  # fmt: skip
     up.find_path((0.5, 0.0, 0.5), (1.5, 0.0, 0.5))
+    room = NavMesh([[0, 0], [4, 0], [4, 2], [0, 2]], [[0, 1, 2, 3]])  # no links: a patched graph
+    room.update_obstacles({0: ObstacleShape.circle((2.0, 1.0), 0.5)})
     up.locate((0.5, 0.0, 0.5))

@@ -25,7 +25,6 @@ links, and graphs where the portals gone outnumber a third of the live ones, are
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -34,7 +33,7 @@ import numpy as np
 from python_core._types import F64, I64
 from python_core.navmesh.build import corner_links, stable_order
 from python_core.navmesh.graph import SearchGraph, group_by, portal_points
-from python_core.navmesh.graph_kernel import search_edges
+from python_core.navmesh.graph_kernel import copy_rows, patch_nodes, search_edges, writable
 from python_core.navmesh.locator import Locator, planes
 
 __all__ = ["Reuse", "patched_locator", "patched_search_graph"]
@@ -145,43 +144,36 @@ def patched_search_graph(  # noqa: PLR0917 - the new mesh's arrays
     live = corner >= 0
     if int((~live).sum()) > DEAD_SHARE * int(live.sum()):
         return None
-    c = np.maximum(corner, 0)
-    src = np.repeat(np.where(live, cpoly[c], -1), samples)
-    dst = np.repeat(np.where(live, cpoly[twin[c]], -1), samples)
-    left = np.repeat(np.where(live, flat[nxt[c]], -1), samples)
-    right = np.repeat(np.where(live, flat[c], -1), samples)
     n_old, n = old.node_count, corner.shape[0] * samples
     pos = np.vstack([old.pos, np.zeros((n - n_old, old.pos.shape[1]))])
     at_nodes = (slots[:, None] * samples + np.arange(samples)[None, :]).reshape(-1)
     pos[at_nodes] = portal_points(vertices, flat, nxt, corner[slots], samples)
-    into = dst >= 0
-    enter = np.zeros(n)
-    crossing = into & (region[np.maximum(src, 0)] != region[np.maximum(dst, 0)])
-    enter[crossing] = enter_cost[dst[crossing]]
     # polygons whose portals changed: new ones, those with a portal gone or a new portal
     changed = reuse.old_of_new < 0
     gone = was[(was >= 0) & (now < 0)]
     at = new_corner_of_old[gone]
     changed[cpoly[at[at >= 0]]] = True
     changed[cpoly[fresh]] = True
-    same = np.zeros(n, dtype=np.bool_)
-    d_old = dst[:n_old]
-    same[:n_old] = (d_old >= 0) & (reuse.old_of_new[np.maximum(d_old, 0)] == old.dst)
-    same[:n_old] &= np.repeat(now >= 0, samples)  # the same portal as before, not a new one in its slot
-    reused = same & into & ~changed[np.maximum(dst, 0)]
+    w = writable
+    src, dst, left, right, enter, node_layers, reused, redo = patch_nodes(
+        w(corner), cpoly, w(twin), w(flat), nxt, w(region), w(enter_cost, np.float64), w(layers), samples,
+        w(old.dst), w(reuse.old_of_new), now >= 0, changed,
+    )  # fmt: skip
     out_ptr, out_nodes = group_by(src, count)
     in_ptr, in_nodes = group_by(dst, count)
-    redo = np.where(into & ~reused, dst, -1)
     r_ptr, r_idx, r_cost = search_edges(
-        pos, redo, left, right, out_ptr, out_nodes, np.ascontiguousarray(travel, dtype=np.float64),
-        enter, np.zeros(0), n,
+        pos, redo, left, right, out_ptr, out_nodes, w(travel, np.float64), enter, np.zeros(0), n,
     )  # fmt: skip
     old_counts = np.zeros(n, dtype=np.int64)
     old_counts[:n_old] = np.diff(old.indptr)
     counts = np.where(reused, old_counts, np.diff(r_ptr))
     indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    indices, costs = _rows(old, (r_ptr, r_idx, r_cost), reused)
-    node_layers = np.where(into, layers[np.maximum(dst, 0)], 0).astype(np.int64)
+    old_rows = (w(old.indptr), w(old.indices), w(old.costs, np.float64))
+    indices, costs = (
+        copy_rows(indptr, *old_rows, r_ptr, r_idx, r_cost, reused)
+        if n
+        else (np.zeros(0, dtype=np.int64), np.zeros(0))  # no portal at all (one polygon)
+    )
     return SearchGraph(
         indptr, indices, costs, np.ascontiguousarray(pos), src, dst, left, right, np.full(n, -1, np.int64),
         node_layers, out_ptr, out_nodes, in_ptr, in_nodes, enter, n, corner,
@@ -212,28 +204,3 @@ def _slots(now: I64, twin: I64) -> tuple[I64, I64, I64]:
     corner = np.concatenate([now, fresh[filled:]])
     corner[free[:filled]] = fresh[:filled]
     return corner, fresh, np.concatenate([free[:filled], np.arange(now.shape[0], corner.shape[0])])
-
-
-def _rows(old: SearchGraph, redone: tuple[I64, I64, F64], reused: Any) -> tuple[I64, F64]:
-    """The edges row by row: runs of reused rows copied from ``old`` as slices, the others from
-    ``redone`` (whose rows are empty where reused)."""
-    r_ptr, r_idx, r_cost = redone
-    n = reused.shape[0]
-    if n == 0:  # no portal at all (one polygon)
-        return np.zeros(0, dtype=np.int64), np.zeros(0)
-    n_old = old.node_count
-    flag = reused.astype(np.int8)
-    edges = np.flatnonzero(np.diff(flag)) + 1
-    bounds = np.concatenate([[0], edges, [n]]).tolist()
-    idx: list[I64] = []
-    cost: list[F64] = []
-    for a, b in itertools.pairwise(bounds):
-        if reused[a]:
-            lo, hi = int(old.indptr[a]), int(old.indptr[min(b, n_old)])
-            idx.append(old.indices[lo:hi])
-            cost.append(old.costs[lo:hi])
-        else:
-            lo, hi = int(r_ptr[a]), int(r_ptr[b])
-            idx.append(r_idx[lo:hi])
-            cost.append(r_cost[lo:hi])
-    return np.concatenate(idx).astype(np.int64, copy=False), np.concatenate(cost)

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from python_core._types import F64, I64
+from python_core._types import F64, I64, B
 from python_core.navmesh.build import PLANE_AXES, normalise
 from python_core.navmesh.links import NavLink
 from python_core.navmesh.local_stitch import restitch
@@ -84,9 +84,12 @@ def rebuild_regions(
     dirty = np.arange(all_counts.shape[0]) >= int(keep.sum())
     twin = np.concatenate([twin, np.full(flat_all.shape[0] - twin.shape[0], -1, dtype=np.int64)])
     regions = np.concatenate(region)
+    all_verts = np.vstack(verts)
+    reach = 2.0 * max(built.merge_margin, built.edge_margin) + 1e-12
+    beside = _beside(built, keep, all_verts[flat_all[ptr[int(keep.sum())] :]][:, axes], reach)
     stitched, order = restitch(
-        np.vstack(verts), ptr, flat_all, twin, regions, dirty,
-        weld=built.merge_margin, margin=built.edge_margin, axes=(axes[0], axes[1]),
+        all_verts, ptr, flat_all, twin, regions, dirty,
+        weld=built.merge_margin, margin=built.edge_margin, axes=(axes[0], axes[1]), beside=beside,
     )  # fmt: skip
     old_of_new = np.full(order.shape[0], -1, dtype=np.int64)
     old_of_new[: stitched.kept] = np.flatnonzero(keep)[order[: stitched.kept]]
@@ -98,3 +101,27 @@ def rebuild_regions(
         travel_costs=np.concatenate(travel)[order], links=list(links), link_radius=built.link_radius,
         stitched=stitched, reuse=None if compact else Reuse(built, old_of_new),
     )  # fmt: skip
+
+
+def _beside(built: NavMesh, keep: B, corners: F64, reach: float) -> I64:
+    """The kept polygons (their ids among the kept, as :func:`restitch` numbers them) in the
+    buckets of ``built``'s locator that the new polygons' corners' box, grown by ``reach``, meets:
+    a superset of those beside a new polygon, found without boxing every open polygon of the mesh
+    (a third of a region move on aurora). The new polygons lie within one box: a region."""
+    grid = built._locator
+    if corners.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    lo = np.floor((corners.min(axis=0) - reach - grid.origin) / grid.cell).astype(np.int64)
+    hi = np.floor((corners.max(axis=0) + reach - grid.origin) / grid.cell).astype(np.int64)
+    if hi[0] < 0 or hi[1] < 0 or lo[0] >= grid.cols or lo[1] >= grid.rows:
+        return np.zeros(0, dtype=np.int64)  # off the grid: beside no kept polygon (all are on it)
+    x0, y0 = max(int(lo[0]), 0), max(int(lo[1]), 0)
+    x1, y1 = min(int(hi[0]), grid.cols - 1), min(int(hi[1]), grid.rows - 1)
+    cells = (np.arange(y0, y1 + 1)[:, None] * grid.cols + np.arange(x0, x1 + 1)[None, :]).reshape(-1)
+    starts, ends = grid.cell_ptr[cells], grid.cell_ptr[cells + 1]
+    sizes = ends - starts
+    at = np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
+    found = np.zeros(keep.shape[0], dtype=np.bool_)
+    found[grid.cell_polys[at]] = True
+    rank = np.cumsum(keep) - 1
+    return np.asarray(rank[np.flatnonzero(found & keep)], dtype=np.int64)
