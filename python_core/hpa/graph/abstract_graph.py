@@ -222,6 +222,14 @@ class AbstractGraph:
         fill = self._fill
         return fill is None or fill.wait(timeout)
 
+    def __getstate__(self) -> dict[str, object]:
+        """A copy (pickle, deepcopy) is of the whole graph: a deferred build's tables are priced
+        first, and the threads stay with the original."""
+        self.wait_tables()
+        state = dict(self.__dict__)
+        state["_fill"] = None
+        return state
+
     def pause_fill(self) -> None:
         """Stop a deferred build's background pricing after its current chunks (before a change)."""
         if self._fill is not None:

@@ -4,7 +4,9 @@ change during the background pricing leaves the graph a fresh build of the chang
 
 from __future__ import annotations
 
+import copy
 import gc
+import pickle
 import threading
 
 import numpy as np
@@ -64,6 +66,9 @@ def test_queries_meanwhile_are_exact_and_then_those_of_a_full_build(weighted: bo
     (x, y), _ = pairs[0]
     assert deferred.find_path((x, y), (x, y)).nodes.tolist() == [y * grid.width + x]
     deferred.graph.resume_fill()
+    for twin in (pickle.loads(pickle.dumps(deferred)), copy.deepcopy(deferred)):  # priced first
+        assert twin.tables_ready
+        _same_graph(full, twin)
     assert deferred.wait_tables(60.0)
     assert deferred.tables_ready
     _same_graph(full, deferred)
