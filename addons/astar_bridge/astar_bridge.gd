@@ -365,7 +365,7 @@ func request_query(query: PathQuery) -> PathRequest:
 
 ## [method request_query] with the graph, endpoints and an options map.
 func request_path(
-	graph: String, from: Variant, to: Variant, options: Dictionary = {}
+	graph: String, from: Variant, to: Variant, options: Dictionary = PathCalls.NO_OPTIONS
 ) -> PathRequest:
 	return _paths.request(graph, from, to, options)
 

@@ -3,6 +3,7 @@
 ## completion times of the last second.
 extends RefCounted
 
+const PathRequest = preload("res://addons/astar_bridge/api/path_request.gd")
 ## Latencies kept for the mean and the percentiles.
 const WINDOW := 1024
 
@@ -31,6 +32,22 @@ func record(latency_usec: int, failed: bool) -> void:
 		_latencies_ms[_next_slot] = latency_ms
 		_next_slot = (_next_slot + 1) % WINDOW
 	_completions_usec.append(Time.get_ticks_usec())
+
+
+## [method record] for each of [param requests] completed at [param now_usec] with
+## [param results] (one a request, in order): a frame's answers counted in one call.
+func record_all(now_usec: int, requests: Array[PathRequest], results: Array[Dictionary]) -> void:
+	for i: int in requests.size():
+		var latency_ms: float = (now_usec - requests[i].sent_usec) / 1000.0
+		if results[i].get("status") == "error":
+			_failures += 1
+		if _latencies_ms.size() < WINDOW:
+			_latencies_ms.append(latency_ms)
+		else:
+			_latencies_ms[_next_slot] = latency_ms
+			_next_slot = (_next_slot + 1) % WINDOW
+		_completions_usec.append(now_usec)
+	_requests += requests.size()
 
 
 ## [code]{"requests", "failures", "latency_ms_mean", "latency_ms_p50", "latency_ms_p99",

@@ -33,6 +33,12 @@ class Group:
 
 	## The group without its requests that are done (cancelled), or itself when none is.
 	func live() -> Group:
+		var done: int = 0
+		for request: PathRequest in requests:
+			if not request.result.is_empty():  # is_done(), without a call per request
+				done += 1
+		if done == 0:
+			return self
 		var kept: Group = Group.new(graph, options, cells)
 		for i: int in requests.size():
 			if requests[i].is_done():
@@ -44,7 +50,7 @@ class Group:
 			else:
 				kept.world_starts.append(world_starts[i])
 				kept.world_goals.append(world_goals[i])
-		return self if kept.requests.size() == requests.size() else kept
+		return kept
 
 
 # "graph|c" / "graph|w" (no options) or that plus the options' hash -> Group.
@@ -54,6 +60,9 @@ var _others: Array[PathRequest] = []
 var _other_queries: Array = []
 var _other_dims: PackedInt32Array = PackedInt32Array()
 var _count: int = 0
+# The group of the last add_grid without options: the next request of a crowd (same graph, no
+# options) joins it without a key or a look-up.
+var _last: Group = null
 
 
 ## Requests held.
@@ -76,7 +85,16 @@ func add_grid(
 	start: Vector2,
 	goal: Vector2
 ) -> void:
-	var group: Group = _group(graph, options, cells)
+	var group: Group = _last
+	if not (
+		group != null
+		and options.is_empty()
+		and group.graph == graph
+		and group.cells == cells
+		and group.options.is_empty()
+	):
+		group = _group(graph, options, cells)
+		_last = group if options.is_empty() else null
 	group.requests.append(request)
 	if cells:
 		group.cell_starts.append(int(start.x))
@@ -109,6 +127,7 @@ func take() -> Array[Array]:
 		_take_group(group, messages)
 	_take_others(messages)
 	_groups = {}
+	_last = null
 	_others = []
 	_other_queries = []
 	_other_dims = PackedInt32Array()

@@ -25,6 +25,10 @@ const FOLDED_KEYS: Array[String] = [
 # Folded too, but kept apart: a graph.update's obstacle operations (see _fold_obstacles).
 const OBSTACLES := "obstacles"
 
+## Counts loads and erasures: what a caller worked out from a graph's method and params holds
+## while this is unchanged (the path calls' per-graph look-up of how requests go).
+var revision: int = 0
+
 # id -> {"method", "params", "cells": {index: bool}, "weights": PackedByteArray or null,
 #        "cell_weights": {index: float}, "agents": {agent: [x, y(, size)]}, "points": {id: bool},
 #        "obstacles": {id: "set" op}, "other": Array[Dictionary]}
@@ -35,6 +39,7 @@ var _graphs: Dictionary = {}
 ## (replacing what was kept of a graph of that id).
 func loaded(method: String, params: Dictionary) -> void:
 	var id: String = str(params.get("id", ""))
+	revision += 1
 	_graphs[id] = {
 		"method": method,
 		"params": params.duplicate(),
@@ -92,6 +97,7 @@ func updated(id: String, params: Dictionary) -> bool:
 
 ## Forgets graph [param id].
 func erase(id: String) -> void:
+	revision += 1
 	_graphs.erase(id)
 
 

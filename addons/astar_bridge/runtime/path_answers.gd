@@ -41,6 +41,10 @@ static func splitter(
 		var results: Array = given if given is Array else []
 		if answered.is_empty():
 			finisher(counters, answered, answers, usec).call_deferred()
+		if results.size() == requests.size():  # the transforms' answer: one map a query
+			answered.append_array(requests)
+			answers.append_array(results)
+			return
 		for i: int in requests.size():
 			var item: Variant = results[i] if i < results.size() else null
 			var result: Dictionary = (
@@ -68,9 +72,7 @@ static func finisher(
 		var results: Array[Dictionary] = outcomes.duplicate()
 		requests.clear()  # answers from now on go into the next call
 		outcomes.clear()
-		for i: int in finishing.size():
-			var failed: bool = results[i].get("status") == "error"
-			counters.record(started - finishing[i].sent_usec, failed)
+		counters.record_all(started, finishing, results)
 		usec[0] += Time.get_ticks_usec() - started
 		for i: int in finishing.size():
 			finishing[i].finish(results[i])  # emits completed

@@ -19,12 +19,20 @@ const REPORT_NO_PATH := "astar_bridge/debug/report_no_path"
 const MAX_CELL := 1 << 30
 ## The load method of navmeshes and navigation maps (their frame's 2D requests go packed too).
 const NAVMESH_METHOD := "graph.load_navmesh"
+## The options of a request without any: one read-only map, not a new one a call (the
+## autoload's request_path default; a crowd's requests each allocated one).
+const NO_OPTIONS: Dictionary = {}
 
 var _config: BridgeConfig
 var _link: SidecarLink
 var _queue: RequestQueue
 var _graphs: GraphCalls
 var _store: GraphStore
+# graph -> true when its requests between two finite Vector2 go packed as a flat navmesh's
+# (worked out once per graph for the store's revision _flat_revision: a crowd's requests skip
+# the look-ups).
+var _flat_meshes: Dictionary = {}
+var _flat_revision: int = -1
 
 
 func _init(
@@ -89,6 +97,17 @@ func request(graph: String, from: Variant, to: Variant, options: Dictionary) -> 
 	var made: PathRequest = PathRequest.new()
 	if _config.batch_requests:
 		made.sent_usec = started
+		# A crowd on a flat navmesh: its finite positions go packed, with no look-up a request.
+		var flat: Variant = _flat_meshes.get(graph) if _store.revision == _flat_revision else null
+		if flat == null:
+			flat = _learn_flat(graph)
+		if flat and from is Vector2 and to is Vector2:
+			var start: Vector2 = from
+			var goal: Vector2 = to
+			if start.is_finite() and goal.is_finite():
+				_queue.hold_grid(made, graph, options, false, start, goal)
+				_queue.main_thread_usec += Time.get_ticks_usec() - started
+				return made
 		_hold(made, graph, from, to, options)
 		_queue.main_thread_usec += Time.get_ticks_usec() - started
 		return made
@@ -132,6 +151,17 @@ func _hold(
 			_queue.hold_grid(made, graph, options, false, mesh_start, mesh_goal)
 			return
 	_queue.hold_query(made, _wire_query(graph, from, to, options), _dim_of(graph, from))
+
+
+# True when [param graph]'s requests between two finite Vector2 go packed as a flat navmesh's
+# (the navmesh case of _hold), remembered for the store's revision.
+func _learn_flat(graph: String) -> bool:
+	if _store.revision != _flat_revision:
+		_flat_meshes.clear()
+		_flat_revision = _store.revision
+	var flat: bool = _store.method_of(graph) == NAVMESH_METHOD and _dim_of(graph, Vector2()) == 2
+	_flat_meshes[graph] = flat
+	return flat
 
 
 # [param value] as path.find_packed takes it on grid [param graph] (a Vector2: a cell of the

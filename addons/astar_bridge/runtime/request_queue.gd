@@ -96,7 +96,8 @@ func hold_grid(
 	goal: Vector2
 ) -> void:
 	_held.add_grid(request, graph, options, cells, start, goal)
-	_schedule_flush()
+	if not _flush_scheduled:  # once a frame: no call a request of a crowd
+		_schedule_flush()
 
 
 ## Holds [param request] until the end of the frame as one query of a path.find_many:

@@ -1,6 +1,7 @@
 ## A frame's request_path calls on a 2D navmesh leave as one path.find_packed (issue 40),
 ## against a real sidecar: each request gets exactly the synchronous find_path's answer (points,
-## polygons, cost, status: ends off the mesh, the optimal flag, a layer mask with no polygon).
+## polygons, cost, status: ends off the mesh, the optimal flag, a layer mask with no polygon);
+## an id loaded again as a grid is asked as a grid.
 extends "res://runner/gd_test.gd"
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
@@ -62,6 +63,36 @@ func test_a_frames_navmesh_requests_are_one_message_with_find_paths_answers() ->
 			found += 1 if own["status"] == "found" else 0
 		assert_eq(wrong.size(), 0, "answers unlike find_path's: %s" % "; ".join(wrong))
 		assert_eq(found, 0 if options.has("navigation_layers") else CROWD)
+
+
+# The autoload remembers per graph id that its requests go as a flat navmesh's: an id loaded
+# again as a grid (here within one frame) is asked as the grid it now is, and back.
+func test_an_id_loaded_again_as_a_grid_is_asked_as_one() -> void:
+	var ends: Array[Vector2] = [Vector2(1, 1), Vector2(28, 2), Vector2(2, 28), Vector2(29, 29)]
+	for turn: int in 2:
+		await _tree().process_frame
+		var requests: Array[PathRequest] = []
+		for i: int in 2:
+			requests.append(_bridge.request_path("ring", ends[2 * i], ends[2 * i + 1]))
+		var held: FrameBatches = _bridge._queue._held
+		var group: FrameBatches.Group = held._groups.values()[0]
+		assert_false(group.cells, "round %d: navmesh positions" % turn)
+		_bridge.drop_graph("ring")  # sends the held requests first
+		var cells: PackedByteArray = PackedByteArray()
+		cells.resize(32 * 32)
+		cells.fill(1)
+		assert_true(_bridge.load_grid("ring", 32, 32, cells).is_ok())
+		requests.append(_bridge.request_path("ring", ends[0], ends[1]))
+		requests.append(_bridge.request_path("ring", ends[2], ends[3]))
+		group = held._groups.values()[0]
+		assert_true(group.cells, "round %d: the grid's cells" % turn)
+		await _settled(requests)
+		for i: int in 2:
+			assert_eq(requests[i].result["status"], "found", "round %d, navmesh %d" % [turn, i])
+			var own: Dictionary = _bridge.find_path_result("ring", ends[2 * i], ends[2 * i + 1])
+			assert_eq(requests[2 + i].result, own, "round %d: the grid's answer" % turn)
+		var regions: Array[Node] = [_region]
+		assert_true(_bridge.load_navigation_region("ring", regions).is_ok())
 
 
 # A ring of eight 10 x 10 squares around a hole (0..30 each way).
