@@ -317,10 +317,13 @@ class HierarchicalGrid(DeferredTables, HierarchyBatches, HierarchyChanges):
 
     def _open_weights(self) -> tuple[float, float]:
         """The smallest weight of an open cell, and the weight they all share (``0``: none)."""
-        open_weights = self._weights[self._walk != 0]
-        if not open_weights.size:
+        low, high, step = np.inf, -np.inf, 1 << 20
+        for at in range(0, self._walk.shape[0], step):  # by parts: no copy of a big map's weights
+            part = self._weights[at : at + step][self._walk[at : at + step] != 0]
+            if part.size:
+                low, high = min(low, float(part.min())), max(high, float(part.max()))
+        if low == np.inf:  # no open cell
             return 1.0, 0.0
-        low, high = float(open_weights.min()), float(open_weights.max())
         return low, low if low == high and low > 0 else 0.0
 
     # -- queries ----------------------------------------------------------------------------------
