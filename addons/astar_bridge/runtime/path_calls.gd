@@ -102,10 +102,10 @@ func request(graph: String, from: Variant, to: Variant, options: Dictionary) -> 
 		if flat == null:
 			flat = _learn_flat(graph)
 		if flat and from is Vector2 and to is Vector2:
-			var start: Vector2 = from
-			var goal: Vector2 = to
-			if start.is_finite() and goal.is_finite():
-				_queue.hold_grid(made, graph, options, false, start, goal)
+			var from_point: Vector2 = from
+			var to_point: Vector2 = to
+			if from_point.is_finite() and to_point.is_finite():
+				_queue.hold_grid(made, graph, options, false, from_point, to_point)
 				_queue.main_thread_usec += Time.get_ticks_usec() - started
 				return made
 		_hold(made, graph, from, to, options)

@@ -38,7 +38,8 @@ func test_a_frames_answers_counted_at_once_as_one_by_one() -> void:
 	var each: BridgeStats = BridgeStats.new()
 	var all: BridgeStats = BridgeStats.new()
 	for i: int in requests.size():
-		each.record(9000 - requests[i].sent_usec, results[i]["status"] == "error")
+		var failed: bool = results[i]["status"] == "error"
+		each.record(9000 - requests[i].sent_usec, failed)
 	all.record_all(9000, requests, results)
 	var one: Dictionary = each.snapshot()
 	var other: Dictionary = all.snapshot()
@@ -65,8 +66,9 @@ func test_interleaved_graphs_and_options_keep_their_own_groups() -> void:
 	for i: int in plan.size():
 		var request: PathRequest = PathRequest.new()
 		made.append(request)
+		var graph: String = plan[i][0]
 		var options: Dictionary = plan[i][1]
-		held.add_grid(request, plan[i][0], options, false, Vector2(i, 0), Vector2(0, i))
+		held.add_grid(request, graph, options, false, Vector2(i, 0), Vector2(0, i))
 	var sizes: Dictionary = {}
 	for message: Array in held.take():
 		var requests: Array[PathRequest] = message[2]
@@ -78,7 +80,8 @@ func test_interleaved_graphs_and_options_keep_their_own_groups() -> void:
 		sizes[key] = requests.size()
 		if message[0] != FrameBatches.Kind.PACKED:
 			continue
-		var starts: PackedVector2Array = (params["starts"] as PackedByteArray).to_vector2_array()
+		var bytes: PackedByteArray = params["starts"]
+		var starts: PackedVector2Array = bytes.to_vector2_array()
 		for k: int in requests.size():  # each request kept its own endpoints
 			assert_eq(starts[k], Vector2(made.find(requests[k]), 0), key)
 	assert_eq(sizes, {"a": 3, "b": 1, "a optimal": 2, "b optimal": 1})
