@@ -210,13 +210,9 @@ def _in_range(shapes: list[ObstacleShape], low: F64, high: F64, dim: int) -> B:
     return np.asarray((high >= base) & (low <= top), dtype=np.bool_)
 
 
-def _recut(cuts: Cuts[Any], polygon: int, near: list[ObstacleShape], min_area: float) -> Piece | None:
-    """Polygon ``polygon`` less ``near`` (None: not cut by them, the loaded polygon stays)."""
+def _recut(cuts: Cuts[Any], polygon: int, left: Any, min_area: float) -> Piece:
+    """Polygon ``polygon``'s pieces: ``left``, what the obstacles leave of it, cut convex."""
     shape = cuts.shapes[polygon]
-    blocking = near[0].geometry() if len(near) == 1 else shapely.union_all([s.geometry() for s in near])
-    left = shapely.difference(shape, blocking)
-    if shape.area - left.area <= min_area:
-        return None  # touching along an edge or at a corner cuts nothing
     mesh = cuts.loaded
     xy, ptr, flat = convex_pieces(left, min_area=min_area)
     own = mesh.polygon(polygon)
@@ -247,18 +243,28 @@ def _pieces(
         for p in polygons.tolist():
             pieces.pop(p, None)
         return pieces
-    near = shapely.STRtree(_boxes(current)).query(cuts.shapes[polygons])
+    geoms = np.array([s.geometry() for s in current], dtype=object)
+    shapes = cuts.shapes[polygons]
+    near = shapely.STRtree(_boxes(current)).query(shapes)
     near = near[:, _in_range([current[i] for i in near[1]], cuts.low[polygons[near[0]]],
                              cuts.high[polygons[near[0]]], mesh.dim)]  # fmt: skip
+    # only the pairs that meet (one vectorised call): a box that meets cuts nothing
+    near = near[:, shapely.intersects(shapes[near[0]], geoms[near[1]])]
     starts = np.searchsorted(near[0], np.arange(polygons.shape[0] + 1))
-    for k, p in enumerate(polygons.tolist()):
-        which = near[1][starts[k] : starts[k + 1]]
-        near_p = [current[i] for i in which.tolist()]
-        made = _recut(cuts, p, near_p, mesh.area_epsilon) if near_p else None
-        if made is None:
-            pieces.pop(p, None)
-        else:
-            pieces[p] = made
+    cut = np.flatnonzero(np.diff(starts) > 0)
+    blocking = np.array(
+        [geoms[near[1][starts[k]]] if starts[k + 1] - starts[k] == 1
+         else shapely.union_all(geoms[near[1][starts[k] : starts[k + 1]]]) for k in cut.tolist()],
+        dtype=object,
+    )  # fmt: skip
+    left = shapely.difference(shapes[cut], blocking) if cut.size else np.zeros(0, dtype=object)
+    # touching along an edge or at a corner cuts nothing: the loaded polygon stays
+    lost = shapely.area(shapes[cut]) - shapely.area(left) > mesh.area_epsilon
+    for p in polygons.tolist():
+        pieces.pop(p, None)
+    for k, remains, real in zip(cut.tolist(), left.tolist(), lost.tolist(), strict=True):
+        if real:
+            pieces[int(polygons[k])] = _recut(cuts, int(polygons[k]), remains, mesh.area_epsilon)
     return pieces
 
 
