@@ -234,6 +234,7 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
         i, j = lazy_best_pair(
             pair_dist, trees, dims, pricing, np.array([start, sc, goal, tc]), (start_costs, goal_costs),
             (start_known, goal_known), direct, buf,
+            cost_bounds(node_cell, lo, hi, goal, width, diag, cw, ch, h_scale),
         )  # fmt: skip
         outcome = ABSTRACT_NO_PATH if i == -1 else ABSTRACT_FOUND
         is_direct = i == -2

@@ -28,7 +28,6 @@ from python_core.hpa.graph.cluster_search import (
     rect_search,
 )
 from python_core.hpa.graph.cluster_trees import tree_walk
-from python_core.hpa.graph.distance_table import best_pair
 from python_core.hpa.query.abstract_search import estimate
 from python_core.hpa.steps import inline_jit
 
@@ -126,6 +125,24 @@ def cost_bounds(  # noqa: PLR0917 (compiled kernel: positional)
     return bounds
 
 
+@inline_jit
+def _row_best(  # noqa: PLR0917 (compiled kernel: positional)
+    pair_dist: F32, lo: int, glo: int, a: int, start_costs: F64, goal_costs: F64
+) -> tuple[float, int]:
+    """The cheapest pair of start transition ``a`` under the current end costs: its total and goal
+    transition (``inf, -1`` when none; the first of equal totals, as :func:`best_pair` picks).
+    The total is summed in :func:`best_pair`'s order, so both pick the same pair."""
+    best, arg = np.inf, -1
+    s = start_costs[a]
+    if s == np.inf:
+        return best, arg
+    for b in range(goal_costs.shape[0]):
+        total = s + np.float64(pair_dist[lo + a, glo + b]) + goal_costs[b]
+        if total < best:
+            best, arg = total, b
+    return best, arg
+
+
 @jit
 def lazy_best_pair(  # noqa: PLR0917 (compiled kernel: positional)
     pair_dist: F32,
@@ -137,32 +154,62 @@ def lazy_best_pair(  # noqa: PLR0917 (compiled kernel: positional)
     known: tuple[U8, U8],
     direct: float,
     buf: I64,
+    to_goal: F64,
 ) -> tuple[int, int]:
     """:func:`best_pair` over end costs of which only some are known, the rest lower bounds.
 
-    ``ends`` is ``(start cell, start cluster, goal cell, goal cluster)``. The cheapest pair under
-    the bounds is exact once both its ends are known (every other pair costs at least its bound);
-    until then the unknown ends of the winner are read off their trees and the pick repeats. Most
-    transitions of a big cluster are never walked: a walk up a cold tree is what a query waits
-    for on a 64-cell cluster with dozens of transitions.
+    ``ends`` is ``(start cell, start cluster, goal cell, goal cluster)``; ``to_goal`` a lower
+    bound of the cost from each start transition to the goal cell (:func:`cost_bounds`). The
+    cheapest pair under the bounds is exact once both its ends are known (every other pair costs
+    at least its bound); until then the unknown ends of the winner are read off their trees and
+    the pick repeats. Most transitions of a big cluster are never walked: a walk up a cold tree is
+    what a query waits for on a 64-cell cluster with dozens of transitions.
+
+    The table is read a row at a time, lazily: row ``a`` (start transition ``a`` against every goal
+    transition) stands for its least total, which is at least ``start cost + to_goal`` (the
+    triangle inequality of the octile bounds) until the row is read; only a row whose bound
+    comes first is read, and after a walk only the rows the walk changed are read again. On
+    random512-10-0 (64-cell clusters, ~44 transitions each) a fifth of the rows are read, once:
+    the table's rows are cold (32 MiB), and rescanning the whole 44 x 44 block at each of about
+    five picks was a third of the query. The pick is :func:`best_pair`'s (the first of equal
+    totals, summed in its order): a bound is shaded by a millionth, below the float32 rounding
+    of the table's costs, so it never passes a row's read total.
     """
     lo, glo = trees[2][ends[1]], trees[2][ends[3]]
+    start_costs, goal_costs = costs
+    rows = start_costs.shape[0]
+    row_cost, row_arg = np.empty(rows), np.full(rows, -1, dtype=np.int64)
+    for a in range(rows):  # row_arg -1: not read yet, row_cost its bound
+        row_cost[a] = start_costs[a] + to_goal[a] * (1.0 - 1e-6)
     while True:
-        i, j, _ = best_pair(pair_dist, lo, costs[0], glo, costs[1], direct)
+        i, best = -1, np.inf  # the first row of the least total or bound, as best_pair's scan
+        if direct < np.inf:
+            i, best = -2, direct
+        for a in range(rows):
+            if row_cost[a] < best:
+                i, best = a, row_cost[a]
         if i < 0:
-            return i, j
+            return i, i
+        if row_arg[i] < 0:  # a bound: read the row, and pick again
+            row_cost[i], row_arg[i] = _row_best(pair_dist, lo, glo, i, start_costs, goal_costs)
+            continue  # (a row that reaches no goal transition reads inf: never picked again)
+        j = row_arg[i]
         done = True
-        for side, v in ((0, i), (1, j)):
-            at = v - (lo if side == 0 else glo)
-            if known[side][at]:
-                continue
+        if not known[0][i]:
             done = False
-            known[side][at] = 1
-            cluster, cell = ends[2 * side + 1], ends[2 * side]
-            reverse = side == 0  # a start's walks are priced in its own direction
-            costs[side][at] = walk_tree(trees, dims, pricing, cluster, v, cell, buf, reverse)[1]
+            known[0][i] = 1
+            start_costs[i] = walk_tree(trees, dims, pricing, ends[1], lo + i, ends[0], buf, True)[1]
+            row_cost[i], row_arg[i] = _row_best(pair_dist, lo, glo, i, start_costs, goal_costs)
+        if not known[1][j]:
+            done = False
+            known[1][j] = 1
+            was = goal_costs[j]
+            goal_costs[j] = walk_tree(trees, dims, pricing, ends[3], glo + j, ends[2], buf, False)[1]
+            for a in range(rows):  # a walk cheaper than its bound would move any read row (never)
+                if row_arg[a] == j or (row_arg[a] >= 0 and goal_costs[j] < was):
+                    row_cost[a], row_arg[a] = _row_best(pair_dist, lo, glo, a, start_costs, goal_costs)
         if done:
-            return i, j
+            return lo + i, glo + j
 
 
 @jit
