@@ -179,8 +179,7 @@ class AbstractGraph:
         clock.lap("labels")
         keys = [(k, cx, cy) for cy in range(self.ncy) for cx in range(self.ncx) for k in range(4)]
         self.rebuild_borders(keys)
-        for c in range(total):
-            self.trans[c] = self.transitions_of(c)
+        self._all_transitions()
         self.has_trees = 0 < self.tree_bytes_needed() <= self.tree_budget
         self.dirs = Pieces(total, 2, np.uint8)  # a rebuild without trees keeps none of the old ones
         clock.lap("entrances")
@@ -287,6 +286,18 @@ class AbstractGraph:
         cx, cy = cluster % self.ncx, cluster // self.ncx
         parts = [self.borders[key][0][:, side] for key, side in borders_of(cx, cy) if key in self.borders]
         return np.unique(np.concatenate(parts)) if parts else _EMPTY_I
+
+    def _all_transitions(self) -> None:
+        """:meth:`transitions_of` every cluster at once: each border cell belongs to the cluster on
+        its side, so the sorted unique cells of all borders, grouped by cluster, are theirs."""
+        parts = [cells.reshape(-1) for cells, _ in self.borders.values()]
+        cells = np.unique(np.concatenate(parts)) if parts else _EMPTY_I
+        owner = self.cluster_of(cells)
+        order = np.argsort(owner, kind="stable")  # ascending cells within each cluster
+        cells, owner = cells[order], owner[order]
+        bounds = np.searchsorted(owner, np.arange(self.cluster_count + 1)).tolist()
+        for c in range(self.cluster_count):
+            self.trans[c] = cells[bounds[c] : bounds[c + 1]]
 
     def tree_bytes_needed(self) -> int:
         """Bytes the cluster trees of the current transitions take (one byte per cell per transition)."""
