@@ -7,7 +7,9 @@ Per map size (square, 20% of the cells blocked at random, ``random_blocked`` wit
 8-connected without corner cutting) and hierarchy (``defaults``: ``hierarchy: {}``; ``c32``:
 ``{"cluster_size": 32}``), a fresh sidecar over its socket:
 
-- the plain grid is loaded first and kept (its RSS growth is the grid's own share), then the
+- the plain grid is loaded first and kept (its RSS growth is the grid's own share, and that of
+  its first exact query the search workspace's, which the hierarchy's first query, exact
+  until its tables are priced, touches as well), then the
   grid again with the hierarchy: the load's wall time, the hierarchy's ``build_seconds`` (the
   part the load waits for), the sidecar's RSS growth beside the grid (``/proc/<pid>/status``
   VmRSS: the second load's growth minus the first's) in bytes a cell when the load returns and
@@ -109,8 +111,9 @@ def run_one(size: int, config: str, count: int) -> None:
             client.load_grid("plain", mask, diagonal=DIAGONAL)  # kept: a freed grid's pages would be reused
             # the same first query the hierarchy answers exactly until its tables are priced: the
             # search workspace pages it touches are the grid's share, not the hierarchy's
-            client.call("path.find", Client.query("plain", *queries[0]))
             plain = rss_bytes(pid) - base
+            client.call("path.find", Client.query("plain", *queries[0]))
+            workspace = rss_bytes(pid) - base - plain
             base = rss_bytes(pid)
             began = time.perf_counter()
             client.load_grid("map", mask, diagonal=DIAGONAL, hierarchy=CONFIGS[config])
@@ -126,7 +129,7 @@ def run_one(size: int, config: str, count: int) -> None:
             hpa, hpa_costs = _medians(client, queries, hierarchical=True)
             exact, exact_costs = _medians(client, queries)
     ratios = [h / e for h, e in zip(hpa_costs, exact_costs, strict=True) if e > 0 and not math.isnan(h)]
-    beside, beside_ready = (grown - plain) / cells, (filled - plain) / cells
+    beside, beside_ready = (grown - plain) / cells, (filled - plain - workspace) / cells
     print(
         f"{size:>5}^2 {config:<8} (sidecar warm-up {warm_up:.0f} s) load {loaded:6.2f} s, "
         f"answering {answering:6.2f} s, HPA* from {ready:6.2f} s = {ready / cells * 1e6:5.2f} us/cell | "
