@@ -84,7 +84,11 @@ def _sources_hash(numba_version: str) -> str:
     """A short hash of every python_core source file and the numba version (the cache key)."""
     digest = hashlib.sha256(numba_version.encode())
     package = Path(__file__).parent
-    sources = (p for p in package.rglob("*.py") if "__pycache__" not in p.relative_to(package).parts)
+    sources: list[Path] = []
+    for folder, subfolders, files in os.walk(package):
+        # never into the caches: thousands of files, and another process may be deleting an old one
+        subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+        sources.extend(Path(folder, name) for name in files if name.endswith(".py"))
     for path in sorted(sources):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
