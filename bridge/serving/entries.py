@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import functools
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bridge.methods.hierarchy_params import HierarchyState, ProgressThrottle, validate_hierarchy
@@ -19,7 +20,9 @@ from bridge.wire.errors import GraphRejectedError
 from python_core.errors import AStarError
 from python_core.hpa.warm_up import warm_up_hierarchy
 
-__all__ = ["BYTES_PER_NODE", "build_entry", "build_hierarchy", "describe", "footprint", "threadsafe"]
+__all__ = [
+    "BYTES_PER_NODE", "Writers", "build_entry", "build_hierarchy", "describe", "footprint", "threadsafe",
+]  # fmt: skip
 
 log = logging.getLogger("bridge.serving")
 
@@ -103,3 +106,33 @@ def describe(entry: GraphEntry) -> dict[str, Any]:
             hpa = getattr(graph, "hierarchy", None)
             info["hierarchy"]["tables_ready"] = bool(getattr(hpa, "tables_ready", True))
     return info
+
+
+class Writers:
+    """One thread per graph that its changes (``graph.update``) run on; the event loop's only.
+
+    Not the shared pool: a change frees the last mesh's arrays and allocates the next's, and on
+    one thread both stay in one malloc arena, which keeps the pages. Alternating pool threads
+    touched 17-35 MB of fresh pages per aurora region move (36-44 ms instead of ~30 ms).
+    """
+
+    def __init__(self) -> None:
+        self._pools: dict[str, ThreadPoolExecutor] = {}
+
+    def of(self, graph_id: str) -> ThreadPoolExecutor:
+        """``graph_id``'s thread (started at its first change)."""
+        pool = self._pools.get(graph_id)
+        if pool is None:
+            pool = self._pools[graph_id] = ThreadPoolExecutor(1, f"astar-update {graph_id}")
+        return pool
+
+    def release(self, graph_id: str) -> None:
+        """Let ``graph_id``'s thread end once its queued changes are done (the graph was dropped)."""
+        pool = self._pools.pop(graph_id, None)
+        if pool is not None:
+            pool.shutdown(wait=False)
+
+    def close(self) -> None:
+        """Let every thread end once its queued changes are done."""
+        for graph_id in list(self._pools):
+            self.release(graph_id)

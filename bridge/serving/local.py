@@ -79,6 +79,7 @@ class LocalServing:
         self._scheduler: FairScheduler | None = None
         self._warm: asyncio.Future[float] | None = None
         self._refills: dict[str, asyncio.Task[None]] = {}
+        self._writers = entries.Writers()  # a graph's changes on its own thread (see Writers)
         self._background: set[asyncio.Task[Any]] = set()
         self._inline_until = math.inf  # see allow_inline_until (no connection: always)
         self.batches = BatchRunner(
@@ -108,6 +109,7 @@ class LocalServing:
             task.cancel()
         if self._scheduler is not None:
             await asyncio.to_thread(self._scheduler.close)
+        self._writers.close()
 
     @property
     def scheduler(self) -> FairScheduler:
@@ -279,7 +281,7 @@ class LocalServing:
             entry.graph.apply(entry.kind.parse_update(fields, entry.graph))
 
         # only the change runs on a thread: the registry and the refill task are the loop's
-        await asyncio.get_running_loop().run_in_executor(None, apply)
+        await asyncio.get_running_loop().run_in_executor(self._writers.of(graph_id), apply)
         return self._updated(entry)
 
     def _updated(self, entry: GraphEntry) -> dict[str, Any]:
@@ -291,6 +293,7 @@ class LocalServing:
 
     async def _drop(self, graph_id: str) -> dict[str, Any]:
         held = [self.registry.drop(graph_id)]
+        self._writers.release(graph_id)
         # the last reference goes on a thread: freeing a big graph's objects takes a while
         await asyncio.get_running_loop().run_in_executor(None, held.clear)
         return {"id": graph_id}
