@@ -59,6 +59,7 @@ WARM_UP_MODULES = (
     "python_core.navmesh.mesh",
     "python_core.navmesh.batch",
     "python_core.navmesh.polyanya_kernel",
+    "python_core.navmesh.optimal_batch",
     "python_core.flowfield",
 )
 """Modules whose kernels :func:`warm_up` compiles; each registers its own warm-up on import."""

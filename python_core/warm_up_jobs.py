@@ -20,7 +20,7 @@ from python_core.errors import InvalidQueryError
 
 __all__ = ["HIERARCHY_JOB", "KERNEL_SIGNATURES", "WarmUpJob", "jobs", "run_job"]
 
-KERNEL_SIGNATURES = 281
+KERNEL_SIGNATURES = 294
 """Compiled kernel signatures a warm-up writes into an empty cache (one data file each; numba 0.68,
 x86-64). A progress total, known before the first compile; tests/addon/test_warm_up_parallel.py
 fails, naming the new figure, when a kernel is added or removed."""
@@ -61,7 +61,11 @@ _JOBS = (
         ("python_core.navmesh.mesh", "python_core.navmesh.batch"),
         after=("waypoints",),
     ),
-    WarmUpJob("polyanya", "exact navmesh paths", ("python_core.navmesh.polyanya_kernel",)),
+    WarmUpJob(
+        "polyanya",
+        "exact navmesh paths",
+        ("python_core.navmesh.polyanya_kernel", "python_core.navmesh.optimal_batch"),
+    ),
     WarmUpJob("flowfield", "flow fields", ("python_core.flowfield",), after=("grid",)),
     WarmUpJob("layouts", "hexagonal and isometric grids", ("python_core.grid.layouts",), after=("grid",)),
 )

@@ -17,17 +17,20 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from bridge.methods.hierarchy_params import HierarchyState, check_query_flags
 from bridge.methods.params import Params, is_vector, unit_size
 from bridge.methods.registry import GraphEntry, Registry
 from bridge.wire.errors import BadRequestError, GraphRejectedError, UnsupportedError, short_repr
 from python_core import PathResult, PathStatus, QueryOptions
-from python_core._types import F64, I64
 from python_core.grid.search import dispatch
 from python_core.grid.search.heuristics import HEURISTICS
 from python_core.navigation import EndpointForm, Navigator
 from python_core.navigation.grid import GridNavigator
+
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
 
 __all__ = [
     "Endpoint",

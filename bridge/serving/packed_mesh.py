@@ -13,13 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from bridge.wire.errors import from_exception
 from python_core import PathResult, PathStatus, QueryOptions
-from python_core._types import F64
 from python_core.navigation.navmesh import NavMeshNavigator
 from python_core.navmesh.batch import MeshBatch
 from python_core.path_batch import STATUS_ORDER
+
+F64 = npt.NDArray[np.float64]
 
 __all__ = ["ERROR_CODE", "QUERY_SHARE", "mesh_part", "mesh_step", "mesh_work"]
 

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND
+from python_core.compiled import register_warm_up
 from python_core.errors import InvalidQueryError
 from python_core.navmesh.batch import MeshBatch, _offsets, check_ends
 from python_core.navmesh.build import PLANE_AXES
@@ -128,3 +129,14 @@ def _found_points(mesh: NavMesh, found: list[_Found], results: list[PathResult |
     for (i, _, _, _, corridor, expanded), lo, hi in zip(found, lo_at.tolist(), hi_at.tolist(), strict=True):
         cost = float(lengths[lo : hi - 1].sum())
         results[i] = PathResult(PathStatus.FOUND, points[lo:hi], corridor.astype(np.int64), cost, expanded)
+
+
+@register_warm_up
+def _warm_up() -> None:
+    """The batch kernel with real meshes' records and prepared arrays (2D and 3D: their types
+    differ), so a frame's first batch does not compile it."""
+    square = [[0, 1, 2, 3], [1, 4, 5, 2]]
+    flat = NavMesh([[0, 0], [1, 0], [1, 1], [0, 1], [2, 0], [2, 1]], square)
+    find_optimal_batch(flat, [[0.5, 0.5]], [[1.5, 0.5]])
+    up = NavMesh([[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1], [2, 0, 0], [2, 0, 1]], square)
+    find_optimal_batch(up, [[0.5, 0.0, 0.5]], [[1.5, 0.0, 0.5]])

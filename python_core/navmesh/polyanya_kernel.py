@@ -334,13 +334,4 @@ def _warm_up() -> None:
         start, np.array([1.5, 0.5]), goal, True, -1, lo, hi, act, glo, ghi,
     )  # fmt: skip
     closest_reachable(xy, ptr, verts, nbr, start, 3.0, 0.5)
-    # The batch kernel with real meshes' records and prepared arrays (2D and 3D: their types differ);
-    # imported here: those modules import this one.
-    from python_core.navmesh.mesh import NavMesh  # noqa: PLC0415
-    from python_core.navmesh.optimal_batch import find_optimal_batch  # noqa: PLC0415
-
-    square = [[0, 1, 2, 3], [1, 4, 5, 2]]
-    flat = NavMesh([[0, 0], [1, 0], [1, 1], [0, 1], [2, 0], [2, 1]], square)
-    find_optimal_batch(flat, [[0.5, 0.5]], [[1.5, 0.5]])
-    up = NavMesh([[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1], [2, 0, 0], [2, 0, 1]], square)
-    find_optimal_batch(up, [[0.5, 0.0, 0.5]], [[1.5, 0.0, 0.5]])
+    # polyanya_batch is warmed by python_core.navmesh.optimal_batch, with real meshes' arrays

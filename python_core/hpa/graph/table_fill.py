@@ -26,21 +26,43 @@ import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from python_core._types import F64, I64, U8
 from python_core.compiled import jit
 from python_core.hpa.graph.cluster_search import cluster_table, uniform_flags
-
-if TYPE_CHECKING:
-    from python_core.hpa.graph.abstract_graph import AbstractGraph
+from python_core.hpa.graph.pieces import Pieces
 
 __all__ = ["CHUNK", "Clock", "TableFill", "build_threads", "on_threads", "price_all", "price_clusters"]
 
 CHUNK = 32
 """Clusters per compiled call: a pause waits for at most one chunk per thread (a few ms)."""
+
+
+class AbstractGraph(Protocol):
+    """What pricing reads and writes of a level-1 graph: an
+    :class:`~python_core.hpa.graph.abstract_graph.AbstractGraph` (which imports this module, so
+    this one names only the members it uses)."""
+
+    walk: U8
+    weights: F64
+    width: int
+    height: int
+    csize: int
+    diag: int
+    cw: float
+    ch: float
+    trans: Pieces[np.int64]
+    tables: Pieces[np.float64]
+    priced: U8
+    has_trees: bool
+
+    @property
+    def cluster_count(self) -> int: ...
+
+    def price_cluster(self, cluster: int) -> None: ...
 
 
 def build_threads() -> int:
