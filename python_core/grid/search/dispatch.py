@@ -55,7 +55,6 @@ from python_core.grid.search.planned import (
     Method,
     choose_method,
     find_planned,
-    jps_exact,
     make_plan,
     planned,
 )
@@ -74,8 +73,6 @@ __all__ = [
     "prepare",
     "workspace_bytes",
 ]
-
-_jps_exact = jps_exact  # the name tests read
 
 
 def prepare(grid: GridView) -> None:

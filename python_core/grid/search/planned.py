@@ -28,13 +28,12 @@ from python_core._types import DIAG_CODES, F64, I64, SEARCH_BUDGET, SEARCH_FOUND
 from python_core.errors import BlockedEndpointError, InvalidQueryError, UnknownPointError
 from python_core.grid.cells import as_cell, check_options, world_points
 from python_core.grid.clearance import blocked_start, unit_size
-from python_core.grid.search.astar import path_from_parents
 from python_core.grid.search.grid_view import GridView
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.grid.search.landmark_kernels import ACTIVE, astar_landmarks
 from python_core.grid.search.method_choice import prefers_jps
 from python_core.grid.search.prepared import Prepared, Workspace, block_agents, prepared_for, unblock
-from python_core.grid.search.routes import Route, astar_route, jps_route
+from python_core.grid.search.routes import Route, astar_route, jps_route, path_and_points
 from python_core.grid.search.size_index import SizeIndex, index_for, settle
 from python_core.result import PathStatus, QueryOptions
 
@@ -241,8 +240,8 @@ def _route(  # noqa: PLR0917
         )  # fmt: skip
         if outcome != SEARCH_FOUND:
             return outcome, expanded, float("inf"), np.zeros(0, dtype=np.int64), np.zeros((0, 2))
-        nodes = path_from_parents(w.parent, t, stride)
-        return outcome, expanded, float(w.g[t]), nodes, world_points(nodes, p.width, ox, oy, cw, ch)
+        cost, nodes, points = path_and_points(w.parent, w.g, t, stride, ox, oy, cw, ch)
+        return outcome, expanded, cost, nodes, points
     if plan.use_jps:
         return jps_route(
             walls, size, stride, s, t, cw, ch, p.uniform_weight, plan.budget,

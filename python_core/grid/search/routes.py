@@ -27,14 +27,14 @@ from python_core.grid.cells import world_points
 from python_core.grid.search.astar import astar_padded, path_from_parents
 from python_core.grid.search.jps import jps_padded
 
-__all__ = ["Route", "astar_route", "jps_route"]
+__all__ = ["Route", "astar_route", "jps_route", "path_and_points"]
 
 Route = tuple[int, int, float, npt.NDArray[np.int64], npt.NDArray[np.float64]]
 """``(outcome, expanded, cost, nodes, points)``."""
 
 
 @jit
-def _route(
+def path_and_points(
     parent: npt.NDArray[np.int32],
     g: npt.NDArray[np.float64],
     end: int,
@@ -78,7 +78,7 @@ def jps_route(
     )  # fmt: skip
     if outcome != SEARCH_FOUND:
         return outcome, expanded, np.inf, np.empty(0, dtype=np.int64), np.empty((0, 2))
-    cost, nodes, points = _route(parent, g, goal, stride, ox, oy, cell_w, cell_h)
+    cost, nodes, points = path_and_points(parent, g, goal, stride, ox, oy, cell_w, cell_h)
     return outcome, expanded, cost, nodes, points
 
 
@@ -117,5 +117,5 @@ def astar_route(
     )  # fmt: skip
     if outcome != SEARCH_FOUND and closest_code < 0:
         return outcome, expanded, np.inf, np.empty(0, dtype=np.int64), np.empty((0, 2))
-    cost, nodes, points = _route(parent, g, end, stride, ox, oy, cell_w, cell_h)
+    cost, nodes, points = path_and_points(parent, g, end, stride, ox, oy, cell_w, cell_h)
     return outcome, expanded, cost, nodes, points
