@@ -25,29 +25,28 @@ func record(latency_usec: int, failed: bool) -> void:
 	_requests += 1
 	if failed:
 		_failures += 1
-	var latency_ms: float = latency_usec / 1000.0
-	if _latencies_ms.size() < WINDOW:
-		_latencies_ms.append(latency_ms)
-	else:
-		_latencies_ms[_next_slot] = latency_ms
-		_next_slot = (_next_slot + 1) % WINDOW
-	_completions_usec.append(Time.get_ticks_usec())
+	_keep(latency_usec / 1000.0, Time.get_ticks_usec())
 
 
 ## [method record] for each of [param requests] completed at [param now_usec] with
 ## [param results] (one a request, in order): a frame's answers counted in one call.
 func record_all(now_usec: int, requests: Array[PathRequest], results: Array[Dictionary]) -> void:
 	for i: int in requests.size():
-		var latency_ms: float = (now_usec - requests[i].sent_usec) / 1000.0
 		if results[i].get("status") == "error":
 			_failures += 1
-		if _latencies_ms.size() < WINDOW:
-			_latencies_ms.append(latency_ms)
-		else:
-			_latencies_ms[_next_slot] = latency_ms
-			_next_slot = (_next_slot + 1) % WINDOW
-		_completions_usec.append(now_usec)
+		_keep((now_usec - requests[i].sent_usec) / 1000.0, now_usec)
 	_requests += requests.size()
+
+
+# A finished request's latency into the window (the oldest replaced once it is full) and its
+# completion time.
+func _keep(latency_ms: float, at_usec: int) -> void:
+	if _latencies_ms.size() < WINDOW:
+		_latencies_ms.append(latency_ms)
+	else:
+		_latencies_ms[_next_slot] = latency_ms
+		_next_slot = (_next_slot + 1) % WINDOW
+	_completions_usec.append(at_usec)
 
 
 ## [code]{"requests", "failures", "latency_ms_mean", "latency_ms_p50", "latency_ms_p99",
