@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from python_core.grid import DiagonalMode, GridGraph
 from python_core.grid.search import dispatch
 from python_core.grid.search.astar import _MOVES
+from python_core.grid.search.planned import jps_exact
 from python_core.grid.search.prepared import prepared_for
 from python_core.grid.search.reference import find_path as reference_path
 from python_core.result import PathStatus, QueryOptions
@@ -75,7 +76,7 @@ def test_costs_and_statuses_equal_the_reference(case: tuple[GridGraph, Pairs, st
         opts = QueryOptions(heuristic=heuristic, allow_partial=partial)
         for start, goal in pairs:
             ref = reference_path(grid, start, goal, options=opts)
-            exact_jps = dispatch._jps_exact(grid, prepared_for(grid), opts)
+            exact_jps = jps_exact(grid, prepared_for(grid), opts)
             methods: list[dispatch.Method] = ["astar", "auto", "jps"] if exact_jps else ["astar", "auto"]
             for method in methods:
                 got = dispatch.find_path(grid, start, goal, options=opts, method=method)
