@@ -122,7 +122,8 @@ class HierarchyBatches(HierarchySearches):
         sized = self._sized_batch(a, b, options, smooth=smooth, corridor=corridor)
         if sized is not None:
             return sized
-        if corridor or not self._graph.has_trees or not len(a):
+        # trees still priced in the background (a deferred build): each query's exact answer
+        if corridor or not self._graph.has_trees or not len(a) or not self._graph.tables_ready:
             return PathBatch.from_results([
                 self.find_path(s, g, options=options, smooth=smooth, corridor=corridor)
                 for s, g in zip(a.tolist(), b.tolist(), strict=True)
