@@ -30,6 +30,7 @@ from python_core.navmesh.mesh import NavMesh
 from python_core.navmesh.polyanya_kernel import polyanya_search
 from python_core.navmesh.polyanya_landmarks import no_landmarks, one_to_all, pick_landmarks, vertex_bounds
 from python_core.navmesh.polyanya_places import closest_reachable, polygons_at, twin_corners
+from python_core.navmesh.weld import point_groups, point_polygons, seam_pairs
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = [
@@ -141,15 +142,13 @@ def _prepare(mesh: NavMesh) -> _Prepared:
     nbr = np.ascontiguousarray(mesh.neighbours, dtype=np.int64)
     twin = twin_corners(xy, ptr, verts, cpoly, nxt, nbr)
     nbr = np.where(twin >= 0, nbr, -1)
-    order = np.argsort(verts, kind="stable")
-    vp_ptr = np.zeros(xy.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(verts, minlength=xy.shape[0]), out=vp_ptr[1:])
+    # Several ids on one point (unwelded region seams): a point's polygons are those of all its
+    # ids, else a start or landmark there sees one region's side only (weld.py).
+    vp_ptr, vp = point_polygons(point_groups(xy, seam_pairs(xy, verts, nxt, twin)), verts, cpoly)
     usable = np.ones(mesh.polygon_count, dtype=np.bool_)
     corner, dead_end = _flags(nbr, cpoly, verts, nxt, usable=usable, vertex_count=xy.shape[0])
     lo, hi = _bounds(mesh, xy, ptr, verts)
-    prep = _Prepared(
-        xy, ptr, verts, cpoly, nxt, nbr, twin, vp_ptr, cpoly[order], corner, dead_end, usable, lo, hi, key
-    )
+    prep = _Prepared(xy, ptr, verts, cpoly, nxt, nbr, twin, vp_ptr, vp, corner, dead_end, usable, lo, hi, key)
     _CACHE[mesh] = prep
     return prep
 
@@ -296,14 +295,12 @@ def build_landmarks(mesh: NavMesh, count: int = LANDMARKS) -> int:
         >>> m = NavMesh([[0, 0], [2, 0], [2, 1], [0, 1], [3, 0], [3, 1]], [[0, 1, 2, 3], [1, 4, 5, 2]])
         >>> build_landmarks(m, 2), landmark_count(m), find_optimal_path(m, (0.5, 0.5), (2.5, 0.5)).cost
         (2, 2, 2.0)
-
-    Meshes with unwelded vertices (two ids on one point, as separate regions give) get none (0).
     """
     if count < 0:
         raise InvalidQueryError(f"count must be >= 0, got {count}")
     loaded = loaded_of(mesh)
     prep = _prepare(loaded)
-    if count == 0 or prep.xy.shape[0] == 0 or _unwelded(prep):
+    if count == 0 or prep.xy.shape[0] == 0:
         _keep_table(loaded, None)
         return 0
     rows: list[F64] = []
@@ -317,14 +314,6 @@ def build_landmarks(mesh: NavMesh, count: int = LANDMARKS) -> int:
         at = int(np.argmax(np.where(reach, seen, -1.0)))
     _keep_table(loaded, np.ascontiguousarray(np.stack(rows)))
     return count
-
-
-def _unwelded(prep: _Prepared) -> bool:
-    """Whether two vertex ids the polygons use lie on one point (regions or tiles not welded).
-    Landmarks are off there: with their bounds Polyanya gave too long paths on such maps (a turn
-    at a corner held by three ids was missed; not yet understood), plain Polyanya is exact."""
-    used = np.unique(prep.verts)
-    return int(np.unique(prep.xy[used], axis=0).shape[0]) < int(used.shape[0])
 
 
 def _from_vertex(prep: _Prepared, vertex: int) -> F64:
