@@ -9,8 +9,9 @@ Quick start::
     assert cells.tolist() == [0, 1, 2, 3]
 
 Two consecutive transitions in one cluster are joined by the straight grid line when it is legal
-and as cheap as the table says (then it is an optimal path), else by an exact A* confined to the
-cluster (:func:`~python_core.hpa.graph.cluster_search.rect_search`).
+and as cheap as the table says (then it is an optimal path), else by a depth-first search bounded
+by that cost (:func:`bounded_link`), else by an exact A* confined to the cluster
+(:func:`~python_core.hpa.graph.cluster_search.rect_search`).
 """
 
 from __future__ import annotations
@@ -18,13 +19,44 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
-from python_core._types import F64, I64, U8
+from python_core._types import F64, I32, I64, U8
 from python_core.compiled import jit
 from python_core.hpa.graph.cluster_search import parent_walk, push_cells, rect_search
-from python_core.hpa.steps import step_allowed
+from python_core.hpa.steps import (
+    MOVE_DX,
+    MOVE_DY,
+    legal_from,
+    move_count,
+    step_allowed,
+    step_length,
+    step_target,
+)
 
-__all__ = ["refine_chain", "straight_line"]
+__all__ = ["MOVE_ORDER", "bounded_link", "refine_chain", "straight_line"]
+
+
+def _move_order() -> npt.NDArray[np.int64]:
+    """Per direction to the target (``3 (sy + 1) + sx + 1`` of its signs), the 8 moves, those
+    pointing most towards it first (ties: the move table's order). Row 4 (on the target) is unused."""
+    order = np.empty((9, 8), dtype=np.int64)
+    for sy in (-1, 0, 1):
+        for sx in (-1, 0, 1):
+            length = math.hypot(sx, sy) or 1.0
+            score = [
+                -(MOVE_DX[k] * sx + MOVE_DY[k] * sy) / math.hypot(MOVE_DX[k], MOVE_DY[k]) / length
+                for k in range(8)
+            ]
+            order[3 * (sy + 1) + sx + 1] = np.argsort(np.array(score), kind="stable")
+    return order
+
+
+MOVE_ORDER = _move_order()
+"""The moves tried first by :func:`bounded_link`, by direction to its target."""
+VISIT_FACTOR = 8
+""":func:`bounded_link` gives up after this many cell visits per cell of its rectangle (then the
+caller runs the A*): a bound on a search that has no worst case of its own."""
 
 
 @jit
@@ -69,6 +101,117 @@ def straight_line(  # noqa: PLR0917
 
 
 @jit
+def bounded_link(  # noqa: PLR0917 (compiled kernel: positional, one hot loop)
+    walk: U8,
+    weights: F64,
+    width: int,
+    x0: int,
+    y0: int,
+    lw: int,
+    lh: int,
+    diag: int,
+    cw: float,
+    ch: float,
+    a: int,
+    b: int,
+    h_scale: float,
+    bound: float,
+    best: F64,
+    marks: I32,
+    stamp: int,
+    stack: I64,
+    moves: I64,
+    gs: F64,
+    out: I64,
+) -> int:
+    """A path from ``a`` to ``b`` inside a rectangle costing at most ``bound`` (the cluster
+    table's cost, the optimum there: so the path found is an optimal one), by a depth-first
+    search that tries the moves towards ``b`` first and enters only cells whose cost so far plus
+    the octile estimate stays within ``bound``, and that it reaches cheaper than before. The
+    bound leaves a narrow band around an optimal path, so the search mostly walks straight
+    down it: no open list, no heap, a fraction of the A*'s cells.
+
+    Args:
+        walk: global walkable flags.
+        weights: global cell weights (the entered cell's is charged).
+        width: grid columns.
+        x0: rectangle left column.
+        y0: rectangle top row.
+        lw: rectangle width.
+        lh: rectangle height.
+        diag: diagonal rule code.
+        cw: cell width.
+        ch: cell height.
+        a: global start cell, inside the rectangle.
+        b: global target cell, inside the rectangle.
+        h_scale: heuristic multiplier (smallest weight).
+        bound: the most the path may cost.
+        best: local scratch: cheapest cost so far per cell, valid where ``marks`` is ``stamp``.
+        marks: local scratch (int32).
+        stamp: a number no earlier call with these scratch arrays used.
+        stack: local scratch: the cells of the current branch.
+        moves: local scratch: the next move to try at each depth.
+        gs: local scratch: the cost at each depth.
+        out: receives the path's global cells, ``b`` included, ``a`` not.
+
+    Returns:
+        The number of cells written, or ``-1`` when none was found within the bound and
+        :data:`VISIT_FACTOR` visits a cell (the caller then searches exactly).
+
+    Example:
+        >>> n, walk, i64 = 9, np.ones(9, np.uint8), np.int64
+        >>> s = (np.empty(n), np.zeros(n, np.int32), 1, np.empty(n, i64), np.empty(n, i64), np.empty(n))
+        >>> out = np.empty(n, i64)
+        >>> m = bounded_link(walk, np.ones(9), 3, 0, 0, 3, 3, 1, 1.0, 1.0, 0, 8, 1.0, 2 * 2**0.5, *s, out)
+        >>> out[:m].tolist()
+        [4, 8]
+    """
+    dl = math.hypot(cw, ch)
+    n_moves = move_count(diag)
+    limit = bound + 1e-9 * (1.0 + bound)
+    tx, ty = b % width, b // width
+    start = (a // width - y0) * lw + a % width - x0
+    target = (ty - y0) * lw + tx - x0
+    marks[start], best[start] = stamp, 0.0
+    stack[0], moves[0], gs[0] = start, 0, 0.0
+    depth, visits, cap = 0, 0, VISIT_FACTOR * lw * lh
+    while depth >= 0:
+        cur = stack[depth]
+        if cur == target:
+            for i in range(depth):
+                out[i] = (stack[i + 1] // lw + y0) * width + stack[i + 1] % lw + x0
+            return depth
+        i = moves[depth]
+        if i == 8:
+            depth -= 1
+            continue
+        moves[depth] = i + 1
+        lx, ly = cur % lw, cur // lw
+        x, y = lx + x0, ly + y0
+        k = MOVE_ORDER[3 * (np.sign(ty - y) + 1) + np.sign(tx - x) + 1, i]
+        if k >= n_moves:
+            continue
+        nxt = step_target(lx, ly, k, lw, lh)
+        if nxt < 0 or not legal_from(walk, width, x, y, k, diag):
+            continue
+        nx, ny = x + MOVE_DX[k], y + MOVE_DY[k]
+        ng = gs[depth] + step_length(k, cw, ch, dl) * weights[ny * width + nx]
+        if marks[nxt] == stamp and ng >= best[nxt]:
+            continue  # reached before at no more cost: everything beyond was tried from there
+        ax, ay = abs(tx - nx), abs(ty - ny)
+        m = min(ax, ay) if diag != 0 else 0
+        if ng + h_scale * (dl * m + cw * (ax - m) + ch * (ay - m)) > limit:
+            continue
+        marks[nxt], best[nxt] = stamp, ng
+        visits += 1
+        if visits > cap:
+            return -1
+        depth += 1
+        stack[depth], moves[depth], gs[depth] = nxt, 0, ng
+    return -1
+
+
+@jit
 def refine_chain(  # noqa: PLR0917
     walk: U8,
     weights: F64,
@@ -105,6 +248,8 @@ def refine_chain(  # noqa: PLR0917
     parent = np.empty(size, dtype=np.int64)
     closed = np.empty(size, dtype=np.uint8)
     seg = np.empty(size, dtype=np.int64)
+    best, marks = np.empty(size), np.zeros(size, dtype=np.int32)
+    stack, moves, gs = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64), np.empty(size)
     for i in range(chain.shape[0] - 1):
         a, b = chain[i], chain[i + 1]
         ax, ay, bx, by = a % width, a // width, b % width, b // width
@@ -116,6 +261,13 @@ def refine_chain(  # noqa: PLR0917
         else:
             x0, y0 = (ax // csize) * csize, (ay // csize) * csize
             lw, lh = min(csize, width - x0), min(csize, height - y0)
+            m = bounded_link(
+                walk, weights, width, x0, y0, lw, lh, diag, cw, ch, a, b, h_scale, link_costs[i], best,
+                marks, i + 1, stack, moves, gs, seg,
+            )  # fmt: skip
+            if m >= 0:
+                out, n = push_cells(out, n, seg, m, False)
+                continue
             dist[:] = np.inf
             parent[:] = -1
             closed[:] = 0
