@@ -144,7 +144,8 @@ def _prepare(mesh: NavMesh) -> _Prepared:
     nbr = np.where(twin >= 0, nbr, -1)
     # Several ids on one point (unwelded region seams): a point's polygons are those of all its
     # ids, else a start or landmark there sees one region's side only (weld.py).
-    vp_ptr, vp = point_polygons(point_groups(xy, seam_pairs(xy, verts, nxt, twin)), verts, cpoly)
+    points = np.asarray(mesh.vertices, dtype=np.float64)  # 3D: a deck over a floor is apart
+    vp_ptr, vp = point_polygons(point_groups(points, seam_pairs(points, verts, nxt, twin)), verts, cpoly)
     usable = np.ones(mesh.polygon_count, dtype=np.bool_)
     corner, dead_end = _flags(nbr, cpoly, verts, nxt, usable=usable, vertex_count=xy.shape[0])
     lo, hi = _bounds(mesh, xy, ptr, verts)

@@ -29,7 +29,7 @@ POINT_EPS = 1e-8
 """Ids closer than this are one point: Polyanya's own tolerance for "an interval ends at a vertex"."""
 
 
-def seam_pairs(xy: F64, verts: I64, nxt: I64, twin: I64) -> I64:
+def seam_pairs(points: F64, verts: I64, nxt: I64, twin: I64) -> I64:
     """``(k, 2)`` id pairs facing each other across a shared edge within :data:`POINT_EPS` (an
     edge's start against its twin's end, and its end against the twin's start)."""
     c = np.flatnonzero(twin >= 0)
@@ -38,17 +38,18 @@ def seam_pairs(xy: F64, verts: I64, nxt: I64, twin: I64) -> I64:
     b = np.concatenate([verts[nxt[t]], verts[t]])
     two = a != b  # a welded mesh has none: nothing more to look at
     a, b = a[two], b[two]
-    near = np.abs(xy[a] - xy[b]).max(axis=1, initial=0.0) < POINT_EPS
+    near = np.abs(points[a] - points[b]).max(axis=1, initial=0.0) < POINT_EPS
     return np.stack([a[near], b[near]], axis=1)
 
 
-def point_groups(xy: F64, pairs: I64) -> I64:
+def point_groups(points: F64, pairs: I64) -> I64:
     """Per vertex id, the smallest id standing on its point (itself when alone): ids at exactly one
-    position, and the ``pairs`` (:func:`seam_pairs`, within the tolerance)."""
-    label = np.arange(xy.shape[0], dtype=np.int64)
-    order = np.lexsort((xy[:, 1], xy[:, 0]))  # by position, then id (stable)
-    at = xy[order]
-    same = np.flatnonzero((at[1:, 0] == at[:-1, 0]) & (at[1:, 1] == at[:-1, 1])) + 1
+    position (all coordinates: in 3D a deck over a floor is another point), and the ``pairs``
+    (:func:`seam_pairs`, within the tolerance)."""
+    label = np.arange(points.shape[0], dtype=np.int64)
+    order = np.lexsort(points.T[::-1])  # by position, then id (stable)
+    at = points[order]
+    same = np.flatnonzero(np.all(at[1:] == at[:-1], axis=1)) + 1
     if same.shape[0]:
         head = np.ones(order.shape[0], dtype=np.bool_)
         head[same] = False
