@@ -41,6 +41,7 @@ from python_core.hpa.deferred import DeferredTables, defer_for
 from python_core.hpa.graph.abstract_graph import AbstractGraph, Progress
 from python_core.hpa.graph.entrance_merging import merge_span_for
 from python_core.hpa.graph.upper_level import NO_UPPER, UpperLevel
+from python_core.hpa.query.abstract_search import search_defaults
 from python_core.hpa.query.batches import HierarchyBatches
 from python_core.hpa.query.scratch import ScratchPool
 from python_core.hpa.query.searches import CHECK_SLACK
@@ -78,14 +79,16 @@ class HierarchicalGrid(DeferredTables, HierarchyBatches, HierarchyChanges):
             leave fewer anchors: shorter paths, and no more smoothing time).
         abstract_weight: heuristic weight of the abstract search; ``1.0`` keeps it exact over the
             abstract graph, ``w > 1`` expands fewer nodes and bounds its cost by ``w`` times that
-            optimum (the default 1.02 expands several times fewer nodes on open 4096 x 4096 maps
-            for a fraction of a percent of mean cost there).
+            optimum (1.02 expands several times fewer nodes on open 4096 x 4096 maps for a
+            fraction of a percent of mean cost there). None (default): 1.02, or 1.1 on grids of
+            2048 x 2048 cells and more (:func:`~python_core.hpa.query.abstract_search.search_defaults`).
         line_bias: how much the abstract search's heuristic adds per unit of a node's distance
             from the straight line between start and goal (world units, at the cheapest weight;
             :func:`~python_core.hpa.query.abstract_search.abstract_astar`). Open ground leaves a wide
             band of near-equal paths that the search would otherwise expand whole; the bound on
             the abstract path becomes ``abstract_weight + line_bias`` times its optimum. ``0``
-            turns it off. Unused where a table answers (no abstract search).
+            turns it off. Unused where a table answers (no abstract search). None (default):
+            :data:`LINE_BIAS`, or 0.2 on grids of 2048 x 2048 cells and more.
         tree_budget: bytes that cached cluster trees may take (one byte per cell per transition;
             a 512 x 512 map needs 1-10 MB). When they fit, a query runs as one compiled call with
             no search for its ends or its refinement (:mod:`~python_core.hpa.query.tree_query`);
@@ -116,11 +119,11 @@ class HierarchicalGrid(DeferredTables, HierarchyBatches, HierarchyChanges):
             tables and abstract searches cost that much less, for paths some percent longer;
             rooms and caves are unaffected. ``0`` keeps every entrance; None (default): 8 on
             grids of 2048 x 2048 cells and more, else 0.
-        defer_tables: without trees at level 1, :meth:`build` returns once labels and entrances
-            stand and background threads price the cluster tables (over 90% of a big map's
-            build; :mod:`~python_core.hpa.deferred`): queries meanwhile get the exact search's
-            path, then HPA*'s once :attr:`tables_ready`; a change meanwhile stays exact. None
-            (default): on grids of 2048 x 2048 cells and more.
+        defer_tables: at level 1 without an all-pairs table, :meth:`build` returns once labels
+            and entrances stand and background threads price the cluster tables and trees (over
+            90% of a big map's build; :mod:`~python_core.hpa.deferred`): queries meanwhile get the
+            exact search's path, then HPA*'s once :attr:`tables_ready`; a change meanwhile stays
+            exact. None (default): on grids of 1024 x 1024 cells and more.
 
     Raises:
         InvalidGraphError: a bad cluster size, level count, entrance length or budget.
@@ -146,8 +149,8 @@ class HierarchicalGrid(DeferredTables, HierarchyBatches, HierarchyChanges):
         region_clusters: int = 16,
         long_entrance: int = 6,
         smooth_window: int = 128,
-        abstract_weight: float = 1.02,
-        line_bias: float = LINE_BIAS,
+        abstract_weight: float | None = None,
+        line_bias: float | None = None,
         tree_budget: int = 64 << 20,
         table_budget: int = 32 << 20,
         exact_check: float = 4.0,
@@ -162,6 +165,17 @@ class HierarchicalGrid(DeferredTables, HierarchyBatches, HierarchyChanges):
             long_entrance=long_entrance, tree_budget=tree_budget, table_budget=table_budget,
             exact_check=exact_check, merge_span=merge_span, defer_tables=defer_tables,
         )  # fmt: skip
+        # as given (None: the map size's default), so that a size layer resolves its own
+        self._options = {
+            "cluster_size": cluster_size, "levels": levels, "region_clusters": region_clusters,
+            "long_entrance": long_entrance, "smooth_window": smooth_window,
+            "abstract_weight": abstract_weight, "line_bias": line_bias, "tree_budget": tree_budget,
+            "table_budget": table_budget, "exact_check": exact_check, "repair_seconds": repair_seconds,
+            "merge_span": merge_span, "defer_tables": defer_tables,
+        }  # fmt: skip
+        weight0, bias0 = search_defaults(grid.width * grid.height)
+        abstract_weight = weight0 if abstract_weight is None else abstract_weight
+        line_bias = bias0 if line_bias is None else line_bias
         self._grid = grid
         self._diag = DIAG_CODES[grid.diagonal]
         # live flat views of the grid's own buffers (never written through)
@@ -193,13 +207,6 @@ class HierarchicalGrid(DeferredTables, HierarchyBatches, HierarchyChanges):
         self._pool = ScratchPool()
         self._min_weight, self._one_weight = 1.0, 0.0  # set by build()
         self._scratch()
-        self._options = {
-            "cluster_size": cluster_size, "levels": levels, "region_clusters": region_clusters,
-            "long_entrance": long_entrance, "smooth_window": smooth_window,
-            "abstract_weight": abstract_weight, "line_bias": line_bias, "tree_budget": tree_budget,
-            "table_budget": table_budget, "exact_check": exact_check, "repair_seconds": repair_seconds,
-            "merge_span": merge_span, "defer_tables": defer_tables,
-        }  # fmt: skip
         self._unit = 1  # the unit size this hierarchy answers for (a size layer's, above 1)
         self._sizes: SizeLayers[HierarchicalGrid] = SizeLayers(grid, self._layer_over)
 
