@@ -27,7 +27,7 @@ from python_core.errors import InvalidQueryError, UnsupportedOperationError
 from python_core.navmesh.build import PLANE_AXES, corner_links
 from python_core.navmesh.cut import loaded_of
 from python_core.navmesh.mesh import NavMesh
-from python_core.navmesh.polyanya_kernel import polyanya_search
+from python_core.navmesh.polyanya_kernel import SCRATCH_NODES, polyanya_search, search_scratch
 from python_core.navmesh.polyanya_landmarks import no_landmarks, one_to_all, pick_landmarks, vertex_bounds
 from python_core.navmesh.polyanya_places import closest_reachable, polygons_at, twin_corners
 from python_core.navmesh.weld import point_groups, point_polygons, seam_pairs
@@ -249,9 +249,10 @@ def find_optimal_path(
     goal_set[goal_polys] = True
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
     args = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, nbr, prep.twin, corner, dead_end)
+    scratch = search_scratch(prep.xy, prep.ptr, SCRATCH_NODES)
     status, roots, corridor, expanded = polyanya_search(
         *args, s_xy, start_polys, g_xy, goal_set, _HEURISTICS[opts.heuristic], budget,
-        *_landmarks(prep, poly_s, s_xy, poly_g, g_xy),
+        *_landmarks(prep, poly_s, s_xy, poly_g, g_xy), scratch,
     )  # fmt: skip
     if status == SEARCH_FOUND:
         return _result(mesh, PathStatus.FOUND, ps, pg, roots=roots, corridor=corridor, expanded=expanded)
@@ -265,7 +266,7 @@ def find_optimal_path(
     goal_set[polygons_at(prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, usable, poly_e, ex, ey)] = True
     status, roots, corridor, more = polyanya_search(
         *args, s_xy, start_polys, e_xy, goal_set, _HEURISTICS[opts.heuristic], budget,
-        *_landmarks(prep, poly_s, s_xy, poly_e, e_xy),
+        *_landmarks(prep, poly_s, s_xy, poly_e, e_xy), scratch,
     )  # fmt: skip
     if status != SEARCH_FOUND:  # pragma: no cover - the end point is reachable by construction
         return PathResult(PathStatus.NO_PATH, np.zeros((0, mesh.dim)), expanded=expanded + more)

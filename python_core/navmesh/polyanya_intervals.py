@@ -13,12 +13,15 @@ polygon onto the polygon's other edges: observable ones keep the root, non-obser
 
 from __future__ import annotations
 
+import importlib
 import math
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from python_core._types import F64, I64, B
-from python_core.compiled import jit
+from python_core.compiled import JIT_ENABLED, jit
 
 __all__ = [
     "EPS",
@@ -28,11 +31,27 @@ __all__ = [
     "cross",
     "grow_nodes",
     "h_value",
+    "helper_jit",
     "on_edge",
     "root_kept",
     "successors",
     "turn",
 ]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def helper_jit(function: F) -> F:
+    """:func:`~python_core.compiled.jit` for the search loops' helpers, which read and write
+    arrays but make none: compiled without numba's reference counting (``_nrt=False``), so a call
+    takes its arrays as they are. Why: a compiled helper counted a reference up and down for every
+    array argument at every call, atomic operations that were a third of a search's time on aurora
+    (more with two threads on one mesh: its arrays' counters bounce between the cores)."""
+    if not JIT_ENABLED:
+        return function
+    numba: Any = importlib.import_module("numba")  # configured (cache folder) by python_core.compiled
+    return cast(F, numba.njit(_nrt=False, cache=True, nogil=True)(function))
+
 
 EPS = 1e-8
 """Geometric tolerance, as the reference implementation's ``EPSILON``."""
@@ -40,7 +59,7 @@ EPS = 1e-8
 OBSERVABLE, RIGHT, LEFT = 0, 1, 2
 
 
-@jit
+@helper_jit
 def cross(ax: float, ay: float, bx: float, by: float) -> float:
     return ax * by - ay * bx
 
@@ -55,7 +74,7 @@ def grow_nodes(nf: F64, ni: I64) -> tuple[F64, I64]:
     return fa, ib
 
 
-@jit
+@helper_jit
 def on_edge(xy: F64, a: int, b: int, px: float, py: float) -> bool:
     """Whether ``p`` lies on the edge ``a -> b`` (a start there has no interval into the polygon
     across: that polygon holds it too)."""
@@ -67,7 +86,7 @@ def on_edge(xy: F64, a: int, b: int, px: float, py: float) -> bool:
     )
 
 
-@jit
+@helper_jit
 def turn(  # noqa: PLR0917 - numba kernel, scalars passed positionally
     xy: F64, kind: int, root: int, lv: int, rv: int, g0: float, ox: float, oy: float
 ) -> tuple[int, float]:
@@ -79,7 +98,7 @@ def turn(  # noqa: PLR0917 - numba kernel, scalars passed positionally
     return v, g0 + math.hypot(xy[v, 0] - ox, xy[v, 1] - oy)
 
 
-@jit
+@helper_jit
 def root_kept(root_g: F64, root: int, g: float) -> bool:
     """Whether a successor at length ``g`` from its root survives root pruning (the start, -1,
     always does); a kept vertex root's best length is lowered to ``g``."""
@@ -91,7 +110,7 @@ def root_kept(root_g: F64, root: int, g: float) -> bool:
     return True
 
 
-@jit
+@helper_jit
 def h_value(  # noqa: PLR0917 - numba kernel, scalars passed positionally
     ox: float, oy: float, gx: float, gy: float, lx: float, ly: float, rx: float, ry: float
 ) -> float:
@@ -127,7 +146,7 @@ def h_value(  # noqa: PLR0917 - numba kernel, scalars passed positionally
     return math.hypot(gx - ox, gy - oy)
 
 
-@jit
+@helper_jit
 def _intersect(  # noqa: PLR0917 - numba kernel, scalars passed positionally
     ax: float, ay: float, bx: float, by: float, cx: float, cy: float, dx: float, dy: float
 ) -> tuple[float, float]:
@@ -138,7 +157,7 @@ def _intersect(  # noqa: PLR0917 - numba kernel, scalars passed positionally
     return ax + abx * t, ay + aby * t
 
 
-@jit
+@helper_jit
 def successors(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel, arrays passed positionally
     xy: F64, ptr: I64, verts: I64, cpoly: I64, corner: B, t: int,
     ox: float, oy: float, lx: float, ly: float, rx: float, ry: float, out_f: F64, out_i: I64,

@@ -3,7 +3,8 @@
 Quick start (the arrays come from :func:`python_core.navmesh.polyanya._prepare`)::
 
     status, roots, corridor, expanded = polyanya_search(xy, ptr, verts, cpoly, nxt, nbr, twin,
-        corner, dead_end, start_xy, start_polys, goal_xy, goal_set, True, -1, *no_landmarks(V))
+        corner, dead_end, start_xy, start_polys, goal_xy, goal_set, True, -1, *no_landmarks(V),
+        search_scratch(xy, ptr, SCRATCH_NODES))
 
 Cui, Harabor and Grastien (2017), "Compromise-free Pathfinding on a Navigation Mesh" (IJCAI). A
 search node is an interval ``[R, L]`` on an edge, seen from a root (the start or a mesh vertex),
@@ -24,7 +25,6 @@ polygon ``P`` through corner ``t`` of ``P`` has its left end on ``v[t]`` and its
 
 from __future__ import annotations
 
-import heapq
 from typing import Any
 
 import numpy as np
@@ -36,8 +36,8 @@ from python_core.navmesh.locate_kernel import closest_point
 from python_core.navmesh.polyanya_intervals import (
     EPS,
     cross,
-    grow_nodes,
     h_value,
+    helper_jit,
     on_edge,
     root_kept,
     successors,
@@ -51,12 +51,13 @@ from python_core.navmesh.polyanya_landmarks import (
     seg_dist,
     vertex_bounds,
 )
+from python_core.navmesh.polyanya_open import open_list, open_pop, open_push
 from python_core.navmesh.polyanya_places import closest_reachable, polygons_at, twin_corners
 
-__all__ = ["NO_START", "polyanya_batch", "polyanya_search"]
+__all__ = ["NO_START", "SCRATCH_NODES", "Scratch", "polyanya_batch", "polyanya_search", "search_scratch"]
 
 
-@jit
+@helper_jit
 def _h(  # noqa: PLR0917 - numba kernel
     xy: F64, sx: float, sy: float, gx: float, gy: float, nf: F64, ni: I64, j: int, cpoly: I64,
     verts: I64, nxt: I64, goal_set: B, use_h: bool, lo: F64, hi: F64, act: I64, glo: F64, ghi: F64,
@@ -79,11 +80,38 @@ def _h(  # noqa: PLR0917 - numba kernel
     return h
 
 
+_NEED_ROOM = -100
+""":func:`_search`'s status when its node arrays ran full (searched again with bigger ones)."""
+
+Scratch = tuple[F64, F64, I64, F64, I64, F64, I64]
+"""``(root_g, sf, si, nf, ni, keys, heap)``: see :func:`search_scratch`."""
+
+
 @jit
-def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
+def search_scratch(xy: F64, ptr: I64, capacity: int) -> Scratch:
+    """What :func:`polyanya_search` reuses from query to query: the best length per vertex root
+    (all ``inf``, left so), room for one polygon's successors, and ``capacity`` search nodes and
+    open-list entries. Why: a batch makes it once (filling a row per vertex was a tenth of a short
+    query on aurora), and arrays never replaced inside the search loop are not reference-counted
+    at every step (numba counts the variables a loop may reassign; a grown array was one)."""
+    width = 2 * int(np.max(ptr[1:] - ptr[:-1])) + 2 if ptr.shape[0] > 1 else 2
+    capacity = max(capacity, 2 * width + 64)
+    nf = np.empty((capacity, 6))  # lx, ly, rx, ry, g, f
+    ni = np.empty((capacity, 3), dtype=np.int64)  # root (-1: start), entry corner, parent node
+    keys, heap = open_list(capacity)
+    sf, si = np.empty((width, 4)), np.empty((width, 2), dtype=np.int64)
+    return np.full(xy.shape[0], np.inf), sf, si, nf, ni, keys, heap
+
+
+SCRATCH_NODES = 16384
+"""Search nodes a scratch holds at first (aurora's longest scenario query makes about 10,000)."""
+
+
+@jit
+def polyanya_search(  # noqa: PLR0917 - numba kernel
     xy: F64, ptr: I64, verts: I64, cpoly: I64, nxt: I64, nbr: I64, twin: I64, corner: B,
     dead_end: B, start_xy: F64, start_polys: I64, goal_xy: F64, goal_set: B, use_h: bool,
-    max_expansions: int, lo: F64, hi: F64, act: I64, glo: F64, ghi: F64,
+    max_expansions: int, lo: F64, hi: F64, act: I64, glo: F64, ghi: F64, scratch: Scratch,
 ) -> tuple[int, I64, I64, int]:  # fmt: skip
     """Polyanya from ``start_xy`` (inside every polygon of ``start_polys``) to ``goal_xy`` (inside
     the polygons flagged in ``goal_set``).
@@ -101,27 +129,46 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
             node's h is the larger of the interval heuristic and the landmarks' (none: ``act`` empty).
         max_expansions: nodes taken off the open list allowed (< 0: no limit); the chain of lone
             successors a node leads to is expanded with it.
+        scratch: :func:`search_scratch` of the mesh (not shared by two searches at once); a
+            search that needs more nodes runs again with room for four times as many.
 
     Returns:
         ``(status, roots, corridor, expanded)``: the vertex indices the path turns at (start and
         goal excluded), the polygons it crosses from the start's to the goal's, nodes taken off the
         open list.
     """
+    found = _search(
+        xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end, start_xy, start_polys, goal_xy,
+        goal_set, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
+    )  # fmt: skip
+    capacity = scratch[3].shape[0]
+    while found[0] == _NEED_ROOM:
+        capacity *= 4
+        found = _search(
+            xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end, start_xy, start_polys,
+            goal_xy, goal_set, use_h, max_expansions, lo, hi, act, glo, ghi,
+            search_scratch(xy, ptr, capacity),
+        )  # fmt: skip
+    return found
+
+
+@jit
+def _search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
+    xy: F64, ptr: I64, verts: I64, cpoly: I64, nxt: I64, nbr: I64, twin: I64, corner: B,
+    dead_end: B, start_xy: F64, start_polys: I64, goal_xy: F64, goal_set: B, use_h: bool,
+    max_expansions: int, lo: F64, hi: F64, act: I64, glo: F64, ghi: F64, scratch: Scratch,
+) -> tuple[int, I64, I64, int]:  # fmt: skip
+    """:func:`polyanya_search` in the scratch's arrays; status :data:`_NEED_ROOM` when they ran
+    full (the scratch left as it was given)."""
     sx, sy, gx, gy = start_xy[0], start_xy[1], goal_xy[0], goal_xy[1]
     empty = np.zeros(0, dtype=np.int64)
     for i in range(start_polys.shape[0]):
         if goal_set[start_polys[i]]:
             return SEARCH_FOUND, empty, start_polys[i : i + 1].copy(), 0
-    cap = 1024
-    nf = np.empty((cap, 6))  # lx, ly, rx, ry, g, f
-    ni = np.empty((cap, 3), dtype=np.int64)  # root (-1: start), entry corner, parent node
-    count = 0
-    root_g = np.full(xy.shape[0], np.inf)
-    width = 2 * int(np.max(ptr[1:] - ptr[:-1])) + 2
-    sf = np.empty((width, 4))
-    si = np.empty((width, 2), dtype=np.int64)
-    heap: list[tuple[float, float, int]] = [(0.0, 0.0, 0)]
-    heap.pop()
+    root_g, sf, si, nf, ni, keys, heap = scratch
+    cap = nf.shape[0]
+    count = size = 0
+    status = SEARCH_NO_PATH
     # Initial nodes: every edge of every start polygon that the start does not lie on (one in
     # line with it is kept: the collinear case of the expansion turns at its nearer end).
     for i in range(start_polys.shape[0]):
@@ -133,21 +180,21 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
             a, b = verts[c], verts[nxt[c]]
             if on_edge(xy, a, b, sx, sy):
                 continue
-            if count == nf.shape[0]:
-                nf, ni = grow_nodes(nf, ni)
+            if count == cap:
+                return _NEED_ROOM, empty, empty, 0
             nf[count, 0], nf[count, 1], nf[count, 2], nf[count, 3] = xy[b, 0], xy[b, 1], xy[a, 0], xy[a, 1]
             nf[count, 4] = 0.0
             exact = use_h or goal_set[q]  # a node into the goal's polygon needs its true cost
             h = h_value(sx, sy, gx, gy, xy[b, 0], xy[b, 1], xy[a, 0], xy[a, 1]) if exact else 0.0
             nf[count, 5] = h
             ni[count, 0], ni[count, 1], ni[count, 2] = -1, twin[c], -1
-            heapq.heappush(heap, (h, 0.0, count))
+            size = open_push(keys, heap, size, h, 0.0, count)
             count += 1
     expanded = 0
     final = -1
     final_root = -1
-    while heap:
-        _f, _ng, node = heapq.heappop(heap)
+    while size:
+        node, size = open_pop(keys, heap, size)
         root = ni[node, 0]
         if root >= 0 and root_g[root] + EPS < nf[node, 4]:
             continue  # a better path reached this root since
@@ -156,7 +203,8 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
             final = node
             break
         if 0 <= max_expansions <= expanded:
-            return SEARCH_BUDGET, empty, empty, expanded
+            status = SEARCH_BUDGET
+            break
         expanded += 1  # nodes taken off the open list, as every search counts them
         while True:  # expand; a lone successor is expanded at once (intermediate pruning)
             t = ni[node, 1]
@@ -167,6 +215,9 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
                 xy, ptr, verts, cpoly, corner, t, ox, oy,
                 nf[node, 0], nf[node, 1], nf[node, 2], nf[node, 3], sf, si,
             )  # fmt: skip
+            if count + k > cap:  # checked before any root's length is lowered: reset below
+                status = _NEED_ROOM
+                break
             lv, rv = verts[t], verts[nxt[t]]
             made = 0
             last = -1
@@ -178,8 +229,6 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
                 new_root, g = turn(xy, si[j, 0], root, lv, rv, g0, ox, oy)
                 if not root_kept(root_g, new_root, g):
                     continue
-                if count == nf.shape[0]:
-                    nf, ni = grow_nodes(nf, ni)
                 nf[count, 0], nf[count, 1] = sf[j, 0], sf[j, 1]
                 nf[count, 2], nf[count, 3] = sf[j, 2], sf[j, 3]
                 nf[count, 4] = g  # f when pushed (below)
@@ -191,13 +240,19 @@ def polyanya_search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
                 node = last  # expanded at once: its f is never read, so never computed
                 continue
             for j in range(count - made, count):
-                ends = (cpoly, verts, nxt, goal_set, use_h)
-                f = nf[j, 4] + _h(xy, sx, sy, gx, gy, nf, ni, j, *ends, lo, hi, act, glo, ghi)
+                f = nf[j, 4] + _h(
+                    xy, sx, sy, gx, gy, nf, ni, j, cpoly, verts, nxt, goal_set, use_h, lo, hi, act, glo, ghi
+                )  # fmt: skip
                 nf[j, 5] = f
-                heapq.heappush(heap, (f, -nf[j, 4], j))
+                size = open_push(keys, heap, size, f, -nf[j, 4], j)
             break
+        if status == _NEED_ROOM:
+            break
+    for j in range(count):  # the scratch back to all inf for the next query
+        if ni[j, 0] >= 0:
+            root_g[ni[j, 0]] = np.inf
     if final < 0:
-        return SEARCH_NO_PATH, empty, empty, expanded
+        return status, empty, empty, expanded
     # The last turn: around the interval's left or right end when the goal is outside the cone.
     root = ni[final, 0]
     ox, oy = (sx, sy) if root < 0 else (xy[root, 0], xy[root, 1])
@@ -269,6 +324,7 @@ def polyanya_batch(  # noqa: PLR0917 - one numba kernel
     root_counts, corridor_counts = np.zeros(n, np.int64), np.zeros(n, np.int64)
     found_roots, found_corridors = [], []
     none = np.zeros(0, np.int64)
+    scratch = search_scratch(xy, ptr, SCRATCH_NODES)
     for i in range(n):
         poly_s, ps = closest_point(st, starts[i], LAYERS_MAX)
         poly_g, pg = closest_point(st, goals[i], LAYERS_MAX)
@@ -287,7 +343,7 @@ def polyanya_batch(  # noqa: PLR0917 - one numba kernel
             )
         found, roots, corridor, count = polyanya_search(
             xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end, s_xy, start_polys, g_xy,
-            goal_set, use_h, max_expansions, lo, hi, act, glo, ghi,
+            goal_set, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
         )  # fmt: skip
         goal_set[goal_polys] = False
         status[i], expanded[i] = found, count
@@ -322,16 +378,17 @@ def _warm_up() -> None:
     vp_ptr = np.array([0, 1, 3, 5, 6, 7, 8], dtype=np.int64)
     vp = np.array([0, 0, 1, 0, 1, 0, 1, 1], dtype=np.int64)
     start = polygons_at(xy, ptr, verts, vp_ptr, vp, dead, 0, 0.5, 0.5)
+    scratch = search_scratch(xy, ptr, SCRATCH_NODES)
     polyanya_search(
         xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead, np.array([0.5, 0.5]),
-        start, np.array([1.5, 0.5]), goal, True, -1, *no_landmarks(xy.shape[0]),
+        start, np.array([1.5, 0.5]), goal, True, -1, *no_landmarks(xy.shape[0]), scratch,
     )  # fmt: skip
     table = np.stack([one_to_all(xy, ptr, verts, cpoly, nxt, nbr, twin, corner, 0.5, 0.5, start)] * 2)
     lo, hi = vertex_bounds(table, xy, ptr, verts, xy, ptr, verts, np.arange(2, dtype=np.int64))
     act, glo, ghi = pick_landmarks(lo, hi, xy, ptr, verts, 0, 0.5, 0.5, 1, 1.5, 0.5, 2)
     polyanya_search(
         xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead, np.array([0.5, 0.5]),
-        start, np.array([1.5, 0.5]), goal, True, -1, lo, hi, act, glo, ghi,
+        start, np.array([1.5, 0.5]), goal, True, -1, lo, hi, act, glo, ghi, scratch,
     )  # fmt: skip
     closest_reachable(xy, ptr, verts, nbr, start, 3.0, 0.5)
     # polyanya_batch is warmed by python_core.navmesh.optimal_batch, with real meshes' arrays

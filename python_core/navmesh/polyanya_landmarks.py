@@ -27,7 +27,15 @@ import numpy as np
 
 from python_core._types import F64, I64, B
 from python_core.compiled import jit
-from python_core.navmesh.polyanya_intervals import EPS, grow_nodes, on_edge, root_kept, successors, turn
+from python_core.navmesh.polyanya_intervals import (
+    EPS,
+    grow_nodes,
+    helper_jit,
+    on_edge,
+    root_kept,
+    successors,
+    turn,
+)
 
 __all__ = [
     "alt_bound",
@@ -46,7 +54,7 @@ def no_landmarks(vertex_count: int) -> tuple[F64, F64, I64, F64, F64]:
     return empty, empty, np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
 
 
-@jit
+@helper_jit
 def seg_dist(px: float, py: float, ax: float, ay: float, bx: float, by: float) -> float:  # noqa: PLR0917 - numba kernel
     """The distance from ``p`` to the segment ``a b``."""
     ex, ey = bx - ax, by - ay
@@ -191,7 +199,7 @@ def pick_landmarks(  # noqa: PLR0917 - numba kernel
     return act, glo[act] - tol, ghi[act] + tol
 
 
-@jit
+@helper_jit
 def alt_bound(  # noqa: PLR0917 - numba kernel
     xy: F64, lo: F64, hi: F64, act: I64, glo: F64, ghi: F64, u: int, w: int,
     lx: float, ly: float, rx: float, ry: float,
@@ -212,7 +220,7 @@ def alt_bound(  # noqa: PLR0917 - numba kernel
     return best
 
 
-@jit
+@helper_jit
 def _largest(hu: float, hw: float, length: float, sa: float, sb: float) -> float:
     """The largest of ``min(hu + s, hw + length - s)`` (an upper bound of ``d(L, p)`` at ``p``,
     ``s`` along the edge) over ``s`` in ``[sa, sb]``; ``inf`` ends carry no bound."""
@@ -226,7 +234,7 @@ def _largest(hu: float, hw: float, length: float, sa: float, sb: float) -> float
     return min(hu + s, hw + length - s)
 
 
-@jit
+@helper_jit
 def _smallest(lu: float, lw: float, length: float, sa: float, sb: float) -> float:
     """The smallest of ``max(lu - s, lw - length + s)`` (a lower bound of ``d(L, p)``) over ``s``
     in ``[sa, sb]``; ``-inf`` ends carry no bound."""
