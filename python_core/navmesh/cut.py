@@ -389,11 +389,6 @@ def _patched(
     loaded = base.loaded
     if base.patches >= PATCHES or current.vertices.shape[0] > 2 * loaded.vertices.shape[0] + 4096:
         return None
-    if loaded.edge_margin > loaded.merge_margin and np.any(loaded.region != loaded.region[0]):
-        # Pieces of different regions may be joined across the edge margin; patched, such joins
-        # came out differently from a re-cut's (optimal paths longer, tests/core/navmesh/
-        # test_mesh_patch.py): maps of several regions are re-cut from the loaded mesh.
-        return None
     old = base.pieces
     touched = sorted(p for p in set(old) | set(pieces) if old.get(p) is not pieces.get(p))
     gone = np.zeros(loaded.polygon_count, dtype=np.bool_)

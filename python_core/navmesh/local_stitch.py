@@ -133,6 +133,10 @@ def restitch(  # noqa: PLR0917 - a mesh's arrays
     l_ptr = np.zeros(redo.shape[0] + 1, dtype=np.int64)
     np.cumsum(sizes[redo], out=l_ptr[1:])
     l_flat_global = flat[~kept_corner]
+    # a ring polygon's edge paired with a kept polygon stays as it is (not split by an overlap
+    # with another edge: the kept side would lose its pair, which a whole stitch never does)
+    l_twin = twin[~kept_corner]
+    held = (l_twin >= 0) & kept_corner[np.maximum(l_twin, 0)]
     used = np.unique(l_flat_global)
     stitched = (
         conform(
@@ -142,6 +146,7 @@ def restitch(  # noqa: PLR0917 - a mesh's arrays
             region[redo],
             weld=weld,
             margin=margin,
+            held=held,
         )
         if redo.size
         else Conformed(vertices[:0], l_ptr, l_flat_global, l_flat_global, 0)

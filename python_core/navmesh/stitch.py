@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from python_core._types import F64, I64
+from python_core._types import F64, I64, B
 from python_core.navmesh.build import corner_links, match_edges, row_ids
 
 __all__ = ["Conformed", "conform"]
@@ -131,6 +131,7 @@ def conform(
     *,
     weld: float,
     margin: float,
+    held: B | None = None,
 ) -> Conformed:
     """Split overlapping free edges so that every shared stretch is one shared edge, and pair them.
 
@@ -142,6 +143,9 @@ def conform(
             tolerance of T-junctions and overlaps inside one region.
         margin: Godot's ``edge_connection_margin``: how far apart the free edges of two regions
             may run and still be joined.
+        held: per corner, True when its edge is paired with a polygon not given here (a local
+            re-stitch's polygon beside a kept one): neither split nor paired, as in a stitch of
+            the whole mesh, where that pair is found first and the edge is not free.
 
     Returns:
         The :class:`Conformed` mesh.
@@ -149,7 +153,7 @@ def conform(
     _, nxt = corner_links(ptr)
     poly = np.repeat(np.arange(ptr.shape[0] - 1), np.diff(ptr))
     twin = match_edges(vertices, flat, nxt, weld)
-    free = np.flatnonzero(twin < 0)
+    free = np.flatnonzero((twin < 0) if held is None else (twin < 0) & ~held)
     a, b = vertices[flat[free]], vertices[flat[nxt[free]]]
     reach = max(weld, margin)
     i, j = _candidate_pairs(a, b, reach)
