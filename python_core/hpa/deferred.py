@@ -25,8 +25,10 @@ from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["DeferredTables", "defer_for"]
 
-DEFER_CELLS = 2048 * 2048
-"""Grids of at least this many cells defer their tables by default (when no trees are kept)."""
+DEFER_CELLS = 1024 * 1024
+"""Grids of at least this many cells defer their tables and trees by default (unless an all-pairs
+table is kept): a 1024 x 1024 map's trees are tens of seconds of single-core work, a load
+waits for none of it, and queries meanwhile are exact."""
 
 
 def defer_for(defer_tables: bool | None, cells: int) -> bool:
@@ -34,7 +36,7 @@ def defer_for(defer_tables: bool | None, cells: int) -> bool:
     :data:`DEFER_CELLS` cells and more.
 
     Example:
-        >>> defer_for(None, 4096 * 4096), defer_for(None, 512 * 512), defer_for(True, 64)
+        >>> defer_for(None, 1024 * 1024), defer_for(None, 512 * 512), defer_for(True, 64)
         (True, False, True)
     """
     return cells >= DEFER_CELLS if defer_tables is None else bool(defer_tables)
@@ -64,16 +66,16 @@ class DeferredTables:
         return self._graph.wait_tables(timeout)
 
     def _exact_meanwhile(self, s: int, g: int, opts: QueryOptions) -> PathResult:
-        """A query while the tables are priced: the grid's exact search (agents ignored, as by
-        HPA*; ``max_expansions`` counts abstract expansions, so it does not bound this search)."""
-        width = self._grid.width
-        start, goal = (s % width, s // width), (g % width, g // width)
-        if not self._connected(s, g):
-            if opts.allow_partial:
-                return self._grid.find_path(start, goal, options=replace(opts, ignore_agents=True))
+        """A query while the tables are priced: one exact search of the grid, for a connected
+        pair's path and for the partial path ``allow_partial`` asks toward a goal it cannot
+        reach alike. Agents are ignored (as by HPA*) and ``max_expansions`` counts abstract
+        expansions, so it bounds no search here; an unreachable goal without ``allow_partial``
+        is ``no_path`` from the component labels, with no search."""
+        if not opts.allow_partial and not self._connected(s, g):
             return PathResult(PathStatus.NO_PATH)
+        width = self._grid.width
         exact = replace(opts, ignore_agents=True, agent=None, max_expansions=None)
-        return dispatch.find_path(self._grid, start, goal, options=exact)
+        return dispatch.find_path(self._grid, (s % width, s // width), (g % width, g // width), options=exact)
 
     def is_reachable(self, start: Sequence[int], goal: Sequence[int], *, size: int = 1) -> bool:
         """Whether any path joins two cells (exact; agents ignored), in O(1) from component labels.

@@ -40,7 +40,7 @@ from python_core.hpa.graph.entrances import (
 )
 from python_core.hpa.graph.graph_arrays import GraphArrays
 from python_core.hpa.graph.pieces import Pieces
-from python_core.hpa.graph.table_fill import Clock, TableFill, build_threads, on_threads, price_all
+from python_core.hpa.graph.table_fill import Clock, TableFill, build_threads, lay_out, on_threads
 from python_core.hpa.repair.local_updates import apply_changes
 from python_core.hpa.repair.table_repair import refill_rows, repair_within
 
@@ -71,9 +71,9 @@ class AbstractGraph:
             :mod:`~python_core.hpa.graph.distance_table`); kept only with the trees and when it fits.
         merge_span: piece length (border cells) of merged entrances
             (:mod:`~python_core.hpa.graph.entrance_merging`); ``0``: every entrance keeps its own.
-        defer: price the cluster tables in the background when there are no trees
-            (:mod:`~python_core.hpa.graph.table_fill`): :meth:`build` returns once the cheap parts
-            stand, and :attr:`tables_ready` says when queries may read the tables.
+        defer: price the cluster tables and trees in the background unless an all-pairs table
+            is kept (:mod:`~python_core.hpa.graph.table_fill`): :meth:`build` returns once the
+            cheap parts stand, and :attr:`tables_ready` says when queries may read the tables.
 
     Example:
         >>> g = AbstractGraph(np.ones(16, np.uint8), np.ones(16), 4, 4, csize=2, diag=0)
@@ -181,20 +181,8 @@ class AbstractGraph:
         self.rebuild_borders(keys)
         self._all_transitions()
         self.has_trees = 0 < self.tree_bytes_needed() <= self.tree_budget
-        self.dirs = Pieces(total, 2, np.uint8)  # a rebuild without trees keeps none of the old ones
         clock.lap("entrances")
-        self.priced = np.zeros(total, dtype=np.uint8)
-        if not self.has_trees:  # tables shaped, then priced in one compiled call per chunk
-            self.trans.splice()
-            self.tables = Pieces.shaped(self.trans.rows, self.trans.rows, np.float64)
-        if self.defer and not self.has_trees:
-            self._fill = TableFill(self)
-        else:
-            price_all(self, progress)
-        if self.has_trees:  # whether a start's costs read off a cluster's trees are exact: one weight
-            self.uniform[:] = uniform_flags(
-                self.walk, self.weights, self.width, self.height, self.csize, np.arange(total)
-            )
+        self._fill = lay_out(self, self.defer, progress)  # tables and trees: priced now, or in the background
         clock.lap("cluster tables")
         self.assemble()
         clock.lap("assemble")
@@ -345,7 +333,8 @@ class AbstractGraph:
         Returns:
             The clusters whose transitions, tables or crossings may have changed.
         """
-        return apply_changes(self, nodes, weights_changed, table_seconds, one_weight)
+        filling = self._fill is not None  # a deferred build's pricing, paused, not seen done
+        return apply_changes(self, nodes, weights_changed, table_seconds, one_weight, filling=filling)
 
     def refill(self, seconds: float | None = None) -> int:
         """Compute stale rows of the all-pairs table afresh, for up to ``seconds`` (None: all).

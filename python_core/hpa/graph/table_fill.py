@@ -11,9 +11,10 @@ transitions are set and whose tables are shaped, unpriced)::
 
 The cluster tables are over 90% of a big map's build (4096 x 4096, 20% walls: 16k clusters, 270k
 transitions). :func:`price_clusters` prices a chunk of clusters in one compiled call that holds
-no GIL, straight into the flat table array, so threads never wait for each other between two
-clusters (one Python call per cluster cost a GIL hand-over each, which on a loaded machine left
-the cores idle most of the build). Deferred, the tables no query reads until all are priced are
+no GIL, straight into the flat table array (and the trees into theirs, when kept), so threads
+never wait for each other between two clusters (one Python call per cluster cost a GIL hand-over
+each, which on a loaded machine left the cores idle most of the build: a 1024 x 1024 map's trees
+took 9 s on two cores that way). Deferred, the tables no query reads until all are priced are
 filled behind the load: the hierarchy answers from the first moment (by the exact search), and
 by HPA* once :attr:`TableFill.done`.
 """
@@ -35,7 +36,16 @@ from python_core.compiled import jit
 from python_core.hpa.graph.cluster_search import cluster_table, uniform_flags
 from python_core.hpa.graph.pieces import Pieces
 
-__all__ = ["CHUNK", "Clock", "TableFill", "build_threads", "on_threads", "price_all", "price_clusters"]
+__all__ = [
+    "CHUNK",
+    "Clock",
+    "TableFill",
+    "build_threads",
+    "lay_out",
+    "on_threads",
+    "price_all",
+    "price_clusters",
+]
 
 CHUNK = 32
 """Clusters per compiled call: a pause waits for at most one chunk per thread (a few ms)."""
@@ -56,13 +66,14 @@ class AbstractGraph(Protocol):
     ch: float
     trans: Pieces[np.int64]
     tables: Pieces[np.float64]
+    dirs: Pieces[np.uint8]
     priced: U8
+    uniform: U8
     has_trees: bool
+    table_budget: int
 
     @property
     def cluster_count(self) -> int: ...
-
-    def price_cluster(self, cluster: int) -> None: ...
 
 
 def build_threads() -> int:
@@ -103,18 +114,29 @@ def price_clusters(  # noqa: PLR0917 (positional only: compiled kernel)
     table_flat: F64,
     table_off: I64,
     priced: U8,
+    trees: bool,
+    dirs_flat: U8,
+    dirs_off: I64,
 ) -> None:
-    """The cost tables of ``clusters`` (no trees) written into their shaped pieces of
-    ``table_flat`` (``k * k`` values from ``table_off[c]``), each cluster flagged in ``priced``.
-    A one-weight cluster's table is symmetric: half of it is mirrored.
+    """The cost tables of ``clusters`` written into their shaped pieces of ``table_flat`` (``k * k``
+    values from ``table_off[c]``), and with ``trees`` their trees into those of ``dirs_flat``
+    (``k`` rows of the cluster's cells from ``dirs_off[c]``), each cluster flagged in ``priced``.
+    Without trees a one-weight cluster's table is symmetric: half of it is mirrored.
 
     Example:
         >>> walk, w = np.ones(8, np.uint8), np.ones(8)
-        >>> flat, priced = np.zeros(8), np.zeros(2, np.uint8)
+        >>> flat, priced, none = np.zeros(8), np.zeros(2, np.uint8), np.zeros(3, np.int64)
         >>> price_clusters(walk, w, 8, 1, 4, 0, 1.0, 1.0, np.array([1]), np.array([0, 3, 4, 7]),
-        ...                np.array([0, 2, 4]), flat, np.array([0, 4, 8]), priced)
+        ...                np.array([0, 2, 4]), flat, np.array([0, 4, 8]), priced, False,
+        ...                np.zeros(0, np.uint8), none)
         >>> flat.tolist(), priced.tolist()
         ([0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 3.0, 0.0], [0, 1])
+        >>> dirs = np.zeros(8, np.uint8)
+        >>> price_clusters(walk, w, 8, 1, 4, 0, 1.0, 1.0, np.array([1]), np.array([0, 3, 4, 7]),
+        ...                np.array([0, 2, 4]), flat, np.array([0, 4, 8]), priced, True,
+        ...                dirs, np.array([0, 0, 8]))
+        >>> dirs.tolist()
+        [4, 3, 3, 3, 5, 5, 5, 4]
     """
     ncx = (width + csize - 1) // csize
     no_trees = np.zeros((0, 0), dtype=np.uint8)
@@ -126,8 +148,15 @@ def price_clusters(  # noqa: PLR0917 (positional only: compiled kernel)
         k = trans.shape[0]
         if k * k != table_off[c + 1] - table_off[c]:  # not shaped for these transitions: left alone
             continue
-        symmetric = uniform_flags(walk, weights, width, height, csize, clusters[i : i + 1])[0] == 1
-        table = cluster_table(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans, no_trees, symmetric)
+        if trees and k * lw * lh != dirs_off[c + 1] - dirs_off[c]:
+            continue
+        dirs = no_trees
+        if trees and k > 0:  # the cluster's trees, written in place by the searches
+            dirs = dirs_flat[dirs_off[c] : dirs_off[c + 1]].reshape((k, lw * lh))
+        symmetric = (
+            not trees and uniform_flags(walk, weights, width, height, csize, clusters[i : i + 1])[0] == 1
+        )
+        table = cluster_table(walk, weights, width, x0, y0, lw, lh, diag, cw, ch, trans, dirs, symmetric)
         start = table_off[c]
         for r in range(k):
             for j in range(k):
@@ -140,6 +169,7 @@ def _price_chunk(graph: AbstractGraph, clusters: I64) -> None:
     price_clusters(
         graph.walk, graph.weights, graph.width, graph.height, graph.csize, graph.diag, graph.cw, graph.ch,
         clusters, graph.trans.flat, graph.trans.off, graph.tables.flat, graph.tables.off, graph.priced,
+        graph.has_trees, graph.dirs.flat, graph.dirs.off,
     )  # fmt: skip
 
 
@@ -154,11 +184,35 @@ def on_threads(work: Callable[[I64], I64], total: int) -> I64:
         return np.concatenate(list(pool.map(work, parts)))
 
 
+def lay_out(
+    graph: AbstractGraph, defer: bool, progress: Callable[[int, int], None] | None
+) -> TableFill | None:
+    """Lay out the graph's cost tables (and its trees, when it keeps them) for its current
+    transitions, zero and unpriced, then price them: now (:func:`price_all`), or with ``defer``
+    in the background (the :class:`TableFill` returned, started once the graph is assembled),
+    unless an all-pairs table is kept (it is derived from the priced tables at once)."""
+    graph.trans.splice()
+    k = graph.trans.rows
+    graph.tables = Pieces.shaped(k, k, np.float64)
+    graph.priced = np.zeros(graph.cluster_count, dtype=np.uint8)
+    graph.dirs = Pieces(graph.cluster_count, 2, np.uint8)  # a rebuild without trees keeps none
+    if graph.has_trees:
+        ncx, csize, at = -(-graph.width // graph.csize), graph.csize, np.arange(graph.cluster_count)
+        lw = np.minimum(csize, graph.width - at % ncx * csize)
+        lh = np.minimum(csize, graph.height - at // ncx * csize)
+        graph.dirs = Pieces.shaped(k, (lw * lh).astype(np.int64), np.uint8)
+        # whether a start's costs read off a cluster's trees are exact: one weight
+        graph.uniform[:] = uniform_flags(graph.walk, graph.weights, graph.width, graph.height, csize, at)
+    if defer and not (graph.has_trees and 0 < 8 * int(k.sum()) ** 2 <= graph.table_budget):
+        return TableFill(graph)
+    price_all(graph, progress)
+    return None
+
+
 def price_all(graph: AbstractGraph, progress: Callable[[int, int], None] | None) -> None:
-    """Price every unpriced cluster now, on :func:`build_threads` threads, in chunks handed out in
-    order, ``progress(done, total)`` reported from this thread. Without trees the tables must be
-    shaped (:meth:`~python_core.hpa.graph.pieces.Pieces.shaped`); with them, each cluster's
-    pieces are replaced (:meth:`AbstractGraph.price_cluster`)."""
+    """Price every unpriced cluster of a laid-out graph (:func:`lay_out`) now, on
+    :func:`build_threads` threads, in chunks handed out in order, ``progress(done, total)``
+    reported from this thread."""
     todo = np.flatnonzero(graph.priced == 0).astype(np.int64)
     total, workers = graph.cluster_count, build_threads()
     chunk = max(1, min(CHUNK, todo.shape[0] // (workers * 8) or 1))
@@ -166,10 +220,7 @@ def price_all(graph: AbstractGraph, progress: Callable[[int, int], None] | None)
     done, batch, reported = total - todo.shape[0], max(1, total // 100), 0
 
     def price(part: I64) -> int:
-        if not graph.has_trees:
-            _price_chunk(graph, part)
-        for c in part.tolist() if graph.has_trees else ():
-            graph.price_cluster(c)
+        _price_chunk(graph, part)
         return int(part.shape[0])
 
     with ThreadPoolExecutor(max(1, min(workers, len(chunks))), thread_name_prefix="hpa-build") as pool:

@@ -41,6 +41,8 @@ def apply_changes(
     weights_changed: bool = False,
     table_seconds: float | None = None,
     one_weight: bool = False,
+    *,
+    filling: bool = False,
 ) -> set[int]:
     """Rebuild what changed cells touch: their clusters' labels and tables, nearby borders.
 
@@ -61,6 +63,10 @@ def apply_changes(
             are flagged in ``pair_stale`` (:meth:`AbstractGraph.refill`). None: every row, now.
         one_weight: the caller knows that every open cell of the grid has the same weight
             after the change: every weight flag is then 1, with no scan of the clusters.
+        filling: a deferred build's background pricing (paused) is not done: each touched
+            cluster is laid out for its new transitions and left to it, unpriced (what it priced
+            may have read cells as they changed, and the trees of what it did not are not there
+            to repair).
 
     Returns:
         The clusters whose transitions, tables or crossings may have changed.
@@ -107,7 +113,9 @@ def apply_changes(
     starts = np.searchsorted(owner, clusters)
     ends = np.searchsorted(owner, clusters, side="right")
     outcomes = [
-        update_cluster(graph, c, cells[lo:hi], weights_changed, c in crossings)
+        _unprice(graph, c, c in crossings)
+        if filling
+        else update_cluster(graph, c, cells[lo:hi], weights_changed, c in crossings)
         for c, lo, hi in zip(clusters.tolist(), starts.tolist(), ends.tolist(), strict=True)
     ]
     repair = clusters[[o == "repair" for o in outcomes]]
@@ -123,6 +131,21 @@ def apply_changes(
         # 4096 x 4096 map would otherwise redo a union-find over its 274k nodes)
         graph.derive(before, table_seconds, components=bool(crossings) or not same_components)
     return dirty
+
+
+def _unprice(graph: RepairedGraph, cluster: int, borders_changed: bool) -> Outcome:
+    """A touched cluster while the background pricing is not done: its pieces laid out for its
+    transitions, zero, and flagged unpriced (the pricing, resumed, computes them afresh)."""
+    graph.priced[cluster] = 0
+    trans = graph.transitions_of(cluster) if borders_changed else graph.trans[cluster]
+    if not borders_changed or np.array_equal(trans, graph.trans[cluster]):
+        return "kept"  # its pieces keep their shapes
+    _, _, lw, lh = graph.rect(cluster)
+    k = trans.shape[0]
+    graph.trans[cluster], graph.tables[cluster] = trans, np.zeros((k, k))
+    if graph.has_trees:
+        graph.dirs[cluster] = np.zeros((k, lw * lh), dtype=np.uint8)
+    return "replaced"
 
 
 def update_cluster(

@@ -45,6 +45,7 @@ class RepairedGraph(Protocol):
     has_trees: bool
     nodes_kept: bool
     uniform: U8
+    priced: U8
     labels: npt.NDArray[np.int16]
     comp_count: I64
     pair_dist: F32

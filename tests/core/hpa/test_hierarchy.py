@@ -387,7 +387,9 @@ def test_the_line_bias_narrows_the_abstract_search_on_open_ground() -> None:
     walk = rng.random((1024, 1024)) >= 0.01
     grid = GridGraph(walk, diagonal=DiagonalMode.ONLY_IF_NO_OBSTACLES)
     plain, biased = (
-        HierarchicalGrid(grid, cluster_size=16, long_entrance=12, table_budget=0, line_bias=b).build()
+        HierarchicalGrid(
+            grid, cluster_size=16, long_entrance=12, table_budget=0, line_bias=b, defer_tables=False
+        ).build()
         for b in (0.0, 0.05)
     )
     expanded = {"plain": 0, "biased": 0}
