@@ -96,6 +96,8 @@ class HierarchyState:
     built: bool = False
     nbytes: int = 0
     build_seconds: float = 0.0
+    ready: Callable[[], bool] = lambda: True
+    """Whether a deferred build's tables are priced (the build's report says; HPA* answers then)."""
 
     def describe(self) -> dict[str, Any]:
         """The ``hierarchy`` map of ``graph.info``."""
@@ -112,6 +114,7 @@ class HierarchyState:
             "built": self.built,
             "bytes": self.nbytes,
             "build_seconds": self.build_seconds,
+            "tables_ready": bool(self.ready()),
         }
 
 

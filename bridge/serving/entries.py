@@ -68,6 +68,7 @@ def build_hierarchy(entry: GraphEntry, state: HierarchyState, progress: Progress
             {"id": entry.graph_id},
         ) from exc
     state.built, state.nbytes, state.build_seconds = True, int(report.nbytes), float(report.seconds)
+    state.ready = report.ready
     _warm_hierarchy_once()
 
 
@@ -102,14 +103,12 @@ def describe(entry: GraphEntry) -> dict[str, Any]:
     }
     if entry.kind.hierarchy:
         info["hierarchy"] = None if entry.hierarchy is None else entry.hierarchy.describe()
-        if info["hierarchy"] is not None:  # a deferred build's tables may still be priced
-            hpa = getattr(graph, "hierarchy", None)
-            info["hierarchy"]["tables_ready"] = bool(getattr(hpa, "tables_ready", True))
     return info
 
 
 class Writers:
-    """One thread per graph that its changes (``graph.update``) run on; the event loop's only.
+    """One thread per graph that its load and its changes (``graph.update``) run on; the event
+    loop's only.
 
     Not the shared pool: a change frees the last mesh's arrays and allocates the next's, and on
     one thread both stay in one malloc arena, which keeps the pages. Alternating pool threads
@@ -120,7 +119,7 @@ class Writers:
         self._pools: dict[str, ThreadPoolExecutor] = {}
 
     def of(self, graph_id: str) -> ThreadPoolExecutor:
-        """``graph_id``'s thread (started at its first change)."""
+        """``graph_id``'s thread (started by its load or its first change)."""
         pool = self._pools.get(graph_id)
         if pool is None:
             pool = self._pools[graph_id] = ThreadPoolExecutor(1, f"astar-update {graph_id}")

@@ -235,7 +235,8 @@ class LocalServing:
         self.registry.check_room(request.graph_id)  # other ids may have come meanwhile
         loop = asyncio.get_running_loop()
         report = entries.threadsafe(loop, progress)
-        entry = await loop.run_in_executor(None, entries.build_entry, request, report)
+        writer = self._writers.of(request.graph_id)  # its first change then reuses what the load freed
+        entry = await loop.run_in_executor(writer, entries.build_entry, request, report)
         self._check_memory(entry)
         self.registry.put(entry)
         answer: dict[str, Any] = {"id": entry.graph_id, "nodes": entry.graph.node_count}
@@ -438,6 +439,7 @@ class LocalServing:
         the lock of a loaded graph stays, one per graph."""
         if self.registry.find(graph_id) is None:
             self.locks.forget_idle(graph_id)
+            self._writers.release(graph_id)  # a failed load's thread
 
     def forget(self, client: Hashable) -> None:
         """Drop the queued chunks and queries of a client that went away."""

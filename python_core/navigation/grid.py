@@ -388,7 +388,7 @@ class GridNavigator:
         self._hierarchy, self._smooth = None, True
         hpa = _construct(self._grid, options).build(progress=progress)
         self._hierarchy, self._smooth = hpa, options.smooth
-        return BuildReport(int(hpa.nbytes), float(hpa.build_seconds))
+        return BuildReport(int(hpa.nbytes), float(hpa.build_seconds), lambda: hpa.tables_ready)
 
     def ready_for(self, options: QueryOptions | None) -> bool:
         """False when the query's unit size needs a structure the size of the grid built first

@@ -12,7 +12,7 @@ endpoints, finds paths, applies update batches and describes the graph through t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -77,12 +77,19 @@ class HierarchyOptions:
     table_budget: int = 32 << 20
 
 
+def _done() -> bool:
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class BuildReport:
-    """What building a hierarchy cost: bytes held by its arrays and seconds the build took."""
+    """What building a hierarchy cost: bytes held by its arrays and seconds the build took, and
+    ``ready()``: whether what the build deferred (cluster tables and trees, priced in the
+    background) is done, so that hierarchical queries run HPA* (the exact search until then)."""
 
     nbytes: int
     seconds: float
+    ready: Callable[[], bool] = _done
 
 
 class Navigator(Protocol[NodeT]):

@@ -10,11 +10,13 @@ import threading
 from typing import Any
 
 import numpy as np
+import pytest
 
 from bridge.methods.interface import LoadRequest
 from bridge.methods.kinds import KINDS
 from bridge.methods.params import Params
 from bridge.serving.local import LocalServing
+from bridge.wire.errors import GraphRejectedError
 from bridge.wire.protocol import Limits
 from python_core.formats.records import to_record
 from python_core.grid import GridGraph
@@ -65,3 +67,29 @@ def test_each_graph_s_changes_run_on_one_thread_that_ends_with_the_graph() -> No
     for thread in _update_threads(before):
         thread.join(30)
     assert not _update_threads(before)
+
+
+def test_a_load_runs_on_the_graph_s_thread_and_a_failed_one_leaves_none() -> None:
+    """The first change after a load reuses the memory the load freed (the same thread's malloc
+    arena, not fresh pages): the load starts the graph's thread; a load that fails ends it."""
+    before = set(threading.enumerate())
+
+    async def scenario() -> None:
+        serving = LocalServing(Limits(), threads=2)
+        await serving.start()
+        await _settle(serving.load(_load("a"), None))
+        assert [t.name for t in _update_threads(before)] == ["astar-update a_0"]  # before any change
+        bad = LoadRequest("z", KINDS["grid"], {**_load("z").record, "width": -1}, None)
+        with pytest.raises(GraphRejectedError):
+            await _settle(serving.load(bad, None))
+        gone = [t for t in _update_threads(before) if t.name.startswith("astar-update z")]
+        for thread in gone:
+            await asyncio.to_thread(thread.join, 30)
+        assert [t.name for t in _update_threads(before)] == ["astar-update a_0"]
+        assert (await _settle(serving.update("a", _wall("a", 2))))["version"] == 2
+        assert [t.name for t in _update_threads(before)] == ["astar-update a_0"]  # the same thread
+        await serving.close()
+
+    asyncio.run(scenario())
+    for thread in _update_threads(before):
+        thread.join(30)
