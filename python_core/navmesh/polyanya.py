@@ -30,7 +30,7 @@ from python_core.navmesh.mesh import NavMesh
 from python_core.navmesh.polyanya_kernel import SCRATCH_NODES, polyanya_search, search_scratch
 from python_core.navmesh.polyanya_landmarks import no_landmarks, one_to_all, pick_landmarks, vertex_bounds
 from python_core.navmesh.polyanya_places import closest_reachable, polygons_at, twin_corners
-from python_core.navmesh.weld import point_groups, point_polygons, seam_pairs
+from python_core.navmesh.weld import point_groups, point_polygons, seam_pairs, shared_flags
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = [
@@ -65,6 +65,7 @@ class _Prepared:
     twin: I64
     vp_ptr: I64
     vp: I64
+    group: I64
     corner: B
     dead_end: B
     all_usable: B
@@ -96,15 +97,15 @@ def _keep_table(mesh: NavMesh, table: F64 | None) -> None:
         weakref.finalize(key, _TABLES.pop, id(key), None)
 
 
-def _flags(prep_nbr: I64, cpoly: I64, verts: I64, nxt: I64, *, usable: B, vertex_count: int) -> tuple[B, B]:
-    """Per vertex: touches an obstacle (a usable polygon's edge with no usable neighbour); per
-    polygon: a dead end (at most one usable neighbour)."""
+def _flags(prep_nbr: I64, cpoly: I64, verts: I64, nxt: I64, *, usable: B, group: I64) -> tuple[B, B]:
+    """Per vertex: touches an obstacle (a usable polygon's edge with no usable neighbour; any id
+    on its point does: weld.py); per polygon: a dead end (at most one usable neighbour)."""
     open_edge = (prep_nbr < 0) & usable[cpoly]
-    corner = np.zeros(vertex_count, dtype=np.bool_)
+    corner = np.zeros(group.shape[0], dtype=np.bool_)
     corner[verts[open_edge]] = True
     corner[verts[nxt[open_edge]]] = True
     links = np.bincount(cpoly[prep_nbr >= 0], minlength=usable.shape[0])
-    return corner, links <= 1
+    return shared_flags(corner, group), links <= 1
 
 
 def _key(mesh: NavMesh) -> tuple[int, ...]:
@@ -145,11 +146,14 @@ def _prepare(mesh: NavMesh) -> _Prepared:
     # Several ids on one point (unwelded region seams): a point's polygons are those of all its
     # ids, else a start or landmark there sees one region's side only (weld.py).
     points = np.asarray(mesh.vertices, dtype=np.float64)  # 3D: a deck over a floor is apart
-    vp_ptr, vp = point_polygons(point_groups(points, seam_pairs(points, verts, nxt, twin)), verts, cpoly)
+    group = point_groups(points, seam_pairs(points, verts, nxt, twin))
+    vp_ptr, vp = point_polygons(group, verts, cpoly)
     usable = np.ones(mesh.polygon_count, dtype=np.bool_)
-    corner, dead_end = _flags(nbr, cpoly, verts, nxt, usable=usable, vertex_count=xy.shape[0])
+    corner, dead_end = _flags(nbr, cpoly, verts, nxt, usable=usable, group=group)
     lo, hi = _bounds(mesh, xy, ptr, verts)
-    prep = _Prepared(xy, ptr, verts, cpoly, nxt, nbr, twin, vp_ptr, vp, corner, dead_end, usable, lo, hi, key)
+    prep = _Prepared(
+        xy, ptr, verts, cpoly, nxt, nbr, twin, vp_ptr, vp, group, corner, dead_end, usable, lo, hi, key
+    )
     _CACHE[mesh] = prep
     return prep
 
@@ -165,9 +169,7 @@ def _masked(prep: _Prepared, traversable: npt.ArrayLike | None) -> tuple[I64, B,
             f"got {usable.dtype} of shape {usable.shape}"
         )
     nbr = np.where((prep.nbr >= 0) & usable[np.maximum(prep.nbr, 0)], prep.nbr, -1)
-    corner, dead_end = _flags(
-        nbr, prep.cpoly, prep.verts, prep.nxt, usable=usable, vertex_count=prep.xy.shape[0]
-    )
+    corner, dead_end = _flags(nbr, prep.cpoly, prep.verts, prep.nxt, usable=usable, group=prep.group)
     return nbr, corner, dead_end, usable
 
 

@@ -1,7 +1,9 @@
 """Polyanya's exact paths, with landmarks, on a map of regions whose border vertices are not welded
 (several vertex ids on one point). The polygons holding a point on a seam were found through one
 id's polygons only: a landmark on a seam vertex measured detours as distances, and ALT pruned the
-optimum (N4's repro, issue 40: 21.61 instead of 14.92); a start or goal on a seam got a detour too."""
+optimum (N4's repro, issue 40: 21.61 instead of 14.92); a start or goal on a seam got a detour too.
+And an obstacle corner on a seam was a turning point for one region's ids only (arena as 4 x 4
+regions: paths too long, with landmarks or without)."""
 
 from __future__ import annotations
 
@@ -9,12 +11,15 @@ import numpy as np
 import pytest
 import shapely
 
-from python_core.navmesh.navmap import NavMap
+from python_core.formats.polyanya import load_polyanya_mesh
+from python_core.navmesh import NavMesh
+from python_core.navmesh.navmap import NavMap, NavRegion
 from python_core.navmesh.polyanya import build_landmarks, find_optimal_path, landmark_count
 from python_core.navmesh.weld import point_groups, point_polygons, seam_pairs
 from python_core.obstacles import ObstacleShape
-from tests.core.navmesh.shrink_oracle import VisibilityOnArea
+from tests.core.navmesh.shrink_oracle import VisibilityOnArea, walkable_area
 from tests.core.navmesh.test_mesh_patch import tile
+from tests.core.navmesh.test_polyanya_landmarks import DATA
 
 # Border points of the ring: tile corners held by two or three regions' ids.
 SEAMS = [(12.0, 6.0), (12.0, 4.0), (6.0, 3.0), (3.0, 6.0), (12.0, 12.0), (6.0, 6.0), (12.0, 0.0), (18.0, 6.0)]
@@ -75,6 +80,38 @@ def test_the_ring_cut_by_obstacles_keeps_its_table_and_exact_lengths() -> None:
     pts = _points(cut, 16, 9)
     for s, g in zip(pts[::2], pts[1::2], strict=True):
         assert find_optimal_path(mesh, s, g).cost == pytest.approx(oracle.length(s, g), rel=1e-7, abs=1e-7)
+
+
+def _as_regions(mesh: NavMesh, tiles: int) -> NavMap:
+    """The mesh's polygons as ``tiles`` x ``tiles`` regions (by their centres), each with vertex
+    ids of its own: every border the split makes is an unwelded seam, some through obstacle corners."""
+    centres = np.add.reduceat(mesh.vertices[mesh.poly_verts], mesh.poly_ptr[:-1], axis=0)
+    centres /= np.diff(mesh.poly_ptr)[:, None]
+    lo, hi = mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
+    cell = np.minimum(((centres - lo) / (hi - lo) * tiles).astype(int), tiles - 1)
+    nav = NavMap(dim=2, edge_margin=0.0)
+    for t in np.unique(cell[:, 1] * tiles + cell[:, 0]).tolist():
+        polys = [mesh.polygon(p) for p in np.flatnonzero(cell[:, 1] * tiles + cell[:, 0] == t).tolist()]
+        used = np.unique(np.concatenate(polys))
+        remap = np.full(mesh.vertices.shape[0], -1)
+        remap[used] = np.arange(used.shape[0])
+        nav.set_region(t, NavRegion(mesh.vertices[used], [remap[p].tolist() for p in polys]))
+    return nav
+
+
+def test_arena_as_regions_has_the_visibility_optimum_through_obstacle_corners_on_seams() -> None:
+    arena = load_polyanya_mesh(DATA / "arena.mesh")
+    mesh = _as_regions(arena, 4).mesh
+    area = walkable_area(arena)
+    oracle = VisibilityOnArea(area)
+    pts = np.random.default_rng(40).uniform(area.bounds[:2], area.bounds[2:], size=(400, 2))
+    pts = pts[shapely.contains_xy(area.buffer(-0.05), pts[:, 0], pts[:, 1])][:60]
+    expect = [oracle.length(s, g) for s, g in zip(pts[::2], pts[1::2], strict=True)]
+    plain = [find_optimal_path(mesh, s, g).cost for s, g in zip(pts[::2], pts[1::2], strict=True)]
+    assert build_landmarks(mesh) == 16
+    guided = [find_optimal_path(mesh, s, g).cost for s, g in zip(pts[::2], pts[1::2], strict=True)]
+    assert plain == pytest.approx(expect, rel=1e-7, abs=1e-7)
+    assert guided == pytest.approx(expect, rel=1e-7, abs=1e-7)
 
 
 def test_ids_on_one_point_share_its_polygons() -> None:
