@@ -3,13 +3,16 @@
 Usage::
 
     .venv/bin/python bench/navmesh_obstacles.py [--data ../shared/benchmarks/mesh] [--mesh aurora]
-        [--obstacles 100] [--updates 60] [--radius 3.0] [--tiles 4] [--moves 10]
+        [--obstacles 100] [--updates 60] [--radius 3.0] [--tiles 4] [--moves 10] [--regions]
 
 Obstacles: ``--obstacles`` circles (16-gons) of ``--radius`` cells on the mesh, each moved ``--updates``
 times by a seeded random walk (half a cell a step): the time of one ``update_obstacles`` call moving
 all of them (what a frame of many moving obstacles costs the sidecar), then of calls moving one
 of them while all stand, and the cut mesh's polygon count. After the last update a sample of
-paths (both modes) is checked against the obstacles with shapely (none may enter one).
+paths (both modes) is checked against the obstacles with shapely (none may enter one). With
+``--regions`` the same runs on the mesh split into ``--tiles`` x ``--tiles`` regions (a map of
+unwelded regions joined across the edge margin), patched locally (after) and re-cut from the
+loaded mesh at every update (before: what maps of several regions did until issue 40's fix).
 
 Region move: the mesh split into ``--tiles`` x ``--tiles`` regions of a navigation map (polygons by
 their centre), one region moved there and back ``--moves`` times by less than the weld (so nothing
@@ -38,7 +41,7 @@ from python_core import QueryOptions  # noqa: E402
 from python_core.formats.polyanya import load_polyanya_mesh  # noqa: E402
 from python_core.navigation import NavMeshNavigator  # noqa: E402
 from python_core.navigation.updates import MoveRegion  # noqa: E402
-from python_core.navmesh import NavMesh  # noqa: E402
+from python_core.navmesh import NavMesh, cut  # noqa: E402
 from python_core.navmesh.navmap import NavMap, NavRegion  # noqa: E402
 from python_core.obstacles import ObstacleShape  # noqa: E402
 
@@ -73,9 +76,10 @@ def _on_mesh(mesh: NavMesh, count: int, rng: np.random.Generator) -> np.ndarray:
     return np.array(inside[:count])
 
 
-def obstacles(mesh: NavMesh, count: int, updates: int, radius: float) -> None:
+def obstacles(source: NavMesh | NavMap, count: int, updates: int, radius: float) -> None:
     rng = np.random.default_rng(40)
-    nav = NavMeshNavigator(mesh)
+    nav = NavMeshNavigator(source)
+    mesh = nav.mesh
     loaded = mesh.polygon_count
     centres = _on_mesh(mesh, count, rng)
 
@@ -158,11 +162,20 @@ def main() -> int:
     parser.add_argument("--radius", type=float, default=3.0)
     parser.add_argument("--tiles", type=int, default=4)
     parser.add_argument("--moves", type=int, default=10)
+    parser.add_argument("--regions", action="store_true", help="obstacles on a map of regions too")
     args = parser.parse_args()
     mesh = load_polyanya_mesh(args.data / f"{args.mesh}.mesh")
     mesh.find_path(mesh.vertices[mesh.polygon(0)].mean(axis=0), mesh.vertices[mesh.polygon(1)].mean(axis=0))
     print(f"{args.mesh}: {mesh.polygon_count} polygons")
     obstacles(mesh, args.obstacles, args.updates, args.radius)
+    if args.regions:
+        fresh = load_polyanya_mesh(args.data / f"{args.mesh}.mesh")
+        print(f"{args.mesh} as {args.tiles} x {args.tiles} regions, patched locally (after):")
+        obstacles(_regions(fresh, args.tiles), args.obstacles, args.updates, args.radius)
+        print(f"{args.mesh} as {args.tiles} x {args.tiles} regions, re-cut from the loaded mesh (before):")
+        patches, cut.PATCHES = cut.PATCHES, 0  # every update a full re-cut, as such maps had
+        obstacles(_regions(fresh, args.tiles), args.obstacles, args.updates, args.radius)
+        cut.PATCHES = patches
     region_move(load_polyanya_mesh(args.data / f"{args.mesh}.mesh"), args.tiles, args.moves)
     return 0
 

@@ -27,7 +27,7 @@ import shapely
 
 from python_core._types import F64, I64
 
-__all__ = ["convex_pieces", "polygons_of"]
+__all__ = ["convex_pieces", "convex_pieces_many", "polygons_of"]
 
 Shapes = npt.NDArray[np.object_]
 
@@ -74,7 +74,35 @@ def convex_pieces(area: Any, *, min_area: float = 0.0) -> tuple[F64, I64, I64]:
     if not polygons:
         return np.zeros((0, 2)), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)
     triangles = shapely.get_parts(shapely.constrained_delaunay_triangles(shapely.MultiPolygon(polygons)))
+    return _from_triangles(shapely.get_coordinates(triangles).reshape(-1, 4, 2)[:, :3], min_area)
+
+
+def convex_pieces_many(areas: Shapes, *, min_area: float = 0.0) -> list[tuple[F64, I64, I64]]:
+    """:func:`convex_pieces` of each of ``areas`` (Polygons or MultiPolygons), the same pieces, with
+    shapely called once for all of them (an obstacle update re-cuts hundreds of small polygons:
+    per-polygon calls cost more than the triangulation)."""
+    parts, owner = shapely.get_parts(areas, return_index=True)
+    real = (shapely.get_type_id(parts) == shapely.GeometryType.POLYGON) & ~shapely.is_empty(parts)
+    parts, owner = parts[real], owner[real]
+    empty = (np.zeros((0, 2)), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    out = [empty] * len(areas)
+    if parts.shape[0] == 0:  # nothing left of any (shapely's multipolygons wants a part)
+        return out
+    merged = shapely.multipolygons(parts, indices=owner, out=np.empty(len(areas), dtype=object))
+    has = np.zeros(len(areas), dtype=np.bool_)
+    has[owner] = True
+    triangles, which = shapely.get_parts(
+        shapely.constrained_delaunay_triangles(merged[has]), return_index=True
+    )
     corners = shapely.get_coordinates(triangles).reshape(-1, 4, 2)[:, :3]
+    starts = np.searchsorted(which, np.arange(int(has.sum()) + 1))
+    for k, i in enumerate(np.flatnonzero(has).tolist()):
+        out[i] = _from_triangles(corners[starts[k] : starts[k + 1]], min_area)
+    return out
+
+
+def _from_triangles(corners: F64, min_area: float) -> tuple[F64, I64, I64]:
+    """Triangles (``(n, 3, 2)`` corners) merged into convex pieces: ``(xy, ptr, flat)``."""
     # one complex number per point: a 1D unique, much faster than unique rows
     as_complex = np.ascontiguousarray(corners.reshape(-1, 2)).view(np.complex128).reshape(-1)
     unique, ids = np.unique(as_complex, return_inverse=True)

@@ -13,7 +13,7 @@ The walkable area is the loaded polygons minus the union of the obstacles' outli
 plane; in 3D only polygons whose elevation range meets an obstacle's ``[base, base + height]``).
 An update finds the loaded polygons whose bounding box meets a changed obstacle's old or new
 footprint (an R-tree of the loaded polygons), re-cuts each of those alone (shapely's difference,
-then convex pieces by :func:`~python_core.navmesh.carve.convex_pieces`) and keeps every other
+then convex pieces by :func:`~python_core.navmesh.carve.convex_pieces_many`) and keeps every other
 polygon's cut as it was. Pieces keep their polygon's region, layers, costs and plane, and the
 loaded polygon's vertices where they coincide, so the stitching (:mod:`~python_core.navmesh.stitch`)
 joins them to their neighbours exactly. A link with an end inside an obstacle is unused while it
@@ -33,7 +33,7 @@ import shapely
 from python_core._types import F64, I64, B
 from python_core.errors import InvalidGraphError
 from python_core.navmesh.build import PLANE_AXES, lift_onto
-from python_core.navmesh.carve import Shapes, convex_pieces, polygons_of
+from python_core.navmesh.carve import Shapes, convex_pieces_many, polygons_of
 from python_core.navmesh.links import NavLink
 from python_core.navmesh.local_stitch import restitch
 from python_core.navmesh.patch import Reuse
@@ -210,11 +210,11 @@ def _in_range(shapes: list[ObstacleShape], low: F64, high: F64, dim: int) -> B:
     return np.asarray((high >= base) & (low <= top), dtype=np.bool_)
 
 
-def _recut(cuts: Cuts[Any], polygon: int, left: Any, min_area: float) -> Piece:
-    """Polygon ``polygon``'s pieces: ``left``, what the obstacles leave of it, cut convex."""
+def _recut(cuts: Cuts[Any], polygon: int, carved: tuple[F64, I64, I64]) -> Piece:
+    """Polygon ``polygon``'s pieces from ``carved``, what the obstacles leave of it cut convex."""
     shape = cuts.shapes[polygon]
     mesh = cuts.loaded
-    xy, ptr, flat = convex_pieces(left, min_area=min_area)
+    xy, ptr, flat = carved
     own = mesh.polygon(polygon)
     own_xy = shapely.get_coordinates(shape)[:-1]
     # a piece's corner at a loaded corner keeps that vertex (exact seams with untouched neighbours)
@@ -262,9 +262,10 @@ def _pieces(
     lost = shapely.area(shapes[cut]) - shapely.area(left) > mesh.area_epsilon
     for p in polygons.tolist():
         pieces.pop(p, None)
-    for k, remains, real in zip(cut.tolist(), left.tolist(), lost.tolist(), strict=True):
-        if real:
-            pieces[int(polygons[k])] = _recut(cuts, int(polygons[k]), remains, mesh.area_epsilon)
+    real = np.flatnonzero(lost)
+    carved = convex_pieces_many(left[real], min_area=mesh.area_epsilon)
+    for k, piece in zip(cut[real].tolist(), carved, strict=True):
+        pieces[int(polygons[k])] = _recut(cuts, int(polygons[k]), piece)
     return pieces
 
 
