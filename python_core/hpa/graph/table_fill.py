@@ -136,7 +136,7 @@ def price_clusters(  # noqa: PLR0917 (positional only: compiled kernel)
         ...                np.array([0, 2, 4]), flat, np.array([0, 4, 8]), priced, True,
         ...                dirs, np.array([0, 0, 8]))
         >>> dirs.tolist()
-        [4, 3, 3, 3, 5, 5, 5, 4]
+        [4, 5, 5, 5, 3, 3, 3, 4]
     """
     ncx = (width + csize - 1) // csize
     no_trees = np.zeros((0, 0), dtype=np.uint8)
