@@ -76,7 +76,9 @@ def _on_mesh(mesh: NavMesh, count: int, rng: np.random.Generator) -> np.ndarray:
     return np.array(inside[:count])
 
 
-def obstacles(source: NavMesh | NavMap, count: int, updates: int, radius: float) -> None:
+def obstacles(
+    source: NavMesh | NavMap, count: int, updates: int, radius: float, *, optimal: bool = True
+) -> None:
     rng = np.random.default_rng(40)
     nav = NavMeshNavigator(source)
     mesh = nav.mesh
@@ -106,12 +108,13 @@ def obstacles(source: NavMesh | NavMap, count: int, updates: int, radius: float)
     ends = _on_mesh(nav.mesh, 60, rng)
     entered = found = 0
     for s, g in zip(ends[::2], ends[1::2], strict=True):
-        for optimal in (False, True):
-            res = nav.find_path(s, g, QueryOptions(optimal=optimal))
+        for exact in (False, True) if optimal else (False,):
+            res = nav.find_path(s, g, QueryOptions(optimal=exact))
             if res.found:
                 found += 1
                 entered += int(shapely.LineString(res.points).intersects(blocked))
-    print(f"  after the last update: {found} paths found, {entered} entering an obstacle")
+    modes = "both modes" if optimal else "default mode only"
+    print(f"  after the last update ({modes}): {found} paths found, {entered} entering an obstacle")
 
 
 def _regions(mesh: NavMesh, tiles: int) -> NavMap:
@@ -171,10 +174,12 @@ def main() -> int:
     if args.regions:
         fresh = load_polyanya_mesh(args.data / f"{args.mesh}.mesh")
         print(f"{args.mesh} as {args.tiles} x {args.tiles} regions, patched locally (after):")
-        obstacles(_regions(fresh, args.tiles), args.obstacles, args.updates, args.radius)
+        # optimal paths not checked here: a Polyanya search on this cut map of margin-joined regions
+        # can loop (lone successors between two polygons, memory without bound; reported, issue 40)
+        obstacles(_regions(fresh, args.tiles), args.obstacles, args.updates, args.radius, optimal=False)
         print(f"{args.mesh} as {args.tiles} x {args.tiles} regions, re-cut from the loaded mesh (before):")
         patches, cut.PATCHES = cut.PATCHES, 0  # every update a full re-cut, as such maps had
-        obstacles(_regions(fresh, args.tiles), args.obstacles, args.updates, args.radius)
+        obstacles(_regions(fresh, args.tiles), args.obstacles, args.updates, args.radius, optimal=False)
         cut.PATCHES = patches
     region_move(load_polyanya_mesh(args.data / f"{args.mesh}.mesh"), args.tiles, args.moves)
     return 0
