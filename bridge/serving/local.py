@@ -6,9 +6,9 @@ one :class:`~bridge.serving.graph_lock.GraphLock` per graph id: queries read, lo
 and table refills write, granted in arrival order.
 
 - A query whose graph is free runs at once on the event loop with a small expansion budget
-  (:data:`INLINE_EXPANSIONS`), while its connection's slice of loop time lasts
+  (:mod:`bridge.serving.inline`), while its connection's slice of loop time lasts
   (:meth:`allow_inline_until`): most game paths end there, with no thread hop and no task. One that
-  needs more, or comes once the slice is spent, runs on the :class:`FairScheduler`'s threads.
+  needs more, is guessed to, or comes once the slice is spent, runs on the :class:`FairScheduler`'s threads.
 - Batches are cut into chunks on the scheduler (:mod:`bridge.serving.batch_runner`), clients
   taking turns; a client that leaves has its queued chunks dropped.
 - Loads build the new graph (and its hierarchy) off the loop and only then replace the old one;
@@ -39,6 +39,7 @@ from bridge.methods.registry import GraphEntry, Registry
 from bridge.serving import entries, kernel_warm_up
 from bridge.serving.batch_runner import BatchRunner
 from bridge.serving.graph_lock import GraphLock, GraphLocks
+from bridge.serving.inline import INLINE_EXPANSIONS, InlineGuess
 from bridge.serving.scheduler import FairScheduler
 from bridge.wire.answers import AnswerBudget
 from bridge.wire.errors import (
@@ -51,11 +52,6 @@ from bridge.wire.protocol import Limits
 __all__ = ["INLINE_EXPANSIONS", "LocalServing"]
 
 log = logging.getLogger("bridge.serving")
-
-INLINE_EXPANSIONS = 4096
-"""Expansions a query may take on the event loop before it is handed to a search thread (run again
-there with its own budget). A few hundred microseconds at most, so no client waits long for another's
-query, while a game's typical path never pays the thread hop."""
 
 REFILL_SLICE = 0.005
 """Seconds of all-pairs table refilling per turn (a query arriving meanwhile waits at most this)."""
@@ -82,6 +78,7 @@ class LocalServing:
         self._writers = entries.Writers()  # a graph's changes on its own thread (see Writers)
         self._background: set[asyncio.Task[Any]] = set()
         self._inline_until = math.inf  # see allow_inline_until (no connection: always)
+        self.inline = InlineGuess()  # which queries skip the inline attempt
         self.batches = BatchRunner(
             limits,
             self.registry,
@@ -389,18 +386,15 @@ class LocalServing:
         return self._pooled_one(client, query, lambda: self._release_read(graph_id, lock))
 
     def _run_inline(self, query: Query) -> dict[str, Any] | None:
-        """The query's answer within :data:`INLINE_EXPANSIONS`, or None when it needs more or its
-        connection's slice of loop time is spent."""
+        """The query's answer within its inline budget (:mod:`bridge.serving.inline`), or None when it
+        needs more (or is guessed to) or its connection's slice of loop time is spent."""
         graph = self.registry.get(query.graph_id).graph
         if query.reachable:  # a size's first reachable builds its hierarchy layer: on a thread
             return run_query(graph, query) if graph.ready_for(query.options) else None
         if time.perf_counter() >= self._inline_until or not graph.ready_for(query.options):
             return None  # its slice is spent, or it would first build something map-sized
-        budget = query.options.max_expansions
-        if budget is not None and budget <= INLINE_EXPANSIONS:
-            return self._capped(run_query(graph, query))
-        result = run_query(graph, query, INLINE_EXPANSIONS)
-        return None if result["status"] == "budget_exhausted" else self._capped(result)
+        result = self.inline.run(graph, query)
+        return None if result is None else self._capped(result)
 
     def _capped(self, answer: dict[str, Any]) -> dict[str, Any]:
         """``answer``, or ``too_large`` past ``max_answer_bytes`` (a path across a huge graph)."""
@@ -416,7 +410,7 @@ class LocalServing:
         answer: dict[str, Any] = await self.scheduler.submit(
             client, functools.partial(run_query, graph, query), on_done=release
         )
-        return self._capped(answer)
+        return self._capped(self.inline.learned(graph, query, answer))
 
     def allow_inline_until(self, deadline: float) -> None:
         """Queries handled from now until ``deadline`` (``time.perf_counter()``) may run inline."""
@@ -440,6 +434,7 @@ class LocalServing:
         if self.registry.find(graph_id) is None:
             self.locks.forget_idle(graph_id)
             self._writers.release(graph_id)  # a failed load's thread
+            self.inline.forget(graph_id)
 
     def forget(self, client: Hashable) -> None:
         """Drop the queued chunks and queries of a client that went away."""
