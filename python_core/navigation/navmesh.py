@@ -233,6 +233,7 @@ class NavMeshNavigator(NoHierarchy):
             layers = None if options is None else options.layers
             traversable = None if layers is None else (mesh.layers & layers) != 0
             found = find_optimal_batch(mesh, s, g, options=options, traversable=traversable)
+            found = self._funnel_runaways(mesh, found, s, g, options)
             if shrunk is not None:
                 results = [shrunk.original(found.result(i)) for i in range(len(found))]
                 return MeshBatch.from_results(results, self.dim)
@@ -243,6 +244,20 @@ class NavMeshNavigator(NoHierarchy):
         if shrunk is None:
             return batch if mesh.obstacle_count == 0 else batch.with_sources(mesh.polygon_source)
         return MeshBatch.from_results([shrunk.original(batch.result(i)) for i in range(len(batch))], self.dim)
+
+    def _funnel_runaways(
+        self, mesh: NavMesh, found: MeshBatch, starts: Point, goals: Point, options: QueryOptions | None
+    ) -> MeshBatch:
+        """``found`` with each query :meth:`_runaway` flags answered by the funnel instead."""
+        results = [found.result(i) for i in range(len(found))]
+        redo = [i for i, r in enumerate(results) if self._runaway(r, options)]
+        if not redo:
+            return found
+        layers = None if options is None else options.layers
+        s, g = np.asarray(starts), np.asarray(goals)
+        for i in redo:
+            results[i] = mesh.find_path(s[i], g[i], options=options, layers=layers)
+        return MeshBatch.from_results(results, self.dim)
 
     def _loaded_batch(self, results: list[PathResult]) -> MeshBatch:
         """``results`` on the mesh as a batch whose corridors name the loaded polygons."""
@@ -287,8 +302,19 @@ class NavMeshNavigator(NoHierarchy):
         layers = None if options is None else options.layers
         if self._optimal(options):
             traversable = None if layers is None else (mesh.layers & layers) != 0
-            return find_optimal_path(mesh, start, goal, options=options, traversable=traversable)
+            found = find_optimal_path(mesh, start, goal, options=options, traversable=traversable)
+            if not self._runaway(found, options):
+                return found
         return mesh.find_path(start, goal, options=options, layers=layers)
+
+    @staticmethod
+    def _runaway(result: PathResult, options: QueryOptions | None) -> bool:
+        """Whether a Polyanya answer the default mode chose is its node cap, not a budget the
+        query set: the funnel answers instead. Why: on a map whose region joins disagree a search
+        can end at the cap (polyanya_kernel.ROOM_PER_CORNER); the default mode promises a path
+        wherever the funnel has one. A query that asks for ``optimal`` keeps the status."""
+        asked = options is not None and (options.optimal is not None or options.max_expansions is not None)
+        return result.status is PathStatus.BUDGET_EXHAUSTED and not asked
 
     def apply(self, updates: Sequence[Update]) -> None:
         """Region and link changes of a map and obstacle changes (``SetObstacles``, of a map or a
