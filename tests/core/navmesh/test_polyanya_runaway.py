@@ -33,7 +33,8 @@ nav.update_obstacles({{i: ObstacleShape.circle(centres[i], 3.0) for i in range(1
 resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 6 * 2**30))
 start, goal = (387.1109175706124, 717.6248012414314), (685.2732638757899, 144.40753480522358)
 print(polyanya.find_optimal_path(nav.mesh, start, goal).status.value)
-print(nav.find_path(start, goal).status.value, nav.find_batch([start, start], [goal, start]).statuses()[0].value)
+batch = nav.find_batch([start, start], [goal, start])
+print(nav.find_path(start, goal).status.value, batch.statuses()[0].value)
 print(nav.find_path(start, goal, polyanya.QueryOptions(optimal=True)).status.value)
 """
 
