@@ -248,11 +248,12 @@ class NavMeshNavigator(NoHierarchy):
     def _funnel_runaways(
         self, mesh: NavMesh, found: MeshBatch, starts: Point, goals: Point, options: QueryOptions | None
     ) -> MeshBatch:
-        """``found`` with each query :meth:`_runaway` flags answered by the funnel instead."""
-        results = [found.result(i) for i in range(len(found))]
-        redo = [i for i, r in enumerate(results) if self._runaway(r, options)]
+        """``found`` with each query :meth:`_runaway` flags answered by the funnel instead (the
+        statuses read first: a batch with none is returned as it is, no per-query results made)."""
+        redo = [i for i, status in enumerate(found.statuses()) if self._runaway(status, options)]
         if not redo:
             return found
+        results = [found.result(i) for i in range(len(found))]
         layers = None if options is None else options.layers
         s, g = np.asarray(starts), np.asarray(goals)
         for i in redo:
@@ -303,18 +304,18 @@ class NavMeshNavigator(NoHierarchy):
         if self._optimal(options):
             traversable = None if layers is None else (mesh.layers & layers) != 0
             found = find_optimal_path(mesh, start, goal, options=options, traversable=traversable)
-            if not self._runaway(found, options):
+            if not self._runaway(found.status, options):
                 return found
         return mesh.find_path(start, goal, options=options, layers=layers)
 
     @staticmethod
-    def _runaway(result: PathResult, options: QueryOptions | None) -> bool:
+    def _runaway(status: PathStatus, options: QueryOptions | None) -> bool:
         """Whether a Polyanya answer the default mode chose is its node cap, not a budget the
         query set: the funnel answers instead. Why: on a map whose region joins disagree a search
         can end at the cap (polyanya_kernel.ROOM_PER_CORNER); the default mode promises a path
         wherever the funnel has one. A query that asks for ``optimal`` keeps the status."""
         asked = options is not None and (options.optimal is not None or options.max_expansions is not None)
-        return result.status is PathStatus.BUDGET_EXHAUSTED and not asked
+        return status is PathStatus.BUDGET_EXHAUSTED and not asked
 
     def apply(self, updates: Sequence[Update]) -> None:
         """Region and link changes of a map and obstacle changes (``SetObstacles``, of a map or a
