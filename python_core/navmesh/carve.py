@@ -70,11 +70,7 @@ def convex_pieces(area: Any, *, min_area: float = 0.0) -> tuple[F64, I64, I64]:
         ...                                        for a, b in zip(ptr[:-1], ptr[1:])), 9))
         (True, 0.96)
     """
-    polygons = [p for p in shapely.get_parts(area) if isinstance(p, shapely.Polygon) and not p.is_empty]
-    if not polygons:
-        return np.zeros((0, 2)), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    triangles = shapely.get_parts(shapely.constrained_delaunay_triangles(shapely.MultiPolygon(polygons)))
-    return _from_triangles(shapely.get_coordinates(triangles).reshape(-1, 4, 2)[:, :3], min_area)
+    return convex_pieces_many(np.array([area], dtype=object), min_area=min_area)[0]
 
 
 def convex_pieces_many(areas: Shapes, *, min_area: float = 0.0) -> list[tuple[F64, I64, I64]]:
