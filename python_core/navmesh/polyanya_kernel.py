@@ -314,7 +314,7 @@ NO_START = -1
 
 @jit
 def polyanya_batch(  # noqa: PLR0917 - one numba kernel
-    st: Any, mesh: tuple[F64, I64, I64, I64, I64, I64, I64, B, B], places: tuple[I64, I64, B],
+    st: Any, mesh: tuple[F64, I64, I64, I64, I64, I64, I64, B, B], places: tuple[I64, I64, B, I64],
     starts: F64, goals: F64, plane: I64, use_h: bool, max_expansions: int,
     bounds: tuple[F64, F64], active: int, goal_set: B,
 ) -> tuple[I64, I64, F64, F64, I64, I64, I64, I64]:  # fmt: skip
@@ -324,7 +324,8 @@ def polyanya_batch(  # noqa: PLR0917 - one numba kernel
 
     Args:
         st: the mesh's static record (for the snapping); ``mesh``: ``(xy, ptr, verts, cpoly, nxt,
-            nbr, twin, corner, dead_end)``; ``places``: ``(vp_ptr, vp, usable)``; ``plane``: the
+            nbr, twin, corner, dead_end)``; ``places``: ``(vp_ptr, vp, usable, view_of)``
+            (``view_of``: per polygon of ``st``, the searched one holding it); ``plane``: the
             two mesh axes of the search plane; ``bounds``: ``(lo, hi)`` per vertex and landmark
             (``(V, 0)``: none); ``goal_set``: all False (left so).
 
@@ -334,7 +335,7 @@ def polyanya_batch(  # noqa: PLR0917 - one numba kernel
         turning vertices and polygons of each found path, one query after the other.
     """
     xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end = mesh
-    vp_ptr, vp, usable = places
+    vp_ptr, vp, usable, view_of = places
     lo, hi = bounds
     n = starts.shape[0]
     status = np.full(n, NO_START, np.int64)
@@ -348,6 +349,7 @@ def polyanya_batch(  # noqa: PLR0917 - one numba kernel
         poly_s, ps = closest_point(st, starts[i], LAYERS_MAX)
         poly_g, pg = closest_point(st, goals[i], LAYERS_MAX)
         snapped_s[i], snapped_g[i] = ps, pg
+        poly_s, poly_g = view_of[poly_s], view_of[poly_g]
         if not usable[poly_s]:
             continue
         s_xy = np.array([ps[plane[0]], ps[plane[1]]])
