@@ -24,15 +24,9 @@ from python_core.errors import InvalidQueryError
 from python_core.navmesh.batch import MeshBatch, _offsets, check_ends
 from python_core.navmesh.build import PLANE_AXES
 from python_core.navmesh.mesh import NavMesh
-from python_core.navmesh.polyanya import (
-    _HEURISTICS,
-    ACTIVE,
-    _masked,
-    _prepare,
-    check_optimal_query,
-    find_optimal_path,
-)
+from python_core.navmesh.polyanya import _HEURISTICS, ACTIVE, check_optimal_query, find_optimal_path
 from python_core.navmesh.polyanya_kernel import NO_START, polyanya_batch
+from python_core.navmesh.polyanya_prepare import search_arrays
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["find_optimal_batch"]
@@ -68,16 +62,20 @@ def find_optimal_batch(
         raise InvalidQueryError(f"{len(s)} starts but {len(g)} goals")
     opts = options or QueryOptions()
     check_optimal_query(mesh, opts)
-    prep = _prepare(mesh)
-    nbr, corner, dead_end, usable = _masked(prep, traversable)
+    searched = search_arrays(mesh, traversable)  # the merged view's, or the mesh's own
+    prep, usable = searched.prep, searched.usable
+    nbr, corner, dead_end = searched.nbr, searched.corner, searched.dead_end
     arrays = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, nbr, prep.twin, corner, dead_end)
     plane = np.array(PLANE_AXES[mesh.up_axis] if mesh.dim == 3 else (0, 1), dtype=np.int64)
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
     goal_set = np.zeros(prep.ptr.shape[0] - 1, dtype=np.bool_)  # one for the batch, left all False
     status, expanded, snapped_s, snapped_g, root_counts, roots, corridor_counts, corridors = polyanya_batch(
-        mesh._static_record, arrays, (prep.vp_ptr, prep.vp, usable), s, g, plane,
+        mesh._static_record, arrays, (prep.vp_ptr, prep.vp, usable, searched.view_of), s, g, plane,
         _HEURISTICS[opts.heuristic], budget, (prep.lo, prep.hi), ACTIVE, goal_set,
     )  # fmt: skip
+    if searched.view is not None:  # the merged polygons' corridors as the mesh's polygons
+        ends = np.ascontiguousarray(np.hstack([snapped_s[:, plane], snapped_g[:, plane]]))
+        corridor_counts, corridors = searched.corridors(corridor_counts, corridors, root_counts, roots, ends)
     root_at, corridor_at = _offsets(root_counts), _offsets(corridor_counts)
     results: list[PathResult | None] = []
     found: list[_Found] = []
@@ -134,9 +132,17 @@ def _found_points(mesh: NavMesh, found: list[_Found], results: list[PathResult |
 @register_warm_up
 def _warm_up() -> None:
     """The batch kernel with real meshes' records and prepared arrays (2D and 3D: their types
-    differ), so a frame's first batch does not compile it."""
+    differ), so a frame's first batch does not compile it. The squares merge into one polygon:
+    the search view's kernels too (a single query's corridor, a partial path's end)."""
     square = [[0, 1, 2, 3], [1, 4, 5, 2]]
     flat = NavMesh([[0, 0], [1, 0], [1, 1], [0, 1], [2, 0], [2, 1]], square)
     find_optimal_batch(flat, [[0.5, 0.5]], [[1.5, 0.5]])
+    find_optimal_path(flat, [0.5, 0.5], [1.5, 0.5])
+    strip = [[0, 0], [1, 0], [1, 1], [0, 1], [2, 0], [2, 1], [3, 0], [3, 1]]
+    walled = NavMesh(strip, [*square, [4, 6, 7, 5]], layers=[1, 1, 2])  # two views: a mask keeps them
+    find_optimal_path(
+        walled, [0.5, 0.5], [2.5, 0.5], options=QueryOptions(allow_partial=True),
+        traversable=np.array([True, True, False]),
+    )  # fmt: skip
     up = NavMesh([[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1], [2, 0, 0], [2, 0, 1]], square)
     find_optimal_batch(up, [[0.5, 0.0, 0.5]], [[1.5, 0.0, 0.5]])

@@ -16,21 +16,18 @@ axis (as the funnel's), its corners are mesh vertices and its cost is the 3D len
 
 from __future__ import annotations
 
-import weakref
-from dataclasses import dataclass
-
 import numpy as np
 import numpy.typing as npt
 
-from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND, B
+from python_core._types import F64, I64, SEARCH_BUDGET, SEARCH_FOUND
 from python_core.errors import InvalidQueryError, UnsupportedOperationError
-from python_core.navmesh.build import PLANE_AXES, corner_links
+from python_core.navmesh.build import PLANE_AXES
 from python_core.navmesh.cut import loaded_of
 from python_core.navmesh.mesh import NavMesh
 from python_core.navmesh.polyanya_kernel import SCRATCH_NODES, polyanya_search, search_scratch
-from python_core.navmesh.polyanya_landmarks import no_landmarks, one_to_all, pick_landmarks, vertex_bounds
-from python_core.navmesh.polyanya_places import closest_reachable, polygons_at, twin_corners
-from python_core.navmesh.weld import point_groups, point_polygons, seam_pairs, shared_flags
+from python_core.navmesh.polyanya_landmarks import no_landmarks, one_to_all, pick_landmarks
+from python_core.navmesh.polyanya_places import closest_reachable, polygons_at
+from python_core.navmesh.polyanya_prepare import Prepared, keep_table, landmark_table, search_arrays
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = [
@@ -50,127 +47,6 @@ ACTIVE = 16
 """Landmarks a query uses: those bounding its start -> goal distance best. All of them: a vertex's
 bounds are read together (one row), so more landmarks cost little and prune more (aurora: 13% fewer
 expansions than 6, 11% less time)."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Prepared:
-    """A mesh's arrays as the kernels take them (plane coordinates, corners, adjacency)."""
-
-    xy: F64
-    ptr: I64
-    verts: I64
-    cpoly: I64
-    nxt: I64
-    nbr: I64
-    twin: I64
-    vp_ptr: I64
-    vp: I64
-    group: I64
-    corner: B
-    dead_end: B
-    all_usable: B
-    lo: F64
-    hi: F64
-    key: tuple[int, ...]
-
-
-_CACHE: weakref.WeakKeyDictionary[NavMesh, _Prepared] = weakref.WeakKeyDictionary()
-_TABLES: dict[int, tuple[weakref.ref[I64], F64]] = {}
-"""Landmark distances per loaded mesh (``(landmarks, vertices)``), by its polygon array (its id,
-checked through a weak reference, dropped with the array): a copy of the mesh and the mesh cut by
-obstacles (:func:`~python_core.navmesh.cut.loaded_of`) share it; a mesh rebuilt with other area
-(a region added or moved) has new arrays and no table."""
-
-
-def _table(mesh: NavMesh) -> F64 | None:
-    """The landmark distances of the mesh's loaded geometry, if built."""
-    key = loaded_of(mesh).poly_verts
-    entry = _TABLES.get(id(key))
-    return entry[1] if entry is not None and entry[0]() is key else None
-
-
-def _keep_table(mesh: NavMesh, table: F64 | None) -> None:
-    key = loaded_of(mesh).poly_verts
-    _TABLES.pop(id(key), None)
-    if table is not None:
-        _TABLES[id(key)] = (weakref.ref(key), table)
-        weakref.finalize(key, _TABLES.pop, id(key), None)
-
-
-def _flags(prep_nbr: I64, cpoly: I64, verts: I64, nxt: I64, *, usable: B, group: I64) -> tuple[B, B]:
-    """Per vertex: touches an obstacle (a usable polygon's edge with no usable neighbour; any id
-    on its point does: weld.py); per polygon: a dead end (at most one usable neighbour)."""
-    open_edge = (prep_nbr < 0) & usable[cpoly]
-    corner = np.zeros(group.shape[0], dtype=np.bool_)
-    corner[verts[open_edge]] = True
-    corner[verts[nxt[open_edge]]] = True
-    links = np.bincount(cpoly[prep_nbr >= 0], minlength=usable.shape[0])
-    return shared_flags(corner, group), links <= 1
-
-
-def _key(mesh: NavMesh) -> tuple[int, ...]:
-    """What the prepared arrays depend on: a mesh that is changed gets new arrays or a new version;
-    a landmark table built since is new too."""
-    arrays = (mesh.vertices, mesh.poly_ptr, mesh.poly_verts, mesh.neighbours)
-    return (*(id(a) for a in arrays), int(getattr(mesh, "version", 0)), id(_table(mesh)))
-
-
-def _bounds(mesh: NavMesh, xy: F64, ptr: I64, verts: I64) -> tuple[F64, F64]:
-    """Per vertex and landmark (``(V, landmarks)``: a vertex's bounds share cache lines, read
-    together at every node), bounds of the loaded mesh's distance (none: ``(V, 0)`` arrays)."""
-    loaded, table = loaded_of(mesh), _table(mesh)
-    if table is None:
-        empty = np.zeros((xy.shape[0], 0))
-        return empty, empty
-    if loaded is mesh or loaded.poly_verts is mesh.poly_verts:
-        lo = np.ascontiguousarray(np.where(np.isfinite(table), table, -np.inf).T)
-        return lo, np.ascontiguousarray(table.T)
-    base = _prepare(loaded)
-    source = np.ascontiguousarray(mesh.polygon_source, dtype=np.int64)
-    return vertex_bounds(table, base.xy, base.ptr, base.verts, xy, ptr, verts, source)
-
-
-def _prepare(mesh: NavMesh) -> _Prepared:
-    key = _key(mesh)
-    cached = _CACHE.get(mesh)
-    if cached is not None and cached.key == key:
-        return cached
-    xy = mesh.vertices[:, list(PLANE_AXES[mesh.up_axis])] if mesh.dim == 3 else mesh.vertices
-    xy = np.ascontiguousarray(xy, dtype=np.float64)
-    ptr = np.ascontiguousarray(mesh.poly_ptr, dtype=np.int64)
-    verts = np.ascontiguousarray(mesh.poly_verts, dtype=np.int64)
-    cpoly, nxt = corner_links(ptr)
-    nbr = np.ascontiguousarray(mesh.neighbours, dtype=np.int64)
-    twin = twin_corners(xy, ptr, verts, cpoly, nxt, nbr)
-    nbr = np.where(twin >= 0, nbr, -1)
-    # Several ids on one point (unwelded region seams): a point's polygons are those of all its
-    # ids, else a start or landmark there sees one region's side only (weld.py).
-    points = np.asarray(mesh.vertices, dtype=np.float64)  # 3D: a deck over a floor is apart
-    group = point_groups(points, seam_pairs(points, verts, nxt, twin))
-    vp_ptr, vp = point_polygons(group, verts, cpoly)
-    usable = np.ones(mesh.polygon_count, dtype=np.bool_)
-    corner, dead_end = _flags(nbr, cpoly, verts, nxt, usable=usable, group=group)
-    lo, hi = _bounds(mesh, xy, ptr, verts)
-    prep = _Prepared(
-        xy, ptr, verts, cpoly, nxt, nbr, twin, vp_ptr, vp, group, corner, dead_end, usable, lo, hi, key
-    )
-    _CACHE[mesh] = prep
-    return prep
-
-
-def _masked(prep: _Prepared, traversable: npt.ArrayLike | None) -> tuple[I64, B, B, B]:
-    """``(nbr, corner, dead_end, usable)`` with the polygons outside ``traversable`` as obstacles."""
-    if traversable is None:
-        return prep.nbr, prep.corner, prep.dead_end, prep.all_usable
-    usable = np.asarray(traversable)
-    if usable.dtype != np.bool_ or usable.shape != prep.all_usable.shape:
-        raise InvalidQueryError(
-            f"traversable must be {prep.all_usable.shape[0]} booleans (one per polygon), "
-            f"got {usable.dtype} of shape {usable.shape}"
-        )
-    nbr = np.where((prep.nbr >= 0) & usable[np.maximum(prep.nbr, 0)], prep.nbr, -1)
-    corner, dead_end = _flags(nbr, prep.cpoly, prep.verts, prep.nxt, usable=usable, group=prep.group)
-    return nbr, corner, dead_end, usable
 
 
 def check_optimal_query(mesh: NavMesh, opts: QueryOptions) -> None:
@@ -238,10 +114,17 @@ def find_optimal_path(
     """
     opts = options or QueryOptions()
     check_optimal_query(mesh, opts)
-    prep = _prepare(mesh)
-    nbr, corner, dead_end, usable = _masked(prep, traversable)
+    arrays = search_arrays(mesh, traversable)  # the merged view's, or the mesh's own
+    prep, nbr, corner, dead_end, usable = (
+        arrays.prep,
+        arrays.nbr,
+        arrays.corner,
+        arrays.dead_end,
+        arrays.usable,
+    )
     ps, poly_s = mesh.closest_point(start)
     pg, poly_g = mesh.closest_point(goal)
+    poly_s, poly_g = arrays.polygon(poly_s), arrays.polygon(poly_g)
     if not usable[poly_s]:
         return PathResult(PathStatus.NO_PATH, np.zeros((0, mesh.dim)))
     s_xy, g_xy = _plane(mesh, ps), _plane(mesh, pg)
@@ -257,6 +140,7 @@ def find_optimal_path(
         *_landmarks(prep, poly_s, s_xy, poly_g, g_xy), scratch,
     )  # fmt: skip
     if status == SEARCH_FOUND:
+        corridor = arrays.corridor(corridor, roots, s_xy, g_xy)
         return _result(mesh, PathStatus.FOUND, ps, pg, roots=roots, corridor=corridor, expanded=expanded)
     if status == SEARCH_BUDGET or not opts.allow_partial:
         kind = PathStatus.BUDGET_EXHAUSTED if status == SEARCH_BUDGET else PathStatus.NO_PATH
@@ -272,12 +156,13 @@ def find_optimal_path(
     )  # fmt: skip
     if status != SEARCH_FOUND:  # pragma: no cover - the end point is reachable by construction
         return PathResult(PathStatus.NO_PATH, np.zeros((0, mesh.dim)), expanded=expanded + more)
-    pe = _lift(mesh, e_xy, poly_e)
+    pe = _lift(mesh, e_xy, arrays.member(poly_e, ex, ey))
+    corridor = arrays.corridor(corridor, roots, s_xy, e_xy)
     return _result(mesh, PathStatus.PARTIAL, ps, pe, roots=roots, corridor=corridor, expanded=expanded + more)
 
 
 def _landmarks(
-    prep: _Prepared, s_poly: int, s_xy: F64, g_poly: int, g_xy: F64
+    prep: Prepared, s_poly: int, s_xy: F64, g_poly: int, g_xy: F64
 ) -> tuple[F64, F64, I64, F64, F64]:
     """The search's landmark arguments: the :data:`ACTIVE` landmarks best for this query."""
     if prep.lo.shape[1] == 0:
@@ -303,9 +188,9 @@ def build_landmarks(mesh: NavMesh, count: int = LANDMARKS) -> int:
     if count < 0:
         raise InvalidQueryError(f"count must be >= 0, got {count}")
     loaded = loaded_of(mesh)
-    prep = _prepare(loaded)
+    prep = search_arrays(loaded, None).prep  # the merged view: the same distances, fewer steps
     if count == 0 or prep.xy.shape[0] == 0:
-        _keep_table(loaded, None)
+        keep_table(loaded, None)
         return 0
     rows: list[F64] = []
     seen = np.full(prep.xy.shape[0], np.inf)
@@ -316,11 +201,11 @@ def build_landmarks(mesh: NavMesh, count: int = LANDMARKS) -> int:
         rows.append(_from_vertex(prep, at))
         seen = np.minimum(seen, rows[-1])
         at = int(np.argmax(np.where(reach, seen, -1.0)))
-    _keep_table(loaded, np.ascontiguousarray(np.stack(rows)))
+    keep_table(loaded, np.ascontiguousarray(np.stack(rows)))
     return count
 
 
-def _from_vertex(prep: _Prepared, vertex: int) -> F64:
+def _from_vertex(prep: Prepared, vertex: int) -> F64:
     """Shortest distances from a vertex to every vertex (``inf``: unreachable)."""
     x, y = float(prep.xy[vertex, 0]), float(prep.xy[vertex, 1])
     first = int(prep.vp[prep.vp_ptr[vertex]])
@@ -331,7 +216,7 @@ def _from_vertex(prep: _Prepared, vertex: int) -> F64:
 
 def landmark_count(mesh: NavMesh) -> int:
     """Landmarks kept for the mesh's loaded geometry (0: none, plain Polyanya)."""
-    table = _table(mesh)
+    table = landmark_table(mesh)
     return 0 if table is None else int(table.shape[0])
 
 
