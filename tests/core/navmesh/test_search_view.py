@@ -59,7 +59,7 @@ def _check_path(mesh: NavMesh, exact: VisibilityOptimum, start: np.ndarray, goal
 
 def test_merged_polygons_are_convex_and_cover_the_mesh(arena: NavMesh) -> None:
     view = merged_view(arena)
-    assert view.count < arena.polygon_count // 2  # arena: 120 -> 47
+    assert view.count < arena.polygon_count // 2  # arena: 120 -> 53
     for v in range(view.count):
         loop = arena.vertices[view.verts[view.ptr[v] : view.ptr[v + 1]]]
         edges = np.roll(loop, -1, axis=0) - loop
@@ -97,31 +97,42 @@ def test_the_batch_on_the_view_equals_single_queries(arena: NavMesh) -> None:
 
 
 def _strip(layers: list[int]) -> NavMesh:
-    """Three unit squares in a row (they merge into one rectangle where their layers agree)."""
+    """Three unit squares in a row, each two triangles (the view joins each square's two; squares
+    stay apart: a join leaves no straight corner)."""
     verts = [[0, 0], [1, 0], [1, 1], [0, 1], [2, 0], [2, 1], [3, 0], [3, 1]]
-    return NavMesh(verts, [[0, 1, 2, 3], [1, 4, 5, 2], [4, 6, 7, 5]], layers=layers)
+    tris = [[0, 1, 2], [0, 2, 3], [1, 4, 5], [1, 5, 2], [4, 6, 7], [4, 7, 5]]
+    return NavMesh(verts, tris, layers=layers)
+
+
+def _chained(mesh: NavMesh, nodes: np.ndarray) -> bool:
+    return all(
+        q in mesh.neighbours[mesh.poly_ptr[p] : mesh.poly_ptr[p + 1]] for p, q in itertools.pairwise(nodes)
+    )
 
 
 def test_a_mask_splitting_a_merged_polygon_searches_the_mesh_itself() -> None:
-    one = _strip([1, 1, 1])
-    assert search_arrays(one, None).prep.ptr.shape[0] == 2  # one merged polygon
-    split = np.array([True, True, False])
+    one = _strip([1] * 6)
+    assert search_arrays(one, None).prep.ptr.shape[0] - 1 == 3  # the three squares
+    split = np.array([True] * 4 + [False, True])  # half of the last square
     assert search_arrays(one, split).view is None
-    partial = QueryOptions(allow_partial=True)
-    res = find_optimal_path(one, (0.5, 0.5), (2.5, 0.5), options=partial, traversable=split)
-    assert res.status.value == "partial"
-    assert res.points[-1].tolist() == [2.0, 0.5]
-    assert res.nodes.tolist() == [0, 1]
-    # polygons of other layers stay apart: a mask of layers keeps the view
-    two = _strip([1, 1, 2])
-    arrays = search_arrays(two, split)
+    res = find_optimal_path(one, (0.2, 0.8), (2.2, 0.8), traversable=split)
+    assert res.cost == pytest.approx(2.0)
+    assert res.nodes[0] == 1
+    assert res.nodes[-1] == 5
+    assert _chained(one, res.nodes)
+    # polygons of other layers are never joined: a mask of layers keeps the view
+    two = _strip([1, 1, 1, 1, 2, 2])
+    mask = np.array([True] * 4 + [False] * 2)
+    arrays = search_arrays(two, mask)
     assert arrays.view is not None
-    assert arrays.prep.ptr.shape[0] == 3
-    res = find_optimal_path(two, (0.5, 0.5), (2.5, 0.5), options=partial, traversable=split)
+    assert arrays.prep.ptr.shape[0] - 1 == 3
+    partial = QueryOptions(allow_partial=True)
+    res = find_optimal_path(two, (0.2, 0.8), (2.5, 0.5), options=partial, traversable=mask)
     assert res.status.value == "partial"
     assert res.points[-1].tolist() == [2.0, 0.5]
-    assert res.nodes.tolist() == [0, 1]
-    assert find_optimal_path(two, (0.5, 0.5), (2.5, 0.5)).nodes.tolist() == [0, 1, 2]
+    assert res.nodes[0] == 1
+    assert res.nodes[-1] == 2
+    assert _chained(two, res.nodes)
 
 
 def test_paths_stay_optimal_on_the_view_after_obstacle_cuts(arena: NavMesh) -> None:
@@ -141,13 +152,15 @@ def test_paths_stay_optimal_on_the_view_after_obstacle_cuts(arena: NavMesh) -> N
 
 
 def test_paths_stay_optimal_on_the_view_after_a_region_move() -> None:
-    """Two 4 x 4 rooms of squares joined by a bridge region that moves: each mesh's view is
-    searched and its paths have the optimum's length."""
+    """Two 4 x 4 rooms of squares (two triangles each) joined by a bridge region that moves: each
+    mesh's view is searched and its paths have the optimum's length."""
     xs, ys = np.meshgrid(np.arange(5) * 2.5, np.arange(5) * 2.5)
     verts = np.stack([xs.ravel(), ys.ravel()], axis=1)
     y, x = np.divmod(np.arange(16), 4)
     a = y * 5 + x
-    cells = np.stack([a, a + 1, a + 6, a + 5], axis=1).tolist()
+    cells = np.concatenate(
+        [np.stack([a, a + 1, a + 6], axis=1), np.stack([a, a + 6, a + 5], axis=1)]
+    ).tolist()
     nav = NavMap(dim=2, edge_margin=0.5)
     nav.set_region(1, NavRegion(verts, cells))
     nav.set_region(2, NavRegion(verts + np.array([12.0, 0.0]), cells))
