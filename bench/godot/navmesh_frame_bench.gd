@@ -148,12 +148,14 @@ func _bench_frame(
 		bridge.reset_stats()
 		var requests: Array[AStarBridgePathRequest] = []
 		var cpu: int = _main_thread_cpu_ns()
+		var issued: int = Time.get_ticks_usec()
 		for i: int in count:
 			requests.append(bridge.request_path(name, ends[2 * i], ends[2 * i + 1]))
 		var frames: int = 0
 		while _pending(requests) > 0:
 			await process_frame
 			frames += 1
+		var wall_ms: float = (Time.get_ticks_usec() - issued) / 1000.0
 		var cpu_ms: float = (_main_thread_cpu_ns() - cpu) / 1e6
 		var stats: Dictionary = bridge.get_stats()
 		var idle: int = _main_thread_cpu_ns()
@@ -172,6 +174,7 @@ func _bench_frame(
 				. append(
 					{
 						"frames": frames,
+						"wall_ms": wall_ms,
 						"cpu_ms": cpu_ms,
 						"idle_cpu_ms": idle_cpu_ms,
 						"messages": stats.get("messages", -1),
