@@ -35,6 +35,7 @@ from python_core.navmesh.links import LAYERS_MAX
 from python_core.navmesh.locate_kernel import closest_point
 from python_core.navmesh.polyanya_intervals import (
     EPS,
+    ROOM_PER_CORNER,
     cross,
     h_value,
     helper_jit,
@@ -111,13 +112,6 @@ def search_scratch(xy: F64, ptr: I64, capacity: int) -> Scratch:
     return np.full(xy.shape[0], np.inf), sf, si, nf, ni, keys, heap
 
 
-ROOM_PER_CORNER = 8
-"""Search nodes per mesh corner a search may make. Why: on a mesh whose joins disagree (two
-polygons neighbours twice, across a margin join) a chain of lone successors could ping-pong
-between them for ever, each step a new node, with no node taken off the open list (so
-``max_expansions`` never stopped it): memory grew without bound. Exact searches make far fewer
-(aurora: its longest scenario query about 10,000 nodes for 104,000 corners)."""
-
 SCRATCH_NODES = 16384
 """Search nodes a scratch holds at first (aurora's longest scenario query makes about 10,000)."""
 
@@ -153,6 +147,20 @@ def polyanya_search(  # noqa: PLR0917 - numba kernel
         goal excluded), the polygons it crosses from the start's to the goal's, nodes taken off the
         open list.
     """
+    return _roomy_search(
+        xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end, start_xy, start_polys, goal_xy,
+        goal_set, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
+    )[0]  # fmt: skip
+
+
+@jit
+def _roomy_search(  # noqa: PLR0917 - numba kernel
+    xy: F64, ptr: I64, verts: I64, cpoly: I64, nxt: I64, nbr: I64, twin: I64, corner: B,
+    dead_end: B, start_xy: F64, start_polys: I64, goal_xy: F64, goal_set: B, use_h: bool,
+    max_expansions: int, lo: F64, hi: F64, act: I64, glo: F64, ghi: F64, scratch: Scratch,
+) -> tuple[tuple[int, I64, I64, int], Scratch]:  # fmt: skip
+    """:func:`polyanya_search`, and the scratch it ended with (a bigger one when it grew). Why: a
+    batch keeps the grown scratch for its next queries, instead of each long query growing one."""
     found = _search(
         xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end, start_xy, start_polys, goal_xy,
         goal_set, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
@@ -161,14 +169,14 @@ def polyanya_search(  # noqa: PLR0917 - numba kernel
     limit = ROOM_PER_CORNER * verts.shape[0] + 1024
     while found[0] == _NEED_ROOM:
         if capacity >= limit:  # a runaway search (a mesh with inconsistent joins): give up
-            return SEARCH_BUDGET, found[1], found[2], found[3]
+            return (SEARCH_BUDGET, found[1], found[2], found[3]), scratch
         capacity = min(4 * capacity, limit)
+        scratch = search_scratch(xy, ptr, capacity)
         found = _search(
             xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end, start_xy, start_polys,
-            goal_xy, goal_set, use_h, max_expansions, lo, hi, act, glo, ghi,
-            search_scratch(xy, ptr, capacity),
+            goal_xy, goal_set, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
         )  # fmt: skip
-    return found
+    return found, scratch
 
 
 @jit
@@ -362,7 +370,7 @@ def polyanya_batch(  # noqa: PLR0917 - one numba kernel
             act, glo, ghi = pick_landmarks(
                 lo, hi, xy, ptr, verts, poly_s, s_xy[0], s_xy[1], poly_g, g_xy[0], g_xy[1], active
             )
-        found, roots, corridor, count = polyanya_search(
+        (found, roots, corridor, count), scratch = _roomy_search(
             xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end, s_xy, start_polys, g_xy,
             goal_set, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
         )  # fmt: skip

@@ -29,6 +29,7 @@ from python_core._types import F64, I64, B
 from python_core.compiled import jit
 from python_core.navmesh.polyanya_intervals import (
     EPS,
+    ROOM_PER_CORNER,
     grow_nodes,
     helper_jit,
     on_edge,
@@ -71,7 +72,11 @@ def one_to_all(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
 ) -> F64:  # fmt: skip
     """The shortest distance from ``(sx, sy)`` (in every polygon of ``start_polys``) to every
     vertex (``inf``: unreachable): Polyanya's expansion without a goal, in Dijkstra order, every
-    successor interval's ends that are vertices recorded (obstacle edges' too), no dead-end pruning."""
+    successor interval's ends that are vertices recorded (obstacle edges' too), no dead-end pruning.
+    Past :data:`ROOM_PER_CORNER` nodes per corner (a mesh whose joins disagree: the search runs
+    away) all ``inf``: a landmark that bounds nothing, not a table of lengths that may not be the
+    shortest (a bound from them could overestimate)."""
+    limit = ROOM_PER_CORNER * verts.shape[0] + 1024
     dist = np.full(xy.shape[0], np.inf)
     nf = np.empty((4096, 5))  # lx, ly, rx, ry, g
     ni = np.empty((4096, 2), dtype=np.int64)  # root (-1: start), entry corner
@@ -125,6 +130,8 @@ def one_to_all(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
                 continue
             if not root_kept(root_g, new_root, g):
                 continue
+            if count == limit:
+                return np.full(xy.shape[0], np.inf)
             if count == nf.shape[0]:
                 nf, ni = grow_nodes(nf, ni)
             nf[count, 0], nf[count, 1], nf[count, 2], nf[count, 3], nf[count, 4] = lx, ly, rx, ry, g

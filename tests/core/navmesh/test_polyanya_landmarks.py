@@ -115,3 +115,24 @@ def test_the_navigator_builds_them_and_a_moved_region_drops_them() -> None:
 def test_a_negative_count_is_refused() -> None:
     with pytest.raises(InvalidQueryError, match="count must be >= 0"):
         build_landmarks(load_polyanya_mesh(DATA / "arena.mesh"), -1)
+
+
+def test_a_landmark_sweep_that_runs_away_bounds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``one_to_all`` stops at ``ROOM_PER_CORNER`` nodes per corner, as the query search does (a
+    sweep over a mesh whose joins disagree made nodes without end): past it the landmark's table
+    is all ``inf`` (no bound), never lengths cut short. Run as plain Python with no room per
+    corner, so its 1,024 spare nodes are too few for aurora; compiled, the room suffices."""
+    from python_core.navmesh import polyanya_landmarks
+    from python_core.navmesh.polyanya_places import polygons_at
+    from python_core.navmesh.polyanya_prepare import prepare
+
+    prep = prepare(load_polyanya_mesh(DATA / "aurora.mesh"))
+    args = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, prep.nbr, prep.twin, prep.corner)
+    x, y = (float(v) for v in prep.xy[prep.verts[0]])
+    at = prep.vp[prep.vp_ptr[prep.verts[0]]]
+    first = polygons_at(prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, prep.all_usable, at, x, y)
+    table = polyanya_landmarks.one_to_all(*args, x, y, first)
+    assert np.isfinite(table).mean() > 0.9  # the whole map, in room
+    monkeypatch.setattr(polyanya_landmarks, "ROOM_PER_CORNER", 0)
+    plain = getattr(polyanya_landmarks.one_to_all, "py_func", polyanya_landmarks.one_to_all)
+    assert np.isinf(plain(*args, x, y, first)).all()
