@@ -14,14 +14,15 @@ import numpy as np
 
 from bridge.methods.queries import Query, encode_result, parse_query, resolve_ends, run_query
 from bridge.methods.registry import Registry
-from bridge.wire.answers import AnswerBudget, step_queries
+from bridge.wire.answers import BYTES_PER_PATH_CELL, AnswerBudget, step_queries
 from bridge.wire.errors import BridgeError, UnknownGraphError, from_exception
 from python_core.navigation import Navigator
+from python_core.navigation.grid import GridNavigator
 from python_core.navigation.navmesh import NavMeshNavigator
 from python_core.navmesh.batch import MeshBatch
-from python_core.path_batch import STATUS_ORDER
+from python_core.path_batch import STATUS_ORDER, PathBatch
 
-__all__ = ["mesh_answers", "results_bytes", "run_chunk"]
+__all__ = ["grid_answers", "mesh_answers", "results_bytes", "run_chunk"]
 
 
 def run_chunk(
@@ -52,12 +53,18 @@ def run_chunk(
         queries.append((len(answers) - 1, query))
     for slots, group in _alike(queries):
         graph = registry.get(group[0].graph_id).graph
-        step = step_queries(graph.node_count, budget.cap)
-        for lo in range(0, len(group), step):
-            results = _run_group(graph, group[lo : lo + step])
+        # a grid's hierarchical batch stops by itself once its paths hold a step's worth of cells
+        # (one call for the group on any map); others go a few queries at a time on a big graph
+        capped = isinstance(graph, GridNavigator) and group[0].hierarchical and not group[0].corridor
+        step = len(group) if capped else step_queries(graph.node_count, budget.cap)
+        max_cells = max(1, budget.cap // BYTES_PER_PATH_CELL)
+        lo = 0
+        while lo < len(group):
+            results = _run_group(graph, group[lo : lo + step], max_cells)
             budget.add(results_bytes(results))
-            for slot, answer in zip(slots[lo : lo + step], results, strict=True):
+            for slot, answer in zip(slots[lo : lo + len(results)], results, strict=True):
                 answers[slot] = answer
+            lo += max(1, len(results))
     return answers
 
 
@@ -78,12 +85,27 @@ def _alike(queries: list[tuple[int, Query]]) -> list[tuple[list[int], list[Query
     return list(groups.values())
 
 
-def _run_group(graph: Navigator[Any], group: list[Query]) -> list[dict[str, Any]]:
+def _run_group(graph: Navigator[Any], group: list[Query], max_cells: int) -> list[dict[str, Any]]:
     """Answers of queries that share a graph, options and flags: one batch call (a navmesh's
     ``find_batch``, whose funnel mode runs the whole batch in one compiled call, its answer maps
-    made at the end; a hierarchy's ``find_many``, one compiled call that releases the GIL), or one
-    query at a time when some query of the group fails (each then answers for itself)."""
+    made at the end; a grid hierarchy's ``find_batch``, one compiled call that releases the GIL,
+    stopped early once its paths hold ``max_cells`` cells: then the answers of the first few
+    only), or one query at a time when some query of the group fails (each then answers for
+    itself)."""
     first = group[0]
+    if len(group) > 1 and isinstance(graph, GridNavigator) and first.hierarchical and not first.corridor:
+        try:
+            ends = [resolve_ends(graph, q) for q in group]
+            found = graph.find_batch(
+                np.array([start for start, _ in ends], dtype=np.int64).reshape(-1, 2),
+                np.array([goal for _, goal in ends], dtype=np.int64).reshape(-1, 2),
+                first.options,
+                hierarchical=True,
+                max_cells=max_cells,
+            )
+        except Exception:  # a bad pair: let each query say what is wrong with it
+            return [_run_one(graph, query) for query in group]
+        return grid_answers(found)
     if len(group) > 1 and isinstance(graph, NavMeshNavigator) and not (first.hierarchical or first.corridor):
         try:
             batch = graph.find_batch(
@@ -124,6 +146,26 @@ def mesh_answers(batch: MeshBatch, dim: int) -> list[dict[str, Any]]:
             "status": _STATUS_NAMES[code],
             "points": points[offsets[i] * row : offsets[i + 1] * row],
             "nodes": nodes[node_offsets[i] * node : node_offsets[i + 1] * node],
+            "cost": cost,
+            "expanded": expanded,
+        }
+        for i, (code, cost, expanded) in enumerate(
+            zip(batch.status.tolist(), batch.costs.tolist(), batch.expanded.tolist(), strict=True)
+        )
+    ]
+
+
+def grid_answers(batch: PathBatch) -> list[dict[str, Any]]:
+    """Each query's result map of a grid batch, as :func:`encode_result` makes it from that
+    query's own result (the same bytes): the arrays are converted once, then sliced."""
+    points = batch.points.reshape(-1, 2).astype(_F32_LE).tobytes()
+    nodes = batch.nodes.astype(_I64_LE, copy=False).tobytes()
+    offsets = batch.offsets.tolist()
+    return [
+        {
+            "status": _STATUS_NAMES[code],
+            "points": points[offsets[i] * 8 : offsets[i + 1] * 8],
+            "nodes": nodes[offsets[i] * 8 : offsets[i + 1] * 8],
             "cost": cost,
             "expanded": expanded,
         }

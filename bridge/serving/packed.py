@@ -23,7 +23,7 @@ from bridge.methods.params import Params
 from bridge.methods.queries import parse_options_map, sized
 from bridge.methods.registry import Registry
 from bridge.serving.packed_mesh import mesh_step, mesh_work
-from bridge.wire.answers import AnswerBudget, step_queries
+from bridge.wire.answers import BYTES_PER_PATH_CELL, AnswerBudget, step_queries
 from bridge.wire.errors import (
     BadRequestError,
     TooLargeError,
@@ -220,13 +220,21 @@ def run_packed_chunk(
     if batch.graph_id not in shared:
         raise UnknownGraphError(batch.graph_id)
     nav, options, hierarchical, corridor = _checked(batch, registry, cap, default)
-    step = step_queries(nav.node_count, budget.cap)
+    # A hierarchical grid batch stops by itself once its paths hold a step's worth of cells (one
+    # call for the whole chunk on any map); others go a few queries at a time on a big graph.
+    grid_hpa = hierarchical and isinstance(nav, GridNavigator)
+    step = indices.stop - indices.start if grid_hpa else step_queries(nav.node_count, budget.cap)
+    max_cells = max(1, budget.cap // BYTES_PER_PATH_CELL) if grid_hpa else None
     parts = []
-    for lo in range(indices.start, indices.stop, step):
-        piece = range(lo, min(lo + step, indices.stop))
-        part = _packed_step(batch, piece, nav, options, hierarchical=hierarchical, corridor=corridor)
+    lo = indices.start
+    while lo < indices.stop:
+        piece = range(lo, min(lo + max(1, step), indices.stop))
+        part = _packed_step(
+            batch, piece, nav, options, hierarchical=hierarchical, corridor=corridor, max_cells=max_cells
+        )
         budget.add(packed_bytes(part))
         parts.append(part)
+        lo += max(1, len(part["status"]))
     if len(parts) == 1:
         return parts[0]
     errors = [e for part in parts for e in part["errors"]]
@@ -251,7 +259,10 @@ def _packed_step(
     *,
     hierarchical: bool,
     corridor: bool,
+    max_cells: int | None = None,
 ) -> dict[str, Any]:
+    """The answers of ``indices``, or of their first few when ``max_cells`` stopped a
+    hierarchical batch early (the part's length says how many)."""
     if isinstance(nav, NavMeshNavigator):
         return mesh_step(batch, indices, nav, options)
     lo, hi = indices.start, indices.stop
@@ -266,7 +277,9 @@ def _packed_step(
             )
         else:  # cells go as they are, on any grid (the search checks they lie in it)
             starts, goals = batch.starts[lo:hi], batch.goals[lo:hi]
-        found = nav.find_batch(starts, goals, options, hierarchical=hierarchical, corridor=corridor)
+        found = nav.find_batch(
+            starts, goals, options, hierarchical=hierarchical, corridor=corridor, max_cells=max_cells
+        )
         return _packed(found, [], lo)
     except Exception:  # a bad pair: each query answers for itself
         return _one_by_one(nav, batch, indices, options, hierarchical=hierarchical, corridor=corridor)

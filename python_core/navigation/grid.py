@@ -211,11 +211,13 @@ class GridNavigator:
         *,
         hierarchical: bool = False,
         corridor: bool = False,
+        max_cells: int | None = None,
     ) -> PathBatch:
         """:meth:`find_many`'s answers as one :class:`PathBatch`: ``starts`` and ``goals`` are
         ``(n, 2)`` cells (:meth:`resolve` world positions first). A hierarchical batch keeps the
         compiled kernel's arrays, with no result object per query; only the paths another agent
-        stands on are searched again, one by one.
+        stands on are searched again, one by one. A hierarchical batch stops early once its paths
+        hold ``max_cells`` cells (:meth:`HierarchicalGrid.find_batch`; ``len`` says how many).
 
         Raises:
             as :meth:`find_many`.
@@ -227,7 +229,8 @@ class GridNavigator:
             results = self.find_many(firsts, lasts, opts, corridor=corridor)
             return PathBatch.from_results(results)
         hpa = self._built()
-        batch = hpa.find_batch(a, b, options=opts, smooth=self._smooth, corridor=corridor)
+        smooth = self._smooth
+        batch = hpa.find_batch(a, b, options=opts, smooth=smooth, corridor=corridor, max_cells=max_cells)
         if opts.ignore_agents or not self._grid.agents:
             return batch
         blocked = {}

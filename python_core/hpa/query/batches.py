@@ -24,14 +24,17 @@ from python_core.errors import InvalidQueryError
 from python_core.grid.cells import check_options
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.hpa.query.abstract_search import ABSTRACT_FOUND, ABSTRACT_NO_PATH
-from python_core.hpa.query.scratch import ScratchPool
+from python_core.hpa.query.scratch import QueryScratch, ScratchPool
 from python_core.hpa.query.searches import HierarchySearches
+from python_core.hpa.query.smoothing import SMOOTH_PASSES
+from python_core.hpa.query.tree_query import tree_query_many
 from python_core.path_batch import PathBatch
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["HierarchyBatches"]
 
 _DEFAULTS = QueryOptions()
+_NO_CAP = 1 << 62  # a cell cap no batch reaches
 
 
 class HierarchyBatches(HierarchySearches):
@@ -98,11 +101,17 @@ class HierarchyBatches(HierarchySearches):
         options: QueryOptions | None = None,
         smooth: bool = True,
         corridor: bool = False,
+        max_cells: int | None = None,
     ) -> PathBatch:
         """:meth:`find_many`'s answers as one :class:`PathBatch` of flat arrays. With cached trees
         (and no ``corridor``) the searches run in one compiled call, the GIL released from the first
         to the last, and the kernel's arrays are the batch's: only the few answers that need a
         second look (short paths the exact search checks, no path, start == goal) cost Python.
+
+        ``max_cells`` bounds the memory of a batch of long paths: the batch stops after the first
+        query whose path brings its cells to ``max_cells`` or more, and answers only the pairs
+        before (at least one; ``len`` of the batch says how many): the caller asks again for the
+        rest. None: every pair.
 
         Raises:
             InvalidQueryError: ``starts`` and ``goals`` differ in length (and as :meth:`find_path`).
@@ -119,15 +128,13 @@ class HierarchyBatches(HierarchySearches):
         a, b = np.asarray(starts).reshape(-1, 2), np.asarray(goals).reshape(-1, 2)
         if a.shape != b.shape:
             raise InvalidQueryError(f"{len(a)} starts but {len(b)} goals")
-        sized = self._sized_batch(a, b, options, smooth=smooth, corridor=corridor)
+        cap = _NO_CAP if max_cells is None else max(1, int(max_cells))
+        sized = self._sized_batch(a, b, options, smooth=smooth, corridor=corridor, max_cells=max_cells)
         if sized is not None:
             return sized
         # trees still priced in the background (a deferred build): each query's exact answer
         if corridor or not self._graph.has_trees or not len(a) or not self._graph.tables_ready:
-            return PathBatch.from_results([
-                self.find_path(s, g, options=options, smooth=smooth, corridor=corridor)
-                for s, g in zip(a.tolist(), b.tolist(), strict=True)
-            ])  # fmt: skip
+            return self._one_at_a_time(a, b, options, smooth=smooth, corridor=corridor, cap=cap)
         opts = options if options is not None else _DEFAULTS
         if options is not None:
             check_options(opts)
@@ -136,10 +143,20 @@ class HierarchyBatches(HierarchySearches):
         far = np.flatnonzero(cells[:, 0] != cells[:, 1])
         scratch = self._pool.take()
         try:
-            outcomes, batch = self._tree_batch(scratch, cells, far, hcode, opts.max_expansions, smooth)
+            outcomes, batch = self._tree_batch(scratch, cells, far, hcode, opts.max_expansions, smooth, cap)
         finally:
             self._pool.give(scratch)
-        second: dict[int, PathResult] = {}  # the answers that are not the kernel's as it gave them
+        if len(batch) < len(cells):  # stopped at the cap: the rows it answered
+            cells, far = cells[: len(batch)], far[far < len(batch)]
+        return batch.replaced(self._second_looks(cells, far, outcomes, batch, opts, smooth=smooth))
+
+    def _second_looks(
+        self, cells: I64, far: I64, outcomes: I64, batch: PathBatch, opts: QueryOptions, *, smooth: bool
+    ) -> dict[int, PathResult]:
+        """The answers of a kernel batch that are not the kernel's as it gave them: start ==
+        goal, no path (a partial path when asked for), out of budget, and the short paths the
+        exact search checks."""
+        second: dict[int, PathResult] = {}
         for i in np.flatnonzero(cells[:, 0] == cells[:, 1]).tolist():
             second[i] = self._result(PathStatus.FOUND, cells[i, :1].copy(), 0)
         s_cells, g_cells = cells[:, 0], cells[:, 1]
@@ -157,7 +174,7 @@ class HierarchyBatches(HierarchySearches):
                 checked = self._settle(found, int(s_cells[i]), int(g_cells[i]), opts, smooth=True, trees=True)
                 if checked is not found:
                     second[i] = checked
-        return batch.replaced(second)
+        return second
 
     def _sized_batch(
         self,
@@ -167,6 +184,7 @@ class HierarchyBatches(HierarchySearches):
         *,
         smooth: bool,
         corridor: bool,
+        max_cells: int | None,
     ) -> PathBatch | None:
         """The batch of a unit larger than one cell, from the size's own layer on its eroded grid
         (:mod:`~python_core.hpa.sizes`); None for size 1."""
@@ -177,7 +195,65 @@ class HierarchyBatches(HierarchySearches):
         if size == 1:
             return None
         sized = replace(options, size=1, radius=None)
-        return self.for_size(size).find_batch(a, b, options=sized, smooth=smooth, corridor=corridor)
+        return self.for_size(size).find_batch(
+            a, b, options=sized, smooth=smooth, corridor=corridor, max_cells=max_cells
+        )
+
+    def _one_at_a_time(
+        self,
+        a: npt.NDArray[np.generic],
+        b: npt.NDArray[np.generic],
+        options: QueryOptions | None,
+        *,
+        smooth: bool,
+        corridor: bool,
+        cap: int,
+    ) -> PathBatch:
+        """:meth:`find_path` pair by pair (no cached trees, a corridor, tables still being
+        priced), stopping once the paths hold ``cap`` cells."""
+        results: list[PathResult] = []
+        held = 0
+        for s, g in zip(a.tolist(), b.tolist(), strict=True):
+            results.append(self.find_path(s, g, options=options, smooth=smooth, corridor=corridor))
+            held += len(results[-1].nodes)
+            if held >= cap:
+                break
+        return PathBatch.from_results(results)
+
+    def _tree_batch(  # noqa: PLR0917
+        self,
+        scratch: QueryScratch,
+        cells: I64,
+        far: I64,
+        hcode: int,
+        budget: int | None,
+        smooth: bool,
+        cap: int = 0,
+    ) -> tuple[I64, PathBatch]:
+        """One :func:`~python_core.hpa.query.tree_query.tree_query_many` call over the rows ``far``
+        of ``cells`` (``(start, goal)`` pairs), stopped once the paths hold ``cap`` cells (0: no
+        cap): each query's kernel outcome (``ABSTRACT_FOUND`` for the rows not searched) and the
+        batch of the rows up to the last one searched (every row unless stopped), its arrays the
+        kernel's (the rows not searched have empty paths and are for the caller to answer)."""
+        found, offsets, nodes, points, costs, expanded = tree_query_many(
+            cells[far, 0], cells[far, 1], hcode, -1 if budget is None else budget,
+            SMOOTH_PASSES if smooth else 0, scratch.next_queries(far.shape[0]), self._record(scratch),
+            cap if cap > 0 else _NO_CAP,
+        )  # fmt: skip
+        n = cells.shape[0] if found.shape[0] == far.shape[0] else int(far[found.shape[0] - 1]) + 1
+        far = far[: found.shape[0]]
+        if far.shape[0] == n:  # every row searched: the kernel's arrays as they are
+            return found, PathBatch(np.zeros(n, dtype=np.uint8), costs, expanded, offsets, nodes, points)
+        outcomes = np.full(n, ABSTRACT_FOUND, dtype=np.int64)
+        all_costs, all_expanded = np.zeros(n), np.zeros(n, dtype=np.int64)
+        counts = np.zeros(n, dtype=np.int64)
+        outcomes[far], all_costs[far], all_expanded[far] = found, costs, expanded
+        counts[far] = np.diff(offsets)
+        all_offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=all_offsets[1:])
+        return outcomes, PathBatch(
+            np.zeros(n, dtype=np.uint8), all_costs, all_expanded, all_offsets, nodes, points
+        )
 
     def length_estimates(self, starts: I64, goals: I64) -> F64:
         """A rough length in cells of each path from flat cell ``starts[i]`` to ``goals[i]`` (no

@@ -267,16 +267,20 @@ def tree_query(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one quer
 
 @jit
 def tree_query_many(  # noqa: PLR0917 (compiled kernel: positional)
-    starts: I64, goals: I64, hcode: int, budget: int, passes: int, qid: int, static: Any
+    starts: I64, goals: I64, hcode: int, budget: int, passes: int, qid: int, static: Any, cell_cap: int
 ) -> tuple[I64, I64, I64, F64, F64, I64]:
     """:func:`tree_query` for each pair ``starts[i], goals[i]`` (query ids ``qid + i``), in one
-    call: a batch runs with the GIL released from its first query to its last.
+    call: a batch runs with the GIL released from its first query to its last. It stops early,
+    after the first query whose path brings the cells out to ``cell_cap`` or more (so a caller
+    bounds its memory by ``cell_cap`` and one path, without cutting a batch into tiny steps).
 
     Returns:
-        ``(outcomes, offsets, cells, points, costs, expanded)``: query ``i``'s cells and world
+        ``(outcomes, offsets, cells, points, costs, expanded)`` of the first ``k`` pairs (``k``:
+        ``outcomes``' length, every pair unless stopped early): query ``i``'s cells and world
         points are rows ``offsets[i]:offsets[i + 1]`` of ``cells`` and ``points``.
     """
     n = starts.shape[0]
+    done = n
     outcomes = np.empty(n, dtype=np.int64)
     costs = np.empty(n)
     expanded = np.empty(n, dtype=np.int64)
@@ -296,4 +300,8 @@ def tree_query_many(  # noqa: PLR0917 (compiled kernel: positional)
             cells, points = grown, grown_points
         cells[lo:hi], points[lo:hi] = nodes, where
         offsets[i + 1] = hi
-    return outcomes, offsets, cells[: offsets[n]], points[: offsets[n]], costs, expanded
+        if hi >= cell_cap and i + 1 < n:
+            done = i + 1
+            break
+    end = offsets[done]
+    return outcomes[:done], offsets[: done + 1], cells[:end], points[:end], costs[:done], expanded[:done]
