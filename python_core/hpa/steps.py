@@ -35,6 +35,7 @@ __all__ = [
     "legal_from",
     "legal_into",
     "move_count",
+    "octile",
     "step_allowed",
     "step_length",
     "step_source",
@@ -109,6 +110,20 @@ def step_length(k: int, cw: float, ch: float, dl: float) -> float:
         (2.0, 3.0, 5.0)
     """
     return dl if k >= 4 else (cw if k < 2 else ch)
+
+
+@inline_jit
+def octile(ax: int, ay: int, diag: int, cw: float, ch: float, dl: float) -> float:  # noqa: PLR0917
+    """The cheapest cost at weight 1 of ``ax`` columns and ``ay`` rows on an open grid, every
+    search's estimate: diagonal steps for the shorter side (``dl``, as for
+    :func:`step_length`), straight ones for the rest; straight ones only when ``diag`` is 0.
+
+    Example:
+        >>> octile(3, 1, 1, 1.0, 1.0, 2**0.5) == 2 + 2**0.5, octile(3, 1, 0, 1.0, 1.0, 2**0.5)
+        (True, 4.0)
+    """
+    m = min(ax, ay) if diag != 0 else 0
+    return dl * m + cw * (ax - m) + ch * (ay - m)
 
 
 @inline_jit

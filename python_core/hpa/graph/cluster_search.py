@@ -32,6 +32,7 @@ from python_core.hpa.steps import (
     inline_jit,
     legal_from,
     move_count,
+    octile,
     step_length,
     step_target,
 )
@@ -207,9 +208,7 @@ def rect_search(  # noqa: PLR0917 (positional only: compiled kernel)
                 parent[nxt] = cur
                 h = 0.0
                 if target >= 0:
-                    ax, ay = abs(tx - x - dx), abs(ty - y - dy)
-                    m = min(ax, ay)
-                    h = h_scale * (dl * m + cw * (ax - m) + ch * (ay - m))
+                    h = h_scale * octile(abs(tx - x - dx), abs(ty - y - dy), diag, cw, ch, dl)
                 if fresh:
                     n_open = heap_push(heap_nodes, heap_keys, heap_pos, dist, n_open, nxt, ng + h)
                 else:

@@ -23,7 +23,15 @@ import numpy as np
 
 from python_core._types import F64, I64, U8
 from python_core.compiled import jit
-from python_core.hpa.steps import MOVE_DX, MOVE_DY, legal_from, move_count, step_length, step_target
+from python_core.hpa.steps import (
+    MOVE_DX,
+    MOVE_DY,
+    legal_from,
+    move_count,
+    octile,
+    step_length,
+    step_target,
+)
 
 __all__ = ["corridor_astar"]
 
@@ -112,9 +120,7 @@ def corridor_astar(  # noqa: PLR0917 (compiled kernel: positional, one hot loop)
             ng = g + step_length(k, cw, ch, dl) * weights[nxt]
             if ng < dist[nl]:
                 dist[nl], parent[nl] = ng, cl
-                ax, ay = abs(gx - nx), abs(gy - ny)
-                m = min(ax, ay)
-                h = h_scale * (dl * m + cw * (ax - m) + ch * (ay - m))
+                h = h_scale * octile(abs(gx - nx), abs(gy - ny), diag, cw, ch, dl)
                 heapq.heappush(heap, (ng + h, -ng, counter, nxt))
                 counter += 1
     if not found:

@@ -23,6 +23,7 @@ from python_core._types import F64, I64, U8
 from python_core.compiled import jit
 from python_core.hpa.graph.cluster_search import new_scratch, rect_search
 from python_core.hpa.query.smoothing import line_cost, line_fill
+from python_core.hpa.steps import octile
 
 __all__ = ["EndpointTree", "insert_endpoint", "line_cells", "stop_costs"]
 
@@ -70,9 +71,7 @@ def stop_costs(  # noqa: PLR0917 (compiled kernel: positional)
     left = 0
     for i in range(stops.shape[0]):
         a, b = (stops[i], cell) if reverse else (cell, stops[i])
-        ax, ay = abs(b % width - a % width), abs(b // width - a // width)
-        m = min(ax, ay) if diag != 0 else 0
-        bound = h_scale * (dl * m + cw * (ax - m) + ch * (ay - m))
+        bound = h_scale * octile(abs(b % width - a % width), abs(b // width - a // width), diag, cw, ch, dl)
         cost = line_cost(a, b, walk, weights, width, diag, cw, ch)  # inf when a step is illegal
         if cost <= bound + 1e-9 * (1.0 + bound):
             costs[i] = cost

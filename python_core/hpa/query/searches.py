@@ -38,12 +38,12 @@ from python_core.hpa.query.abstract_search import (
 )
 from python_core.hpa.query.corridor import corridor_astar
 from python_core.hpa.query.endpoints import EndpointTree, insert_endpoint
-from python_core.hpa.query.refine import refine_chain
+from python_core.hpa.query.refine import refine_halves
 from python_core.hpa.query.scratch import QueryScratch
+from python_core.hpa.query.second_core import both
 from python_core.hpa.query.smoothing import SMOOTH_PASSES, path_cost, smooth_passes
-from python_core.hpa.query.tree_query import tree_query, tree_query_many, tree_static
+from python_core.hpa.query.tree_query import tree_query, tree_static
 from python_core.hpa.query.upper_search import link_costs, upper_chain
-from python_core.path_batch import PathBatch
 from python_core.result import PathResult, PathStatus, QueryOptions
 
 __all__ = ["CHECK_SLACK", "HierarchySearches"]
@@ -154,35 +154,6 @@ class HierarchySearches:
             return PathResult(PathStatus.FOUND, points, nodes, cost, expanded)
         return None if outcome == ABSTRACT_NO_PATH else self._failed(outcome, expanded)
 
-    def _tree_batch(  # noqa: PLR0917
-        self, scratch: QueryScratch, cells: I64, far: I64, hcode: int, budget: int | None, smooth: bool
-    ) -> tuple[I64, PathBatch]:
-        """One :func:`tree_query_many` call over the rows ``far`` of ``cells`` (``(start, goal)``
-        pairs): each query's kernel outcome (``ABSTRACT_FOUND`` for the rows not searched) and the
-        batch of every row, its arrays the kernel's (the rows not searched have empty paths and are
-        for the caller to answer)."""
-        n = cells.shape[0]
-        found, offsets, nodes, points, costs, expanded = tree_query_many(
-            cells[far, 0], cells[far, 1], hcode, -1 if budget is None else budget,
-            SMOOTH_PASSES if smooth else 0, scratch.next_queries(far.shape[0]), self._record(scratch),
-        )  # fmt: skip
-        if far.shape[0] == n:  # every row searched: the kernel's arrays as they are
-            return found, PathBatch(np.zeros(n, dtype=np.uint8), costs, expanded, offsets, nodes, points)
-        outcomes = np.full(n, ABSTRACT_FOUND, dtype=np.int64)
-        all_costs, all_expanded = np.zeros(n), np.zeros(n, dtype=np.int64)
-        counts = np.zeros(n, dtype=np.int64)
-        outcomes[far], all_costs[far], all_expanded[far], counts[far] = (
-            found,
-            costs,
-            expanded,
-            np.diff(offsets),
-        )
-        all_offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=all_offsets[1:])
-        return outcomes, PathBatch(
-            np.zeros(n, dtype=np.uint8), all_costs, all_expanded, all_offsets, nodes, points
-        )
-
     def _endpoint(self, cell: int, reverse: int, other: int) -> EndpointTree:
         """Insert ``cell`` into its cluster: costs to its transitions, then to ``other`` when that
         lies in the same cluster (``reverse``: costs towards the cell)."""
@@ -208,7 +179,8 @@ class HierarchySearches:
         corridor: bool,
     ) -> PathResult:
         graph = self._graph
-        head, tail = self._endpoint(s, 0, g), self._endpoint(g, 1, s)
+        # two cluster searches that release the GIL: on two cores at once
+        head, tail = both(lambda: self._endpoint(s, 0, g), lambda: self._endpoint(g, 1, s))
         first, last = graph.cluster_of(s), graph.cluster_of(g)
         k = int(graph.cl_first[first + 1] - graph.cl_first[first])
         direct = float(head.costs[k]) if first == last else np.inf  # the goal is the last stop
@@ -281,7 +253,7 @@ class HierarchySearches:
         """Concrete cells along a chain of transitions whose link costs are ``costs``."""
         graph, width = self._graph, self._graph.width
         chain = graph.node_cell[ids]
-        middle = refine_chain(
+        middle = refine_halves(
             self._walk, self._weights, width, graph.height, graph.csize, self._diag, graph.cw,
             graph.ch, self._min_weight, chain, costs,
         )  # fmt: skip
