@@ -62,7 +62,7 @@ def find_optimal_batch(
         raise InvalidQueryError(f"{len(s)} starts but {len(g)} goals")
     opts = options or QueryOptions()
     check_optimal_query(mesh, opts)
-    searched = search_arrays(mesh, traversable)  # the merged view's, or the mesh's own
+    searched = search_arrays(mesh, traversable, len(s))  # the merged view's, or the mesh's own
     prep, usable = searched.prep, searched.usable
     nbr, corner, dead_end = searched.nbr, searched.corner, searched.dead_end
     arrays = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, nbr, prep.twin, corner, dead_end)

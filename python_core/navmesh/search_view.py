@@ -223,8 +223,10 @@ def merged_view(mesh: NavMesh) -> MergedView:
     xy = mesh.vertices[:, list(PLANE_AXES[mesh.up_axis])] if mesh.dim == 3 else mesh.vertices
     xy = np.ascontiguousarray(xy, dtype=np.float64)
     cpoly, nxt = mesh._corner_poly, mesh._next
-    _, at, shared = np.unique(mesh.vertices, axis=0, return_inverse=True, return_counts=True)
-    seam = shared[at.reshape(-1)] > 1  # a point of several vertex ids
+    order = np.lexsort(mesh.vertices.T[::-1])
+    same = np.all(mesh.vertices[order[1:]] == mesh.vertices[order[:-1]], axis=1)
+    seam = np.zeros(mesh.vertices.shape[0], dtype=np.bool_)  # a point of several vertex ids
+    seam[order[1:][same]] = seam[order[:-1][same]] = True
     owner, link, joins = _merge(xy, mesh.poly_ptr, mesh.poly_verts, cpoly, nxt, mesh._twin, mesh.layers, seam)
     ptr, corner_of, nbr, view_of, parent, depth = _loops(owner, link, cpoly, mesh.neighbours, joins)
     members = np.argsort(view_of, kind="stable")

@@ -142,7 +142,8 @@ def test_paths_stay_optimal_on_the_view_after_obstacle_cuts(arena: NavMesh) -> N
         {1: ObstacleShape.circle((20.0, 20.0), 2.5), 2: ObstacleShape.circle((30.0, 12.0), 1.5)}
     )
     mesh.update_obstacles({1: ObstacleShape.circle((22.0, 18.0), 2.5)})  # one moves
-    arrays = search_arrays(mesh, None)
+    assert search_arrays(mesh, None).view is None  # a new cut: its own polygons for a while
+    arrays = search_arrays(mesh, None, polyanya_prepare.VIEW_AFTER)  # then its view
     assert arrays.view is not None
     assert arrays.prep.ptr.shape[0] - 1 < mesh.polygon_count
     exact = VisibilityOptimum(MeshOracle(mesh))
