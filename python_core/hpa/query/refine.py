@@ -186,24 +186,32 @@ def bounded_link(  # noqa: PLR0917 (compiled kernel: positional, one hot loop)
             for i in range(depth):
                 out[i] = (stack[i + 1] // lw + y0) * width + stack[i + 1] % lw + x0
             return depth
-        i = moves[depth]
-        if i == 8:
-            depth -= 1
-            continue
-        moves[depth] = i + 1
+        # the cell's coordinates and its move order once per visit (or return to it), not per move
         lx, ly = cur % lw, cur // lw
         x, y = lx + x0, ly + y0
-        k = MOVE_ORDER[3 * (np.sign(ty - y) + 1) + np.sign(tx - x) + 1, i]
-        if k >= n_moves:
-            continue
-        nxt = step_target(lx, ly, k, lw, lh)
-        if nxt < 0 or not legal_from(walk, width, x, y, k, diag):
-            continue
-        nx, ny = x + MOVE_DX[k], y + MOVE_DY[k]
-        ng = gs[depth] + step_length(k, cw, ch, dl) * weights[ny * width + nx]
-        if marks[nxt] == stamp and ng >= best[nxt]:
-            continue  # reached before at no more cost: everything beyond was tried from there
-        if ng + h_scale * octile(abs(tx - nx), abs(ty - ny), diag, cw, ch, dl) > limit:
+        sy = 0 if ty == y else (1 if ty > y else -1)
+        row = 3 * (sy + 1) + (0 if tx == x else (1 if tx > x else -1)) + 1
+        g, i, nxt, ng = gs[depth], moves[depth], -1, 0.0
+        while i < 8:
+            k = MOVE_ORDER[row, i]
+            i += 1
+            if k >= n_moves:
+                continue
+            nxt = step_target(lx, ly, k, lw, lh)
+            if nxt < 0 or not legal_from(walk, width, x, y, k, diag):
+                nxt = -1
+                continue
+            nx, ny = x + MOVE_DX[k], y + MOVE_DY[k]
+            ng = g + step_length(k, cw, ch, dl) * weights[ny * width + nx]
+            if (marks[nxt] == stamp and ng >= best[nxt]) or ng + h_scale * octile(
+                abs(tx - nx), abs(ty - ny), diag, cw, ch, dl
+            ) > limit:  # reached before at no more cost (all beyond was tried), or beyond the bound
+                nxt = -1
+                continue
+            break
+        moves[depth] = i
+        if nxt < 0:
+            depth -= 1
             continue
         marks[nxt], best[nxt] = stamp, ng
         visits += 1
