@@ -28,6 +28,7 @@ import numpy as np
 
 from python_core._types import F64, I64, B
 from python_core.compiled import jit
+from python_core.navmesh.build import PLANE_AXES
 from python_core.navmesh.mesh import NavMesh
 
 __all__ = ["MergedView", "expand_corridors", "member_at", "merged_view", "mesh_corridor"]
@@ -218,8 +219,6 @@ def _trees(owner: I64, joins: I64) -> tuple[I64, I64]:
 def merged_view(mesh: NavMesh) -> MergedView:
     """The mesh's polygons merged (see the module docstring); a mesh whose polygons cannot be
     joined gives a view of the same polygons."""
-    from python_core.navmesh.build import PLANE_AXES  # noqa: PLC0415 - keeps the module light
-
     xy = mesh.vertices[:, list(PLANE_AXES[mesh.up_axis])] if mesh.dim == 3 else mesh.vertices
     xy = np.ascontiguousarray(xy, dtype=np.float64)
     cpoly, nxt = mesh._corner_poly, mesh._next
