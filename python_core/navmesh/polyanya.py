@@ -211,7 +211,7 @@ def _from_vertex(prep: Prepared, vertex: int) -> F64:
     first = int(prep.vp[prep.vp_ptr[vertex]])
     polys = polygons_at(prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, prep.all_usable, first, x, y)
     args = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, prep.nbr, prep.twin, prep.corner)
-    return np.asarray(one_to_all(*args, x, y, polys), dtype=np.float64)
+    return np.asarray(one_to_all(*args, x, y, polys, prep.group), dtype=np.float64)
 
 
 def landmark_count(mesh: NavMesh) -> int:

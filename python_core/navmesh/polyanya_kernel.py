@@ -412,7 +412,8 @@ def _warm_up() -> None:
         xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead, np.array([0.5, 0.5]),
         start, np.array([1.5, 0.5]), goal, True, -1, *no_landmarks(xy.shape[0]), scratch,
     )  # fmt: skip
-    table = np.stack([one_to_all(xy, ptr, verts, cpoly, nxt, nbr, twin, corner, 0.5, 0.5, start)] * 2)
+    group = np.arange(6, dtype=np.int64)  # each id its own point
+    table = np.stack([one_to_all(xy, ptr, verts, cpoly, nxt, nbr, twin, corner, 0.5, 0.5, start, group)] * 2)
     lo, hi = vertex_bounds(table, xy, ptr, verts, xy, ptr, verts, np.arange(2, dtype=np.int64))
     act, glo, ghi = pick_landmarks(lo, hi, xy, ptr, verts, 0, 0.5, 0.5, 1, 1.5, 0.5, 2)
     polyanya_search(

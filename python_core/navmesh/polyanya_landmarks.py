@@ -2,7 +2,7 @@
 
 Quick start (the arrays come from :func:`python_core.navmesh.polyanya._prepare`)::
 
-    dist = one_to_all(xy, ptr, verts, cpoly, nxt, nbr, twin, corner, x, y, start_polys)
+    dist = one_to_all(xy, ptr, verts, cpoly, nxt, nbr, twin, corner, x, y, start_polys, group)
     lo, hi = vertex_bounds(table, loaded_xy, loaded_ptr, loaded_verts, xy, ptr, verts, source)
 
 Why: on a big mesh of many thin polygons (aurora) the straight-line heuristic is weak wherever the
@@ -68,11 +68,16 @@ def seg_dist(px: float, py: float, ax: float, ay: float, bx: float, by: float) -
 @jit
 def one_to_all(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
     xy: F64, ptr: I64, verts: I64, cpoly: I64, nxt: I64, nbr: I64, twin: I64, corner: B,
-    sx: float, sy: float, start_polys: I64,
+    sx: float, sy: float, start_polys: I64, group: I64,
 ) -> F64:  # fmt: skip
     """The shortest distance from ``(sx, sy)`` (in every polygon of ``start_polys``) to every
     vertex (``inf``: unreachable): Polyanya's expansion without a goal, in Dijkstra order, every
     successor interval's ends that are vertices recorded (obstacle edges' too), no dead-end pruning.
+    Every id of a point (``group``: per id, the smallest id on its point, weld.point_groups) gets
+    the point's distance. Why: an interval's ends are recorded as the polygon it leaves names them;
+    the polygon it enters may name them by other ids (an unwelded seam), and the search never
+    records those ids on this path (an entry edge's ends are not successors' ends): they got the
+    length of some detour that reached them from another side, too long for a lower bound.
     Past :data:`ROOM_PER_CORNER` nodes per corner (a mesh whose joins disagree: the search runs
     away) all ``inf``: a landmark that bounds nothing, not a table of lengths that may not be the
     shortest (a bound from them could overestimate)."""
@@ -138,6 +143,11 @@ def one_to_all(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
             ni[count, 0], ni[count, 1] = new_root, twin[ce]
             heapq.heappush(heap, (g + seg_dist(px, py, lx, ly, rx, ry), count))
             count += 1
+    best = np.full(dist.shape[0], np.inf)  # per point (its smallest id)
+    for v in range(dist.shape[0]):
+        best[group[v]] = min(best[group[v]], dist[v])
+    for v in range(dist.shape[0]):
+        dist[v] = best[group[v]]
     return dist
 
 

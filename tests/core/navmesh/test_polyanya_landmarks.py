@@ -131,8 +131,8 @@ def test_a_landmark_sweep_that_runs_away_bounds_nothing(monkeypatch: pytest.Monk
     x, y = (float(v) for v in prep.xy[prep.verts[0]])
     at = prep.vp[prep.vp_ptr[prep.verts[0]]]
     first = polygons_at(prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, prep.all_usable, at, x, y)
-    table = polyanya_landmarks.one_to_all(*args, x, y, first)
+    table = polyanya_landmarks.one_to_all(*args, x, y, first, prep.group)
     assert np.isfinite(table).mean() > 0.9  # the whole map, in room
     monkeypatch.setattr(polyanya_landmarks, "ROOM_PER_CORNER", 0)
     plain = getattr(polyanya_landmarks.one_to_all, "py_func", polyanya_landmarks.one_to_all)
-    assert np.isinf(plain(*args, x, y, first)).all()
+    assert np.isinf(plain(*args, x, y, first, prep.group)).all()
