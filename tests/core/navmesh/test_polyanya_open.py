@@ -11,11 +11,12 @@ import numpy as np
 
 from python_core._types import SEARCH_FOUND
 from python_core.formats.polyanya import load_polyanya_mesh, read_mesh_scenarios
-from python_core.navmesh.polyanya import _plane, _prepare
+from python_core.navmesh.polyanya import _plane
 from python_core.navmesh.polyanya_kernel import SCRATCH_NODES, polyanya_search, search_scratch
 from python_core.navmesh.polyanya_landmarks import no_landmarks
 from python_core.navmesh.polyanya_open import open_list, open_pop, open_push
 from python_core.navmesh.polyanya_places import polygons_at
+from python_core.navmesh.polyanya_prepare import prepare as _prepare
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "mesh"
 
