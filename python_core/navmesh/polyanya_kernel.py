@@ -1,6 +1,6 @@
 """Polyanya's compiled kernels: exactly shortest any-angle paths over a mesh's intervals.
 
-Quick start (the arrays come from :func:`python_core.navmesh.polyanya._prepare`)::
+Quick start (the arrays come from :func:`python_core.navmesh.polyanya_prepare.prepare`)::
 
     status, roots, corridor, expanded = polyanya_search(xy, ptr, verts, cpoly, nxt, nbr, twin,
         corner, dead_end, start_xy, start_polys, goal_xy, goal_set, True, -1, *no_landmarks(V),

@@ -1,6 +1,6 @@
 """Landmark lower bounds for Polyanya (ALT): exact distances from a few far-apart points, compiled.
 
-Quick start (the arrays come from :func:`python_core.navmesh.polyanya._prepare`)::
+Quick start (the arrays come from :func:`python_core.navmesh.polyanya_prepare.prepare`)::
 
     dist = one_to_all(xy, ptr, verts, cpoly, nxt, nbr, twin, corner, x, y, start_polys, group)
     lo, hi = vertex_bounds(table, loaded_xy, loaded_ptr, loaded_verts, xy, ptr, verts, source)
