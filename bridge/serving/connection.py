@@ -145,15 +145,17 @@ class ClientProtocol(asyncio.Protocol):
 
     def _handle_one(self, message: object) -> None:
         """:meth:`_handle` for a read that was exactly one message (nothing else buffered)."""
-        deadline = time.perf_counter() + SLICE_SECONDS
-        self.serving.allow_inline_until(math.inf)  # the slice's first request (see _handle)
+        deadline, serving = time.perf_counter() + SLICE_SECONDS, self.serving
+        serving.allow_inline_until(math.inf)  # the slice's first request (see _handle)
         try:
             if not self._dispatch(message):
                 return
         finally:
-            self.serving.allow_inline_until(deadline)
-        self._clock_message()
-        self._read_again()
+            serving.allow_inline_until(deadline)
+        # nothing is buffered (the read was one whole message): _clock_message's case of no
+        # pending bytes, and reading goes on (no backlog; a paused writer resumes it later)
+        if self._timer is not None and self.session is not None and self.session.connection.authorized:
+            self._disarm()
 
     def _handle(self) -> None:
         """Handle the buffered messages for one slice; when some are left, stop reading and come

@@ -56,54 +56,56 @@ class InlineGuess:
         self.ran_out = 0
         """Inline attempts that ran out of their budget (searched again on a thread)."""
 
-    def budget(self, graph: Any, query: Query, reach: float | None = None) -> int | None:
-        """The query's inline budget, or None when it should go straight to a search thread (its
-        graph's recent queries say it will not fit). Other graphs and query kinds: the plain
-        budget."""
-        if not _exact_grid(graph, query):
-            return INLINE_EXPANSIONS
-        recent = self._recent.get(query.graph_id)
-        if (
-            recent is not None
-            and recent.low * (_reach(graph, query) if reach is None else reach) > INLINE_EXPANSIONS
-        ):
-            self.straight += 1
-            return None
-        return INLINE_EXPANSIONS
-
     def run(self, graph: Any, query: Query) -> dict[str, Any] | None:
-        """The query's answer within its inline budget (its own when that is smaller), or None
-        when it ran out or is guessed to (it then runs on a search thread from nothing)."""
-        reach = _reach(graph, query) if _exact_grid(graph, query) else 0.0
-        inline, budget = self.budget(graph, query, reach), query.options.max_expansions
-        if budget is not None and budget <= (inline or 0):
-            return self.learned(graph, query, run_query(graph, query), reach)
-        if inline is None:  # guessed too long for the loop: no attempt to throw away
-            return None
-        answer = run_query(graph, query, inline)
-        if answer["status"] == "budget_exhausted":
-            self.ran_out += 1
-            return None
-        return self.learned(graph, query, answer, reach)
-
-    def learned(
-        self, graph: Any, query: Query, answer: dict[str, Any], reach: float | None = None
-    ) -> dict[str, Any]:
-        """``answer``, its expansions counted in its graph's guess if it is an exact grid query."""
-        expanded = answer.get("expanded")
-        if type(expanded) is not int or not _exact_grid(graph, query):
+        """The query's answer within its inline budget (its own when that is smaller: then it
+        always runs here), or None when it ran out or is guessed to (it then runs on a search
+        thread from nothing). What kind of query it is, its reach and its graph's guess are
+        looked up once (a one-step path's whole search takes a few microseconds)."""
+        own = query.options.max_expansions
+        fits = own is not None and own <= INLINE_EXPANSIONS
+        if not _exact_grid(graph, query):
+            if fits:
+                return run_query(graph, query)
+            answer = run_query(graph, query, INLINE_EXPANSIONS)
+            if answer["status"] == "budget_exhausted":
+                self.ran_out += 1
+                return None
             return answer
+        reach = _reach(graph, query)
         recent = self._recent.get(query.graph_id)
+        if fits:
+            answer = run_query(graph, query)
+        elif recent is not None and recent.low * reach > INLINE_EXPANSIONS:
+            self.straight += 1  # guessed too long for the loop: no attempt to throw away
+            return None
+        else:
+            answer = run_query(graph, query, INLINE_EXPANSIONS)
+            if answer["status"] == "budget_exhausted":
+                self.ran_out += 1
+                return None
+        self._count(query.graph_id, recent, answer, reach)
+        return answer
+
+    def learned(self, graph: Any, query: Query, answer: dict[str, Any]) -> dict[str, Any]:
+        """``answer`` (of a query run on a thread), its expansions counted in its graph's guess if
+        it is an exact grid query."""
+        if _exact_grid(graph, query):
+            self._count(query.graph_id, self._recent.get(query.graph_id), answer, _reach(graph, query))
+        return answer
+
+    def _count(self, graph_id: str, recent: _Recent | None, answer: dict[str, Any], reach: float) -> None:
+        expanded = answer.get("expanded")
+        if type(expanded) is not int:
+            return
         if recent is None:
-            recent = self._recent[query.graph_id] = _Recent()
+            recent = self._recent[graph_id] = _Recent()
         ratios = recent.ratios
-        ratios.append(expanded / max(1.0, _reach(graph, query) if reach is None else reach))
+        ratios.append(expanded / max(1.0, reach))
         if len(ratios) > RATIOS_KEPT:
             del ratios[0]
         recent.seen += 1
         if recent.seen % _REFRESH == 0 or len(ratios) < _REFRESH:
             recent.low = sorted(ratios)[len(ratios) // 4]
-        return answer
 
     def forget(self, graph_id: str) -> None:
         """Drop a graph's guess (its id has no graph any more)."""
@@ -117,8 +119,9 @@ def _exact_grid(graph: Any, query: Query) -> bool:
 def _reach(graph: GridNavigator, query: Query) -> float:
     """The endpoints' Chebyshev distance in cells (positions scaled by the cell size; a bad
     endpoint gives 0: the search reports it)."""
+    start, goal = query.start, query.goal
     try:
-        dx, dy = abs(query.start[0] - query.goal[0]), abs(query.start[1] - query.goal[1])  # type: ignore[index]
+        dx, dy = abs(start[0] - goal[0]), abs(start[1] - goal[1])  # type: ignore[index]
         if not query.cells and not graph.endpoints.cells:
             cw, ch = graph.grid.cell_size
             dx, dy = dx / cw, dy / ch

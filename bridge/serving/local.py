@@ -79,6 +79,11 @@ class LocalServing:
         self._background: set[asyncio.Task[Any]] = set()
         self._inline_until = math.inf  # see allow_inline_until (no connection: always)
         self.inline = InlineGuess()  # which queries skip the inline attempt
+        # made once: a query's parse is a call, not a closure made per request
+        self._parse_find = functools.partial(
+            parse_query, registry=self.registry, cap=limits.max_expansions, default=limits.default_expansions
+        )
+        self._parse_reachable = functools.partial(parse_reachable, registry=self.registry)
         self.batches = BatchRunner(
             limits,
             self.registry,
@@ -113,9 +118,6 @@ class LocalServing:
         if self._scheduler is None:
             raise RuntimeError("LocalServing.start() was not awaited")
         return self._scheduler
-
-    def _kernels_ready(self) -> bool:
-        return self._warm is not None and self._warm.done()
 
     async def _wait_kernels(self) -> None:
         if self._warm is not None and not self._warm.done():
@@ -329,36 +331,31 @@ class LocalServing:
 
     def find(self, client: Hashable, raw: Any) -> Outcome:
         """One query: inline when its graph is free and it is small, else on a search thread."""
-        return self._query(
-            client,
-            raw,
-            lambda: parse_query(
-                raw, self.registry, self.limits.max_expansions, default=self.limits.default_expansions
-            ),
-        )
+        return self._query(client, raw, self._parse_find)
 
     def reachable(self, client: Hashable, raw: Any) -> Outcome:
         """Reachability from the hierarchy's components (no search: inline, unless a unit size's layer
         must be built first: then on a search thread)."""
-        return self._query(client, raw, lambda: parse_reachable(raw, self.registry))
+        return self._query(client, raw, self._parse_reachable)
 
-    def _query(self, client: Hashable, raw: Any, parse: Callable[[], Query]) -> Outcome:
-        graph_id = raw.get("graph") if isinstance(raw, dict) else None
-        if not isinstance(graph_id, str):
-            parse()  # raises the request's error
+    def _query(self, client: Hashable, raw: Any, parse: Callable[[Any], Query]) -> Outcome:
+        graph_id = raw.get("graph") if type(raw) is dict else None
+        if type(graph_id) is not str:
+            parse(raw)  # raises the request's error
             raise BadRequestError("a query names its graph with a 'graph' string")
-        lock = self.locks.get(graph_id)
-        if not (self._kernels_ready() and lock.try_read()):
-            return self._queued_query(client, graph_id, lock, lock.reserve_read(), parse)
-        return self._with_share(client, graph_id, lock, parse)
+        lock, warm = self.locks.get(graph_id), self._warm
+        if warm is None or not warm.done() or not lock.try_read():
+            return self._queued_query(client, graph_id, lock, lock.reserve_read(), raw, parse)
+        return self._with_share(client, graph_id, lock, raw, parse)
 
-    async def _queued_query(
+    async def _queued_query(  # noqa: PLR0917 (the share's and the query's parts)
         self,
         client: Hashable,
         graph_id: str,
         lock: GraphLock,
         turn: asyncio.Future[None],
-        parse: Callable[[], Query],
+        raw: Any,
+        parse: Callable[[Any], Query],
     ) -> dict[str, Any]:
         await lock.wait(turn, write=False)
         try:
@@ -366,16 +363,16 @@ class LocalServing:
         except BaseException:
             self._release_read(graph_id, lock)
             raise
-        outcome = self._with_share(client, graph_id, lock, parse)
+        outcome = self._with_share(client, graph_id, lock, raw, parse)
         return await outcome if isinstance(outcome, Awaitable) else outcome
 
     def _with_share(
-        self, client: Hashable, graph_id: str, lock: GraphLock, parse: Callable[[], Query]
+        self, client: Hashable, graph_id: str, lock: GraphLock, raw: Any, parse: Callable[[Any], Query]
     ) -> Outcome:
         """Holding a read share of the graph: parse, try inline, else hand the query to a search
         thread (which gives the share back when it is done)."""
         try:
-            query = parse()
+            query = parse(raw)
             result = self._run_inline(query)
         except BaseException:
             self._release_read(graph_id, lock)

@@ -86,6 +86,11 @@ class Session:
             ProtocolViolationError: the message is not a msgpack-RPC request or notification with a
                 usable msgid; the caller closes the connection.
         """
+        if type(message) is list and len(message) == 4 and message[0] == REQUEST:  # the usual message
+            msgid = message[1]
+            if type(msgid) is int and 0 <= msgid <= MAX_MSGID:
+                self._request(msgid, message[2], message[3])
+                return
         if not isinstance(message, list) or not message or not isinstance(message[0], int):
             raise ProtocolViolationError(f"not a msgpack-RPC message: {short_repr(message)}")
         kind = message[0]

@@ -14,7 +14,7 @@ messages (the server widens them once a connection has said hello).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
@@ -42,16 +42,14 @@ class StreamLimits:
     max_bytes: int
     max_depth: int
     max_items: int
-
-    @property
-    def fast_bytes(self) -> int:
-        """Messages up to this size are decoded without the header scan (``MessageStream``):
-        so few bytes cannot pass the size or item limits."""
-        return min(FAST_BYTES, self.max_bytes, self.max_items)
+    fast_bytes: int = field(init=False, repr=False, compare=False)
+    """Messages up to this size are decoded without the header scan (``MessageStream``): so few
+    bytes cannot pass the size or item limits. Set once: every request reads it."""
 
     def __post_init__(self) -> None:
         if min(self.max_bytes, self.max_depth, self.max_items) < 1:
             raise ValueError(f"stream limits must be positive, got {self}")
+        object.__setattr__(self, "fast_bytes", min(FAST_BYTES, self.max_bytes, self.max_items))
 
 
 def pack(message: Any) -> bytes:
