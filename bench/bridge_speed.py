@@ -4,7 +4,10 @@
     .venv/bin/python bench/bridge_speed.py --quick    # fewer queries and maps
 
 A command, not a test. Every figure is a median per query from a Python msgpack-RPC client on
-loopback (bridge.Client, one connection, one request at a time) unless it says otherwise:
+loopback (bridge.Client, one connection, one request at a time) unless it says otherwise. The
+sidecar is timed once all its kernels are loaded; single requests of different kinds (sections 1
+and 3) are timed in short interleaved rounds with the same rest before every round, and the
+machine's load is printed beside them:
 
 1. Floor: a raw asyncio + msgpack echo server (its own process, answering a same-shaped response)
    against ``graph.list`` (the sidecar's own trip, no search), ``path.find`` of a 1-step path on an
@@ -26,12 +29,15 @@ loopback (bridge.Client, one connection, one request at a time) unless it says o
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import statistics
 import subprocess
 import sys
 import textwrap
+import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -91,6 +97,55 @@ def _timed(client: Client, method: str, params: dict[str, Any], count: int) -> l
     return samples
 
 
+ROUND_PAUSE = 0.05
+"""Seconds of rest before every timed round, whatever its kind: a process that has just burnt CPU
+gets slower wake-ups for a while on a shared machine, so each kind starts from the same state."""
+
+
+def interleaved(kinds: dict[str, Callable[[], None]], rounds: int, per_round: int) -> dict[str, list[float]]:
+    """Seconds of every call of each kind, timed in short rounds taken in turn (kind after kind,
+    ``rounds`` times, ``per_round`` calls a round, :data:`ROUND_PAUSE` before every round): every
+    kind meets the machine in the same states, and no sample of any kind is dropped."""
+    samples: dict[str, list[float]] = {name: [] for name in kinds}
+    for _ in range(rounds):
+        for name, call in kinds.items():
+            time.sleep(ROUND_PAUSE)
+            for _ in range(per_round):
+                t0 = time.perf_counter()
+                call()
+                samples[name].append(time.perf_counter() - t0)
+    return samples
+
+
+def machine_state() -> str:
+    """The load averages and how many processes run now (the machine may be shared)."""
+    one, five, fifteen, running = Path("/proc/loadavg").read_text().split()[:4]
+    return f"load {one} (1 min) {five} (5 min) {fifteen} (15 min), running {running}"
+
+
+def start_warm_sidecar(*args: str, wait: float = 900.0) -> Sidecar:
+    """A sidecar whose every kernel is loaded (it logs ``kernels ready``): one still loading its
+    navmesh and flow-field kernels in the background holds the GIL now and then, which would slow
+    its first requests but not the echo's."""
+    sidecar = start_sidecar(*args, "--log-level", "INFO", stderr=subprocess.PIPE)
+    ready = threading.Event()
+    err = sidecar.process.stderr
+    assert err is not None
+
+    def drain() -> None:  # read every log line (a full pipe would block the sidecar)
+        for line in err:
+            if b"kernels ready" in line or b"could not be loaded" in line:
+                ready.set()
+        ready.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    t0 = time.perf_counter()
+    if not ready.wait(wait):
+        print(f"  (the sidecar's kernels were still loading after {wait:.0f} s)")
+    print(f"sidecar kernels loaded {time.perf_counter() - t0:.1f} s after it listened")
+    return sidecar
+
+
 def _rooms(size: int = 64, room: int = 8) -> np.ndarray[Any, np.dtype[np.bool_]]:
     """Rooms of ``room`` cells with a door in the middle of each wall: a small game level."""
     walkable = np.ones((size, size), dtype=bool)
@@ -119,28 +174,51 @@ def floor_section(sidecar: Sidecar, calls: int) -> None:
     with sidecar.connect() as client, Client.connect("127.0.0.1", port) as raw:
         client.load_grid("tiny", np.ones((8, 8), dtype=bool), diagonal="only_if_no_obstacles")
         client.load_grid("rooms", _rooms(), diagonal="only_if_no_obstacles")
+        kinds: dict[str, tuple[Client, str, dict[str, Any]]] = {
+            "echo": (raw, "path.find", tiny),
+            "list": (client, "graph.list", {}),
+            "tiny": (client, "path.find", tiny),
+            "rooms": (client, "path.find", short),
+        }
+        for target, method, params in kinds.values():
+            _timed(target, method, params, 100)  # every kind warmed alike
+        print(f"  machine before: {machine_state()}")
+        per_round = 50
+        rounds = max(1, calls // per_round)
+        pooled = interleaved(
+            {name: functools.partial(t.call, m, p) for name, (t, m, p) in kinds.items()}, rounds, per_round
+        )
+        print(f"  machine after:  {machine_state()}")
+        # the method of earlier sessions, printed beside: each kind's calls back to back, kind
+        # after kind, three times, the fastest run's median counting
         rows = []
-        for _ in range(3):  # interleaved rounds: the machine is shared
-            for name, target, method, params in (
-                ("echo", raw, "path.find", tiny),
-                ("list", client, "graph.list", {}),
-                ("tiny", client, "path.find", tiny),
-                ("rooms", client, "path.find", short),
-            ):
+        for _ in range(3):
+            for name, (target, method, params) in kinds.items():
                 _timed(target, method, params, 100)
                 rows.append((name, _median_us(_timed(target, method, params, calls))))
     echo.stdin.close()  # type: ignore[union-attr]
     echo.wait(10)
-    best = {name: min(us for n, us in rows if n == name) for name in ("echo", "list", "tiny", "rooms")}
-    print(f"  raw asyncio+msgpack echo round trip:      {best['echo']:7.0f} us (the floor)")
+    median = {name: _median_us(samples) for name, samples in pooled.items()}
+    best = {name: min(us for n, us in rows if n == name) for name in kinds}
+    print(
+        f"  median of {rounds} interleaved rounds x {per_round} calls per kind ({ROUND_PAUSE * 1e3:.0f} ms "
+        "rest before every round); [back to back: best of 3 runs of each kind's calls in a row]"
+    )
+    print(
+        f"  {'raw asyncio+msgpack echo round trip:':<40} {median['echo']:7.0f} us  (the floor)      "
+        f"[{best['echo']:4.0f} us]"
+    )
     for name, label in (
         ("list", "graph.list (no search)"),
         ("tiny", "1-step path on 8x8"),
         ("rooms", "26-step path on 64x64 rooms"),
     ):
-        ratio = best[name] / best["echo"]
-        print(f"  {label + ':':<40} {best[name]:7.0f} us  = {ratio:.2f}x the floor")
-    breakdown(best["rooms"])
+        ratio, old = median[name] / median["echo"], best[name] / best["echo"]
+        print(
+            f"  {label + ':':<40} {median[name]:7.0f} us  = {ratio:.2f}x the floor  "
+            f"[{best[name]:4.0f} us = {old:.2f}x]"
+        )
+    breakdown(median["rooms"])
 
 
 def breakdown(round_trip_us: float, reps: int = 2000) -> None:
@@ -184,11 +262,12 @@ def breakdown(round_trip_us: float, reps: int = 2000) -> None:
 
 
 def _through_socket(
-    client: Client, graph: str, queries: list[Any], **options: Any
+    client: Client, graph: str, queries: list[Any], *, warm: bool = True, **options: Any
 ) -> tuple[list[float], list[float]]:
     costs, secs = [], []
     params = [Client.query(graph, s, g, **options) for s, g in queries]
-    client.call("path.find", params[0])
+    if warm:
+        client.call("path.find", params[0])
     for p in params:
         t0 = time.perf_counter()
         try:
@@ -236,8 +315,8 @@ def exact_section(sidecar: Sidecar, godot: Path, maps: tuple[str, ...], count: i
 def hpa_section(sidecar: Sidecar, maps: tuple[str, ...], count: int) -> None:
     """Each map with the hierarchy bench/hpa_speed.py gives it (64-cell clusters where a 32-cell
     graph's all-pairs table would not fit, its memory budgets), one query per request and then
-    the same queries in one ``path.find_many`` (the trip shared), exact and HPA* in alternating
-    rounds."""
+    the same queries in one ``path.find_many`` (the trip shared); the one-per-request columns
+    (exact, HPA*, trip) in short interleaved rounds (:func:`_single_requests`)."""
     print("== 3. HPA* through the socket against exact search through the socket (median ms)")
     print("  one request per query: the trip (echo floor + the server's own work, section 1) is in")
     print("  every HPA* figure; batched: the same queries in one path.find_many, per query; packed:")
@@ -249,24 +328,13 @@ def hpa_section(sidecar: Sidecar, maps: tuple[str, ...], count: int) -> None:
             cluster = CLUSTER.get(name, 32)
             hierarchy = {"cluster_size": cluster, "tree_mb": 512, "table_mb": 64}  # hpa_speed's budgets
             client.load_grid(name, mask, diagonal="only_if_no_obstacles", hierarchy=hierarchy)
-            exact: list[float] = []
-            hpa: list[float] = []
-            costs: list[float] = []
-            for _ in range(2):  # alternating rounds: the machine is shared; the faster round counts
-                _, e_secs = _through_socket(client, name, queries)
-                costs, h_secs = _through_socket(client, name, queries, hierarchical=True)
-                exact = e_secs if not exact or statistics.median(e_secs) < statistics.median(exact) else exact
-                hpa = h_secs if not hpa or statistics.median(h_secs) < statistics.median(hpa) else hpa
+            exact, hpa, trip, costs = _single_requests(client, name, queries)
             ratio = [c / length for c, length in zip(costs, lengths, strict=True) if not math.isnan(c)]
-            e, h = statistics.median(exact) * 1e3, statistics.median(hpa) * 1e3
-            # the trip of a hierarchical request with no search (start == goal): what HPA* pays
-            # whatever its search costs, so exact / trip bounds the one-per-request ratio
-            _, t_secs = _through_socket(client, name, [(s, s) for s, _ in queries], hierarchical=True)
-            trip = statistics.median(t_secs) * 1e3
+            e, h, t = (statistics.median(v for vs in kind for v in vs) * 1e3 for kind in (exact, hpa, trip))
             # the longest quarter of the scenario buckets: where a game reaches for HPA*
             longest = sorted(range(len(lengths)), key=lengths.__getitem__)[-max(1, len(lengths) // 4) :]
-            el = statistics.median(exact[i] for i in longest) * 1e3
-            hl = statistics.median(hpa[i] for i in longest) * 1e3
+            el = statistics.median(v for i in longest for v in exact[i]) * 1e3
+            hl = statistics.median(v for i in longest for v in hpa[i]) * 1e3
             eb, hb = (
                 _batched(client, name, queries, {}),
                 _batched(client, name, queries, {"hierarchical": True}),
@@ -277,7 +345,7 @@ def hpa_section(sidecar: Sidecar, maps: tuple[str, ...], count: int) -> None:
             )
             print(
                 f"  {name:<16} (cluster {cluster}) one per request: exact {e:6.3f} HPA* {h:6.3f} = "
-                f"{e / h:4.1f}x (trip {trip:5.3f}: at most {e / trip:4.1f}x); "
+                f"{e / h:4.1f}x (trip {t:5.3f}: at most {e / t:4.1f}x); "
                 f"longest quarter: exact {el:6.3f} HPA* {hl:6.3f} = {el / hl:4.1f}x | "
                 f"batched: exact {eb:6.3f} HPA* {hb:6.3f} = {eb / hb:4.1f}x | "
                 f"packed: exact {ep:6.3f} HPA* {hp:6.3f} = {ep / hp:4.1f}x | "
@@ -285,6 +353,38 @@ def hpa_section(sidecar: Sidecar, maps: tuple[str, ...], count: int) -> None:
                 flush=True,
             )
             client.drop(name)
+
+
+def _single_requests(
+    client: Client, graph: str, queries: list[Any], passes: int = 2, chunk: int = 10
+) -> tuple[list[list[float]], list[list[float]], list[list[float]], list[float]]:
+    """Seconds of each query (per query, one sample a pass) as one exact ``path.find``, one
+    hierarchical, and one hierarchical from its start to itself (the trip: no search), timed in
+    short interleaved rounds (``chunk`` queries of each kind in turn, :data:`ROUND_PAUSE` of rest
+    before every round), and the hierarchical costs."""
+    exact: list[list[float]] = [[] for _ in queries]
+    hpa: list[list[float]] = [[] for _ in queries]
+    trip: list[list[float]] = [[] for _ in queries]
+    costs: list[float] = []
+    for options in ({}, {"hierarchical": True}):  # each kind warmed alike
+        client.call("path.find", Client.query(graph, *queries[0], **options))
+    selves = [(s, s) for s, _ in queries]
+    for _ in range(passes):
+        costs = []
+        for first in range(0, len(queries), chunk):
+            part = range(first, min(first + chunk, len(queries)))
+            for samples, ends, options in (
+                (exact, queries, {}),
+                (hpa, queries, {"hierarchical": True}),
+                (trip, selves, {"hierarchical": True}),
+            ):
+                time.sleep(ROUND_PAUSE)
+                found, secs = _through_socket(client, graph, [ends[i] for i in part], warm=False, **options)
+                for i, sec in zip(part, secs, strict=True):
+                    samples[i].append(sec)
+                if samples is hpa:
+                    costs += found
+    return exact, hpa, trip, costs
 
 
 def _batched(
@@ -390,8 +490,8 @@ def main() -> None:
     args = parser.parse_args()
     calls, count = (300, 40) if args.quick else (1000, 100)
     maps = BIG_MAPS[:3] if args.quick else BIG_MAPS
-    print(f"machine load (1 min): {Path('/proc/loadavg').read_text().split()[0]}, data {DATA}")
-    with start_sidecar("--threads", "2", "--log-level", "WARNING", stderr=subprocess.DEVNULL) as sidecar:
+    print(f"machine: {machine_state()}, data {DATA}")
+    with start_warm_sidecar("--threads", "2") as sidecar:
         if "1" in args.sections:
             floor_section(sidecar, calls)
         if "2" in args.sections:
