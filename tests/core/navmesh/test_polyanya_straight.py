@@ -61,7 +61,7 @@ def test_landmark_distances_are_exact_at_t_junctions() -> None:
     _exact_tables(mesh, VisibilityOnArea(walkable_area(mesh)), 1)
 
 
-def test_optimal_paths_with_landmarks_equal_the_visibility_optimum_at_straight_corners() -> None:
+def test_optimal_paths_with_and_without_landmarks_equal_the_visibility_optimum_at_straight_corners() -> None:
     mesh = _ring_of_squares()
     area = shapely.box(0, 0, 18, 18).difference(shapely.box(6, 6, 12, 12))
     oracle = VisibilityOnArea(area)
@@ -70,6 +70,8 @@ def test_optimal_paths_with_landmarks_equal_the_visibility_optimum_at_straight_c
     pts = np.vstack([prepare(mesh).xy[::3], pts])  # straight corners too
     pairs = [(s, g) for s, g in zip(pts[::2], pts[1::2], strict=True)]
     expect = [oracle.length(s, g) for s, g in pairs]
+    plain = [find_optimal_path(mesh, s, g).cost for s, g in pairs]  # the query search: no such fault
     assert build_landmarks(mesh) == 16
     guided = [find_optimal_path(mesh, s, g).cost for s, g in pairs]
+    assert plain == pytest.approx(expect, rel=1e-7, abs=1e-7)
     assert guided == pytest.approx(expect, rel=1e-7, abs=1e-7)
