@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Any
 
@@ -38,8 +39,8 @@ from bridge.wire.stream import pack
 __all__ = ["CHUNK_QUERIES", "PACKED_CHUNK", "SUBMIT_AT_ONCE", "BatchRunner"]
 
 CHUNK_QUERIES = 32
-"""Queries per scheduler job of a ``path.find_many``: small enough that another client's query waits
-little for a free thread, large enough that the hop per chunk is negligible."""
+"""Queries per scheduler job of a ``path.find_many``, at most: small enough that another client's
+query waits little for a free thread, large enough that the hop per chunk is negligible."""
 
 PACKED_CHUNK = 64
 """Queries per scheduler job of a ``path.find_packed``: its per-query cost is mostly the search, so
@@ -105,7 +106,12 @@ class BatchRunner:
             default=self.limits.default_expansions,
             budget=budget,
         )
-        pieces = [range(i, min(i + CHUNK_QUERIES, len(items))) for i in range(0, len(items), CHUNK_QUERIES)]
+        # at most CHUNK_QUERIES each, as many as a multiple of the search threads, of equal counts:
+        # 100 queries are 4 x 25, not 32 + 32 + 32 + 4 (which left one thread 64 and the other 36)
+        count = -(-len(items) // CHUNK_QUERIES)
+        count = -(-count // self.threads) * self.threads
+        cuts = [len(items) * k // count for k in range(count + 1)]
+        pieces = [range(lo, hi) for lo, hi in itertools.pairwise(cuts) if hi > lo]
         return self._chunked(client, lambda: pieces, chunk, _joined_results, reservations, budget=budget)
 
     def find_packed(self, client: Hashable, raw: Any) -> BatchOutcome:
