@@ -130,16 +130,25 @@ class TileNavigator(GridNavigator):
         *,
         hierarchical: bool = False,
         corridor: bool = False,
+        max_cells: int | None = None,
     ) -> PathBatch:
-        """:meth:`find_many`'s answers as one :class:`PathBatch` (``(n, 2)`` cells)."""
+        """:meth:`find_many`'s answers as one :class:`PathBatch` (``(n, 2)`` cells); a hierarchical
+        batch stops once its paths hold ``max_cells`` cells (``len`` says how many it answered)."""
         if not hierarchical:
             self._exact_only(corridor=corridor)
             return PathBatch.from_results(self._tiles.find_many(starts, goals, options=options))
         a, b = np.asarray(starts).reshape(-1, 2), np.asarray(goals).reshape(-1, 2)
-        firsts, lasts = [tuple(c) for c in a.tolist()], [tuple(c) for c in b.tolist()]
-        return PathBatch.from_results(
-            self.find_many(firsts, lasts, options, hierarchical=True, corridor=corridor)
-        )
+        if a.shape != b.shape:
+            raise InvalidQueryError(f"{len(a)} starts but {len(b)} goals")
+        results: list[PathResult] = []
+        for s, t in zip(a.tolist(), b.tolist(), strict=True):
+            one = self.find_path((int(s[0]), int(s[1])), (int(t[0]), int(t[1])), options, hierarchical=True,
+                                 corridor=corridor)  # fmt: skip
+            results.append(one)
+            max_cells = None if max_cells is None else max_cells - len(one.nodes)
+            if max_cells is not None and max_cells <= 0:
+                break
+        return PathBatch.from_results(results)
 
     @staticmethod
     def _exact_only(*, corridor: bool) -> None:

@@ -7,7 +7,10 @@ import numpy as np
 import pytest
 
 from python_core.grid import GridGraph
+from python_core.grid.layouts import TileGrid, TileLayout
 from python_core.hpa import HierarchicalGrid
+from python_core.navigation import HierarchyOptions
+from python_core.navigation.tile_grid import TileNavigator
 from python_core.path_batch import PathBatch
 
 WALK = np.ones((48, 64), dtype=bool)
@@ -59,3 +62,14 @@ def test_a_cap_of_one_cell_answers_one_pair_at_a_time(hpa: HierarchicalGrid) -> 
     assert len(first) == 1
     assert first.result(0).cost == pytest.approx(hpa.find_path(tuple(starts[0]), tuple(goals[0])).cost)
     assert len(hpa.find_batch(starts, goals, max_cells=None)) == len(starts)
+
+
+def test_a_tile_grids_hierarchical_batch_stops_at_the_cap_too() -> None:
+    grid = TileGrid(np.ones((12, 16), bool), layout=TileLayout("hexagon"))
+    nav = TileNavigator(grid)
+    nav.build_hierarchy(HierarchyOptions(cluster_size=8))
+    starts, goals = np.array([[0, 0], [1, 1], [2, 0]]), np.array([[15, 11], [14, 10], [15, 0]])
+    whole = nav.find_batch(starts, goals, hierarchical=True)
+    first = nav.find_batch(starts, goals, hierarchical=True, max_cells=1)
+    assert (len(whole), len(first)) == (3, 1)
+    assert first.result(0).cost == whole.result(0).cost
