@@ -67,3 +67,28 @@ def test_queries_too_far_for_the_loop_go_straight_to_a_thread_and_short_ones_sta
     assert seen[:3] == [(long_cost, False, 1, 0), (long_cost, False, 1, 1), (long_cost, False, 1, 2)]
     assert seen[3] == (7.0, True, 1, 2)  # a short one on the same graph: inline, no hop
     assert seen[4] == (long_cost, False, 1, 3)
+
+
+def test_a_query_whose_own_budget_fits_runs_inline_even_where_the_guess_says_thread() -> None:
+    """Its own budget bounds its work on the loop: no hop, however far apart its endpoints are."""
+
+    async def scenario() -> tuple[list[bool], int, dict[str, Any], bool]:
+        serving = LocalServing(Limits(), threads=1)
+        await serving.start()
+        try:
+            outcome = serving.load(_load(_serpentine()), None)
+            await outcome if inspect.isawaitable(outcome) else None
+            taught = [(await _answer(serving.find("c", _query((0, 0), (0, 126)))))[1] for _ in range(2)]
+            straight = serving.inline.straight
+            small = {**_query((0, 0), (0, 126)), "options": {"max_expansions": 100}}
+            answer, inline = await _answer(serving.find("c", small))
+            return taught, straight, answer, inline
+        finally:
+            await serving.close()
+
+    taught, straight, answer, inline = asyncio.run(scenario())
+    assert taught == [False, False]
+    assert straight == 1  # the graph's guess now sends such reaches straight to a thread
+    assert inline  # the old guess sent it to a thread too
+    assert answer["status"] == "budget_exhausted"
+    assert answer["expanded"] <= 100
