@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from bridge.methods.interface import Progress
@@ -24,7 +24,7 @@ from bridge.serving.ray.cluster import ray_module
 from bridge.serving.ray.graphs import GraphState, Target
 from bridge.wire.errors import InternalError, from_wire
 
-__all__ = ["BEHIND_ROUNDS", "RESTART_SECONDS", "UNAVAILABLE_PAUSE", "ReplicaPool"]
+__all__ = ["BEHIND_ROUNDS", "RESTART_SECONDS", "SLOW_REPLY_SECONDS", "UNAVAILABLE_PAUSE", "ReplicaPool"]
 
 log = logging.getLogger("bridge.serving.ray")
 
@@ -34,6 +34,11 @@ takes a second or two; loading its first kernels longer on a busy machine)."""
 
 UNAVAILABLE_PAUSE = 0.25
 """Seconds between asking a restarting replica (``ActorUnavailableError``) whether it is back."""
+
+SLOW_REPLY_SECONDS = 20.0
+"""After this long without a replica's reply, and again each time it passes, the gateway logs a
+warning naming the replica and the call: a rare hang on CI (a request right after failed updates
+never answered) left no trace to diagnose."""
 
 BEHIND_ROUNDS = 3
 """Times a request is resent to a replica that answered ``behind`` (once is the rule: the second
@@ -147,7 +152,7 @@ class ReplicaPool:
         }
         for _ in range(BEHIND_ROUNDS):
             targets = {g.ref.graph_id: g.target(bases[g.ref.graph_id]) for g in graphs}
-            kind, value = await _reply(send(self.actors[index], targets), progress)
+            kind, value = await _watched(_reply(send(self.actors[index], targets), progress), index)
             if kind == "ok":
                 for target in targets.values():
                     self.note(index, target)
@@ -163,18 +168,35 @@ async def _reply_of(ref: Any) -> Any:
     return await ref
 
 
+async def _watched(reply: Awaitable[tuple[str, Any]], index: int) -> tuple[str, Any]:
+    """``reply``'s value; a warning each :data:`SLOW_REPLY_SECONDS` it is still awaited."""
+    task = asyncio.ensure_future(reply)
+    waited = 0.0
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=SLOW_REPLY_SECONDS)
+            if done:
+                return task.result()
+            waited += SLOW_REPLY_SECONDS
+            log.warning("replica %d has not answered a request for %.0f s", index, waited)
+    finally:
+        task.cancel()  # no-op once done; a cancelled caller stops waiting for the replica too
+
+
 async def _reply(sent: Any, progress: Progress | None) -> tuple[str, Any]:
     """The reply of a plain call (an object ref) or of a streaming write (progress, then reply)."""
     if not hasattr(sent, "__aiter__"):
         reply: tuple[str, Any] = await sent
         return reply
-    items: AsyncIterator[Any] = sent
+    items: AsyncIterator[Any] = aiter(sent)  # one iterator, read to its end below
     async for ref in items:
         item = await ref
         if item[0] == "progress":
             if progress is not None:
                 progress(int(item[1]), int(item[2]))
             continue
+        async for _ in items:  # the reply is the last item: read the stream to its end, so the
+            pass  # replica's task has returned, not left to Ray's teardown of an abandoned stream
         return (item[0], item[1])
     raise InternalError("a replica's write ended without an answer")
 
