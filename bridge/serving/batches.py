@@ -8,7 +8,7 @@ queries answered by one ``Navigator.find_many`` call, every query answering for 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -55,8 +55,7 @@ def run_chunk(
         graph = registry.get(group[0].graph_id).graph
         # a grid's hierarchical batch stops by itself once its paths hold a step's worth of cells
         # (one call for the group on any map); others go a few queries at a time on a big graph
-        capped = isinstance(graph, GridNavigator) and group[0].hierarchical and not group[0].corridor
-        step = len(group) if capped else step_queries(graph.node_count, budget.cap)
+        step = len(group) if _capped(graph, group[0]) else step_queries(graph.node_count, budget.cap)
         max_cells = max(1, budget.cap // BYTES_PER_PATH_CELL)
         lo = 0
         while lo < len(group):
@@ -85,6 +84,12 @@ def _alike(queries: list[tuple[int, Query]]) -> list[tuple[list[int], list[Query
     return list(groups.values())
 
 
+def _capped(graph: Navigator[Any], query: Query) -> TypeGuard[GridNavigator]:
+    """Whether a group like ``query`` runs as a grid hierarchy's batch that stops by itself at a
+    cell cap (``find_batch``'s ``max_cells``)."""
+    return isinstance(graph, GridNavigator) and query.hierarchical and not query.corridor
+
+
 def _run_group(graph: Navigator[Any], group: list[Query], max_cells: int) -> list[dict[str, Any]]:
     """Answers of queries that share a graph, options and flags: one batch call (a navmesh's
     ``find_batch``, whose funnel mode runs the whole batch in one compiled call, its answer maps
@@ -93,7 +98,7 @@ def _run_group(graph: Navigator[Any], group: list[Query], max_cells: int) -> lis
     only), or one query at a time when some query of the group fails (each then answers for
     itself)."""
     first = group[0]
-    if len(group) > 1 and isinstance(graph, GridNavigator) and first.hierarchical and not first.corridor:
+    if len(group) > 1 and _capped(graph, first):
         try:
             ends = [resolve_ends(graph, q) for q in group]
             found = graph.find_batch(
