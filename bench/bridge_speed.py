@@ -34,10 +34,7 @@ import math
 import statistics
 import subprocess
 import sys
-import textwrap
-import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -51,6 +48,15 @@ sys.path.insert(0, str(REPO))
 from bench import grid_peers  # noqa: E402
 from bench.grid_speed import DATA, load, mismatches  # noqa: E402
 from bench.hpa_speed import CLUSTER  # noqa: E402
+from bench.request_timing import (  # noqa: E402
+    ECHO_SERVER,
+    ROUND_PAUSE,
+    interleaved,
+    machine_state,
+    median_us,
+    start_warm_sidecar,
+    timed,
+)
 from bridge.client import Client  # noqa: E402
 from bridge.client.sidecar import Sidecar, start_sidecar  # noqa: E402
 from bridge.methods.interface import Connection  # noqa: E402
@@ -64,86 +70,6 @@ from python_core.grid import GridGraph  # noqa: E402
 
 BIG_MAPS = ("32room_000", "Aurora", "brc202d", "den520d", "maze-400-4", "random512-10-0")
 HPA_MAPS = ("32room_000", "Aurora", "brc202d", "random512-10-0")
-
-ECHO_SERVER = textwrap.dedent(
-    """
-    import asyncio, msgpack, sys
-    async def serve(reader, writer):
-        unpacker = msgpack.Unpacker(raw=False)
-        while data := await reader.read(65536):
-            unpacker.feed(data)
-            for m in unpacker:
-                writer.write(msgpack.packb([1, m[1], None, m[3][0]], use_bin_type=True))
-        writer.close()
-    async def main():
-        server = await asyncio.start_server(serve, "127.0.0.1", 0)
-        print(server.sockets[0].getsockname()[1], flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-    asyncio.run(main())
-    """
-)
-
-
-def _median_us(samples: list[float]) -> float:
-    return statistics.median(samples) * 1e6
-
-
-def _timed(client: Client, method: str, params: dict[str, Any], count: int) -> list[float]:
-    samples = []
-    for _ in range(count):
-        t0 = time.perf_counter()
-        client.call(method, params)
-        samples.append(time.perf_counter() - t0)
-    return samples
-
-
-ROUND_PAUSE = 0.05
-"""Seconds of rest before every timed round, whatever its kind: a process that has just burnt CPU
-gets slower wake-ups for a while on a shared machine, so each kind starts from the same state."""
-
-
-def interleaved(kinds: dict[str, Callable[[], None]], rounds: int, per_round: int) -> dict[str, list[float]]:
-    """Seconds of every call of each kind, timed in short rounds taken in turn (kind after kind,
-    ``rounds`` times, ``per_round`` calls a round, :data:`ROUND_PAUSE` before every round): every
-    kind meets the machine in the same states, and no sample of any kind is dropped."""
-    samples: dict[str, list[float]] = {name: [] for name in kinds}
-    for _ in range(rounds):
-        for name, call in kinds.items():
-            time.sleep(ROUND_PAUSE)
-            for _ in range(per_round):
-                t0 = time.perf_counter()
-                call()
-                samples[name].append(time.perf_counter() - t0)
-    return samples
-
-
-def machine_state() -> str:
-    """The load averages and how many processes run now (the machine may be shared)."""
-    one, five, fifteen, running = Path("/proc/loadavg").read_text().split()[:4]
-    return f"load {one} (1 min) {five} (5 min) {fifteen} (15 min), running {running}"
-
-
-def start_warm_sidecar(*args: str, wait: float = 900.0) -> Sidecar:
-    """A sidecar whose every kernel is loaded (it logs ``kernels ready``): one still loading its
-    navmesh and flow-field kernels in the background holds the GIL now and then, which would slow
-    its first requests but not the echo's."""
-    sidecar = start_sidecar(*args, "--log-level", "INFO", stderr=subprocess.PIPE)
-    ready = threading.Event()
-    err = sidecar.process.stderr
-    assert err is not None
-
-    def drain() -> None:  # read every log line (a full pipe would block the sidecar)
-        for line in err:
-            if b"kernels ready" in line or b"could not be loaded" in line:
-                ready.set()
-        ready.set()
-
-    threading.Thread(target=drain, daemon=True).start()
-    t0 = time.perf_counter()
-    if not ready.wait(wait):
-        print(f"  (the sidecar's kernels were still loading after {wait:.0f} s)")
-    print(f"sidecar kernels loaded {time.perf_counter() - t0:.1f} s after it listened")
-    return sidecar
 
 
 def _rooms(size: int = 64, room: int = 8) -> np.ndarray[Any, np.dtype[np.bool_]]:
@@ -181,7 +107,7 @@ def floor_section(sidecar: Sidecar, calls: int) -> None:
             "rooms": (client, "path.find", short),
         }
         for target, method, params in kinds.values():
-            _timed(target, method, params, 100)  # every kind warmed alike
+            timed(target, method, params, 100)  # every kind warmed alike
         print(f"  machine before: {machine_state()}")
         per_round = 50
         rounds = max(1, calls // per_round)
@@ -194,11 +120,11 @@ def floor_section(sidecar: Sidecar, calls: int) -> None:
         rows = []
         for _ in range(3):
             for name, (target, method, params) in kinds.items():
-                _timed(target, method, params, 100)
-                rows.append((name, _median_us(_timed(target, method, params, calls))))
+                timed(target, method, params, 100)
+                rows.append((name, median_us(timed(target, method, params, calls))))
     echo.stdin.close()  # type: ignore[union-attr]
     echo.wait(10)
-    median = {name: _median_us(samples) for name, samples in pooled.items()}
+    median = {name: median_us(samples) for name, samples in pooled.items()}
     best = {name: min(us for n, us in rows if n == name) for name in kinds}
     print(
         f"  median of {rounds} interleaved rounds x {per_round} calls per kind ({ROUND_PAUSE * 1e3:.0f} ms "
