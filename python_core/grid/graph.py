@@ -352,6 +352,9 @@ def _warm_up() -> None:
     grid.find_path((0, 0), (3, 2), method="jps")
     grid.find_path((0, 0), (3, 2), method="astar")
     weighted = GridGraph.from_strings(rows, weights=np.full((3, 4), 2.0) + np.eye(3, 4))
-    weighted.find_path((0, 0), (3, 2), options=QueryOptions(allow_partial=True, max_expansions=3))
+    partial = QueryOptions(allow_partial=True, max_expansions=3)
+    weighted.find_path((0, 0), (3, 2), options=partial)
+    dispatch.find_record(grid, (0, 0), (3, 2))  # a server's answers: the packed kernels
+    dispatch.find_record(weighted, (0, 0), (3, 2), partial)
     grid.set_walkable([(1, 1)], True)  # the local repair, on the arrays' real layouts
     grid.find_path((0, 0), (2, 1), options=QueryOptions(size=2))

@@ -41,6 +41,7 @@ workspace's private copy of the walls, never in the shared one.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -55,6 +56,7 @@ from python_core.grid.search.planned import (
     Method,
     choose_method,
     find_planned,
+    find_planned_record,
     make_plan,
     planned,
 )
@@ -70,6 +72,7 @@ __all__ = [
     "find_answer",
     "find_many",
     "find_path",
+    "find_record",
     "prepare",
     "workspace_bytes",
 ]
@@ -143,6 +146,23 @@ def find_answer(
     (the same checks and errors): what a server that encodes them at once calls."""
     prepared, plan = planned(grid, options if options is not None else DEFAULT_OPTIONS)
     return find_planned(grid, prepared, plan, start, goal)
+
+
+def find_record(
+    grid: GridView, start: Sequence[int], goal: Sequence[int], options: QueryOptions | None = None
+) -> dict[str, Any]:
+    """:func:`find_answer` as the record a server sends (the same checks and errors): ``status``
+    (its string), ``points`` (float32 pairs) and ``nodes`` (int64) as little-endian bytes, ``cost``
+    and ``expanded`` (:func:`.planned.find_planned_record`).
+
+    Example:
+        >>> from python_core.grid import GridGraph
+        >>> r = find_record(GridGraph(np.ones((2, 3), bool)), (0, 0), (2, 0))
+        >>> r["status"], np.frombuffer(r["points"], "<f4").tolist(), np.frombuffer(r["nodes"], "<i8").tolist()
+        ('found', [0.0, 0.0, 1.0, 0.0, 2.0, 0.0], [0, 1, 2])
+    """
+    prepared, plan = planned(grid, options if options is not None else DEFAULT_OPTIONS)
+    return find_planned_record(grid, prepared, plan, start, goal)
 
 
 def find_many(

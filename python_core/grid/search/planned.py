@@ -18,9 +18,10 @@ work around its microsecond's kernel is this module's to keep small.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -33,7 +34,14 @@ from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristi
 from python_core.grid.search.landmark_kernels import ACTIVE, astar_landmarks
 from python_core.grid.search.method_choice import prefers_jps
 from python_core.grid.search.prepared import Prepared, Workspace, block_agents, prepared_for, unblock
-from python_core.grid.search.routes import Route, astar_route, jps_route, path_and_points
+from python_core.grid.search.routes import (
+    Route,
+    astar_route,
+    astar_wire,
+    jps_route,
+    jps_wire,
+    path_and_points,
+)
 from python_core.grid.search.size_index import SizeIndex, index_for, settle
 from python_core.result import PathStatus, QueryOptions
 
@@ -44,8 +52,10 @@ __all__ = [
     "Answer",
     "Method",
     "Plan",
+    "answer_record",
     "choose_method",
     "find_planned",
+    "find_planned_record",
     "jps_exact",
     "make_plan",
     "planned",
@@ -179,18 +189,9 @@ def find_planned(
     index (parts, landmarks) and one compiled search; the result's fields (a server encodes
     them as they are: a :class:`PathResult` costs a microsecond to make)."""
     opts, size = plan.options, plan.size
-    if opts.agent is not None and opts.agent not in grid.agents:
-        raise UnknownPointError(f"no agent with id {opts.agent}")
-    width, height, stride = p.width, p.height, p.width + 2
-    sx, sy = as_cell(start, width, height, what="start")
-    gx, gy = as_cell(goal, width, height, what="goal")
-    s, t = (sy + 1) * stride + sx + 1, (gy + 1) * stride + gx + 1
-    if p.passable[s] < size:
-        raise BlockedEndpointError(blocked_start((sx, sy), size))
+    s, t = _ends(grid, p, plan, start, goal)
     if s == t:
-        nodes = np.array([sy * width + sx])
-        points = world_points(nodes, width, *plan.first, *plan.cell)
-        return PathStatus.FOUND, points, nodes, 0.0, 0
+        return _standing(p, plan, s)
     index = None if size == 1 or opts.allow_partial else _size_index(grid, p, size)
     if index is not None and index.apart(s, t):  # different parts of the eroded grid
         return _no_path()
@@ -216,6 +217,103 @@ def find_planned(
                 unblock(p, walls, closed)
     finally:
         p.give(w)
+
+
+def find_planned_record(
+    grid: GridView, p: Prepared, plan: Plan, start: Sequence[int], goal: Sequence[int]
+) -> dict[str, Any]:
+    """:func:`find_planned`'s answer as a record of plain values, what a server sends: ``status``
+    (its string), ``points`` (float32 ``x, y`` pairs, little-endian bytes), ``nodes`` (int64,
+    little-endian bytes), ``cost`` and ``expanded``. The same checks, errors and values; a one-cell
+    unit's search returns its path already packed (:func:`.routes.jps_wire`), other sizes go
+    through :func:`find_planned`."""
+    opts = plan.options
+    if plan.size != 1 or not _LITTLE:
+        return answer_record(find_planned(grid, p, plan, start, goal))
+    s, t = _ends(grid, p, plan, start, goal)
+    if s == t:
+        return answer_record(_standing(p, plan, s))
+    w = p.take()
+    try:
+        walls, closed = p.passable, _NONE
+        if grid.agents and not opts.ignore_agents:
+            walls, closed = block_agents(grid, p, w, size=1, own=opts.agent)
+        try:
+            if not walls[t] and not opts.allow_partial:
+                return answer_record(_no_path())
+            (cw, ch), (ox, oy) = plan.cell, plan.first
+            if plan.use_jps:
+                outcome, expanded, cost, packed = jps_wire(
+                    walls, 1, p.stride, s, t, cw, ch, p.uniform_weight, plan.budget,
+                    w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, w.next_tag(), ox, oy,
+                )  # fmt: skip
+            else:
+                outcome, expanded, cost, packed = astar_wire(
+                    walls, 1, p.weights, p.uniform_weight, p.stride, s, t, plan.diag, cw, ch, plan.code,
+                    p.min_weight, plan.budget, plan.closest,
+                    w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, w.next_tag(), ox, oy,
+                )  # fmt: skip
+        finally:
+            if closed.size:
+                unblock(p, walls, closed)
+    finally:
+        p.give(w)
+    status = _STATUS.get(outcome) or (PathStatus.PARTIAL if opts.allow_partial else _NO_PATH)
+    data = packed.tobytes()
+    half = len(data) >> 1
+    return {
+        "status": status._value_,
+        "points": data[:half],
+        "nodes": data[half:],
+        "cost": cost,
+        "expanded": expanded,
+    }
+
+
+def answer_record(answer: Answer) -> dict[str, Any]:
+    """:func:`find_planned_record`'s record of an answer's fields."""
+    status, points, nodes, cost, expanded = answer
+    return {
+        "status": status._value_,
+        "points": points.astype("<f4").tobytes(),
+        "nodes": nodes.astype("<i8").tobytes(),
+        "cost": float(cost),
+        "expanded": int(expanded),
+    }
+
+
+_LITTLE = sys.byteorder == "little"
+"""The packed kernels' bytes are the wire's little-endian ones as they are."""
+
+
+def _ends(
+    grid: GridView, p: Prepared, plan: Plan, start: Sequence[int], goal: Sequence[int]
+) -> tuple[int, int]:
+    """The padded nodes of a query's endpoints, once its agent, cells and start are checked.
+
+    Raises:
+        UnknownPointError: the options' agent is not placed.
+        InvalidQueryError, OutOfBoundsError: a malformed cell, or one outside the grid.
+        BlockedEndpointError: the start has no room for the unit.
+    """
+    agent = plan.options.agent
+    if agent is not None and agent not in grid.agents:
+        raise UnknownPointError(f"no agent with id {agent}")
+    width, height, stride = p.width, p.height, p.width + 2
+    sx, sy = as_cell(start, width, height, what="start")
+    gx, gy = as_cell(goal, width, height, what="goal")
+    s = (sy + 1) * stride + sx + 1
+    if p.passable[s] < plan.size:
+        raise BlockedEndpointError(blocked_start((sx, sy), plan.size))
+    return s, (gy + 1) * stride + gx + 1
+
+
+def _standing(p: Prepared, plan: Plan, s: int) -> Answer:
+    """The answer of a query whose goal is its start (padded node ``s``)."""
+    stride = p.width + 2
+    nodes = np.array([(s // stride - 1) * p.width + s % stride - 1])
+    points = world_points(nodes, p.width, *plan.first, *plan.cell)
+    return PathStatus.FOUND, points, nodes, 0.0, 0
 
 
 def _route(  # noqa: PLR0917
