@@ -69,6 +69,7 @@ class PackedBatch:
     starts: npt.NDArray[Any]
     goals: npt.NDArray[Any]
     options: Any  # the raw options map (validated once per chunk)
+    corridors: bool = True  # False: a navmesh's answer leaves out each path's polygons
 
     def __len__(self) -> int:
         return int(self.starts.shape[0])
@@ -90,9 +91,10 @@ def parse_packed(raw: Any, max_batch: int) -> PackedBatch:
     params = Params(raw, "path.find_packed") if isinstance(raw, dict) else None
     if params is None:
         raise BadRequestError("path.find_packed: params must be a map")
-    params.only("graph", "starts", "goals", "cells", "dim", "options")
+    params.only("graph", "starts", "goals", "cells", "dim", "options", "corridors")
     graph_id = params.text("graph")
     cells = params.flag("cells", True)
+    corridors = params.flag("corridors", True)  # a navmesh's polygons per path (grids: ignored)
     dim = params.integer("dim", minimum=2, maximum=3) if params.has("dim") else 2  # 3: a 3D navmesh
     if cells and dim != 2:
         raise BadRequestError(
@@ -120,7 +122,7 @@ def parse_packed(raw: Any, max_batch: int) -> PackedBatch:
     if options is not None and not isinstance(options, dict):
         raise BadRequestError("path.find_packed: 'options' must be a map", {"field": "options"})
     return PackedBatch(graph_id, ends[0].astype(np.int64 if cells else np.float64), ends[1].astype(
-        np.int64 if cells else np.float64), options)  # fmt: skip
+        np.int64 if cells else np.float64), options, corridors)  # fmt: skip
 
 
 PIECE_OVERHEAD = 384.0

@@ -10,6 +10,7 @@ corridor differ in length, so a navmesh part carries ``node_counts`` beside ``co
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -49,18 +50,20 @@ def mesh_work(starts: F64, goals: F64, overhead: float) -> F64:
 
 def mesh_step(batch: Any, indices: range, nav: NavMeshNavigator, options: QueryOptions) -> dict[str, Any]:
     """The answers of ``indices`` (``batch``: a :class:`~bridge.serving.packed.PackedBatch` of
-    float positions, one row per query); a query that fails alone (a non-finite position) is
-    status 255 with its error, the others are still answered."""
+    float positions, one row per query; its ``corridors`` False: each path's polygons left out,
+    ``node_counts`` all 0); a query that fails alone (a non-finite position) is status 255 with
+    its error, the others are still answered."""
     lo, hi = indices.start, indices.stop
     starts, goals = batch.starts[lo:hi], batch.goals[lo:hi]
     try:
-        return mesh_part(nav.find_batch(starts, goals, options), [], lo)
+        return mesh_part(nav.find_batch(starts, goals, options, corridors=batch.corridors), [], lo)
     except Exception:  # a bad row: each query answers for itself
         results: list[PathResult] = []
         errors: list[list[Any]] = []
         for i in indices:
             try:
-                results.append(nav.find_path(batch.starts[i], batch.goals[i], options))
+                found = nav.find_path(batch.starts[i], batch.goals[i], options)
+                results.append(found if batch.corridors else replace(found, nodes=found.nodes[:0]))
             except Exception as exc:  # a query's error is its answer
                 results.append(PathResult(PathStatus.NO_PATH))
                 errors.append([i, from_exception(exc).to_wire()])

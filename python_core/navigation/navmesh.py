@@ -214,9 +214,13 @@ class NavMeshNavigator(NoHierarchy):
             return PathResult(PathStatus.NO_PATH, np.zeros((0, self.dim)))
         return shrunk.original(self._search(shrunk.mesh, start, goal, options))
 
-    def find_batch(self, starts: Point, goals: Point, options: QueryOptions | None = None) -> MeshBatch:
+    def find_batch(
+        self, starts: Point, goals: Point, options: QueryOptions | None = None, *, corridors: bool = True
+    ) -> MeshBatch:
         """:meth:`find_path` of each row pair of ``starts`` and ``goals`` (``(n, dim)`` positions),
         equal to it query by query; the funnel mode runs the whole batch in one compiled call.
+        ``corridors=False``: every path's polygons left out (``nodes`` empty; Polyanya on a merged
+        view then skips finding the mesh's own polygons along each path).
 
         Raises:
             InvalidQueryError: ends of another shape or not finite, a bad option (the batch's error).
@@ -232,18 +236,27 @@ class NavMeshNavigator(NoHierarchy):
         if self._optimal(options):
             layers = None if options is None else options.layers
             traversable = None if layers is None else (mesh.layers & layers) != 0
-            found = find_optimal_batch(mesh, s, g, options=options, traversable=traversable)
+            bare = not corridors and shrunk is None  # a shrunk mesh maps its corridors back
+            found = find_optimal_batch(
+                mesh, s, g, options=options, traversable=traversable, corridors=not bare
+            )
             found = self._funnel_runaways(mesh, found, s, g, options)
             if shrunk is not None:
                 results = [shrunk.original(found.result(i)) for i in range(len(found))]
-                return MeshBatch.from_results(results, self.dim)
-            return found if self._mesh.obstacle_count == 0 else found.with_sources(self._mesh.polygon_source)
+                found = MeshBatch.from_results(results, self.dim)
+            elif corridors and self._mesh.obstacle_count:
+                found = found.with_sources(self._mesh.polygon_source)
+            return found if corridors else found.without_nodes()
         batch = find_mesh_batch(
             mesh, s, g, options=options, layers=None if options is None else options.layers
         )
-        if shrunk is None:
-            return batch if mesh.obstacle_count == 0 else batch.with_sources(mesh.polygon_source)
-        return MeshBatch.from_results([shrunk.original(batch.result(i)) for i in range(len(batch))], self.dim)
+        if shrunk is not None:
+            batch = MeshBatch.from_results(
+                [shrunk.original(batch.result(i)) for i in range(len(batch))], self.dim
+            )
+        elif corridors and mesh.obstacle_count:
+            batch = batch.with_sources(mesh.polygon_source)
+        return batch if corridors else batch.without_nodes()
 
     def _funnel_runaways(
         self, mesh: NavMesh, found: MeshBatch, starts: Point, goals: Point, options: QueryOptions | None

@@ -89,6 +89,10 @@ class MeshBatch:
         counts = np.bincount(query[keep], minlength=n).astype(np.int64)
         return replace(self, node_offsets=_offsets(counts), nodes=np.ascontiguousarray(nodes[keep]))
 
+    def without_nodes(self) -> MeshBatch:
+        """The batch with every corridor left empty (the same points, costs and statuses)."""
+        return replace(self, node_offsets=np.zeros_like(self.node_offsets), nodes=self.nodes[:0])
+
     @classmethod
     def from_results(cls, results: Sequence[PathResult], dim: int) -> MeshBatch:
         """The batch of ``results``, one per query."""

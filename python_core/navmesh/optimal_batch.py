@@ -42,10 +42,13 @@ def find_optimal_batch(
     *,
     options: QueryOptions | None = None,
     traversable: npt.ArrayLike | None = None,
+    corridors: bool = True,
 ) -> MeshBatch:
     """:func:`~python_core.navmesh.polyanya.find_optimal_path` of each ``(starts[i], goals[i])``,
     equal to it query by query (corridors name ``mesh``'s polygons). Safe on several threads at
     once (nothing shared is written but the prepared arrays' cache, as ``find_optimal_path``).
+    ``corridors=False`` leaves every corridor empty (the same points and costs): on the merged
+    search view, the mesh's own polygons along each path were a sixth of aurora's batch.
 
     Raises:
         InvalidQueryError, UnsupportedOperationError: ``find_optimal_path``'s, for the whole batch
@@ -69,20 +72,22 @@ def find_optimal_batch(
     plane = np.array(PLANE_AXES[mesh.up_axis] if mesh.dim == 3 else (0, 1), dtype=np.int64)
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
     goal_set = np.zeros(prep.ptr.shape[0] - 1, dtype=np.bool_)  # one for the batch, left all False
-    status, expanded, snapped_s, snapped_g, root_counts, roots, corridor_counts, corridors = polyanya_batch(
+    status, expanded, snapped_s, snapped_g, root_counts, roots, corridor_counts, polys = polyanya_batch(
         mesh._static_record, arrays, (prep.vp_ptr, prep.vp, usable, searched.view_of), s, g, plane,
         _HEURISTICS[opts.heuristic], budget, (prep.lo, prep.hi), ACTIVE, goal_set,
     )  # fmt: skip
-    if searched.view is not None:  # the merged polygons' corridors as the mesh's polygons
+    if not corridors:
+        corridor_counts, polys = np.zeros_like(corridor_counts), polys[:0]
+    elif searched.view is not None:  # the merged polygons' corridors as the mesh's polygons
         ends = np.ascontiguousarray(np.hstack([snapped_s[:, plane], snapped_g[:, plane]]))
-        corridor_counts, corridors = searched.corridors(corridor_counts, corridors, root_counts, roots, ends)
+        corridor_counts, polys = searched.corridors(corridor_counts, polys, root_counts, roots, ends)
     root_at, corridor_at = _offsets(root_counts), _offsets(corridor_counts)
     results: list[PathResult | None] = []
     found: list[_Found] = []
     for i, (code, count) in enumerate(zip(status.tolist(), expanded.tolist(), strict=True)):
         if code == SEARCH_FOUND:  # its points built with the others', below
             roots_i = roots[root_at[i] : root_at[i + 1]]
-            corridor_i = corridors[corridor_at[i] : corridor_at[i + 1]]
+            corridor_i = polys[corridor_at[i] : corridor_at[i + 1]]
             found.append((i, snapped_s[i], snapped_g[i], roots_i, corridor_i, count))
             results.append(None)
         elif code == NO_START:

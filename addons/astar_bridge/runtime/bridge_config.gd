@@ -33,6 +33,10 @@ var batch_requests: bool = true
 ## has time to spare under Engine.max_fps (or the screen's refresh rate with V-Sync), so quick
 ## answers complete in the frame they were asked in; off: at a later frame's first point.
 var answers_in_frame: bool = true
+## A frame's batched path requests on a navmesh (request_path, request_query between two Vector2)
+## come back with the polygons each path crosses in their result's ids; off: ids stays empty for
+## them, and on a big mesh the answer is about a tenth of its size and cheaper to search.
+var navmesh_ids: bool = false
 var auto_restart: bool = true
 var report_failures: bool = true
 

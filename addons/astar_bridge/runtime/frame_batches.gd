@@ -119,12 +119,14 @@ func add_query(request: PathRequest, query: Dictionary, dim: int) -> void:
 ## Everything held as messages and forgets it: [code][Kind, params, requests, dims][/code] each
 ## ([code]params[/code] of path.find_packed, of path.find_many, or for SINGLE the one query's
 ## [code]{graph, start, goal, options(, cells)}[/code]; [code]dims[/code] the result dimension of
-## each request). Requests already done (cancelled) are left out.
-func take() -> Array[Array]:
+## each request). Requests already done (cancelled) are left out. Without [param corridors], a
+## path.find_packed of world positions asks for no polygons (a navmesh's answer then has empty
+## ids; a grid ignores it).
+func take(corridors: bool = true) -> Array[Array]:
 	var messages: Array[Array] = []
 	for key: String in _groups:
 		var group: Group = _groups[key]
-		_take_group(group, messages)
+		_take_group(group, messages, corridors)
 	_take_others(messages)
 	_groups = {}
 	_last = null
@@ -150,7 +152,7 @@ func _group(graph: String, options: Dictionary, cells: bool) -> Group:
 	return group
 
 
-func _take_group(held: Group, messages: Array[Array]) -> void:
+func _take_group(held: Group, messages: Array[Array], corridors: bool) -> void:
 	var group: Group = held.live()
 	var total: int = group.requests.size()
 	for first: int in range(0, total, CHUNK):
@@ -169,6 +171,8 @@ func _take_group(held: Group, messages: Array[Array]) -> void:
 		else:  # float32 pairs, as path.find_packed takes world positions
 			params["starts"] = group.world_starts.slice(first, last).to_byte_array()
 			params["goals"] = group.world_goals.slice(first, last).to_byte_array()
+			if not corridors:
+				params["corridors"] = false
 		if not group.options.is_empty():
 			params["options"] = group.options
 		messages.append([Kind.PACKED, params, requests, dims])

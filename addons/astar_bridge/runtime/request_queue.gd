@@ -113,7 +113,7 @@ func send_held() -> void:
 	if _held.is_empty():
 		return
 	var started: int = Time.get_ticks_usec()
-	for message: Array in _held.take():
+	for message: Array in _held.take(_config.navmesh_ids):
 		var kind: FrameBatches.Kind = message[0]
 		var requests: Array[PathRequest] = message[2]
 		var dims: PackedInt32Array = message[3]

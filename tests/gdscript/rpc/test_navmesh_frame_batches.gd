@@ -1,7 +1,8 @@
 ## A frame's request_path calls on a 2D navmesh leave as one path.find_packed (issue 40),
 ## against a real sidecar: each request gets exactly the synchronous find_path's answer (points,
-## polygons, cost, status: ends off the mesh, the optimal flag, a layer mask with no polygon);
-## an id loaded again as a grid is asked as a grid.
+## polygons, cost, status: ends off the mesh, the optimal flag, a layer mask with no polygon),
+## its polygons (ids) only with config.navmesh_ids (off by default: ids empty, the rest the
+## same); an id loaded again as a grid is asked as a grid.
 extends "res://runner/gd_test.gd"
 
 const AStarBridgeNode = preload("res://addons/astar_bridge/astar_bridge.gd")
@@ -38,7 +39,14 @@ func test_a_frames_navmesh_requests_are_one_message_with_find_paths_answers() ->
 	var ends: Array[Vector2] = []
 	for i: int in 2 * CROWD:  # some ends off the ring (the hole, outside): snapped onto it
 		ends.append(Vector2(rng.randf_range(-5, 35), rng.randf_range(-5, 35)))
+	var asks: Array[Array] = []  # [options, navmesh_ids]
 	for options: Dictionary in [{}, {"optimal": true}, {"navigation_layers": 0}]:
+		asks.append([options, true])
+		asks.append([options, false])
+	assert_false(_bridge.config.navmesh_ids, "off by default")
+	for ask: Array in asks:
+		var options: Dictionary = ask[0]
+		_bridge.config.navmesh_ids = ask[1]
 		await _tree().process_frame
 		var sent: int = _bridge.get_stats()["messages"]
 		var requests: Array[PathRequest] = []
@@ -56,6 +64,10 @@ func test_a_frames_navmesh_requests_are_one_message_with_find_paths_answers() ->
 			var own: Dictionary = _bridge.find_path_result(
 				"ring", ends[2 * i], ends[2 * i + 1], options
 			)
+			if not _bridge.config.navmesh_ids:
+				var ids: PackedInt64Array = own["ids"]
+				assert_true(own["status"] != "found" or not ids.is_empty(), "find_path has ids")
+				own["ids"] = PackedInt64Array()  # left out of the batch's answers
 			if requests[i].result != own:
 				wrong.append(
 					"%s -> %s: %s vs %s" % [ends[2 * i], ends[2 * i + 1], requests[i].result, own]
