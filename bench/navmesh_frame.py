@@ -21,7 +21,13 @@ addon as a game uses it), all sections in one Godot run, and prints against the 
 A command, not a test::
 
     .venv/bin/python bench/navmesh_frame.py [--queries 200] [--obstacles 100] [--frames 120]
-        [--frames-only]
+        [--frames-only] [--timeline] [--runs 5] [--ids-both]
+
+``--ids-both``: the runs alternate without and with ``config.navmesh_ids`` (each answer's
+polygons), medians of each. ``--timeline``: (a) and (b) with a traced sidecar
+(bench/navmesh_trace.py); each run's stages in milliseconds from the first call (the calls, the
+sidecar's read, each piece on its thread, the answer written, the requests completed, each
+frame's start), and Godot's decoding of the answer.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.godot_binary import godot_binary  # noqa: E402
+from bench.navmesh_timeline import print_timelines  # noqa: E402
 from python_core.formats.polyanya import MeshScenario, load_polyanya_mesh, read_mesh_scenarios  # noqa: E402
 
 PROJECT = REPO / "tests" / "godot_project"
@@ -65,8 +72,10 @@ def _mesh(name: str, scen: str, queries: int) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """One Godot run against a fresh sidecar; the script's report as a dict."""
     tree = Path(args.sidecar_tree).resolve() if args.sidecar_tree else REPO
+    serve = ["serve", "--threads", str(args.threads), "--log-level", "ERROR"]
+    traced = [str(REPO / "bench" / "navmesh_trace.py"), args.trace] if args.timeline else ["-m", "bridge"]
     sidecar = subprocess.Popen(
-        [sys.executable, "-m", "bridge", "serve", "--threads", str(args.threads), "--log-level", "ERROR"],
+        [sys.executable, *traced, *serve],
         cwd=tree,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -85,8 +94,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "obstacles": {"mesh": "aurora", "count": args.obstacles, "half_side": 2.0, "frames": args.frames},
         "region": {"mesh": "aurora", "side": 8.0, "at": [-40.0, -40.0], "step": 1.0, "moves": args.moves},
     }
-    if args.frames_only:  # (a) and (b) alone
+    if args.frames_only or args.timeline:  # (a) and (b) alone
         del spec["obstacles"], spec["region"]
+    if args.timeline:
+        spec.update(timeline=True, answer=args.trace + ".answer", answer_queries=len(aurora["queries"]))
+    spec.update(runs=args.runs, ids_both=args.ids_both)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(spec, handle)
     try:
@@ -124,8 +136,8 @@ def _print_frame(section: dict[str, Any]) -> None:
     per = 1e3 * godot_ms / n
     print(f"  Godot query_path (blocking, no cap), main-thread CPU: {godot_ms:.2f} ms ({per:.1f} us/query)")
     heads = ["run", "frames", "wall ms", "CPU ms", "idle ms", "net ms", "us/query", "x Godot", "msgs"]
-    heads.append("found")
-    widths = (4, 8, 9, 9, 9, 9, 10, 9, 6, 7)
+    heads += ["found", "ids"]
+    widths = (4, 8, 9, 9, 9, 9, 10, 9, 6, 7, 5)
     print("  " + "".join(f"{h:>{w}}" for h, w in zip(heads, widths, strict=True)))
     ratios = []
     for i, r in enumerate(section["runs"]):
@@ -134,9 +146,18 @@ def _print_frame(section: dict[str, Any]) -> None:
         print(
             f"  {i:4d}{r['frames']:8d}{r['wall_ms']:9.1f}{r['cpu_ms']:9.2f}{r['idle_cpu_ms']:9.2f}{net:9.2f}"
             f"{1e3 * net / n:10.1f}{ratios[-1]:9.3f}{r['messages']:6d}{r['found']:7d}"
+            f"{'on' if r['ids'] else 'off':>5}"
         )
     frames = [r["frames"] for r in section["runs"]]
     print(f"  median: {int(np.median(frames))} frames, {np.median(ratios):.3f}x Godot's main-thread CPU")
+    for ids in (False, True):  # config.navmesh_ids, when the runs alternate (--ids-both)
+        runs = [r for r in section["runs"] if r["ids"] == ids]
+        if runs and len(runs) < len(section["runs"]):
+            walls, counts = [r["wall_ms"] for r in runs], [r["frames"] for r in runs]
+            print(
+                f"  ids {'on ' if ids else 'off'}: median {np.median(counts):.1f} frames,"
+                f" wall {np.median(walls):.1f} ms over {len(runs)} runs (frames {counts})"
+            )
 
 
 def _print_obstacles(section: dict[str, Any]) -> None:
@@ -183,8 +204,19 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="sidecar search threads")
     parser.add_argument("--frames-only", action="store_true", help="only (a) and (b): a frame's queries")
     parser.add_argument("--sidecar-tree", default="", help="the sidecar of this checkout (figures before)")
+    parser.add_argument("--timeline", action="store_true", help="(a) and (b), each run's stages in time")
+    parser.add_argument("--runs", type=int, default=5, help="runs of (a) and (b) per mesh")
+    parser.add_argument(
+        "--ids-both", action="store_true", help="runs alternate config.navmesh_ids off and on"
+    )
+    parser.add_argument("--trace", default="", help="with --timeline: keep the sidecar's trace in this file")
     args = parser.parse_args()
-    report = run(args)
+    with tempfile.TemporaryDirectory() as folder:
+        args.trace = args.trace or str(Path(folder) / "trace.jsonl")
+        report = run(args)
+        if args.timeline:
+            print_timelines(report, Path(args.trace))
+            return 0
     print(f"one Godot run, {report['machine_cores']} cores; sidecar from {args.sidecar_tree or 'this tree'}")
     for section in report["frame"]:
         _print_frame(section)

@@ -20,9 +20,17 @@ const NavmapSerializer = preload("res://addons/astar_bridge/serializers/navmap_s
 const NavmeshSerializer = preload("res://addons/astar_bridge/serializers/navmesh_serializer.gd")
 const ProcessProbe = preload("res://addons/astar_bridge/rpc/process_probe.gd")
 const Obstacle2D = preload("res://addons/astar_bridge/nodes/astar_obstacle_2d.gd")
+const FrameTimeline = preload("frame_timeline.gd")
 const GAME_FPS := 60
 const FRAME_RUNS := 5
 const MAX_SYNC_FRAMES := 1200
+
+# spec "timeline": each frame run's moments (frame_timeline.gd); "answer": a recorded answer to
+# time the decoding of; "runs": frame runs per mesh; "ids_both": runs alternate without and with
+# config.navmesh_ids (the polygons in each answer), the same run's figures before and after.
+var _timeline: bool = false
+var _frame_runs: int = FRAME_RUNS
+var _ids_both: bool = false
 
 
 func _initialize() -> void:
@@ -33,6 +41,9 @@ func _run() -> void:
 	var spec: Dictionary = JSON.parse_string(
 		FileAccess.get_file_as_string(OS.get_cmdline_user_args()[0])
 	)
+	_timeline = spec.get("timeline", false)
+	_frame_runs = spec.get("runs", FRAME_RUNS)
+	_ids_both = spec.get("ids_both", false)
 	var bridge: AStarBridgeNode = await _make_bridge("AStarBridge")
 	var report: Dictionary = {"frame": [], "machine_cores": OS.get_processor_count()}
 	var meshes: Dictionary = spec["meshes"]
@@ -44,6 +55,8 @@ func _run() -> void:
 	var frames: Array = report["frame"]
 	for name: String in spec.get("frame", []):
 		frames.append(await _bench_frame(bridge, name, meshes[name], polygons[name], maps[name]))
+	if spec.has("answer"):
+		report["decode"] = FrameTimeline.decode_cost(spec["answer"], spec["answer_queries"], 5)
 	if spec.has("obstacles"):
 		var setup: Dictionary = spec["obstacles"]
 		var name: String = setup["mesh"]
@@ -122,7 +135,7 @@ func _queries(mesh: Dictionary) -> Array[Vector2]:
 	return ends
 
 
-# (a), (b): the mesh's queries asked in one frame, FRAME_RUNS times (one warm-up run first).
+# (a), (b): the mesh's queries asked in one frame, _frame_runs times (one warm-up run first).
 func _bench_frame(
 	bridge: AStarBridgeNode, name: String, mesh: Dictionary, nav: NavigationPolygon, map: RID
 ) -> Dictionary:
@@ -143,18 +156,27 @@ func _bench_frame(
 	var godot_cpu_ms: float = (_main_thread_cpu_ns() - godot_cpu) / 1e6
 	Engine.max_fps = GAME_FPS
 	var runs: Array[Dictionary] = []
-	for run: int in FRAME_RUNS + 1:
+	for run: int in _frame_runs + 1:
+		bridge.config.navmesh_ids = _ids_both and run % 2 == 0
 		await process_frame
 		bridge.reset_stats()
 		var requests: Array[AStarBridgePathRequest] = []
+		var line: FrameTimeline = FrameTimeline.new() if _timeline else null
+		if line != null:
+			line.note("issue")
 		var cpu: int = _main_thread_cpu_ns()
 		var issued: int = Time.get_ticks_usec()
 		for i: int in count:
 			requests.append(bridge.request_path(name, ends[2 * i], ends[2 * i + 1]))
+		if line != null:
+			line.note("calls_done")
+			line.watch(requests)
 		var frames: int = 0
 		while _pending(requests) > 0:
 			await process_frame
 			frames += 1
+			if line != null:
+				line.frame()
 		var wall_ms: float = (Time.get_ticks_usec() - issued) / 1000.0
 		var cpu_ms: float = (_main_thread_cpu_ns() - cpu) / 1e6
 		var stats: Dictionary = bridge.get_stats()
@@ -180,6 +202,8 @@ func _bench_frame(
 						"messages": stats.get("messages", -1),
 						"failures": stats.get("failures", -1),
 						"found": found,
+						"ids": bridge.config.navmesh_ids,
+						"timeline": line.to_map() if line != null else {},
 					}
 				)
 			)
