@@ -145,16 +145,25 @@ class ClientProtocol(asyncio.Protocol):
 
     def _handle_one(self, message: object) -> None:
         """:meth:`_handle` for a read that was exactly one message (nothing else buffered)."""
-        deadline, serving = time.perf_counter() + SLICE_SECONDS, self.serving
+        deadline, serving, session = time.perf_counter() + SLICE_SECONDS, self.serving, self.session
+        if session is None:
+            return
         serving.allow_inline_until(math.inf)  # the slice's first request (see _handle)
-        try:
-            if not self._dispatch(message):
-                return
+        self._message_started = False
+        try:  # _dispatch, its usual case without the call
+            session.on_message(message)
+        except ProtocolViolationError as exc:
+            log.warning("%s: %s; closing", self.peer, exc)
+            self.close()
+            return
         finally:
             serving.allow_inline_until(deadline)
+        if session.closing or not session.connection.authorized or self.stream.limits is not self._wide:
+            self._after_dispatch(session)  # a hello's outcome, or a wrong token
+            return
         # nothing is buffered (the read was one whole message): _clock_message's case of no
         # pending bytes, and reading goes on (no backlog; a paused writer resumes it later)
-        if self._timer is not None and self.session is not None and self.session.connection.authorized:
+        if self._timer is not None and not self._closing:
             self._disarm()
 
     def _handle(self) -> None:
@@ -198,6 +207,11 @@ class ClientProtocol(asyncio.Protocol):
             log.warning("%s: %s; closing", self.peer, exc)
             self.close()
             return False
+        return self._after_dispatch(session)
+
+    def _after_dispatch(self, session: Session) -> bool:
+        """After a message: close after a wrong token, widen the limits after a good hello; False
+        when the connection is closing."""
         if session.closing:
             log.warning("%s: hello with a wrong token; closing", self.peer)
             self.close()
@@ -282,7 +296,7 @@ class ClientProtocol(asyncio.Protocol):
             self._give_held()
         else:
             transport.write(data)
-        unread = self.unread()
+        unread = 0 if transport.is_closing() else transport.get_write_buffer_size() + self._held_bytes
         if unread > self.limits.max_buffered_bytes:
             log.warning(
                 "%s: %d answer bytes unread, past the limit of %d; closing",

@@ -70,6 +70,7 @@ class Session:
         # the methods an authorised connection calls, looked up at once (hello is answered by the rules)
         self._served = {name: handler for name, handler in table.items() if name != "hello"}
         self._packer = msgpack.Packer(use_bin_type=True)  # answers are packed on the loop only
+        self._max_pending = limits.max_pending
         self.closing = False
         """Set once this connection must be closed after its answers are sent (a wrong token)."""
         connection.notify = self.notify
@@ -79,17 +80,41 @@ class Session:
         """Requests in flight (answered later: queued behind a write, or on a search thread)."""
         return len(self._tasks)
 
-    def on_message(self, message: Any) -> None:
-        """Handle one decoded message.
+    def on_message(self, message: Any) -> None:  # noqa: PLR0912 (the usual request in one call)
+        """Handle one decoded message (the usual request, authorised with a known method and room to
+        be pending, at once: no call per step, a fifth of a microsecond less per request).
 
         Raises:
             ProtocolViolationError: the message is not a msgpack-RPC request or notification with a
                 usable msgid; the caller closes the connection.
         """
         if type(message) is list and len(message) == 4 and message[0] == REQUEST:  # the usual message
-            msgid = message[1]
+            msgid, method = message[1], message[2]
             if type(msgid) is int and 0 <= msgid <= MAX_MSGID:
-                self._request(msgid, message[2], message[3])
+                handler = None
+                if (
+                    type(method) is str
+                    and self.connection.authorized
+                    and len(self._tasks) < self._max_pending
+                ):
+                    handler = self._served.get(method)  # no rule can refuse it: answered here
+                if handler is None:
+                    self._request(msgid, method, message[3])
+                    return
+                try:
+                    outcome = handler(self.connection, message[3])
+                except BaseException as exc:
+                    self._answer_error(msgid, method, exc)
+                    return
+                if type(outcome) is dict:  # most answers: a result map now, packed here
+                    try:
+                        data = self._packer.pack([RESPONSE, msgid, None, outcome])
+                    except Exception:  # _respond answers it (the packer reset itself)
+                        self._respond(msgid, None, outcome)
+                        return
+                    self.send(data)
+                    return
+                self._settle(msgid, method, outcome)
                 return
         if not isinstance(message, list) or not message or not isinstance(message[0], int):
             raise ProtocolViolationError(f"not a msgpack-RPC message: {short_repr(message)}")
@@ -122,6 +147,10 @@ class Session:
         except BaseException as exc:
             self._answer_error(msgid, method, exc)
             return
+        self._settle(msgid, method, outcome)
+
+    def _settle(self, msgid: int, method: Any, outcome: Any) -> None:
+        """Answer a handler's outcome: a result now, or an awaitable's when it is done."""
         if type(outcome) is dict:  # most answers: a result map now
             self._respond(msgid, None, outcome)
         elif inspect.isawaitable(outcome):
