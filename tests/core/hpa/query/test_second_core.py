@@ -1,6 +1,7 @@
 """python_core.hpa.query.second_core: ``both`` runs its first half on the helper thread while the
-caller runs the second, runs both in the caller while the helper works for another query, and
-passes on an exception once both halves have ended (the helper idle again)."""
+caller runs the second, runs both in the caller while the helper works for another query, takes
+the first half back when the helper has not started it by the time the second is done (and then
+keeps both halves for a while), and passes on an exception once the helper is idle again."""
 
 from __future__ import annotations
 
@@ -14,11 +15,41 @@ from python_core.hpa.query.second_core import both
 pytestmark = pytest.mark.skipif(not second_core.ENABLED, reason="the helper thread is off here")
 
 
+@pytest.fixture(autouse=True)
+def helper_not_paused() -> None:
+    second_core._resume_at = 0.0
+    second_core._backoff = second_core.BACKOFF_SECONDS
+
+
 def test_first_half_runs_on_the_helper() -> None:
-    here = threading.get_ident()
-    first, second = both(threading.get_ident, threading.get_ident)
-    assert second == here
-    assert first != here
+    here, started = threading.get_ident(), threading.Event()
+
+    def first() -> int:
+        started.set()
+        return threading.get_ident()
+
+    def second() -> int:
+        assert started.wait(10)  # the helper starts the first half before this one ends
+        return threading.get_ident()
+
+    first_id, second_id = both(first, second)
+    assert second_id == here
+    assert first_id != here
+
+
+def test_a_helper_that_has_not_started_is_not_waited_for() -> None:
+    """The helper thread is busy elsewhere (as when no core is free): the caller runs the first
+    half itself once its own is done, and then runs both halves itself for a while."""
+    here, release = threading.get_ident(), threading.Event()
+    blocker = second_core._executor().submit(release.wait, 10)
+    try:
+        assert both(threading.get_ident, threading.get_ident) == (here, here)
+        assert second_core._resume_at > 0.0
+        assert second_core._backoff == 2 * second_core.BACKOFF_SECONDS
+    finally:
+        release.set()
+        blocker.result()
+    assert both(threading.get_ident, threading.get_ident) == (here, here)  # still paused
 
 
 def test_busy_helper_means_both_halves_here() -> None:
@@ -28,15 +59,17 @@ def test_busy_helper_means_both_halves_here() -> None:
         assert both(threading.get_ident, threading.get_ident) == (here, here)
 
 
-def test_exceptions_wait_for_both_halves() -> None:
-    ended = threading.Event()
+def test_exceptions_wait_for_the_helper() -> None:
+    started, ended = threading.Event(), threading.Event()
 
     def slow() -> int:
+        started.set()
         ended.wait(0.2)
         ended.set()
         return 1
 
     def fails() -> int:
+        assert started.wait(10)
         raise ValueError("second half")
 
     with pytest.raises(ValueError, match="second half"):
