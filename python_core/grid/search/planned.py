@@ -36,6 +36,7 @@ from python_core.grid.search.method_choice import prefers_jps
 from python_core.grid.search.prepared import Prepared, Workspace, block_agents, prepared_for, unblock
 from python_core.grid.search.routes import (
     Route,
+    WireRoute,
     astar_route,
     astar_wire,
     jps_route,
@@ -233,31 +234,27 @@ def find_planned_record(
     s, t = _ends(grid, p, plan, start, goal)
     if s == t:
         return answer_record(_standing(p, plan, s))
-    w = p.take()
+    spare = p.spare
+    try:  # Prepared.take, without its call
+        w = spare.pop()
+    except IndexError:
+        w = p.take()
     try:
-        walls, closed = p.passable, _NONE
         if grid.agents and not opts.ignore_agents:
             walls, closed = block_agents(grid, p, w, size=1, own=opts.agent)
-        try:
-            if not walls[t] and not opts.allow_partial:
-                return answer_record(_no_path())
-            (cw, ch), (ox, oy) = plan.cell, plan.first
-            if plan.use_jps:
-                outcome, expanded, cost, packed = jps_wire(
-                    walls, 1, p.stride, s, t, cw, ch, p.uniform_weight, plan.budget,
-                    w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, w.next_tag(), ox, oy,
-                )  # fmt: skip
-            else:
-                outcome, expanded, cost, packed = astar_wire(
-                    walls, 1, p.weights, p.uniform_weight, p.stride, s, t, plan.diag, cw, ch, plan.code,
-                    p.min_weight, plan.budget, plan.closest,
-                    w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, w.next_tag(), ox, oy,
-                )  # fmt: skip
-        finally:
-            if closed.size:
-                unblock(p, walls, closed)
+            try:
+                if not walls[t] and not opts.allow_partial:
+                    return answer_record(_no_path())
+                outcome, expanded, cost, packed = _wire_route(p, plan, w, walls, s, t)
+            finally:
+                if closed.size:
+                    unblock(p, walls, closed)
+        elif not p.passable[t] and not opts.allow_partial:
+            return answer_record(_no_path())
+        else:
+            outcome, expanded, cost, packed = _wire_route(p, plan, w, p.passable, s, t)
     finally:
-        p.give(w)
+        spare.append(w)  # Prepared.give
     status = _STATUS.get(outcome) or (PathStatus.PARTIAL if opts.allow_partial else _NO_PATH)
     data = packed.tobytes()
     half = len(data) >> 1
@@ -268,6 +265,21 @@ def find_planned_record(
         "cost": cost,
         "expanded": expanded,
     }
+
+
+def _wire_route(p: Prepared, plan: Plan, w: Workspace, walls: U8, s: int, t: int) -> WireRoute:  # noqa: PLR0917
+    """The plan's packed kernel (:mod:`.routes`) for a one-cell unit."""
+    (cw, ch), (ox, oy) = plan.cell, plan.first
+    if plan.use_jps:
+        return jps_wire(
+            walls, 1, p.stride, s, t, cw, ch, p.uniform_weight, plan.budget,
+            w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, w.next_tag(), ox, oy,
+        )  # fmt: skip
+    return astar_wire(
+        walls, 1, p.weights, p.uniform_weight, p.stride, s, t, plan.diag, cw, ch, plan.code,
+        p.min_weight, plan.budget, plan.closest,
+        w.g, w.parent, w.stamp, w.pos, w.heap_nodes, w.heap_keys, w.next_tag(), ox, oy,
+    )  # fmt: skip
 
 
 def answer_record(answer: Answer) -> dict[str, Any]:
