@@ -3,7 +3,7 @@
     python bench/navmesh_trace.py TRACE.jsonl serve --threads 2     # then as ``python -m bridge``
 
 Wraps a few functions of the serving code before the server starts (this process only; the
-product code has no hooks): the request read (``Session._request``), each piece of the batch on
+product code has no hooks): the request read (``Session.on_message``), each piece of the batch on
 its search thread (``run_packed_chunk``), the join or encoding of the answer, the answer handed to
 the transport (``Session._respond``) and its last byte handed over (``Connection._give_held``, for
 an answer written in pieces). Each event is one JSON line ``{"t": unix seconds, "event", ...}``
@@ -42,14 +42,15 @@ def install(trace: Path) -> None:
 
     _OUT.append(trace.open("a", encoding="utf-8"))
     answer = Path(str(trace) + ".answer")
-    real_request = session.Session._request
+    real_message = session.Session.on_message
 
-    def request(self: Any, msgid: int, method: Any, params: Any) -> None:
-        if method == "path.find_packed":
+    def on_message(self: Any, message: Any) -> None:
+        if type(message) is list and len(message) == 4 and message[2] == "path.find_packed":
+            params = message[3]
             given = params[0] if isinstance(params, list) and params else params
             starts = given.get("starts", b"") if isinstance(given, dict) else b""
-            _log("recv", msgid=msgid, queries=len(starts) // 8)
-        real_request(self, msgid, method, params)
+            _log("recv", msgid=message[1], queries=len(starts) // 8)
+        real_message(self, message)
 
     runner = vars(batch_runner)  # the names it imported from packed.py, replaced in place
     real_chunk = runner["run_packed_chunk"]
@@ -99,7 +100,7 @@ def install(trace: Path) -> None:
             _log("written")
 
     connection.ClientProtocol._give_held = give  # type: ignore[method-assign]
-    session.Session._request = request  # type: ignore[method-assign]
+    session.Session.on_message = on_message  # type: ignore[method-assign]
     session.Session._respond = respond  # type: ignore[method-assign]
 
 
