@@ -23,6 +23,10 @@ Per map size (square, 20% of the cells blocked at random, ``random_blocked`` wit
   half of them at least half the map apart) and their ratio, with the mean cost of the
   hierarchical paths over the exact ones.
 
+With ``--in-process``, the same hierarchy is also built in this process and each hierarchical
+query is asked of it right after the sidecar: the two medians, interleaved under the same load,
+split a query's time into its search and its way through the socket (request, reply, decoding).
+
 Then, in this process, the phases of one build of the largest size (``AbstractGraph.phases``).
 The goal of issue 41 for 4096 x 4096 with defaults: answering within 10 s, a hierarchical median
 of at most 2 ms and at least 10x exact, at most 8 bytes a cell beside the grid.
@@ -86,6 +90,21 @@ def _warm(client: Client, config: str) -> None:
     client.drop("warm")
 
 
+def _interleaved(client: Client, hpa: HierarchicalGrid, queries: list[Any]) -> tuple[float, float]:
+    """Median seconds of one hierarchical ``path.find`` through the socket and of the same query
+    in this process right after it, three rounds."""
+    sock, here = [], []
+    for _ in range(3):
+        for s, g in queries:
+            began = time.perf_counter()
+            client.call("path.find", Client.query("map", s, g, hierarchical=True))
+            middle = time.perf_counter()
+            hpa.find_path(s, g)
+            sock.append(middle - began)
+            here.append(time.perf_counter() - middle)
+    return statistics.median(sock), statistics.median(here)
+
+
 def _medians(client: Client, queries: list[Any], **options: Any) -> tuple[float, list[float]]:
     """Median seconds of one ``path.find`` per query, and the costs (nan where none)."""
     secs, costs = [], []
@@ -97,8 +116,9 @@ def _medians(client: Client, queries: list[Any], **options: Any) -> tuple[float,
     return statistics.median(secs), costs
 
 
-def run_one(size: int, config: str, count: int) -> None:
-    """One fresh sidecar: load, memory, first answer, medians; one printed line."""
+def run_one(size: int, config: str, count: int, in_process: bool = False) -> None:
+    """One fresh sidecar: load, memory, first answer, medians; one printed line (two with
+    ``in_process``)."""
     mask = random_blocked(size, blocked=BLOCKED, seed=SEED)
     queries = random_queries(mask, count)
     cells = size * size
@@ -128,6 +148,12 @@ def run_one(size: int, config: str, count: int) -> None:
             info = client.info("map")["hierarchy"]
             hpa, hpa_costs = _medians(client, queries, hierarchical=True)
             exact, exact_costs = _medians(client, queries)
+            split = None
+            if in_process:
+                options: dict[str, Any] = {"cluster_size": 32} if config == "c32" else {}
+                here = HierarchicalGrid(GridGraph(mask, diagonal=DIAGONAL), **options).build()
+                here.wait_tables()
+                split = _interleaved(client, here, queries)
     ratios = [h / e for h, e in zip(hpa_costs, exact_costs, strict=True) if e > 0 and not math.isnan(h)]
     beside, beside_ready = (grown - plain) / cells, (filled - plain - workspace) / cells
     print(
@@ -141,11 +167,17 @@ def run_one(size: int, config: str, count: int) -> None:
         f"{statistics.mean(ratios) if ratios else float('nan'):.4f}",
         flush=True,
     )
+    if split is not None:
+        print(
+            f"{'':>8}interleaved x3: socket {split[0] * 1e3:7.3f} ms, in process {split[1] * 1e3:7.3f} ms "
+            f"= {(split[0] - split[1]) * 1e3:6.3f} ms through the socket",
+            flush=True,
+        )
 
 
 def profile(size: int, config: str) -> None:
     """The phases of one build in this process (after a small build that loads the kernels)."""
-    options = {"cluster_size": 32} if config == "c32" else {}
+    options: dict[str, Any] = {"cluster_size": 32} if config == "c32" else {}
     HierarchicalGrid(GridGraph(random_blocked(128), diagonal=DIAGONAL), **options).build()
     grid = GridGraph(random_blocked(size, blocked=BLOCKED, seed=SEED), diagonal=DIAGONAL)
     began = time.perf_counter()
@@ -172,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--runs", type=int, default=1, help="sidecars per size and config")
     parser.add_argument("--no-profile", action="store_true", help="skip the in-process phases")
+    parser.add_argument(
+        "--in-process", action="store_true", help="also time each query in this process, interleaved"
+    )
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     configs = args.configs.split(",")
@@ -181,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     for size in sizes:
         for config in configs:
             for _ in range(args.runs):
-                run_one(size, config, args.queries)
+                run_one(size, config, args.queries, args.in_process)
     if not args.no_profile:
         for config in configs:
             profile(max(sizes), config)
