@@ -112,3 +112,25 @@ def test_bad_input_is_the_batchs_error() -> None:
     with pytest.raises(UnsupportedOperationError, match="links"):
         find_optimal_batch(linked, [[0, 0]], [[1, 1]])
     assert len(find_optimal_batch(mesh, np.zeros((0, 2)), np.zeros((0, 2)))) == 0
+
+
+def test_without_corridors_only_the_polygons_are_left_out(
+    arena: tuple[NavMesh, np.ndarray, np.ndarray],
+) -> None:
+    """corridors=False (a frame's batch the addon sends): the same statuses, points, costs and
+    expansions, no polygons; through the navigator in both modes and on a cut mesh too."""
+    mesh, starts, goals = arena
+    whole = find_optimal_batch(mesh, starts, goals)
+    bare = find_optimal_batch(mesh, starts, goals, corridors=False)
+    assert whole.nodes.size > 0
+    assert bare.nodes.size == 0
+    assert not bare.node_offsets.any()
+    _same(bare, whole.without_nodes())
+    nav = NavMeshNavigator(NavMesh(mesh.vertices, [mesh.polygon(p) for p in range(mesh.polygon_count)]))
+    for options in (QueryOptions(optimal=True), QueryOptions(optimal=False), QueryOptions(radius=0.5)):
+        _same(
+            nav.find_batch(starts, goals, options, corridors=False),
+            nav.find_batch(starts, goals, options).without_nodes(),
+        )
+    nav.update_obstacles({1: ObstacleShape.polygon([[8.0, 8.0], [12.0, 8.0], [12.0, 12.0], [8.0, 12.0]])})
+    _same(nav.find_batch(starts, goals, corridors=False), nav.find_batch(starts, goals).without_nodes())
