@@ -312,8 +312,17 @@ def _ends(
     if agent is not None and agent not in grid.agents:
         raise UnknownPointError(f"no agent with id {agent}")
     width, height, stride = p.width, p.height, p.width + 2
-    sx, sy = as_cell(start, width, height, what="start")
-    gx, gy = as_cell(goal, width, height, what="goal")
+    if type(start) is tuple and type(goal) is tuple and len(start) == 2 and len(goal) == 2:
+        (sx, sy), (gx, gy) = start, goal  # as_cell's common case for both, without its calls
+        if not (
+            type(sx) is int and type(sy) is int and type(gx) is int and type(gy) is int
+            and 0 <= sx < width and 0 <= sy < height and 0 <= gx < width and 0 <= gy < height
+        ):  # fmt: skip
+            sx, sy = as_cell(start, width, height, what="start")
+            gx, gy = as_cell(goal, width, height, what="goal")
+    else:
+        sx, sy = as_cell(start, width, height, what="start")
+        gx, gy = as_cell(goal, width, height, what="goal")
     s = (sy + 1) * stride + sx + 1
     if p.passable[s] < plan.size:
         raise BlockedEndpointError(blocked_start((sx, sy), plan.size))
