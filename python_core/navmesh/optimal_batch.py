@@ -67,14 +67,13 @@ def find_optimal_batch(
     check_optimal_query(mesh, opts)
     searched = search_arrays(mesh, traversable, len(s))  # the merged view's, or the mesh's own
     prep, usable = searched.prep, searched.usable
-    nbr, corner, dead_end = searched.nbr, searched.corner, searched.dead_end
-    arrays = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, nbr, prep.twin, corner, dead_end)
+    nbr, corner, pocket = searched.nbr, searched.corner, searched.pocket
+    arrays = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, nbr, prep.twin, corner, pocket)
     plane = np.array(PLANE_AXES[mesh.up_axis] if mesh.dim == 3 else (0, 1), dtype=np.int64)
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
-    goal_set = np.zeros(prep.ptr.shape[0] - 1, dtype=np.bool_)  # one for the batch, left all False
     status, expanded, snapped_s, snapped_g, root_counts, roots, corridor_counts, polys = polyanya_batch(
         mesh._static_record, arrays, (prep.vp_ptr, prep.vp, usable, searched.view_of), s, g, plane,
-        _HEURISTICS[opts.heuristic], budget, (prep.lo, prep.hi), ACTIVE, goal_set,
+        _HEURISTICS[opts.heuristic], budget, (prep.lo, prep.hi), ACTIVE,
     )  # fmt: skip
     if not corridors:
         corridor_counts, polys = np.zeros_like(corridor_counts), polys[:0]

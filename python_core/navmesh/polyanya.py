@@ -115,13 +115,7 @@ def find_optimal_path(
     opts = options or QueryOptions()
     check_optimal_query(mesh, opts)
     arrays = search_arrays(mesh, traversable)  # the merged view's, or the mesh's own
-    prep, nbr, corner, dead_end, usable = (
-        arrays.prep,
-        arrays.nbr,
-        arrays.corner,
-        arrays.dead_end,
-        arrays.usable,
-    )
+    prep, nbr, corner, pocket, usable = arrays.prep, arrays.nbr, arrays.corner, arrays.pocket, arrays.usable
     ps, poly_s = mesh.closest_point(start)
     pg, poly_g = mesh.closest_point(goal)
     poly_s, poly_g = arrays.polygon(poly_s), arrays.polygon(poly_g)
@@ -130,13 +124,11 @@ def find_optimal_path(
     s_xy, g_xy = _plane(mesh, ps), _plane(mesh, pg)
     start_polys = polygons_at(prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, usable, poly_s, *s_xy)
     goal_polys = polygons_at(prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, usable, poly_g, *g_xy)
-    goal_set = np.zeros(prep.ptr.shape[0] - 1, dtype=np.bool_)
-    goal_set[goal_polys] = True
     budget = -1 if opts.max_expansions is None else int(opts.max_expansions)
-    args = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, nbr, prep.twin, corner, dead_end)
+    args = (prep.xy, prep.ptr, prep.verts, prep.cpoly, prep.nxt, nbr, prep.twin, corner, pocket)
     scratch = search_scratch(prep.xy, prep.ptr, SCRATCH_NODES)
     status, roots, corridor, expanded = polyanya_search(
-        *args, s_xy, start_polys, g_xy, goal_set, _HEURISTICS[opts.heuristic], budget,
+        *args, s_xy, start_polys, g_xy, goal_polys, _HEURISTICS[opts.heuristic], budget,
         *_landmarks(prep, poly_s, s_xy, poly_g, g_xy), scratch,
     )  # fmt: skip
     if status == SEARCH_FOUND:
@@ -148,10 +140,9 @@ def find_optimal_path(
     # Unreachable: the shortest path to the reachable point nearest the goal.
     poly_e, ex, ey = closest_reachable(prep.xy, prep.ptr, prep.verts, nbr, start_polys, *g_xy)
     e_xy = np.array([ex, ey])
-    goal_set[:] = False
-    goal_set[polygons_at(prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, usable, poly_e, ex, ey)] = True
+    end_polys = polygons_at(prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, usable, poly_e, ex, ey)
     status, roots, corridor, more = polyanya_search(
-        *args, s_xy, start_polys, e_xy, goal_set, _HEURISTICS[opts.heuristic], budget,
+        *args, s_xy, start_polys, e_xy, end_polys, _HEURISTICS[opts.heuristic], budget,
         *_landmarks(prep, poly_s, s_xy, poly_e, e_xy), scratch,
     )  # fmt: skip
     if status != SEARCH_FOUND:  # pragma: no cover - the end point is reachable by construction

@@ -3,7 +3,7 @@
 Quick start (the arrays come from :func:`python_core.navmesh.polyanya_prepare.prepare`)::
 
     status, roots, corridor, expanded = polyanya_search(xy, ptr, verts, cpoly, nxt, nbr, twin,
-        corner, dead_end, start_xy, start_polys, goal_xy, goal_set, True, -1, *no_landmarks(V),
+        corner, pocket, start_xy, start_polys, goal_xy, goal_polys, True, -1, *no_landmarks(V),
         search_scratch(xy, ptr, SCRATCH_NODES))
 
 Cui, Harabor and Grastien (2017), "Compromise-free Pathfinding on a Navigation Mesh" (IJCAI). A
@@ -13,9 +13,10 @@ polygon's other edges: observable ones keep the root, non-observable ones turn a
 the interval that is a corner of the mesh (a vertex touching an obstacle). ``h`` is the straight
 distance from the root through the interval to the goal (the goal mirrored across the interval's
 line when it lies on the root's side), so the first node popped in the goal's polygon ends an
-optimal path. Pruning as the reference implementation: a closed list on roots (a vertex reached
-again with a larger g is dropped), dead-end polygons (one traversable neighbour) not entered
-unless they hold the goal, and nodes with one successor expanded at once without the open list.
+optimal path. Pruning as the reference implementation (a closed list on roots: a vertex reached
+again with a larger g is dropped; nodes with one successor expanded at once, not pushed), and wider
+than its dead ends: no pocket (:func:`~python_core.navmesh.polyanya_places.pockets`) entered from
+the polygon it hangs from unless the goal lies in it.
 
 Conventions: polygons counter-clockwise in the plane; corner ``c``'s edge runs ``v[c] -> v[nxt[c]]``
 and leads into ``nbr[c]`` (-1: none or masked), entered there through ``twin[c]``. A node entering
@@ -53,7 +54,13 @@ from python_core.navmesh.polyanya_landmarks import (
     vertex_bounds,
 )
 from python_core.navmesh.polyanya_open import open_list, open_pop, open_push
-from python_core.navmesh.polyanya_places import closest_reachable, polygons_at, twin_corners
+from python_core.navmesh.polyanya_places import (
+    closest_reachable,
+    mark_goal,
+    pockets,
+    polygons_at,
+    twin_corners,
+)
 
 __all__ = [
     "NO_START",
@@ -92,16 +99,17 @@ def _h(  # noqa: PLR0917 - numba kernel
 _NEED_ROOM = -100
 """:func:`_search`'s status when its node arrays ran full (searched again with bigger ones)."""
 
-Scratch = tuple[F64, F64, I64, F64, I64, F64, I64]
-"""``(root_g, sf, si, nf, ni, keys, heap)``: see :func:`search_scratch`."""
+Scratch = tuple[F64, F64, I64, F64, I64, F64, I64, B, B]
+"""``(root_g, sf, si, nf, ni, keys, heap, goal_set, below)``: see :func:`search_scratch`."""
 
 
 @jit
 def search_scratch(xy: F64, ptr: I64, capacity: int) -> Scratch:
     """What :func:`polyanya_search` reuses from query to query: the best length per vertex root
-    (all ``inf``, left so), room for one polygon's successors, and ``capacity`` search nodes and
-    open-list entries. Why: a batch makes it once (filling a row per vertex was a tenth of a short
-    query on aurora), and arrays never replaced inside the search loop are not reference-counted
+    (all ``inf``, left so), room for one polygon's successors, ``capacity`` search nodes and
+    open-list entries, and per polygon the goal's flags (all False, left so). Why: a batch makes
+    it once (filling a row per vertex was a tenth of a short query on aurora), and arrays never
+    replaced inside the search loop are not reference-counted
     at every step (numba counts the variables a loop may reassign; a grown array was one)."""
     width = 2 * int(np.max(ptr[1:] - ptr[:-1])) + 2 if ptr.shape[0] > 1 else 2
     capacity = max(capacity, 2 * width + 64)
@@ -109,7 +117,8 @@ def search_scratch(xy: F64, ptr: I64, capacity: int) -> Scratch:
     ni = np.empty((capacity, 3), dtype=np.int64)  # root (-1: start), entry corner, parent node
     keys, heap = open_list(capacity)
     sf, si = np.empty((width, 4)), np.empty((width, 2), dtype=np.int64)
-    return np.full(xy.shape[0], np.inf), sf, si, nf, ni, keys, heap
+    flags = np.zeros(ptr.shape[0] - 1, dtype=np.bool_)
+    return np.full(xy.shape[0], np.inf), sf, si, nf, ni, keys, heap, flags, flags.copy()
 
 
 SCRATCH_NODES = 16384
@@ -119,18 +128,19 @@ SCRATCH_NODES = 16384
 @jit
 def polyanya_search(  # noqa: PLR0917 - numba kernel
     xy: F64, ptr: I64, verts: I64, cpoly: I64, nxt: I64, nbr: I64, twin: I64, corner: B,
-    dead_end: B, start_xy: F64, start_polys: I64, goal_xy: F64, goal_set: B, use_h: bool,
+    pocket: I64, start_xy: F64, start_polys: I64, goal_xy: F64, goal_polys: I64, use_h: bool,
     max_expansions: int, lo: F64, hi: F64, act: I64, glo: F64, ghi: F64, scratch: Scratch,
 ) -> tuple[int, I64, I64, int]:  # fmt: skip
     """Polyanya from ``start_xy`` (inside every polygon of ``start_polys``) to ``goal_xy`` (inside
-    the polygons flagged in ``goal_set``).
+    every polygon of ``goal_polys``).
 
     Args:
         xy: ``(V, 2)`` vertex positions in the plane; ``ptr``, ``verts``: polygons (CSR, CCW);
             ``cpoly``, ``nxt``: each corner's polygon and next corner.
         nbr, twin: each corner's traversable neighbour (-1: none or masked) and its corner there.
         corner: per vertex, True when it touches an obstacle (a path may turn there).
-        dead_end: per polygon, True when it has at most one traversable neighbour.
+        pocket: per polygon, the polygon its pocket hangs from (-1: none; see
+            :func:`~python_core.navmesh.polyanya_places.pockets`).
         use_h: False searches with h = 0 (Dijkstra order) except into the goal's polygons (where
             the exact rest is needed to stop there), True with the interval heuristic.
         lo, hi, act, glo, ghi: landmark bounds (:mod:`~python_core.navmesh.polyanya_landmarks`):
@@ -148,22 +158,22 @@ def polyanya_search(  # noqa: PLR0917 - numba kernel
         open list.
     """
     return _roomy_search(
-        xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end, start_xy, start_polys, goal_xy,
-        goal_set, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
+        xy, ptr, verts, cpoly, nxt, nbr, twin, corner, pocket, start_xy, start_polys, goal_xy,
+        goal_polys, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
     )[0]  # fmt: skip
 
 
 @jit
 def _roomy_search(  # noqa: PLR0917 - numba kernel
     xy: F64, ptr: I64, verts: I64, cpoly: I64, nxt: I64, nbr: I64, twin: I64, corner: B,
-    dead_end: B, start_xy: F64, start_polys: I64, goal_xy: F64, goal_set: B, use_h: bool,
+    pocket: I64, start_xy: F64, start_polys: I64, goal_xy: F64, goal_polys: I64, use_h: bool,
     max_expansions: int, lo: F64, hi: F64, act: I64, glo: F64, ghi: F64, scratch: Scratch,
 ) -> tuple[tuple[int, I64, I64, int], Scratch]:  # fmt: skip
     """:func:`polyanya_search`, and the scratch it ended with (a bigger one when it grew). Why: a
     batch keeps the grown scratch for its next queries, instead of each long query growing one."""
     found = _search(
-        xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end, start_xy, start_polys, goal_xy,
-        goal_set, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
+        xy, ptr, verts, cpoly, nxt, nbr, twin, corner, pocket, start_xy, start_polys, goal_xy,
+        goal_polys, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
     )  # fmt: skip
     capacity = scratch[3].shape[0]
     limit = ROOM_PER_CORNER * verts.shape[0] + 1024
@@ -173,26 +183,42 @@ def _roomy_search(  # noqa: PLR0917 - numba kernel
         capacity = min(4 * capacity, limit)
         scratch = search_scratch(xy, ptr, capacity)
         found = _search(
-            xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end, start_xy, start_polys,
-            goal_xy, goal_set, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
+            xy, ptr, verts, cpoly, nxt, nbr, twin, corner, pocket, start_xy, start_polys,
+            goal_xy, goal_polys, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
         )  # fmt: skip
     return found, scratch
 
 
 @jit
-def _search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
+def _search(  # noqa: PLR0917 - numba kernel
     xy: F64, ptr: I64, verts: I64, cpoly: I64, nxt: I64, nbr: I64, twin: I64, corner: B,
-    dead_end: B, start_xy: F64, start_polys: I64, goal_xy: F64, goal_set: B, use_h: bool,
+    pocket: I64, start_xy: F64, start_polys: I64, goal_xy: F64, goal_polys: I64, use_h: bool,
     max_expansions: int, lo: F64, hi: F64, act: I64, glo: F64, ghi: F64, scratch: Scratch,
 ) -> tuple[int, I64, I64, int]:  # fmt: skip
     """:func:`polyanya_search` in the scratch's arrays; status :data:`_NEED_ROOM` when they ran
-    full (the scratch left as it was given)."""
+    full (the scratch left as it was given; the goal's flags, set for :func:`_flagged`, unset)."""
+    mark_goal(pocket, goal_polys, scratch[7], scratch[8], True)
+    found = _flagged(
+        xy, ptr, verts, cpoly, nxt, nbr, twin, corner, pocket, start_xy, start_polys, goal_xy,
+        use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
+    )  # fmt: skip
+    mark_goal(pocket, goal_polys, scratch[7], scratch[8], False)
+    return found
+
+
+@jit
+def _flagged(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
+    xy: F64, ptr: I64, verts: I64, cpoly: I64, nxt: I64, nbr: I64, twin: I64, corner: B,
+    pocket: I64, start_xy: F64, start_polys: I64, goal_xy: F64, use_h: bool, max_expansions: int,
+    lo: F64, hi: F64, act: I64, glo: F64, ghi: F64, scratch: Scratch,
+) -> tuple[int, I64, I64, int]:  # fmt: skip
+    """:func:`_search` with the goal's flags set in the scratch (:func:`mark_goal`)."""
     sx, sy, gx, gy = start_xy[0], start_xy[1], goal_xy[0], goal_xy[1]
     empty = np.zeros(0, dtype=np.int64)
+    root_g, sf, si, nf, ni, keys, heap, goal_set, below = scratch
     for i in range(start_polys.shape[0]):
         if goal_set[start_polys[i]]:
             return SEARCH_FOUND, empty, start_polys[i : i + 1].copy(), 0
-    root_g, sf, si, nf, ni, keys, heap = scratch
     cap = nf.shape[0]
     count = size = 0
     status = SEARCH_NO_PATH
@@ -202,7 +228,7 @@ def _search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
         s = start_polys[i]
         for c in range(ptr[s], ptr[s + 1]):
             q = nbr[c]
-            if q < 0 or (dead_end[q] and not goal_set[q]):
+            if q < 0 or (pocket[q] == s and not below[q]):
                 continue
             a, b = verts[c], verts[nxt[c]]
             if on_edge(xy, a, b, sx, sy):
@@ -246,12 +272,13 @@ def _search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
                 status = _NEED_ROOM
                 break
             lv, rv = verts[t], verts[nxt[t]]
+            here = cpoly[t]
             made = 0
             last = -1
             for j in range(k):
                 ce = si[j, 1]
                 q = nbr[ce]
-                if q < 0 or (dead_end[q] and not goal_set[q]):
+                if q < 0 or (pocket[q] == here and not below[q]):
                     continue
                 new_root, g = turn(xy, si[j, 0], root, lv, rv, g0, ox, oy)
                 if not root_kept(root_g, new_root, g):
@@ -316,15 +343,14 @@ def _search(  # noqa: PLR0912, PLR0915, PLR0917 - one numba kernel
     return SEARCH_FOUND, roots[:nroots][::-1].copy(), corridor, expanded
 
 
-NO_START = -1
-""":func:`polyanya_batch`'s status of a query whose start snapped onto a polygon not traversable."""
+NO_START = -1  # polyanya_batch's status of a query whose start snapped onto a polygon not traversable
 
 
 @jit
 def polyanya_batch(  # noqa: PLR0917 - one numba kernel
-    st: Any, mesh: tuple[F64, I64, I64, I64, I64, I64, I64, B, B], places: tuple[I64, I64, B, I64],
+    st: Any, mesh: tuple[F64, I64, I64, I64, I64, I64, I64, B, I64], places: tuple[I64, I64, B, I64],
     starts: F64, goals: F64, plane: I64, use_h: bool, max_expansions: int,
-    bounds: tuple[F64, F64], active: int, goal_set: B,
+    bounds: tuple[F64, F64], active: int,
 ) -> tuple[I64, I64, F64, F64, I64, I64, I64, I64]:  # fmt: skip
     """:func:`polyanya_search` of each row pair of ``starts`` and ``goals`` (mesh coordinates,
     snapped onto the mesh as :func:`~python_core.navmesh.locate_kernel.closest_point` does), with
@@ -332,17 +358,17 @@ def polyanya_batch(  # noqa: PLR0917 - one numba kernel
 
     Args:
         st: the mesh's static record (for the snapping); ``mesh``: ``(xy, ptr, verts, cpoly, nxt,
-            nbr, twin, corner, dead_end)``; ``places``: ``(vp_ptr, vp, usable, view_of)``
+            nbr, twin, corner, pocket)``; ``places``: ``(vp_ptr, vp, usable, view_of)``
             (``view_of``: per polygon of ``st``, the searched one holding it); ``plane``: the
             two mesh axes of the search plane; ``bounds``: ``(lo, hi)`` per vertex and landmark
-            (``(V, 0)``: none); ``goal_set``: all False (left so).
+            (``(V, 0)``: none).
 
     Returns:
         ``(status, expanded, snapped_starts, snapped_goals, root_counts, roots, corridor_counts,
         corridors)``: per query its search status (:data:`NO_START`: no path from there), the
         turning vertices and polygons of each found path, one query after the other.
     """
-    xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end = mesh
+    xy, ptr, verts, cpoly, nxt, nbr, twin, corner, pocket = mesh
     vp_ptr, vp, usable, view_of = places
     lo, hi = bounds
     n = starts.shape[0]
@@ -364,17 +390,15 @@ def polyanya_batch(  # noqa: PLR0917 - one numba kernel
         g_xy = np.array([pg[plane[0]], pg[plane[1]]])
         start_polys = polygons_at(xy, ptr, verts, vp_ptr, vp, usable, poly_s, s_xy[0], s_xy[1])
         goal_polys = polygons_at(xy, ptr, verts, vp_ptr, vp, usable, poly_g, g_xy[0], g_xy[1])
-        goal_set[goal_polys] = True
         act, glo, ghi = none, np.zeros(0), np.zeros(0)
         if lo.shape[1]:
             act, glo, ghi = pick_landmarks(
                 lo, hi, xy, ptr, verts, poly_s, s_xy[0], s_xy[1], poly_g, g_xy[0], g_xy[1], active
             )
         (found, roots, corridor, count), scratch = _roomy_search(
-            xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead_end, s_xy, start_polys, g_xy,
-            goal_set, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
+            xy, ptr, verts, cpoly, nxt, nbr, twin, corner, pocket, s_xy, start_polys, g_xy,
+            goal_polys, use_h, max_expansions, lo, hi, act, glo, ghi, scratch,
         )  # fmt: skip
-        goal_set[goal_polys] = False
         status[i], expanded[i] = found, count
         if found == SEARCH_FOUND:
             root_counts[i], corridor_counts[i] = roots.shape[0], corridor.shape[0]
@@ -402,14 +426,15 @@ def _warm_up() -> None:
     nbr = np.array([-1, 1, -1, -1, -1, -1, -1, 0], dtype=np.int64)
     twin = twin_corners(xy, ptr, verts, cpoly, nxt, nbr)
     corner = np.ones(6, dtype=np.bool_)
-    dead = np.ones(2, dtype=np.bool_)
-    goal = np.array([False, True])
+    usable = np.ones(2, dtype=np.bool_)
+    pocket = pockets(ptr, nbr, usable)
+    goal = np.array([1], dtype=np.int64)
     vp_ptr = np.array([0, 1, 3, 5, 6, 7, 8], dtype=np.int64)
     vp = np.array([0, 0, 1, 0, 1, 0, 1, 1], dtype=np.int64)
-    start = polygons_at(xy, ptr, verts, vp_ptr, vp, dead, 0, 0.5, 0.5)
+    start = polygons_at(xy, ptr, verts, vp_ptr, vp, usable, 0, 0.5, 0.5)
     scratch = search_scratch(xy, ptr, SCRATCH_NODES)
     polyanya_search(
-        xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead, np.array([0.5, 0.5]),
+        xy, ptr, verts, cpoly, nxt, nbr, twin, corner, pocket, np.array([0.5, 0.5]),
         start, np.array([1.5, 0.5]), goal, True, -1, *no_landmarks(xy.shape[0]), scratch,
     )  # fmt: skip
     group = np.arange(6, dtype=np.int64)  # each id its own point
@@ -417,7 +442,7 @@ def _warm_up() -> None:
     lo, hi = vertex_bounds(table, xy, ptr, verts, xy, ptr, verts, np.arange(2, dtype=np.int64))
     act, glo, ghi = pick_landmarks(lo, hi, xy, ptr, verts, 0, 0.5, 0.5, 1, 1.5, 0.5, 2)
     polyanya_search(
-        xy, ptr, verts, cpoly, nxt, nbr, twin, corner, dead, np.array([0.5, 0.5]),
+        xy, ptr, verts, cpoly, nxt, nbr, twin, corner, pocket, np.array([0.5, 0.5]),
         start, np.array([1.5, 0.5]), goal, True, -1, lo, hi, act, glo, ghi, scratch,
     )  # fmt: skip
     closest_reachable(xy, ptr, verts, nbr, start, 3.0, 0.5)

@@ -20,7 +20,7 @@ from python_core._types import F64, I64, B
 from python_core.compiled import jit
 from python_core.navmesh.polyanya_intervals import cross
 
-__all__ = ["closest_reachable", "inside", "polygons_at", "twin_corners"]
+__all__ = ["closest_reachable", "inside", "mark_goal", "pockets", "polygons_at", "twin_corners"]
 
 
 @jit
@@ -133,3 +133,58 @@ def closest_reachable(  # noqa: PLR0917 - numba kernel
                 seen[q] = True
                 stack.append(q)
     return best, bx, by
+
+
+@jit
+def pockets(ptr: I64, nbr: I64, usable: B) -> I64:
+    """Per polygon, the polygon its pocket hangs from (-1: none). A pocket is what peeling away
+    polygons with at most one shared edge left leaves behind, again and again (the mesh's tree-like
+    parts, off its 2-core); each peeled polygon names the one neighbour it had left (-1 at the last
+    of a tree-like part: none). Why: a shortest path never goes from a polygon into a pocket hanging
+    from it unless the goal lies in there (it would come back through the same edge: the straight
+    line along it, in the convex polygon, is no longer), so the search leaves those out. On aurora's
+    merged view 15,870 of 18,118 polygons, against 12,825 with one neighbour (Polyanya's dead ends).
+    """
+    n = ptr.shape[0] - 1
+    links = np.zeros(n, np.int64)
+    gone = ~usable
+    for p in range(n):
+        if usable[p]:
+            for c in range(ptr[p], ptr[p + 1]):
+                if nbr[c] >= 0 and usable[nbr[c]]:
+                    links[p] += 1
+    up = np.full(n, -1, np.int64)
+    stack = np.empty(n + ptr.shape[0] + nbr.shape[0], np.int64)
+    top = 0
+    for p in range(n):
+        if usable[p] and links[p] <= 1:
+            stack[top] = p
+            top += 1
+    while top:
+        top -= 1
+        p = stack[top]
+        if gone[p]:
+            continue
+        gone[p] = True
+        for c in range(ptr[p], ptr[p + 1]):
+            q = nbr[c]
+            if q < 0 or gone[q]:
+                continue
+            up[p] = q  # its one edge left (links <= 1)
+            links[q] -= 1
+            if links[q] == 1 or links[q] == 0:
+                stack[top] = q
+                top += 1
+    return up
+
+
+@jit
+def mark_goal(up: I64, goal_polys: I64, goal_set: B, below: B, flag: bool) -> None:
+    """Flag (``flag`` True) or unflag the goal's polygons in ``goal_set`` and them with the
+    polygons their pockets hang from, up to the 2-core, in ``below`` (see :func:`pockets`)."""
+    for i in range(goal_polys.shape[0]):
+        p = goal_polys[i]
+        goal_set[p] = flag
+        while p >= 0 and below[p] != flag:
+            below[p] = flag
+            p = up[p]

@@ -27,7 +27,7 @@ from python_core.navmesh.build import PLANE_AXES, corner_links
 from python_core.navmesh.cut import loaded_of
 from python_core.navmesh.mesh import NavMesh
 from python_core.navmesh.polyanya_landmarks import vertex_bounds
-from python_core.navmesh.polyanya_places import twin_corners
+from python_core.navmesh.polyanya_places import pockets, twin_corners
 from python_core.navmesh.search_view import (
     MergedView,
     expand_corridors,
@@ -59,7 +59,7 @@ class Prepared:
     vp: I64
     group: I64
     corner: B
-    dead_end: B
+    pocket: I64
     all_usable: B
     lo: F64
     hi: F64
@@ -89,15 +89,16 @@ def keep_table(mesh: NavMesh, table: F64 | None) -> None:
         weakref.finalize(key, _TABLES.pop, id(key), None)
 
 
-def _flags(prep_nbr: I64, cpoly: I64, verts: I64, nxt: I64, *, usable: B, group: I64) -> tuple[B, B]:
+def _flags(
+    prep_nbr: I64, ptr: I64, cpoly: I64, verts: I64, nxt: I64, *, usable: B, group: I64
+) -> tuple[B, I64]:
     """Per vertex: touches an obstacle (a usable polygon's edge with no usable neighbour; any id
-    on its point does: weld.py); per polygon: a dead end (at most one usable neighbour)."""
+    on its point does: weld.py); per polygon: the polygon its pocket hangs from (:func:`pockets`)."""
     open_edge = (prep_nbr < 0) & usable[cpoly]
     corner = np.zeros(group.shape[0], dtype=np.bool_)
     corner[verts[open_edge]] = True
     corner[verts[nxt[open_edge]]] = True
-    links = np.bincount(cpoly[prep_nbr >= 0], minlength=usable.shape[0])
-    return shared_flags(corner, group), links <= 1
+    return shared_flags(corner, group), pockets(ptr, prep_nbr, usable)
 
 
 def _key(mesh: NavMesh) -> tuple[int, ...]:
@@ -155,9 +156,9 @@ def _prepared(  # noqa: PLR0917 - the arrays of one polygon set
     group = point_groups(points, seam_pairs(points, verts, nxt, twin))
     vp_ptr, vp = point_polygons(group, verts, cpoly)
     usable = np.ones(ptr.shape[0] - 1, dtype=np.bool_)
-    corner, dead_end = _flags(nbr, cpoly, verts, nxt, usable=usable, group=group)
+    corner, pocket = _flags(nbr, ptr, cpoly, verts, nxt, usable=usable, group=group)
     return Prepared(
-        xy, ptr, verts, cpoly, nxt, nbr, twin, vp_ptr, vp, group, corner, dead_end, usable, *bounds, key
+        xy, ptr, verts, cpoly, nxt, nbr, twin, vp_ptr, vp, group, corner, pocket, usable, *bounds, key
     )
 
 
@@ -171,14 +172,14 @@ def _mask(traversable: npt.ArrayLike, count: int) -> B:
     return usable
 
 
-def masked(prep: Prepared, traversable: npt.ArrayLike | None) -> tuple[I64, B, B, B]:
-    """``(nbr, corner, dead_end, usable)`` with the polygons outside ``traversable`` as obstacles."""
+def masked(prep: Prepared, traversable: npt.ArrayLike | None) -> tuple[I64, B, I64, B]:
+    """``(nbr, corner, pocket, usable)`` with the polygons outside ``traversable`` as obstacles."""
     if traversable is None:
-        return prep.nbr, prep.corner, prep.dead_end, prep.all_usable
+        return prep.nbr, prep.corner, prep.pocket, prep.all_usable
     usable = _mask(traversable, prep.all_usable.shape[0])
     nbr = np.where((prep.nbr >= 0) & usable[np.maximum(prep.nbr, 0)], prep.nbr, -1)
-    corner, dead_end = _flags(nbr, prep.cpoly, prep.verts, prep.nxt, usable=usable, group=prep.group)
-    return nbr, corner, dead_end, usable
+    corner, pocket = _flags(nbr, prep.ptr, prep.cpoly, prep.verts, prep.nxt, usable=usable, group=prep.group)
+    return nbr, corner, pocket, usable
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,14 +233,14 @@ class SearchArrays:
     """What a search runs on: ``prep`` (the view's or the mesh's) with a query mask applied.
 
     Attributes:
-        nbr, corner, dead_end, usable: :func:`masked`'s, per searched polygon.
+        nbr, corner, pocket, usable: :func:`masked`'s, per searched polygon.
         view: the merged view searched (None: the mesh's own polygons).
     """
 
     prep: Prepared
     nbr: I64
     corner: B
-    dead_end: B
+    pocket: I64
     usable: B
     view: _View | None
 

@@ -56,7 +56,7 @@ def test_a_search_too_big_for_its_scratch_runs_again_with_room() -> None:
         prep.nbr,
         prep.twin,
         prep.corner,
-        prep.dead_end,
+        prep.pocket,
     )
     where = (prep.xy, prep.ptr, prep.verts, prep.vp_ptr, prep.vp, prep.all_usable)
     rows = read_mesh_scenarios(DATA / "aurora.scen")
@@ -68,12 +68,11 @@ def test_a_search_too_big_for_its_scratch_runs_again_with_room() -> None:
         pg, poly_g = mesh.closest_point(row.goal)
         s_xy, g_xy = _plane(mesh, ps), _plane(mesh, pg)
         start_polys = polygons_at(*where, poly_s, float(s_xy[0]), float(s_xy[1]))
-        goal_set = np.zeros(mesh.polygon_count, dtype=np.bool_)
-        goal_set[polygons_at(*where, poly_g, float(g_xy[0]), float(g_xy[1]))] = True
+        goal_polys = polygons_at(*where, poly_g, float(g_xy[0]), float(g_xy[1]))
         lo, hi, act, glo, ghi = no_landmarks(prep.xy.shape[0])
         found = [
             polyanya_search(
-                *arrays, s_xy, start_polys, g_xy, goal_set, True, -1, lo, hi, act, glo, ghi, scratch
+                *arrays, s_xy, start_polys, g_xy, goal_polys, True, -1, lo, hi, act, glo, ghi, scratch
             )
             for scratch in (roomy, small)
         ]
