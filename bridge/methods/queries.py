@@ -234,6 +234,9 @@ def parse_options_map(
     """
     if given is None or (type(given) is dict and not given):  # the defaults, with the server's cap
         return _default_options(cap if default is None else min(default, cap)), False, False
+    hpa_only = type(given) is dict and len(given) == 1 and given.get("hierarchical") is True
+    if hpa_only and entry.hierarchy is not None:  # a game's usual HPA* query: what the rules give it
+        return _default_options(cap if default is None else min(default, cap)), True, False
     # A batch's queries mostly share one options map: validated once, then looked up.
     key = _options_key(given, entry.hierarchy is not None, cap, default)
     parsed = _PARSED.get(key) if key is not None else None
@@ -359,8 +362,8 @@ def run_query(graph: Navigator[Any], query: Query, budget: int | None = None) ->
     start, goal = (query.start, query.goal) if query.cells else resolve_ends(graph, query)
     options = query.options if budget is None else with_budget(query.options, budget)
     if type(graph) is GridNavigator and not (query.hierarchical or query.reachable or query.corridor):
-        # what the navigator runs for an exact query, without making a PathResult to encode
-        return encode_answer(*dispatch.find_answer(graph.grid, start, goal, options), 2)  # type: ignore[arg-type]
+        # what the navigator runs for an exact query, as the wire's record at once (no PathResult)
+        return dispatch.find_record(graph.grid, start, goal, options)  # type: ignore[arg-type]
     if (query.hierarchical or query.reachable) and not graph.has_hierarchy:
         raise GraphRejectedError(f"graph {query.graph_id!r} has no built hierarchy")
     if query.reachable:

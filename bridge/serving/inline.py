@@ -12,22 +12,49 @@ nothing on a search thread: its work is done twice, plus the hop. So, for an exa
   the budget goes straight to a thread. The quartile, not the median: a query sent to a thread
   that would have fitted pays the hop, which on a loaded machine costs as much as the attempt
   (with the median, random512-10-0's one-per-request mean rose from about 2.0 to 2.6 ms).
+
+A hierarchical query has no expansion budget that bounds its work (a table or the cluster trees
+answer with no abstract expansion, and refining a long path across a huge map takes
+milliseconds), so its guess is in time: each graph keeps the seconds per cell of reach of its
+last hierarchical queries that reached :data:`TIMED_REACH` cells or more (inline or on a thread),
+and one whose reach times their lower quartile exceeds :data:`INLINE_SECONDS` goes to a thread.
+Shorter ones, and every one on a grid of :data:`TIMED_CELLS` cells or fewer, run inline with no
+guess to keep (its bookkeeping cost 1-2 us a query: on the 512 x 512 benchmark maps a whole
+hierarchical query takes 30-250 us).
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from bridge.methods.queries import Query, run_query
 from python_core.navigation.grid import GridNavigator
 
-__all__ = ["INLINE_EXPANSIONS", "RATIOS_KEPT", "InlineGuess"]
+__all__ = [
+    "INLINE_EXPANSIONS",
+    "INLINE_SECONDS",
+    "RATIOS_KEPT",
+    "TIMED_CELLS",
+    "TIMED_REACH",
+    "InlineGuess",
+    "run_timed",
+]
 
 INLINE_EXPANSIONS = 4096
 """Expansions (JPS: jump points) a query may take on the event loop before it is handed to a
 search thread (run again there with its own budget). A few hundred microseconds at most with A*
 (4,096 jump points took 2.8 ms on Aurora), so no client waits long for another's query, while a
 game's typical path never pays the thread hop."""
+INLINE_SECONDS = 0.002
+"""Seconds a hierarchical query may be guessed to take on the event loop; one guessed longer runs on
+a search thread (about what the exact queries' inline budget allows at most)."""
+TIMED_REACH = 64
+"""Cells of reach from which a hierarchical query's time is learned and guessed: a shorter one's
+time is mostly the request's own fixed cost, which says nothing of a long one's."""
+TIMED_CELLS = 1 << 20
+"""Cells a grid has at most (1024 x 1024) for its hierarchical queries to run inline with no guess
+(the 512 x 512 benchmark maps' take 30-250 us; a 4096 x 4096 map's took milliseconds)."""
 RATIOS_KEPT = 32
 """Recent exact queries whose expansions per cell of reach a graph's guess is made of."""
 _REFRESH = 8
@@ -51,6 +78,8 @@ class InlineGuess:
 
     def __init__(self) -> None:
         self._recent: dict[str, _Recent] = {}
+        self._timed: dict[str, _Recent] = {}
+        """Per graph, the seconds per cell of reach of recent far hierarchical queries."""
         self.straight = 0
         """Queries sent straight to a thread (predicted not to fit)."""
         self.ran_out = 0
@@ -63,6 +92,8 @@ class InlineGuess:
         looked up once (a one-step path's whole search takes a few microseconds)."""
         own = query.options.max_expansions
         fits = own is not None and own <= INLINE_EXPANSIONS
+        if query.hierarchical:
+            return self._hierarchical(graph, query, fits)
         if not _exact_grid(graph, query):
             if fits:
                 return run_query(graph, query)
@@ -86,21 +117,51 @@ class InlineGuess:
         self._count(query.graph_id, recent, answer, reach)
         return answer
 
-    def learned(self, graph: Any, query: Query, answer: dict[str, Any]) -> dict[str, Any]:
-        """``answer`` (of a query run on a thread), its expansions counted in its graph's guess if
-        it is an exact grid query."""
-        if _exact_grid(graph, query):
+    def _hierarchical(self, graph: Any, query: Query, fits: bool) -> dict[str, Any] | None:
+        """:meth:`run` of a hierarchical query: on a thread when guessed too long in time (see the
+        module's notes), else here, within its expansion budget as any other, timed on a graph
+        of more than :data:`TIMED_CELLS` cells."""
+        reach = _reach(graph, query) if graph.node_count > TIMED_CELLS else 0.0
+        timed = reach >= TIMED_REACH
+        recent = self._timed.get(query.graph_id) if timed else None
+        if recent is not None and recent.low * reach > INLINE_SECONDS:
+            self.straight += 1
+            return None
+        began = time.perf_counter() if timed else 0.0
+        answer = run_query(graph, query) if fits else run_query(graph, query, INLINE_EXPANSIONS)
+        if timed:
+            self._add(self._timed, query.graph_id, recent, (time.perf_counter() - began) / reach)
+        if not fits and answer["status"] == "budget_exhausted":
+            self.ran_out += 1
+            return None
+        return answer
+
+    def learned(
+        self, graph: Any, query: Query, answer: dict[str, Any], seconds: float = 0.0
+    ) -> dict[str, Any]:
+        """``answer`` (of a query run on a thread in ``seconds``), counted in its graph's guess: its
+        expansions if it is an exact grid query, its time if it is a far hierarchical one on a
+        big graph."""
+        if query.hierarchical:
+            reach = _reach(graph, query)
+            if graph.node_count > TIMED_CELLS and reach >= TIMED_REACH:
+                self._add(self._timed, query.graph_id, self._timed.get(query.graph_id), seconds / reach)
+        elif _exact_grid(graph, query):
             self._count(query.graph_id, self._recent.get(query.graph_id), answer, _reach(graph, query))
         return answer
 
     def _count(self, graph_id: str, recent: _Recent | None, answer: dict[str, Any], reach: float) -> None:
         expanded = answer.get("expanded")
-        if type(expanded) is not int:
-            return
+        if type(expanded) is int:
+            self._add(self._recent, graph_id, recent, expanded / max(1.0, reach))
+
+    @staticmethod
+    def _add(guesses: dict[str, _Recent], graph_id: str, recent: _Recent | None, ratio: float) -> None:
+        """One more recent ratio of ``graph_id`` in ``guesses``; its lower quartile now and then."""
         if recent is None:
-            recent = self._recent[graph_id] = _Recent()
+            recent = guesses[graph_id] = _Recent()
         ratios = recent.ratios
-        ratios.append(expanded / max(1.0, reach))
+        ratios.append(ratio)
         if len(ratios) > RATIOS_KEPT:
             del ratios[0]
         recent.seen += 1
@@ -110,6 +171,14 @@ class InlineGuess:
     def forget(self, graph_id: str) -> None:
         """Drop a graph's guess (its id has no graph any more)."""
         self._recent.pop(graph_id, None)
+        self._timed.pop(graph_id, None)
+
+
+def run_timed(graph: Any, query: Query) -> tuple[dict[str, Any], float]:
+    """:func:`run_query`'s answer and the seconds it took (on a search thread: learned on the loop)."""
+    began = time.perf_counter()
+    answer = run_query(graph, query)
+    return answer, time.perf_counter() - began
 
 
 def _exact_grid(graph: Any, query: Query) -> bool:

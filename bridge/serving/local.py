@@ -39,7 +39,7 @@ from bridge.methods.registry import GraphEntry, Registry
 from bridge.serving import entries, kernel_warm_up
 from bridge.serving.batch_runner import BatchRunner
 from bridge.serving.graph_lock import GraphLock, GraphLocks
-from bridge.serving.inline import INLINE_EXPANSIONS, InlineGuess
+from bridge.serving.inline import INLINE_EXPANSIONS, InlineGuess, run_timed
 from bridge.serving.scheduler import FairScheduler
 from bridge.wire.answers import AnswerBudget
 from bridge.wire.errors import (
@@ -404,10 +404,10 @@ class LocalServing:
         self, client: Hashable, query: Query, release: Callable[[], None]
     ) -> dict[str, Any]:
         graph = self.registry.get(query.graph_id).graph
-        answer: dict[str, Any] = await self.scheduler.submit(
-            client, functools.partial(run_query, graph, query), on_done=release
+        answer, seconds = await self.scheduler.submit(
+            client, functools.partial(run_timed, graph, query), on_done=release
         )
-        return self._capped(self.inline.learned(graph, query, answer))
+        return self._capped(self.inline.learned(graph, query, answer, seconds))
 
     def allow_inline_until(self, deadline: float) -> None:
         """Queries handled from now until ``deadline`` (``time.perf_counter()``) may run inline."""

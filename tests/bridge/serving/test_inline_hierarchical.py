@@ -1,0 +1,109 @@
+"""Issue 41: a hierarchical query runs inline on the event loop unless its graph is big and its
+recent far queries say it would hold the loop too long (:data:`bridge.serving.inline.INLINE_SECONDS`);
+then it runs on a search thread with the same answer, and other queries are answered meanwhile."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any
+
+import numpy as np
+import pytest
+
+from bridge.methods.hierarchy_params import parse_hierarchy
+from bridge.methods.interface import LoadRequest
+from bridge.methods.kinds import KINDS
+from bridge.methods.params import Params
+from bridge.serving import inline
+from bridge.serving.local import LocalServing
+from bridge.wire.protocol import Limits
+from python_core.formats.records import to_record
+from python_core.grid import GridGraph
+
+FAR = ((0, 0), (120, 100))
+"""Ends :data:`inline.TIMED_REACH` cells apart or more: their time is learned and guessed."""
+NEAR = ((3, 3), (20, 9))
+
+
+def _rooms(size: int = 128) -> GridGraph:
+    walkable = np.ones((size, size), dtype=bool)
+    walkable[::16, :] = False
+    walkable[:, ::16] = False
+    walkable[8::16, :] = True
+    walkable[:, 8::16] = True
+    walkable[0, :] = walkable[:, 0] = True
+    return GridGraph(walkable, diagonal="only_if_no_obstacles")
+
+
+def _load() -> LoadRequest:
+    kind, record = to_record(_rooms())
+    spec = parse_hierarchy(Params({"cluster_size": 16}, "test"))
+    return LoadRequest("g", KINDS[kind], dict(record), spec)
+
+
+def _query(ends: tuple[tuple[int, int], tuple[int, int]]) -> dict[str, Any]:
+    return {"graph": "g", "start": list(ends[0]), "goal": list(ends[1]), "options": {"hierarchical": True}}
+
+
+async def _answer(outcome: Any) -> tuple[dict[str, Any], bool]:
+    """The answer, and whether it came inline (not awaitable: no thread hop)."""
+    if inspect.isawaitable(outcome):
+        return await outcome, False
+    return outcome, True
+
+
+async def _serving() -> LocalServing:
+    serving = LocalServing(Limits(), threads=1)
+    await serving.start()
+    outcome = serving.load(_load(), None)
+    await outcome if inspect.isawaitable(outcome) else None
+    return serving
+
+
+def test_far_hierarchical_queries_stay_inline_while_their_guess_fits() -> None:
+    async def scenario() -> list[bool]:
+        serving = await _serving()
+        try:
+            return [(await _answer(serving.find("c", _query(FAR))))[1] for _ in range(12)]
+        finally:
+            await serving.close()
+
+    assert asyncio.run(scenario()) == [True] * 12  # a 128 x 128 grid's queries take microseconds
+    assert inline.INLINE_SECONDS >= 0.001
+
+
+def test_a_hierarchical_query_guessed_too_long_runs_on_a_thread_and_others_are_answered_meanwhile(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With no time allowed on the loop, the first far query (nothing learned yet) runs inline,
+    the next ones go straight to a thread with the same answer; a near one still runs inline, and
+    is answered while a far one is on the thread."""
+    monkeypatch.setattr(inline, "INLINE_SECONDS", 0.0)
+    monkeypatch.setattr(inline, "TIMED_CELLS", 0)  # the test's grid is small
+
+    async def scenario() -> dict[str, Any]:
+        serving = await _serving()
+        try:
+            first, first_inline = await _answer(serving.find("c", _query(FAR)))
+            pending = serving.find("c", _query(FAR))  # guessed too long: on the search thread
+            near, near_inline = await _answer(serving.find("c", _query(NEAR)))
+            second, second_inline = await _answer(pending)
+            return {
+                "first": (first, first_inline),
+                "second": (second, second_inline),
+                "near": (near, near_inline),
+                "straight": serving.inline.straight,
+                "ran_out": serving.inline.ran_out,
+            }
+        finally:
+            await serving.close()
+
+    seen = asyncio.run(scenario())
+    first, first_inline = seen["first"]
+    second, second_inline = seen["second"]
+    near, near_inline = seen["near"]
+    assert (first["status"], first_inline) == ("found", True)
+    assert (second, second_inline) == (first, False)  # the same path, searched on the thread
+    assert (near["status"], near_inline) == ("found", True)  # under TIMED_REACH: always inline
+    assert (seen["straight"], seen["ran_out"]) == (1, 0)
