@@ -139,9 +139,9 @@ def balanced_pieces(work: npt.NDArray[np.float64], count: int) -> list[range]:
     if work.size == 0:
         return []
     total = np.cumsum(work + PIECE_OVERHEAD)
-    cuts = np.searchsorted(total, total[-1] * np.arange(1, count) / count, side="right")
-    bounds = np.unique(np.concatenate(([0], cuts, [work.size])))
-    return [range(int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds.tolist())]
+    cuts = np.searchsorted(total, total[-1] * np.arange(1, count) / count, side="right").tolist()
+    bounds = [0, *(int(cut) for cut in cuts), work.size]  # in order: cuts of rising shares
+    return [range(lo, hi) for lo, hi in itertools.pairwise(bounds) if hi > lo]
 
 
 def packed_pieces(batch: PackedBatch, count: int, registry: Registry) -> list[range]:
