@@ -296,7 +296,7 @@ class ClientProtocol(asyncio.Protocol):
             self._give_held()
         else:
             transport.write(data)
-        unread = 0 if transport.is_closing() else transport.get_write_buffer_size() + self._held_bytes
+        unread = self.unread()
         if unread > self.limits.max_buffered_bytes:
             log.warning(
                 "%s: %d answer bytes unread, past the limit of %d; closing",

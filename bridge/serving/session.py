@@ -132,17 +132,15 @@ class Session:
             raise ProtocolViolationError(f"unknown message type or length: {short_repr(message)}")
 
     def _request(self, msgid: int, method: Any, params: Any) -> None:
-        handler = None
-        if type(method) is str and self.connection.authorized and len(self._tasks) < self.limits.max_pending:
-            handler = self._served.get(method)  # the usual request: no rule can refuse it
+        """A request :meth:`on_message` did not answer at once: hello, an unauthorised or unknown
+        method, or no room left to be pending (the rules below answer those)."""
         try:
-            if handler is None:
-                handler = self._handler(method)
-                if self.pending >= self.limits.max_pending:
-                    raise TooManyRequestsError(
-                        f"at most {self.limits.max_pending} requests may be pending on one connection",
-                        {"limit": self.limits.max_pending},
-                    )
+            handler = self._handler(method)
+            if self.pending >= self.limits.max_pending:
+                raise TooManyRequestsError(
+                    f"at most {self.limits.max_pending} requests may be pending on one connection",
+                    {"limit": self.limits.max_pending},
+                )
             outcome = handler(self.connection, params)
         except BaseException as exc:
             self._answer_error(msgid, method, exc)
