@@ -39,7 +39,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import msgpack
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,9 +47,11 @@ sys.path.insert(0, str(REPO))
 from bench import grid_peers  # noqa: E402
 from bench.grid_speed import DATA, load, mismatches  # noqa: E402
 from bench.hpa_speed import CLUSTER  # noqa: E402
+from bench.request_stages import exact_breakdown, hierarchical_breakdown, rooms  # noqa: E402
 from bench.request_timing import (  # noqa: E402
     ECHO_SERVER,
     ROUND_PAUSE,
+    Placement,
     interleaved,
     machine_state,
     median_us,
@@ -59,26 +60,11 @@ from bench.request_timing import (  # noqa: E402
 )
 from bridge.client import Client  # noqa: E402
 from bridge.client.sidecar import Sidecar, start_sidecar  # noqa: E402
-from bridge.methods.interface import Connection  # noqa: E402
-from bridge.methods.kinds import KINDS  # noqa: E402
-from bridge.methods.queries import parse_query, run_query  # noqa: E402
-from bridge.methods.registry import GraphEntry, Registry  # noqa: E402
 from bridge.wire.errors import BridgeError  # noqa: E402
-from bridge.wire.stream import MessageStream, StreamLimits, pack  # noqa: E402
-from python_core.formats.records import to_record  # noqa: E402
 from python_core.grid import GridGraph  # noqa: E402
 
 BIG_MAPS = ("32room_000", "Aurora", "brc202d", "den520d", "maze-400-4", "random512-10-0")
 HPA_MAPS = ("32room_000", "Aurora", "brc202d", "random512-10-0")
-
-
-def _rooms(size: int = 64, room: int = 8) -> np.ndarray[Any, np.dtype[np.bool_]]:
-    """Rooms of ``room`` cells with a door in the middle of each wall: a small game level."""
-    walkable = np.ones((size, size), dtype=bool)
-    walkable[::room, :] = walkable[:, ::room] = False
-    walkable[room // 2 :: room, :] = walkable[:, room // 2 :: room] = True
-    walkable[0, :] = walkable[:, 0] = True
-    return walkable
 
 
 def _random_map(size: int = 256, blocked: float = 0.25, seed: int = 5) -> np.ndarray[Any, np.dtype[np.bool_]]:
@@ -88,7 +74,9 @@ def _random_map(size: int = 256, blocked: float = 0.25, seed: int = 5) -> np.nda
 # -- 1. floor and breakdown --------------------------------------------------------------------
 
 
-def floor_section(sidecar: Sidecar, calls: int) -> None:
+def floor_section(sidecar: Sidecar, calls: int, pin: bool = False) -> None:
+    """Section 1; ``pin``: every kind timed free and pinned (:class:`Placement`: this client on one
+    CPU, the sidecar and the echo on the other), in the same interleaved rounds."""
     print("== 1. one request against the loopback floor")
     echo = subprocess.Popen(
         [sys.executable, "-c", ECHO_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
@@ -99,7 +87,7 @@ def floor_section(sidecar: Sidecar, calls: int) -> None:
     short = Client.query("rooms", (3, 3), (20, 13))
     with sidecar.connect() as client, Client.connect("127.0.0.1", port) as raw:
         client.load_grid("tiny", np.ones((8, 8), dtype=bool), diagonal="only_if_no_obstacles")
-        client.load_grid("rooms", _rooms(), diagonal="only_if_no_obstacles")
+        client.load_grid("rooms", rooms(), diagonal="only_if_no_obstacles")
         kinds: dict[str, tuple[Client, str, dict[str, Any]]] = {
             "echo": (raw, "path.find", tiny),
             "list": (client, "graph.list", {}),
@@ -111,9 +99,18 @@ def floor_section(sidecar: Sidecar, calls: int) -> None:
         print(f"  machine before: {machine_state()}")
         per_round = 50
         rounds = max(1, calls // per_round)
+        placement = Placement([sidecar.process.pid, echo.pid]) if pin else None
+        calls_of = {name: functools.partial(t.call, m, p) for name, (t, m, p) in kinds.items()}
+        if placement is not None:
+            calls_of |= {f"{name} pinned": call for name, call in calls_of.items()}
         pooled = interleaved(
-            {name: functools.partial(t.call, m, p) for name, (t, m, p) in kinds.items()}, rounds, per_round
+            calls_of,
+            rounds,
+            per_round,
+            None if placement is None else lambda k: placement.use(k.endswith("pinned")),
         )
+        if placement is not None:
+            placement.free()
         print(f"  machine after:  {machine_state()}")
         # the method of earlier sessions, printed beside: each kind's calls back to back, kind
         # after kind, three times, the fastest run's median counting
@@ -144,44 +141,14 @@ def floor_section(sidecar: Sidecar, calls: int) -> None:
             f"  {label + ':':<40} {median[name]:7.0f} us  = {ratio:.2f}x the floor  "
             f"[{best[name]:4.0f} us = {old:.2f}x]"
         )
-    breakdown(median["rooms"])
-
-
-def breakdown(round_trip_us: float, reps: int = 2000) -> None:
-    """Each stage of the 64x64 request, timed here on the same request and graph."""
-    grid = GridGraph(_rooms(), diagonal="only_if_no_obstacles")
-    kind, record = to_record(grid)
-    registry = Registry(max_graphs=4)
-    registry.put(GraphEntry("rooms", KINDS[kind], KINDS[kind].open(dict(record))))
-    params = Client.query("rooms", (3, 3), (20, 13))
-    request = [0, 1, "path.find", [params]]
-
-    def stage(fn: Any) -> float:
-        fn()
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        return (time.perf_counter() - t0) / reps * 1e6
-
-    wire = pack(request)
-    stream = MessageStream(StreamLimits(max_bytes=1 << 20, max_depth=32, max_items=1 << 16))
-    query = parse_query(params, registry, 10**7)
-    navigator = registry.get("rooms").graph
-    result = run_query(navigator, query)
-    answer = pack([1, 1, None, result])
-    _ = Connection("bench")
-    stages = {
-        "client encode (msgpack.packb)": stage(lambda: msgpack.packb(request, use_bin_type=True)),
-        "server decode (MessageStream)": stage(lambda: (stream.feed(wire), list(stream))),
-        "validate (parse_query)": stage(lambda: parse_query(params, registry, 10**7)),
-        "search + result map (run_query)": stage(lambda: run_query(navigator, query)),
-        "server encode (pack)": stage(lambda: pack([1, 1, None, result])),
-        "client decode (msgpack.unpackb)": stage(lambda: msgpack.unpackb(answer, raw=False)),
-    }
-    for name, us in stages.items():
-        print(f"    {name:<38} {us:7.1f} us")
-    rest = round_trip_us - sum(stages.values())
-    print(f"    {'socket, event loop, session (the rest)':<38} {rest:7.1f} us")
+    if placement is not None:
+        print(f"  pinned ({placement.describe()}), in the same rounds:")
+        floor = median["echo pinned"]
+        print(f"  {'raw asyncio+msgpack echo round trip:':<40} {floor:7.0f} us  (the floor)")
+        for name in ("list", "tiny", "rooms"):
+            us = median[f"{name} pinned"]
+            print(f"  {name + ':':<40} {us:7.0f} us  = {us / floor:.2f}x the floor")
+    exact_breakdown(median["rooms"])
 
 
 # -- 2 and 3. searches through the socket ------------------------------------------------------
@@ -238,29 +205,32 @@ def exact_section(sidecar: Sidecar, godot: Path, maps: tuple[str, ...], count: i
             client.drop(name)
 
 
-def hpa_section(sidecar: Sidecar, maps: tuple[str, ...], count: int) -> None:
+def hpa_section(
+    sidecar: Sidecar, maps: tuple[str, ...], count: int, pin: bool = False, stages: bool = True
+) -> None:
     """Each map with the hierarchy bench/hpa_speed.py gives it (64-cell clusters where a 32-cell
     graph's all-pairs table would not fit, its memory budgets), one query per request and then
     the same queries in one ``path.find_many`` (the trip shared); the one-per-request columns
-    (exact, HPA*, trip) in short interleaved rounds (:func:`_single_requests`)."""
+    (exact, HPA*, trip) in short interleaved rounds (:func:`_single_requests`), with ``pin`` free
+    and pinned (:class:`Placement`) in the same rounds; with ``stages``, where a hierarchical
+    request's time goes (:func:`hierarchical_breakdown`)."""
     print("== 3. HPA* through the socket against exact search through the socket (median ms)")
     print("  one request per query: the trip (echo floor + the server's own work, section 1) is in")
     print("  every HPA* figure; batched: the same queries in one path.find_many, per query; packed:")
     print("  the same in one path.find_packed (endpoints and answers as arrays); trip: a hierarchical")
     print("  request from each start to itself (no search), the bound of one per request")
+    placement = Placement([sidecar.process.pid]) if pin else None
     with sidecar.connect(timeout=600) as client:
         for name in maps:
             mask, queries, lengths = load(name, count, 2)
             cluster = CLUSTER.get(name, 32)
             hierarchy = {"cluster_size": cluster, "tree_mb": 512, "table_mb": 64}  # hpa_speed's budgets
             client.load_grid(name, mask, diagonal="only_if_no_obstacles", hierarchy=hierarchy)
-            exact, hpa, trip, costs = _single_requests(client, name, queries)
+            timings, costs = _single_requests(client, name, queries, placement)
             ratio = [c / length for c, length in zip(costs, lengths, strict=True) if not math.isnan(c)]
-            e, h, t = (statistics.median(v for vs in kind for v in vs) * 1e3 for kind in (exact, hpa, trip))
             # the longest quarter of the scenario buckets: where a game reaches for HPA*
             longest = sorted(range(len(lengths)), key=lengths.__getitem__)[-max(1, len(lengths) // 4) :]
-            el = statistics.median(v for i in longest for v in exact[i]) * 1e3
-            hl = statistics.median(v for i in longest for v in hpa[i]) * 1e3
+            e, h, t, el, hl = _one_per_request(timings[False], longest)
             eb, hb = (
                 _batched(client, name, queries, {}),
                 _batched(client, name, queries, {"hierarchical": True}),
@@ -278,39 +248,77 @@ def hpa_section(sidecar: Sidecar, maps: tuple[str, ...], count: int) -> None:
                 f"cost/optimal {statistics.mean(ratio):.4f}",
                 flush=True,
             )
+            if placement is not None:
+                e, h, t, el, hl = _one_per_request(timings[True], longest)
+                print(
+                    f"  {'':<16} pinned ({placement.describe()}), same rounds: exact {e:6.3f} HPA* {h:6.3f} "
+                    f"= {e / h:4.1f}x (trip {t:5.3f}: at most {e / t:4.1f}x); "
+                    f"longest quarter: exact {el:6.3f} HPA* {hl:6.3f} = {el / hl:4.1f}x",
+                    flush=True,
+                )
             client.drop(name)
+            if stages:
+                _, h, t, _, _ = _one_per_request(timings[False], longest)
+                hierarchical_breakdown(name, mask, queries, hierarchy, {"HPA*": h * 1e3, "trip": t * 1e3})
+
+
+Samples = list[list[float]]
+"""Seconds of each query's requests (per query, one sample a pass)."""
+
+
+def _one_per_request(kinds: dict[str, Samples], longest: list[int]) -> tuple[float, ...]:
+    """Milliseconds: the medians of exact, HPA* and trip, and of exact and HPA* on ``longest``."""
+    e, h, t = (statistics.median(v for vs in kinds[k] for v in vs) * 1e3 for k in ("exact", "hpa", "trip"))
+    el, hl = (statistics.median(v for i in longest for v in kinds[k][i]) * 1e3 for k in ("exact", "hpa"))
+    return e, h, t, el, hl
 
 
 def _single_requests(
-    client: Client, graph: str, queries: list[Any], passes: int = 2, chunk: int = 10
-) -> tuple[list[list[float]], list[list[float]], list[list[float]], list[float]]:
-    """Seconds of each query (per query, one sample a pass) as one exact ``path.find``, one
-    hierarchical, and one hierarchical from its start to itself (the trip: no search), timed in
+    client: Client,
+    graph: str,
+    queries: list[Any],
+    placement: Placement | None = None,
+    *,
+    passes: int = 2,
+    chunk: int = 10,
+) -> tuple[dict[bool, dict[str, Samples]], list[float]]:
+    """Seconds of each query as one exact ``path.find`` (``"exact"``), one hierarchical
+    (``"hpa"``), and one hierarchical from its start to itself (``"trip"``: no search), timed in
     short interleaved rounds (``chunk`` queries of each kind in turn, :data:`ROUND_PAUSE` of rest
-    before every round), and the hierarchical costs."""
-    exact: list[list[float]] = [[] for _ in queries]
-    hpa: list[list[float]] = [[] for _ in queries]
-    trip: list[list[float]] = [[] for _ in queries]
+    before every round), free (key False) and, with a ``placement``, pinned (key True: every
+    round again, pinned, right after the free one); and the hierarchical costs."""
+    modes = (False, True) if placement is not None else (False,)
+    timings: dict[bool, dict[str, Samples]] = {
+        mode: {kind: [[] for _ in queries] for kind in ("exact", "hpa", "trip")} for mode in modes
+    }
     costs: list[float] = []
     for options in ({}, {"hierarchical": True}):  # each kind warmed alike
         client.call("path.find", Client.query(graph, *queries[0], **options))
     selves = [(s, s) for s, _ in queries]
+    kinds: tuple[tuple[str, list[Any], dict[str, Any]], ...] = (
+        ("exact", queries, {}),
+        ("hpa", queries, {"hierarchical": True}),
+        ("trip", selves, {"hierarchical": True}),
+    )
     for _ in range(passes):
         costs = []
         for first in range(0, len(queries), chunk):
             part = range(first, min(first + chunk, len(queries)))
-            for samples, ends, options in (
-                (exact, queries, {}),
-                (hpa, queries, {"hierarchical": True}),
-                (trip, selves, {"hierarchical": True}),
-            ):
-                time.sleep(ROUND_PAUSE)
-                found, secs = _through_socket(client, graph, [ends[i] for i in part], warm=False, **options)
-                for i, sec in zip(part, secs, strict=True):
-                    samples[i].append(sec)
-                if samples is hpa:
-                    costs += found
-    return exact, hpa, trip, costs
+            for mode in modes:
+                if placement is not None:
+                    placement.use(mode)
+                for kind, ends, options in kinds:
+                    time.sleep(ROUND_PAUSE)
+                    found, secs = _through_socket(
+                        client, graph, [ends[i] for i in part], warm=False, **options
+                    )
+                    for i, sec in zip(part, secs, strict=True):
+                        timings[mode][kind][i].append(sec)
+                    if kind == "hpa" and not mode:
+                        costs += found
+    if placement is not None:
+        placement.free()
+    return timings, costs
 
 
 def _batched(
@@ -413,18 +421,26 @@ def main() -> None:
     parser.add_argument("--godot", type=Path, default=REPO / ".godot" / "godot")
     parser.add_argument("--sections", default="1234", help="which sections to run (default 1234)")
     parser.add_argument("--maps", nargs="+", metavar="MAP", help="sections 2 and 3 on these maps only")
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="sections 1 and 3 also pinned (this client on one CPU, the servers on another), same rounds",
+    )
+    parser.add_argument(
+        "--no-stages", action="store_true", help="section 3 without its in-process stage breakdown"
+    )
     args = parser.parse_args()
     calls, count = (300, 40) if args.quick else (1000, 100)
     maps = BIG_MAPS[:3] if args.quick else BIG_MAPS
     print(f"machine: {machine_state()}, data {DATA}")
     with start_warm_sidecar("--threads", "2") as sidecar:
         if "1" in args.sections:
-            floor_section(sidecar, calls)
+            floor_section(sidecar, calls, args.pin)
         if "2" in args.sections:
             exact_section(sidecar, args.godot, tuple(args.maps or maps), count)
         if "3" in args.sections:
             hpa_maps = args.maps or (HPA_MAPS[:2] if args.quick else HPA_MAPS)
-            hpa_section(sidecar, tuple(hpa_maps), count)
+            hpa_section(sidecar, tuple(hpa_maps), count, args.pin, not args.no_stages)
     if "4" in args.sections:
         parallel_section(1000, 32, 100 if args.quick else 1000)
 

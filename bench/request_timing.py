@@ -3,20 +3,29 @@ interleaved rounds and a sidecar timed only once its kernels are loaded.
 
     sidecar = start_warm_sidecar("--threads", "2")
     samples = interleaved({"echo": echo_call, "find": find_call}, rounds=20, per_round=50)
+    placement = Placement([sidecar.process.pid]); placement.pin(); ...; placement.free()
 
 Why here: every kind of request is timed in the same rounds with the same rest (a process that has
 just burnt CPU gets slower wake-ups for a while), and the floor is a raw asyncio + msgpack echo in
 its own process.
+
+Pinned (:class:`Placement`): the client on one CPU, the servers (every thread) on another, as in a
+game where Godot keeps one core busy and the sidecar answers from the other. Free, the scheduler
+may wake a server on the client's own CPU (a fast trip) or on the other (a slow one), and which it
+does drifts over a run: on the 2-core benchmark VM a server that had handled heavier requests
+answered every later small one about twice as slowly (a trip of 55-65 us became 120-150 us).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import statistics
 import subprocess
 import textwrap
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +35,7 @@ from bridge.client.sidecar import Sidecar, start_sidecar
 __all__ = [
     "ECHO_SERVER",
     "ROUND_PAUSE",
+    "Placement",
     "interleaved",
     "machine_state",
     "median_us",
@@ -71,19 +81,75 @@ ROUND_PAUSE = 0.05
 gets slower wake-ups for a while on a shared machine, so each kind starts from the same state."""
 
 
-def interleaved(kinds: dict[str, Callable[[], None]], rounds: int, per_round: int) -> dict[str, list[float]]:
+def interleaved(
+    kinds: Mapping[str, Callable[[], object]],
+    rounds: int,
+    per_round: int,
+    prepare: Callable[[str], None] | None = None,
+) -> dict[str, list[float]]:
     """Seconds of every call of each kind, timed in short rounds taken in turn (kind after kind,
     ``rounds`` times, ``per_round`` calls a round, :data:`ROUND_PAUSE` before every round): every
-    kind meets the machine in the same states, and no sample of any kind is dropped."""
+    kind meets the machine in the same states, and no sample of any kind is dropped.
+    ``prepare(kind)`` runs before each round's rest (e.g. :meth:`Placement.use`)."""
     samples: dict[str, list[float]] = {name: [] for name in kinds}
     for _ in range(rounds):
         for name, call in kinds.items():
+            if prepare is not None:
+                prepare(name)
             time.sleep(ROUND_PAUSE)
             for _ in range(per_round):
                 t0 = time.perf_counter()
                 call()
                 samples[name].append(time.perf_counter() - t0)
     return samples
+
+
+class Placement:
+    """This process on one CPU and the servers' processes (``pids``, every thread) on another, or
+    all of them back on every CPU this process may use.
+
+    Raises:
+        SystemExit: this process may use fewer than two CPUs.
+    """
+
+    def __init__(self, pids: Sequence[int]) -> None:
+        self.pids = list(pids)
+        self.every = os.sched_getaffinity(0)
+        if len(self.every) < 2:
+            raise SystemExit(f"pinning needs two CPUs; this process may use {sorted(self.every)}")
+        first, second = sorted(self.every)[:2]
+        self.client_cpu, self.server_cpu = {first}, {second}
+        self.pinned = False
+
+    def pin(self) -> None:
+        """The client on the first CPU, every server thread on the second (threads started later
+        inherit their starter's CPU)."""
+        _place(os.getpid(), self.client_cpu)
+        for pid in self.pids:
+            _place(pid, self.server_cpu)
+        self.pinned = True
+
+    def free(self) -> None:
+        """Every process back on every CPU."""
+        for pid in (os.getpid(), *self.pids):
+            _place(pid, self.every)
+        self.pinned = False
+
+    def use(self, pinned: bool) -> None:
+        """:meth:`pin` or :meth:`free`, unless already so."""
+        if pinned != self.pinned:
+            (self.pin if pinned else self.free)()
+
+    def describe(self) -> str:
+        return f"client on CPU {min(self.client_cpu)}, servers on CPU {min(self.server_cpu)}"
+
+
+def _place(pid: int, cpus: set[int]) -> None:
+    """Every thread of process ``pid`` on ``cpus`` (a thread that ended meanwhile is skipped)."""
+    with contextlib.suppress(FileNotFoundError):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(ProcessLookupError):
+                os.sched_setaffinity(int(tid), cpus)
 
 
 def machine_state() -> str:
