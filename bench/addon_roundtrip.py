@@ -16,9 +16,13 @@ settings that starts its own sidecar, a Moving AI map of about 64x64 with its sc
 (den312d, 65x81: the benchmark set has no 64x64 map) loaded as an AStarGrid2D of 32-pixel cells,
 one ``request_path`` per NPC with ``Vector2i`` cells: frames until all 300 are answered, the main
 thread's time against Godot's blocking ``get_point_path`` for the same 300, and synchronous
-``find_path`` against ``AStarGrid2D``, checked against the issue's goals. A command, not a test::
+``find_path`` against ``AStarGrid2D``, checked against the issue's goals. Each README round is
+then set beside the sidecar's state (bench/roundtrip_timeline.py): seconds since it began loading
+kernels, whether they were all in yet (from its log), and with ``--probe`` its full collections,
+kernel loads and stalls. A command, not a test::
 
     .venv/bin/python bench/addon_roundtrip.py --sync 400 --agents 300
+    .venv/bin/python bench/addon_roundtrip.py --readme-only --runs 8 --probe   # first rounds, 8 starts
 """
 
 from __future__ import annotations
@@ -45,12 +49,14 @@ sys.path.insert(0, str(REPO))
 
 from bench.generated_maps import random_queries, rooms_and_doors  # noqa: E402
 from bench.godot_binary import godot_binary  # noqa: E402
+from bench.roundtrip_timeline import print_rounds, rounds, start_up_line, summary  # noqa: E402
 from python_core.formats.movingai import read_map, read_scenarios  # noqa: E402
 
 PROJECT = REPO / "tests" / "godot_project"
 SCRIPT = REPO / "bench" / "godot" / "find_path_bench.gd"
 ARENA = REPO / "tests" / "data" / "movingai" / "arena.map"
 README_MAP = REPO / "tests" / "data" / "movingai" / "den312d.map"
+PROBE = REPO / "bench" / "sidecar_probe"
 
 
 class EchoServer:
@@ -139,56 +145,73 @@ def _readme_map(agents: int) -> dict[str, Any]:
     }
 
 
-def run(sync: int, agents: int, threads: int, *, io_thread: bool = True) -> dict[str, Any]:
-    """One Godot run against a fresh sidecar and echo server; the script's report as a dict."""
-    sidecar = subprocess.Popen(
-        [sys.executable, "-m", "bridge", "serve", "--threads", str(threads), "--log-level", "ERROR"],
-        cwd=REPO,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert sidecar.stdout is not None
-    announcement: dict[str, Any] = json.loads(sidecar.stdout.readline())
-    echo = EchoServer()
+def run(
+    sync: int,
+    agents: int,
+    threads: int,
+    *,
+    io_thread: bool = True,
+    readme_only: bool = False,
+    probe: Path | None = None,
+) -> dict[str, Any]:
+    """One Godot run against a fresh sidecar and echo server (none with ``readme_only``: the
+    README configuration alone, whose sidecar the addon starts); the script's report as a dict.
+    ``probe``: a file the README run's sidecar writes its full collections and stalls to."""
+    env = {**os.environ, "BENCH_IO_THREAD": "1" if io_thread else "0"}
+    if probe is not None:  # the README sidecar (started by Godot, with Godot's environment)
+        env["PYTHONPATH"] = os.pathsep.join([str(PROBE), str(REPO), env.get("PYTHONPATH", "")])
+        env["ASTAR_PROBE_FILE"] = str(probe)
+    sidecar = None
+    if not readme_only:
+        sidecar = subprocess.Popen(
+            [sys.executable, "-m", "bridge", "serve", "--threads", str(threads), "--log-level", "ERROR"],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert sidecar.stdout is not None
+        announcement: dict[str, Any] = json.loads(sidecar.stdout.readline())
+        echo = EchoServer()
+        env["BENCH_SIDECAR_PORT"] = str(announcement["port"])
+        env["BENCH_SIDECAR_TOKEN"] = str(announcement["token"])
+        env["BENCH_ECHO_PORT"] = str(echo.port)
+        env["BENCH_ECHO_TOKEN"] = "echo"
     godot = godot_binary()
     subprocess.run(
         [godot, "--headless", "--path", str(PROJECT), "--import"], capture_output=True, check=False
     )
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as spec:
         spec_map = {
-            "maps": _maps(sync, agents),
+            "maps": [] if readme_only else _maps(sync, agents),
             "sync": sync,
             "agents": agents,
             "readme": _readme_map(agents),
         }
         json.dump(spec_map, spec)
     try:
-        env = {
-            **os.environ,
-            "BENCH_SIDECAR_PORT": str(announcement["port"]),
-            "BENCH_SIDECAR_TOKEN": str(announcement["token"]),
-            "BENCH_ECHO_PORT": str(echo.port),
-            "BENCH_ECHO_TOKEN": "echo",
-            "BENCH_IO_THREAD": "1" if io_thread else "0",
-        }
         args = [godot, "--headless", "--path", str(PROJECT), "--script", str(SCRIPT), "--", spec.name]
         result = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900, check=False)
     finally:
         os.unlink(spec.name)
-        if sidecar.stdin is not None:
-            sidecar.stdin.close()
-        try:  # it exits once stdin closes; a loaded machine may take a while
-            sidecar.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            sidecar.kill()
-            sidecar.wait()
+        if sidecar is not None:
+            _stop(sidecar)
     for line in result.stdout.splitlines():
         if line.startswith("BENCH "):
             report: dict[str, Any] = json.loads(line.removeprefix("BENCH "))
             return report
     raise RuntimeError(f"no BENCH line from Godot:\n{result.stdout}\n{result.stderr}")
+
+
+def _stop(sidecar: subprocess.Popen[str]) -> None:
+    if sidecar.stdin is not None:
+        sidecar.stdin.close()
+    try:  # it exits once stdin closes; a loaded machine may take a while
+        sidecar.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        sidecar.kill()
+        sidecar.wait()
 
 
 def _median(values: list[float]) -> float:
@@ -311,16 +334,43 @@ def main() -> int:
     parser.add_argument(
         "--no-io-thread", action="store_true", help="the addon's socket work on the main thread (A/B)"
     )
+    parser.add_argument("--readme-only", action="store_true", help="the README configuration alone")
+    parser.add_argument("--runs", type=int, default=1, help="Godot runs, each with fresh sidecars")
+    parser.add_argument(
+        "--probe",
+        action="store_true",
+        help="the README sidecar records its full GCs, kernel loads and stalls (bench/sidecar_probe)",
+    )
     args = parser.parse_args()
-    report = run(args.sync, args.agents, args.threads, io_thread=not args.no_io_thread)
     where = "the main thread" if args.no_io_thread else "the connection's thread"
-    print(f"sidecar search threads {args.threads}; async socket work on {where}; figures from one Godot run")
-    for m in report["maps"]:
-        _print_map(m)
-    _print_frame(report["frame"])
-    _print_frame(report["frame_batched"])
-    if "readme" in report:
+    all_rows: list[list[dict[str, Any]]] = []
+    for number in range(args.runs):
+        with tempfile.TemporaryDirectory() as folder:
+            probe = Path(folder, "probe.txt") if args.probe else None
+            report = run(
+                args.sync,
+                args.agents,
+                args.threads,
+                io_thread=not args.no_io_thread,
+                readme_only=args.readme_only,
+                probe=probe,
+            )
+            lines = probe.read_text().splitlines() if probe is not None and probe.exists() else []
+        if args.runs > 1:
+            print(f"\n== run {number + 1} of {args.runs}")
+        print(
+            f"sidecar search threads {args.threads}; async socket work on {where}; figures from one Godot run"
+        )
+        for m in report["maps"]:
+            _print_map(m)
+        if "frame" in report:
+            _print_frame(report["frame"])
+            _print_frame(report["frame_batched"])
         _print_readme(report["readme"])
+        all_rows.append(rounds(report["readme"], lines))
+        print_rounds(all_rows[-1], start_up_line(report["readme"]))
+    if args.runs > 1:
+        summary(all_rows)
     return 0
 
 

@@ -32,19 +32,20 @@ func _initialize() -> void:
 func _run() -> void:
 	var args: PackedStringArray = OS.get_cmdline_user_args()
 	var spec: Dictionary = JSON.parse_string(FileAccess.get_file_as_string(args[0]))
-	var sidecar: AStarBridgeNode = _make_bridge("SIDECAR")
-	var echo: AStarBridgeNode = _make_bridge("ECHO")
 	var report: Dictionary = {"maps": []}
 	var maps: Array = spec["maps"]
-	for map: Dictionary in maps:
-		var figures: Dictionary = _bench_map(sidecar, echo, map, int(spec["sync"]))
-		var reported: Array = report["maps"]
-		reported.append(figures)
-	report["frame"] = await _bench_frame(sidecar, maps[0], int(spec["agents"]), false)
-	report["frame_batched"] = await _bench_frame(sidecar, maps[0], int(spec["agents"]), true)
-	for bridge: AStarBridgeNode in [sidecar, echo]:
-		bridge.stop()
-		bridge.free()
+	if not maps.is_empty():  # empty: the README configuration alone
+		var sidecar: AStarBridgeNode = _make_bridge("SIDECAR")
+		var echo: AStarBridgeNode = _make_bridge("ECHO")
+		for map: Dictionary in maps:
+			var figures: Dictionary = _bench_map(sidecar, echo, map, int(spec["sync"]))
+			var reported: Array = report["maps"]
+			reported.append(figures)
+		report["frame"] = await _bench_frame(sidecar, maps[0], int(spec["agents"]), false)
+		report["frame_batched"] = await _bench_frame(sidecar, maps[0], int(spec["agents"]), true)
+		for bridge: AStarBridgeNode in [sidecar, echo]:
+			bridge.stop()
+			bridge.free()
 	if spec.has("readme"):
 		report["readme"] = await _bench_readme(
 			spec["readme"], int(spec["sync"]), int(spec["agents"])
@@ -65,6 +66,7 @@ func _bench_readme(map: Dictionary, count: int, agents: int) -> Dictionary:
 	while not bridge.is_ready() and waited < 6000:
 		await process_frame
 		waited += 1
+	var ready_unix: float = Time.get_unix_time_from_system()
 	var id: String = map["name"]
 	var cells: PackedByteArray = Marshalls.base64_to_raw(map["cells"])
 	var level: AStarGrid2D = _oracle(cells, int(map["width"]), int(map["height"]), Vector2(32, 32))
@@ -88,6 +90,8 @@ func _bench_readme(map: Dictionary, count: int, agents: int) -> Dictionary:
 		if absf(_length(path) - _length(expected)) > 1e-3:
 			mismatches += 1
 	var frame: Dictionary = await _bench_frame(bridge, map, agents, false, true)
+	# what the sidecar logged (its start-up lines: when its kernels were in), to set beside the rounds
+	var sidecar_log: PackedStringArray = bridge._link._sidecar.stderr_tail
 	bridge.stop()
 	bridge.free()
 	return {
@@ -97,6 +101,8 @@ func _bench_readme(map: Dictionary, count: int, agents: int) -> Dictionary:
 		"godot_us": godot_us,
 		"mismatches": mismatches,
 		"frame": frame,
+		"ready_unix": ready_unix,
+		"sidecar_log": Array(sidecar_log),
 	}
 
 
@@ -241,11 +247,13 @@ func _bench_frame(
 		queries.append({"graph": id, "from": froms[i], "to": tos[i]})
 	Engine.max_fps = GAME_FPS
 	var runs: Array[Dictionary] = []
+	var warm_up_runs: Array[Dictionary] = []  # the same figures, not counted in the summaries
 	var requests: Array[AStarBridgePathRequest] = []
 	for run: int in FRAME_WARM_UP + FRAME_RUNS:
 		await process_frame
 		sidecar.reset_stats()
 		var cpu: int = _main_thread_cpu_ns()
+		var started_unix: float = Time.get_unix_time_from_system()
 		var started: int = Time.get_ticks_usec()
 		if batched:
 			requests.append(sidecar.request_paths(queries))
@@ -279,10 +287,8 @@ func _bench_frame(
 			_pending(requests)
 		var idle_cpu_ms: float = (_main_thread_cpu_ns() - idle) / 1e6
 		requests.clear()  # freed here, outside both measurements
-		if run < FRAME_WARM_UP:
-			continue
 		(
-			runs
+			(warm_up_runs if run < FRAME_WARM_UP else runs)
 			. append(
 				{
 					"frames": frames,
@@ -296,6 +302,7 @@ func _bench_frame(
 					"answered_ms": answered_ms,
 					"answered_frame": answered_frame,
 					"frame_wait_ms": stats.get("frame_wait_ms", 0.0),
+					"at_unix": started_unix,
 				}
 			)
 		)
@@ -309,6 +316,7 @@ func _bench_frame(
 		"godot_ms": godot_ms,
 		"godot_cpu_ms": godot_cpu_ms,
 		"runs": runs,
+		"warm_up_runs": warm_up_runs,
 	}
 
 
