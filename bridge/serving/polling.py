@@ -1,7 +1,7 @@
 """A short busy poll after each wake-up of the event loop: the next request of a client that sends
 them one after another is read at once, not after the loop's thread was put to sleep and woken.
 
-    poll_after_wake_ups(asyncio.get_running_loop(), WINDOW_SECONDS, idle=lambda: not scheduler.busy)
+    poll_after_wake_ups(asyncio.get_running_loop(), POLL_SECONDS, idle=lambda: not scheduler.busy)
 
 Why: on the 2-core benchmark VM, with the client on one CPU and the sidecar on the other (a game:
 Godot busy on one core), waking a sleeping sidecar cost about half of a small request's trip: an
@@ -9,10 +9,7 @@ asyncio echo answered in 67-75 us, one that polled for 1 ms after each answer in
 hierarchical ``path.find`` on 32room_000 took 123-129 us instead of 172-195 us (bench/bridge_speed.py
 --pin, section 3). The price is CPU: up to ``window`` seconds of polling after the last message
 of a burst (about 3% of a core for one burst a frame at 60 frames a second at 0.5 ms), none while
-the search threads have work (they would share a core with the poll) and none when idle. And a
-client that waits for its answer on the CPU (the Godot addon's synchronous calls) is slowed when
-the scheduler puts the polling sidecar on its CPU: so the sidecar does not poll by default
-(:data:`POLL_SECONDS`), pending a poll that gives way.
+the search threads have work (they would share a core with the poll) and none when idle.
 
 Only a selector event loop can poll (Linux, macOS); on a proactor loop (Windows' default) nothing
 changes.
@@ -26,15 +23,10 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["POLL_SECONDS", "WINDOW_SECONDS", "PollingSelector", "poll_after_wake_ups"]
+__all__ = ["POLL_SECONDS", "PollingSelector", "poll_after_wake_ups"]
 
-POLL_SECONDS = 0.0
-"""How long the sidecar's loop polls after a wake-up before it sleeps again: off (0). At 0.5 ms the
-Godot addon's synchronous ``find_path`` took 584-2514 us instead of 232-246 us in
-bench/addon_roundtrip.py --sync 400 --agents 300 (2 runs each, load 8.5-9): the addon waits for its
-answer on the CPU, and a sidecar polling on the same CPU kept it from reading it."""
-WINDOW_SECONDS = 0.0005
-"""The window that halved a pinned trip in bench/bridge_speed.py --pin (see the module's notes)."""
+POLL_SECONDS = 0.0005
+"""How long the loop polls after a wake-up before it sleeps again (0 turns polling off)."""
 
 
 class PollingSelector(selectors.BaseSelector):
