@@ -7,8 +7,7 @@ interleaved rounds and a sidecar timed only once its kernels are loaded.
 
 Why here: every kind of request is timed in the same rounds with the same rest (a process that has
 just burnt CPU gets slower wake-ups for a while), and the floor is a raw asyncio + msgpack echo in
-its own process, whose event loop polls after a wake-up as the sidecar's does
-(bridge/serving/polling.py).
+its own process.
 
 Pinned (:class:`Placement`): the client on one CPU, the servers (every thread) on another, as in a
 game where Godot keeps one core busy and the sidecar answers from the other. Free, the scheduler
@@ -48,7 +47,6 @@ __all__ = [
 ECHO_SERVER = textwrap.dedent(
     """
     import asyncio, msgpack, sys
-    from bridge.serving.polling import POLL_SECONDS, poll_after_wake_ups
     async def serve(reader, writer):
         unpacker = msgpack.Unpacker(raw=False)
         while data := await reader.read(65536):
@@ -57,7 +55,6 @@ ECHO_SERVER = textwrap.dedent(
                 writer.write(msgpack.packb([1, m[1], None, m[3][0]], use_bin_type=True))
         writer.close()
     async def main():
-        poll_after_wake_ups(asyncio.get_running_loop(), POLL_SECONDS, lambda: True)  # as the sidecar's
         server = await asyncio.start_server(serve, "127.0.0.1", 0)
         print(server.sockets[0].getsockname()[1], flush=True)
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
