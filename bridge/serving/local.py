@@ -113,11 +113,6 @@ class LocalServing:
             await asyncio.to_thread(self._scheduler.close)
         self._writers.close()
 
-    def idle(self) -> bool:
-        """No search job runs or waits (the event loop may poll for requests: see
-        :mod:`bridge.serving.polling`)."""
-        return self._scheduler is None or not self._scheduler.busy
-
     @property
     def scheduler(self) -> FairScheduler:
         if self._scheduler is None:

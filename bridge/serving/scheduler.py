@@ -60,12 +60,6 @@ class FairScheduler:
         """How many jobs may run at once."""
         return len(self._threads)
 
-    @property
-    def busy(self) -> bool:
-        """A job runs or waits for a thread (read from the loop without the lock: a moment late at
-        worst)."""
-        return self.running > 0 or bool(self._queues)
-
     def queued(self) -> int:
         """Jobs waiting for a thread (for logs and tests)."""
         with self._ready:

@@ -21,7 +21,6 @@ from bridge.methods.handlers import Handlers
 from bridge.methods.interface import Serving
 from bridge.serving.connection import ClientProtocol
 from bridge.serving.local import LocalServing
-from bridge.serving.polling import POLL_SECONDS, poll_after_wake_ups
 from bridge.wire.protocol import PROTOCOL_VERSION, Limits
 
 __all__ = ["Server", "ServerConfig"]
@@ -50,8 +49,6 @@ class ServerConfig:
         limits: message, graph, budget and pending limits.
         ray: a :class:`bridge.serving.ray.cluster.RayOptions` to serve from a Ray cluster
             (``serve --ray``), or None: graphs in this process.
-        poll_seconds: how long the event loop polls for the next request after a wake-up before
-            it sleeps (:mod:`bridge.serving.polling`; graphs in this process only, 0: never).
     """
 
     host: str = "127.0.0.1"
@@ -60,7 +57,6 @@ class ServerConfig:
     threads: int = 1
     limits: Limits = field(default_factory=Limits)
     ray: Any = None
-    poll_seconds: float = POLL_SECONDS
 
 
 class Server:
@@ -88,8 +84,6 @@ class Server:
         stopped."""
         sys.setswitchinterval(SWITCH_SECONDS)
         await self.serving.start()
-        if isinstance(self.serving, LocalServing):
-            poll_after_wake_ups(asyncio.get_running_loop(), self.config.poll_seconds, self.serving.idle)
         limits = self.config.limits
         server = await asyncio.get_running_loop().create_server(
             lambda: ClientProtocol(self.handlers, self.serving, limits, self._connections),
