@@ -29,8 +29,9 @@ __all__ = ["BatchOutcome", "Connection", "Handler", "LoadRequest", "Outcome", "P
 Outcome = dict[str, Any] | Awaitable[dict[str, Any]]
 """A result map now, or an awaitable of one (the request waits its turn or runs off the loop)."""
 
-BatchOutcome = Awaitable[dict[str, Any] | Encoded]
-"""A batch's answer, later: a large one already encoded (packed off the loop)."""
+BatchOutcome = Awaitable[dict[str, Any] | Encoded] | Encoded
+"""A batch's answer, later (a large one already encoded, packed off the loop), or now, encoded (a
+small ``path.find_packed`` searched on the event loop)."""
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)`` of a hierarchy build, called on the event loop."""

@@ -22,12 +22,15 @@ from bridge.methods.interface import BatchOutcome
 from bridge.methods.registry import Registry
 from bridge.serving.batches import run_chunk
 from bridge.serving.graph_lock import GraphLock, GraphLocks
+from bridge.serving.inline import TIMED_CELLS
 from bridge.serving.packed import (
+    PackedBatch,
     check_packed,
     encode_packed,
     join_packed,
     packed_pieces,
     parse_packed,
+    plan_packed,
     run_packed_chunk,
 )
 from bridge.serving.scheduler import FairScheduler
@@ -35,8 +38,9 @@ from bridge.wire.answers import PACK_OFF_LOOP_BYTES, AnswerBudget, Encoded, InFl
 from bridge.wire.errors import TooLargeError, UnknownGraphError
 from bridge.wire.protocol import Limits
 from bridge.wire.stream import pack
+from python_core.navigation.grid import GridNavigator
 
-__all__ = ["CHUNK_QUERIES", "PACKED_CHUNK", "SUBMIT_AT_ONCE", "BatchRunner"]
+__all__ = ["CHUNK_QUERIES", "PACKED_CHUNK", "PACKED_INLINE", "SUBMIT_AT_ONCE", "BatchRunner"]
 
 CHUNK_QUERIES = 32
 """Queries per scheduler job of a ``path.find_many``, at most: small enough that another client's
@@ -45,6 +49,12 @@ query waits little for a free thread, large enough that the hop per chunk is neg
 PACKED_CHUNK = 64
 """Queries per scheduler job of a ``path.find_packed``: its per-query cost is mostly the search, so
 chunks may be larger than ``path.find_many``'s and still short."""
+
+PACKED_INLINE = 8
+"""Queries a hierarchical ``path.find_packed`` may hold to run on the event loop (its grid free and
+of :data:`~bridge.serving.inline.TIMED_CELLS` cells or fewer, its connection's slice of loop time
+not spent): as many as single hierarchical queries run there in a row, 30-250 us each on a
+512 x 512 map."""
 
 SUBMIT_AT_ONCE = 256
 """Pieces of one batch queued for the search threads per turn of the event loop."""
@@ -114,17 +124,29 @@ class BatchRunner:
         pieces = [range(lo, hi) for lo, hi in itertools.pairwise(cuts) if hi > lo]
         return self._chunked(client, lambda: pieces, chunk, _joined_results, reservations, budget=budget)
 
-    def find_packed(self, client: Hashable, raw: Any) -> BatchOutcome:
+    def find_packed(
+        self, client: Hashable, raw: Any, *, inline: Callable[[], bool] = lambda: False
+    ) -> BatchOutcome:
         """Reserve a read share of the batch's grid (now, in arrival order), then run it in chunks
-        on the search threads (``PACKED_CHUNK`` queries each)."""
+        on the search threads (``PACKED_CHUNK`` queries each); or, when ``inline()`` allows it and
+        the grid is free, a small hierarchical batch at once on the event loop (:meth:`_inline`)."""
         batch = parse_packed(raw, self.limits.max_batch)
         graph_id = batch.graph_id
         if self.registry.find(graph_id) is None and not self.locks.busy(graph_id):
             raise UnknownGraphError(graph_id)
+        cap, default = self.limits.max_expansions, self.limits.default_expansions
+        if batch.hierarchical and len(batch) <= PACKED_INLINE and inline():
+            lock = self.locks.get(graph_id)
+            if lock.try_read():
+                try:
+                    answer = self._inline(batch, cap, default)
+                finally:
+                    self._release(graph_id, lock)
+                if answer is not None:
+                    return answer
         held = [graph_id]
         reservations = [(g, lock, lock.reserve_read()) for g, lock in ((g, self.locks.get(g)) for g in held)]
         budget = AnswerBudget(self.limits.max_answer_bytes, "path.find_packed", self._building)
-        cap, default = self.limits.max_expansions, self.limits.default_expansions
         chunk = functools.partial(
             run_packed_chunk,
             batch,
@@ -145,6 +167,26 @@ class BatchRunner:
             return packed_pieces(batch, count, self.registry)
 
         return self._chunked(client, split, chunk, join_packed, reservations, budget=budget)
+
+    def _inline(self, batch: PackedBatch, cap: int, default: int | None) -> Encoded | None:
+        """The answer of a small hierarchical batch, searched here (holding a read share of its
+        grid), when the grid has :data:`~bridge.serving.inline.TIMED_CELLS` cells or fewer and
+        its structures are built for the options (None: it goes to the search threads). Its
+        hop to a search thread and back cost more than its search: two wake-ups, each a
+        scheduler's time slice on a busy machine."""
+        nav, options, hierarchical, _ = plan_packed(batch, self.registry, cap=cap, default=default)
+        fits = isinstance(nav, GridNavigator) and nav.node_count <= TIMED_CELLS
+        if not (hierarchical and fits and nav.ready_for(options)):
+            return None
+        budget = AnswerBudget(self.limits.max_answer_bytes, "path.find_packed", self._building)
+        try:
+            part = run_packed_chunk(
+                batch, range(len(batch)), registry=self.registry, shared={batch.graph_id},
+                budget=budget, cap=cap, default=default,
+            )  # fmt: skip
+            return Encoded(encode_packed([part]))
+        finally:
+            budget.release()
 
     async def _chunked(
         self,
@@ -197,8 +239,8 @@ class BatchRunner:
                 client, [functools.partial(run, piece) for piece in pieces], piece_done
             )
             budget.check()  # a cap passed: the skipped pieces gave None
-            if budget.total <= PACK_OFF_LOOP_BYTES:
-                return join(parts)
+            if budget.total <= PACK_OFF_LOOP_BYTES:  # a packed answer written once, not joined first
+                return Encoded(encode_packed(parts)) if join is join_packed else join(parts)
             encode = encode_packed if join is join_packed else lambda parts: pack(join(parts))
             return await asyncio.get_running_loop().run_in_executor(None, _encoded, encode, parts)
         finally:  # sent (once the caller writes it) or refused: no longer under construction

@@ -418,8 +418,13 @@ class LocalServing:
         return self.batches.find_many(client, items)
 
     def find_packed(self, client: Hashable, raw: Any) -> BatchOutcome:
-        """Many paths on one grid, in chunks on the search threads (see :class:`BatchRunner`)."""
-        return self.batches.find_packed(client, raw)
+        """Many paths on one grid, in chunks on the search threads, a small hierarchical batch
+        inline while its connection's slice lasts (see :class:`BatchRunner`)."""
+        return self.batches.find_packed(client, raw, inline=self._inline_now)
+
+    def _inline_now(self) -> bool:
+        warm = self._warm
+        return warm is not None and warm.done() and time.perf_counter() < self._inline_until
 
     def _release_read(self, graph_id: str, lock: GraphLock) -> None:
         lock.release_read()

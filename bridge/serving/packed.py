@@ -48,6 +48,7 @@ __all__ = [
     "packed_bytes",
     "packed_pieces",
     "parse_packed",
+    "plan_packed",
     "run_packed_chunk",
 ]
 
@@ -150,6 +151,8 @@ def packed_pieces(batch: PackedBatch, count: int, registry: Registry) -> list[ra
     share (an unknown graph or kind: by count, a chunk reports it)."""
     entry = registry.find(batch.graph_id)
     work = np.zeros(len(batch))
+    if len(batch) < 2:  # nothing to share out (one query's estimate cost 30-55 us on the loop)
+        return [range(len(batch))] if len(batch) else []
     if count > 1 and entry is not None and isinstance(entry.graph, GridNavigator):
         work = entry.graph.work_estimates(
             batch.starts, batch.goals, hierarchical=batch.hierarchical, cells=batch.cells
@@ -168,6 +171,14 @@ def check_packed(batch: PackedBatch, registry: Registry, *, cap: int, default: i
         UnknownGraphError, UnsupportedError, BadRequestError: as their names say.
     """
     _checked(batch, registry, cap, default)
+
+
+def plan_packed(
+    batch: PackedBatch, registry: Registry, *, cap: int, default: int | None
+) -> tuple[GridNavigator | NavMeshNavigator, QueryOptions, bool, bool]:
+    """:func:`check_packed`, and what the batch runs on: its navigator, options, whether it is
+    hierarchical and wants corridors."""
+    return _checked(batch, registry, cap, default)
 
 
 def _checked(
@@ -370,15 +381,15 @@ _WIRE_TYPES = (("status", "u1"), ("costs", "<f8"), ("expanded", "<i8"), ("points
 
 
 def encode_packed(parts: list[dict[str, Any]]) -> bytes:
-    """``pack(join_packed(parts))``, the same bytes' meaning, written straight from the parts: the
-    answer is built once, as the message (a large answer is not held joined and encoded too).
+    """``pack(join_packed(parts))``, the same bytes, written straight from the parts: the answer is
+    built once, as the message (not joined, then copied again by the encoder).
 
     Example:
         >>> import msgpack
         >>> part = {"status": np.zeros(1, "u1"), "costs": np.ones(1), "expanded": np.ones(1, "i8"),
         ...         "counts": np.ones(1, "i8"), "points": np.zeros((1, 2)), "nodes": np.zeros(1, "i8"),
         ...         "errors": []}
-        >>> sorted(msgpack.unpackb(encode_packed([part, part]))) == sorted(join_packed([part, part]))
+        >>> encode_packed([part, part]) == pack(join_packed([part, part]))
         True
     """
     counts = np.concatenate([p["counts"] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
@@ -391,13 +402,20 @@ def encode_packed(parts: list[dict[str, Any]]) -> bytes:
         _bin(pieces, key, arrays)
         if key == "expanded":
             _bin(pieces, "offsets", [offsets])
-    if mesh:
-        _bin(pieces, "node_offsets", [_node_offsets(parts)])
     pieces += [pack("errors"), pack([e for part in parts for e in part["errors"]])]
+    if mesh:  # last, as in join_packed's map
+        _bin(pieces, "node_offsets", [_node_offsets(parts)])
     return b"".join(pieces)
 
 
 def _bin(pieces: list[Any], key: str, arrays: list[npt.NDArray[Any]]) -> None:
-    """``key`` and a bin32 of ``arrays``' bytes, one after the other (no copy until the join)."""
+    """``key`` and a bin of ``arrays``' bytes, one after the other (no copy until the join); its
+    header the smallest that holds it, as msgpack writes one (the same bytes as ``pack``)."""
     size = sum(a.nbytes for a in arrays)
-    pieces += [pack(key), b"\xc6" + size.to_bytes(4, "big"), *(a.data.cast("B") for a in arrays)]
+    if size < 1 << 8:
+        head = b"\xc4" + size.to_bytes(1, "big")
+    elif size < 1 << 16:
+        head = b"\xc5" + size.to_bytes(2, "big")
+    else:
+        head = b"\xc6" + size.to_bytes(4, "big")
+    pieces += [pack(key), head, *(a.data.cast("B") for a in arrays)]
