@@ -279,6 +279,8 @@ def _packed_step(
     if isinstance(nav, NavMeshNavigator):
         return mesh_step(batch, indices, nav, options)
     lo, hi = indices.start, indices.stop
+    if hi - lo == 1:  # one query: the single search (the batch kernel's set-up cost more than it)
+        return _one_by_one(nav, batch, indices, options, hierarchical=hierarchical, corridor=corridor)
     try:
         if not batch.cells:  # positions: each resolved to its cell (an error here is one query's own)
             unit = sized(options)  # a sized unit's anchor: its footprint centre nearest the position

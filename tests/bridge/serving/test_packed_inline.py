@@ -127,3 +127,38 @@ def test_a_bad_options_map_is_the_requests_error_inline_too() -> None:
             await serving.close()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("options", [{}, {"hierarchical": True}])
+def test_a_one_query_batch_answers_as_that_query_in_a_larger_batch(options: dict[str, Any]) -> None:
+    """One query runs the single search, not the batch kernel: the same answer."""
+    count = 6
+    raw = _raw(count, options)
+
+    async def scenario() -> tuple[bytes, list[bytes]]:
+        serving = await _serving()
+        try:
+            whole, _ = await _answer(serving.find_packed("c", raw))
+            ones = []
+            for i in range(count):
+                one = {
+                    **raw,
+                    "starts": raw["starts"][8 * i : 8 * i + 8],
+                    "goals": raw["goals"][8 * i : 8 * i + 8],
+                }
+                ones.append((await _answer(serving.find_packed("c", one)))[0])
+            return whole, ones
+        finally:
+            await serving.close()
+
+    whole_bytes, ones = asyncio.run(scenario())
+    whole = msgpack.unpackb(whole_bytes)
+    offsets = np.frombuffer(whole["offsets"], "<i8")
+    for i, data in enumerate(ones):
+        one = msgpack.unpackb(data)
+        assert one["status"] == whole["status"][i : i + 1]
+        assert np.frombuffer(one["costs"], "<f8")[0] == np.frombuffer(whole["costs"], "<f8")[i]
+        lo, hi = offsets[i], offsets[i + 1]
+        assert one["nodes"] == whole["nodes"][8 * lo : 8 * hi]
+        assert one["points"] == whole["points"][8 * lo : 8 * hi]
+        assert [e[1] for e in one["errors"]] == [e[1] for e in whole["errors"] if e[0] == i]
