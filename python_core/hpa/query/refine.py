@@ -5,7 +5,7 @@ Quick start::
     import numpy as np
     from python_core.hpa.query.refine import refine_chain
     walk, w = np.ones(4, np.uint8), np.ones(4)
-    cells = refine_chain(walk, w, 4, 1, 4, 0, 1.0, 1.0, 1.0, np.array([0, 3]), np.array([3.0]))
+    cells = refine_chain(walk, w, 4, 1, 4, 0, 1.0, 1.0, 1.0, 1.0, np.array([0, 3]), np.array([3.0]))
     assert cells.tolist() == [0, 1, 2, 3]
 
 Two consecutive transitions in one cluster are joined by the straight grid line when it is legal
@@ -105,7 +105,7 @@ def straight_line(  # noqa: PLR0917
 
 
 @jit
-def bounded_link(  # noqa: PLR0917 (compiled kernel: positional, one hot loop)
+def bounded_link(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, one hot loop)
     walk: U8,
     weights: F64,
     width: int,
@@ -119,6 +119,7 @@ def bounded_link(  # noqa: PLR0917 (compiled kernel: positional, one hot loop)
     a: int,
     b: int,
     h_scale: float,
+    one_weight: float,
     bound: float,
     best: F64,
     marks: I32,
@@ -149,6 +150,8 @@ def bounded_link(  # noqa: PLR0917 (compiled kernel: positional, one hot loop)
         a: global start cell, inside the rectangle.
         b: global target cell, inside the rectangle.
         h_scale: heuristic multiplier (smallest weight).
+        one_weight: the weight every open cell has, ``0`` when they differ (then each entered
+            cell's weight is read).
         bound: the most the path may cost.
         best: local scratch: cheapest cost so far per cell, valid where ``marks`` is ``stamp``.
         marks: local scratch (int32).
@@ -166,7 +169,8 @@ def bounded_link(  # noqa: PLR0917 (compiled kernel: positional, one hot loop)
         >>> n, walk, i64 = 9, np.ones(9, np.uint8), np.int64
         >>> s = (np.empty(n), np.zeros(n, np.int32), 1, np.empty(n, i64), np.empty(n, i64), np.empty(n))
         >>> out = np.empty(n, i64)
-        >>> m = bounded_link(walk, np.ones(9), 3, 0, 0, 3, 3, 1, 1.0, 1.0, 0, 8, 1.0, 2 * 2**0.5, *s, out)
+        >>> m = bounded_link(walk, np.ones(9), 3, 0, 0, 3, 3, 1, 1.0, 1.0, 0, 8, 1.0, 1.0, 2 * 2**0.5, *s,
+        ...                  out)
         >>> out[:m].tolist()
         [4, 8]
     """
@@ -202,11 +206,15 @@ def bounded_link(  # noqa: PLR0917 (compiled kernel: positional, one hot loop)
             h = h_scale * octile(abs(tx - nlx), abs(ty - nly), diag, cw, ch, dl)
             if g + step * h_scale + h > limit:  # beyond the bound even at the smallest weight
                 continue
-            ng = g + step * weights[(nly + y0) * width + nlx + x0]
+            if one_weight > 0.0:  # then h_scale is that weight: ng is the sum just checked
+                ng = g + step * one_weight
+            else:
+                ng = g + step * weights[(nly + y0) * width + nlx + x0]
+                if ng + h > limit:
+                    continue
             cand = nly * lw + nlx
-            # beyond the bound, or reached before at no more cost (all beyond it was tried)
-            if ng + h > limit or (marks[cand] == stamp and ng >= best[cand]):
-                continue
+            if marks[cand] == stamp and ng >= best[cand]:  # reached before at no more cost: all
+                continue  # beyond it was tried
             if legal_from(walk, width, lx + x0, ly + y0, k, diag):
                 nxt = cand
                 break
@@ -237,6 +245,7 @@ def refine_chain(  # noqa: PLR0917
     cw: float,
     ch: float,
     h_scale: float,
+    one_weight: float,
     chain: I64,
     link_costs: F64,
 ) -> I64:
@@ -251,7 +260,7 @@ def refine_chain(  # noqa: PLR0917
         The cells from ``chain[0]`` to ``chain[-1]``, both included.
 
     Example:
-        >>> refine_chain(np.ones(4, np.uint8), np.ones(4), 4, 1, 4, 0, 1.0, 1.0, 1.0, np.array([0, 3]),
+        >>> refine_chain(np.ones(4, np.uint8), np.ones(4), 4, 1, 4, 0, 1.0, 1.0, 1.0, 0.0, np.array([0, 3]),
         ...              np.array([3.0]))
         array([0, 1, 2, 3])
     """
@@ -277,8 +286,8 @@ def refine_chain(  # noqa: PLR0917
             x0, y0 = (ax // csize) * csize, (ay // csize) * csize
             lw, lh = min(csize, width - x0), min(csize, height - y0)
             m = bounded_link(
-                walk, weights, width, x0, y0, lw, lh, diag, cw, ch, a, b, h_scale, link_costs[i], best,
-                marks, i + 1, stack, moves, gs, seg,
+                walk, weights, width, x0, y0, lw, lh, diag, cw, ch, a, b, h_scale, one_weight, link_costs[i],
+                best, marks, i + 1, stack, moves, gs, seg,
             )  # fmt: skip
             if m >= 0:
                 out, n = push_cells(out, n, seg, m, False)
@@ -308,6 +317,7 @@ def refine_halves(  # noqa: PLR0917 (mirrors refine_chain)
     cw: float,
     ch: float,
     h_scale: float,
+    one_weight: float,
     chain: I64,
     link_costs: F64,
 ) -> I64:
@@ -318,19 +328,16 @@ def refine_halves(  # noqa: PLR0917 (mirrors refine_chain)
     Example:
         >>> walk, w = np.ones(64, np.uint8), np.ones(64)
         >>> chain = np.arange(0, 64, 1, dtype=np.int64)[:8]
-        >>> refine_halves(walk, w, 64, 1, 4, 0, 1.0, 1.0, 1.0, chain, np.ones(7)).tolist()
+        >>> refine_halves(walk, w, 64, 1, 4, 0, 1.0, 1.0, 1.0, 1.0, chain, np.ones(7)).tolist()
         [0, 1, 2, 3, 4, 5, 6, 7]
     """
+    grid = (walk, weights, width, height, csize, diag, cw, ch, h_scale, one_weight)
     links = chain.shape[0] - 1
     if links < SPLIT_LINKS:
-        return refine_chain(walk, weights, width, height, csize, diag, cw, ch, h_scale, chain, link_costs)
+        return refine_chain(*grid, chain, link_costs)
     mid = links // 2
     head, tail = both(
-        lambda: refine_chain(
-            walk, weights, width, height, csize, diag, cw, ch, h_scale, chain[: mid + 1], link_costs[:mid]
-        ),
-        lambda: refine_chain(
-            walk, weights, width, height, csize, diag, cw, ch, h_scale, chain[mid:], link_costs[mid:]
-        ),
+        lambda: refine_chain(*grid, chain[: mid + 1], link_costs[:mid]),
+        lambda: refine_chain(*grid, chain[mid:], link_costs[mid:]),
     )
     return np.concatenate((head, tail[1:]))

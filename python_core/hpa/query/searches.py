@@ -255,7 +255,7 @@ class HierarchySearches:
         chain = graph.node_cell[ids]
         middle = refine_halves(
             self._walk, self._weights, width, graph.height, graph.csize, self._diag, graph.cw,
-            graph.ch, self._min_weight, chain, costs,
+            graph.ch, self._min_weight, self._one_weight, chain, costs,
         )  # fmt: skip
         # the goal's tree is a reverse search: its parent pointers lead towards the goal
         ending = tail.path_to(int(chain[-1]), width)[::-1]

@@ -63,7 +63,10 @@ def link(walk: np.ndarray, weights: np.ndarray, diag: int, a: int, b: int, bound
         np.empty(n),
     )
     out = np.empty(n, np.int64)
-    m = bounded_link(walk, weights, SIDE, 0, 0, SIDE, SIDE, diag, 1.0, 1.0, a, b, 1.0, bound, *scratch, out)
+    one = 1.0 if (weights == 1.0).all() else 0.0  # both ways of pricing a step
+    m = bounded_link(
+        walk, weights, SIDE, 0, 0, SIDE, SIDE, diag, 1.0, 1.0, a, b, 1.0, one, bound, *scratch, out
+    )
     return None if m < 0 else out[:m]
 
 
@@ -112,7 +115,7 @@ def test_refine_chain_costs_its_links() -> None:
     a, b, c = 7 * width + 0, 7 * width + SIDE - 1, 7 * width + SIDE
     best = oracle(walk[: width * SIDE], weights, width, 3, a)[b]  # the wall keeps it inside the cluster
     cells = refine_chain(
-        walk, weights, width, SIDE, SIDE, 3, 1.0, 1.0, 1.0, np.array([a, b, c]), np.array([best, 1.0])
+        walk, weights, width, SIDE, SIDE, 3, 1.0, 1.0, 1.0, 1.0, np.array([a, b, c]), np.array([best, 1.0])
     )
     assert (cells[0], cells[-1]) == (a, c)
     assert b in cells
@@ -136,7 +139,7 @@ def test_refine_halves_is_refine_chain_on_a_long_chain() -> None:
         chain += [a, b]
     chain_arr, costs_arr = np.array(chain, dtype=np.int64), np.array(costs[:-1])
     assert chain_arr.shape[0] - 1 >= SPLIT_LINKS
-    args = (walk, weights, width, size, size, 3, 1.0, 1.0, 1.0, chain_arr, costs_arr)
+    args = (walk, weights, width, size, size, 3, 1.0, 1.0, 1.0, 0.0, chain_arr, costs_arr)
     whole, halves = refine_chain(*args), refine_halves(*args)
     assert halves.tolist() == whole.tolist()
     assert all(step_ok(walk, width, 3, int(u), int(v)) for u, v in itertools.pairwise(halves))
