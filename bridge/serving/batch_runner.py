@@ -30,7 +30,6 @@ from bridge.serving.packed import (
     join_packed,
     packed_pieces,
     parse_packed,
-    plan_packed,
     run_packed_chunk,
 )
 from bridge.serving.scheduler import FairScheduler
@@ -174,7 +173,7 @@ class BatchRunner:
         its structures are built for the options (None: it goes to the search threads). Its
         hop to a search thread and back cost more than its search: two wake-ups, each a
         scheduler's time slice on a busy machine."""
-        nav, options, hierarchical, _ = plan_packed(batch, self.registry, cap=cap, default=default)
+        nav, options, hierarchical, _ = check_packed(batch, self.registry, cap=cap, default=default)
         fits = isinstance(nav, GridNavigator) and nav.node_count <= TIMED_CELLS
         if not (hierarchical and fits and nav.ready_for(options)):
             return None

@@ -48,7 +48,6 @@ __all__ = [
     "packed_bytes",
     "packed_pieces",
     "parse_packed",
-    "plan_packed",
     "run_packed_chunk",
 ]
 
@@ -149,10 +148,10 @@ def packed_pieces(batch: PackedBatch, count: int, registry: Registry) -> list[ra
     """:func:`balanced_pieces` of the batch by its grid's :meth:`GridNavigator.work_estimates`
     (a navmesh's: :func:`~bridge.serving.packed_mesh.mesh_work`); read under the batch's read
     share (an unknown graph or kind: by count, a chunk reports it)."""
-    entry = registry.find(batch.graph_id)
-    work = np.zeros(len(batch))
     if len(batch) < 2:  # nothing to share out (one query's estimate cost 30-55 us on the loop)
         return [range(len(batch))] if len(batch) else []
+    entry = registry.find(batch.graph_id)
+    work = np.zeros(len(batch))
     if count > 1 and entry is not None and isinstance(entry.graph, GridNavigator):
         work = entry.graph.work_estimates(
             batch.starts, batch.goals, hierarchical=batch.hierarchical, cells=batch.cells
@@ -162,22 +161,17 @@ def packed_pieces(batch: PackedBatch, count: int, registry: Registry) -> list[ra
     return balanced_pieces(work, count)
 
 
-def check_packed(batch: PackedBatch, registry: Registry, *, cap: int, default: int | None) -> None:
+def check_packed(
+    batch: PackedBatch, registry: Registry, *, cap: int, default: int | None
+) -> tuple[GridNavigator | NavMeshNavigator, QueryOptions, bool, bool]:
     """The request's own errors, before any query runs (under the batch's read share): an unknown
     graph, not a grid, a bad options map (an unknown heuristic...), positions on a grid not placed
-    in the world (cells are taken on any grid).
+    in the world (cells are taken on any grid). Returns what the batch runs on: its navigator,
+    options, whether it is hierarchical and wants corridors.
 
     Raises:
         UnknownGraphError, UnsupportedError, BadRequestError: as their names say.
     """
-    _checked(batch, registry, cap, default)
-
-
-def plan_packed(
-    batch: PackedBatch, registry: Registry, *, cap: int, default: int | None
-) -> tuple[GridNavigator | NavMeshNavigator, QueryOptions, bool, bool]:
-    """:func:`check_packed`, and what the batch runs on: its navigator, options, whether it is
-    hierarchical and wants corridors."""
     return _checked(batch, registry, cap, default)
 
 
