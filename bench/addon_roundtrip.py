@@ -50,6 +50,7 @@ sys.path.insert(0, str(REPO))
 from bench.generated_maps import random_queries, rooms_and_doors  # noqa: E402
 from bench.godot_binary import godot_binary  # noqa: E402
 from bench.roundtrip_timeline import print_rounds, rounds, start_up_line, summary  # noqa: E402
+from bridge.client.sidecar import start_sidecar  # noqa: E402
 from python_core.formats.movingai import read_map, read_scenarios  # noqa: E402
 
 PROJECT = REPO / "tests" / "godot_project"
@@ -163,19 +164,10 @@ def run(
         env["ASTAR_PROBE_FILE"] = str(probe)
     sidecar = None
     if not readme_only:
-        sidecar = subprocess.Popen(
-            [sys.executable, "-m", "bridge", "serve", "--threads", str(threads), "--log-level", "ERROR"],
-            cwd=REPO,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        assert sidecar.stdout is not None
-        announcement: dict[str, Any] = json.loads(sidecar.stdout.readline())
+        sidecar = start_sidecar("--threads", str(threads), "--log-level", "ERROR", stderr=subprocess.DEVNULL)
         echo = EchoServer()
-        env["BENCH_SIDECAR_PORT"] = str(announcement["port"])
-        env["BENCH_SIDECAR_TOKEN"] = str(announcement["token"])
+        env["BENCH_SIDECAR_PORT"] = str(sidecar.port)
+        env["BENCH_SIDECAR_TOKEN"] = sidecar.token
         env["BENCH_ECHO_PORT"] = str(echo.port)
         env["BENCH_ECHO_TOKEN"] = "echo"
     godot = godot_binary()
@@ -196,22 +188,12 @@ def run(
     finally:
         os.unlink(spec.name)
         if sidecar is not None:
-            _stop(sidecar)
+            sidecar.stop(timeout=60)  # it exits once stdin closes; a loaded machine may take a while
     for line in result.stdout.splitlines():
         if line.startswith("BENCH "):
             report: dict[str, Any] = json.loads(line.removeprefix("BENCH "))
             return report
     raise RuntimeError(f"no BENCH line from Godot:\n{result.stdout}\n{result.stderr}")
-
-
-def _stop(sidecar: subprocess.Popen[str]) -> None:
-    if sidecar.stdin is not None:
-        sidecar.stdin.close()
-    try:  # it exits once stdin closes; a loaded machine may take a while
-        sidecar.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        sidecar.kill()
-        sidecar.wait()
 
 
 def _median(values: list[float]) -> float:
