@@ -27,13 +27,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from bench.grid_speed import load  # noqa: E402
 from bench.hpa_speed import CLUSTER  # noqa: E402
-from bench.request_timing import ROUND_PAUSE, machine_state, start_warm_sidecar  # noqa: E402
+from bench.request_timing import interleaved, machine_state, start_warm_sidecar  # noqa: E402
 from bridge.client import Client  # noqa: E402
 from bridge.methods.hierarchy_params import parse_hierarchy  # noqa: E402
 from bridge.methods.interface import LoadRequest  # noqa: E402
 from bridge.methods.kinds import KINDS  # noqa: E402
 from bridge.methods.params import Params  # noqa: E402
 from bridge.methods.registry import Registry  # noqa: E402
+from bridge.serving.batch_runner import PACKED_INLINE  # noqa: E402
 from bridge.serving.entries import build_entry  # noqa: E402
 from bridge.serving.packed import (  # noqa: E402
     check_packed,
@@ -67,15 +68,9 @@ def socket_times(
             calls[f"packed {n:>3} {label}"] = functools.partial(
                 client.find_packed, name, starts[:n], goals[:n], **options
             )
-    samples: dict[str, list[float]] = {key: [] for key in calls}
     for call in calls.values():
         call()
-    for _ in range(rounds):
-        for key, call in calls.items():
-            time.sleep(ROUND_PAUSE)
-            t0 = time.perf_counter()
-            call()
-            samples[key].append(time.perf_counter() - t0)
+    samples = interleaved(calls, rounds, per_round=1)
     return {key: statistics.median(v) * 1e6 for key, v in samples.items()}
 
 
@@ -137,13 +132,17 @@ def _print_stages(
     name: str, mask: np.ndarray[Any, Any], hierarchy: dict[str, Any], queries: list[Any], *, n: int,
     hierarchical: bool, times: dict[str, float],
 ) -> None:  # fmt: skip
-    """One batch's stages, and what is left of its trip through the socket (the stages a request
-    to the search threads passes: parse, check, pieces, their searches one after the other, join
-    and pack)."""
+    """One batch's stages, and what is left of its trip through the socket (the stages its request
+    passes: on the event loop, for a hierarchical batch of PACKED_INLINE queries or fewer, parse,
+    check, its search and its encoding; else parse, check, pieces, their searches one after the
+    other and the answer encoded from them)."""
     label = "HPA*" if hierarchical else "exact"
     stages = stage_times(name, mask, hierarchy, queries, n=n, hierarchical=hierarchical)
-    passed = ["parse_packed", "check_packed", "packed_pieces", "join_packed (pieces)", "pack (joined)"]
-    passed += [k for k in stages if "pieces, run" in k]
+    if hierarchical and n <= PACKED_INLINE:
+        passed = ["parse_packed", "check_packed", "search (1 piece)", "encode_packed (1 piece)"]
+    else:
+        passed = ["parse_packed", "check_packed", "packed_pieces", "encode_packed (pieces)"]
+        passed += [k for k in stages if "pieces, run" in k]
     rest = times[f"packed {n:>3} {label}"] - sum(stages[k] for k in passed)
     listed = ", ".join(f"{k} {v:.1f}" for k, v in stages.items())
     print(
