@@ -27,15 +27,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from bench.grid_speed import load  # noqa: E402
 from bench.hpa_speed import CLUSTER  # noqa: E402
+from bench.request_stages import loaded_registry  # noqa: E402
 from bench.request_timing import interleaved, machine_state, start_warm_sidecar  # noqa: E402
 from bridge.client import Client  # noqa: E402
-from bridge.methods.hierarchy_params import parse_hierarchy  # noqa: E402
-from bridge.methods.interface import LoadRequest  # noqa: E402
-from bridge.methods.kinds import KINDS  # noqa: E402
-from bridge.methods.params import Params  # noqa: E402
-from bridge.methods.registry import Registry  # noqa: E402
 from bridge.serving.batch_runner import PACKED_INLINE  # noqa: E402
-from bridge.serving.entries import build_entry  # noqa: E402
 from bridge.serving.packed import (  # noqa: E402
     check_packed,
     encode_packed,
@@ -80,12 +75,7 @@ def stage_times(
 ) -> dict[str, float]:  # fmt: skip
     """Microseconds (best of ``reps``) of each stage of the server's pipeline for the first ``n``
     queries, on the graph the sidecar builds from the same load."""
-    h, w = mask.shape
-    record = {"width": w, "height": h, "cells": np.ascontiguousarray(mask, dtype=np.uint8).tobytes()}
-    record["diagonal"] = "only_if_no_obstacles"
-    spec = parse_hierarchy(Params(dict(hierarchy), "hierarchy"))
-    registry = Registry(max_graphs=4)
-    registry.put(build_entry(LoadRequest(name, KINDS["grid"], record, spec), None))
+    registry = loaded_registry(name, mask, hierarchy)
     starts = np.array([s for s, _ in queries[:n]], dtype="<i4").tobytes()
     goals = np.array([g for _, g in queries[:n]], dtype="<i4").tobytes()
     raw = {"graph": name, "starts": starts, "goals": goals, "cells": True}

@@ -32,7 +32,7 @@ from bridge.wire.stream import MessageStream, StreamLimits, pack
 from python_core.formats.records import to_record
 from python_core.grid import GridGraph
 
-__all__ = ["exact_breakdown", "hierarchical_breakdown", "rooms"]
+__all__ = ["exact_breakdown", "hierarchical_breakdown", "loaded_registry", "rooms"]
 
 CAP = 10**7
 """The expansion cap the in-process parse is given (the sidecar's own is larger than any query here)."""
@@ -85,6 +85,18 @@ def exact_breakdown(round_trip_us: float, reps: int = 2000) -> None:
     _print(stages, round_trip_us)
 
 
+def loaded_registry(name: str, mask: np.ndarray[Any, Any], hierarchy: dict[str, Any]) -> Registry:
+    """A registry holding the grid ``name`` (walkable ``mask``, diagonals only if no obstacles) with
+    ``hierarchy``, built as the sidecar builds it from the same ``graph.load_grid``."""
+    h, w = mask.shape
+    record = {"width": w, "height": h, "cells": np.ascontiguousarray(mask, dtype=np.uint8).tobytes()}
+    record["diagonal"] = "only_if_no_obstacles"
+    spec = parse_hierarchy(Params(dict(hierarchy), "hierarchy"))
+    registry = Registry(max_graphs=4)
+    registry.put(build_entry(LoadRequest(name, KINDS["grid"], record, spec), None))
+    return registry
+
+
 def hierarchical_breakdown(
     name: str,
     mask: np.ndarray[Any, Any],
@@ -98,14 +110,8 @@ def hierarchical_breakdown(
     to itself: the trip), on the graph and hierarchy the sidecar builds from the same load; each
     stage is the median over the queries of each query's best of ``reps`` calls.
     ``round_trips_us`` holds the socket's medians of ``"HPA*"`` and ``"trip"``."""
-    h, w = mask.shape
-    record = {"width": w, "height": h, "cells": np.ascontiguousarray(mask, dtype=np.uint8).tobytes()}
-    record["diagonal"] = "only_if_no_obstacles"
-    spec = parse_hierarchy(Params(dict(hierarchy), "hierarchy"))
-    entry = build_entry(LoadRequest(name, KINDS["grid"], record, spec), None)
-    registry = Registry(max_graphs=4)
-    registry.put(entry)
-    navigator = entry.graph
+    registry = loaded_registry(name, mask, hierarchy)
+    navigator = registry.get(name).graph
     stream = MessageStream(StreamLimits(max_bytes=1 << 20, max_depth=32, max_items=1 << 16))
     print(
         f"    where a hierarchical request's time goes on {name} (us; in process: the median over its "
