@@ -23,6 +23,7 @@ kernel loads and stalls. A command, not a test::
 
     .venv/bin/python bench/addon_roundtrip.py --sync 400 --agents 300
     .venv/bin/python bench/addon_roundtrip.py --readme-only --runs 8 --probe   # first rounds, 8 starts
+    .venv/bin/python bench/addon_roundtrip.py --readme-only --sync 0 --runs 8   # rounds right after the load
 """
 
 from __future__ import annotations
@@ -285,12 +286,13 @@ def _print_readme(r: dict[str, Any]) -> None:
         f"{r['size'][0]}x{r['size'][1]} with its scenario file as an AStarGrid2D of 32-px cells, "
         f"Vector2i cells in"
     )
-    sync, godot = _median(r["sync_us"]), _median(r["godot_us"])
-    print(
-        f"  sync find_path median {sync:.0f} us against AStarGrid2D.get_point_path {godot:.0f} us: "
-        f"{sync / max(godot, 1e-9):.1f}x (goal at most 4x; {len(r['sync_us'])} queries, "
-        f"{r['mismatches']} length mismatches)"
-    )
+    if r["sync_us"]:  # none with --sync 0: the rounds right after the load, as a game's first frames
+        sync, godot = _median(r["sync_us"]), _median(r["godot_us"])
+        print(
+            f"  sync find_path median {sync:.0f} us against AStarGrid2D.get_point_path {godot:.0f} us: "
+            f"{sync / max(godot, 1e-9):.1f}x (goal at most 4x; {len(r['sync_us'])} queries, "
+            f"{r['mismatches']} length mismatches)"
+        )
     _print_frame(f)
     godot_cpu_ms = f["godot_cpu_ms"]
     worst_ms = max(run["answered_ms"] for run in f["runs"])
@@ -310,7 +312,12 @@ def _print_readme(r: dict[str, Any]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sync", type=int, default=400, help="synchronous find_path calls per map")
+    parser.add_argument(
+        "--sync",
+        type=int,
+        default=400,
+        help="synchronous find_path calls per map (0 with --readme-only: the rounds right after the load)",
+    )
     parser.add_argument("--agents", type=int, default=300, help="request_path sent in one frame")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="sidecar search threads")
     parser.add_argument(
@@ -322,6 +329,9 @@ def main() -> int:
         "--probe",
         action="store_true",
         help="the README sidecar records its full GCs, kernel loads and stalls (bench/sidecar_probe)",
+    )
+    parser.add_argument(
+        "--keep", type=Path, help="a folder to keep each run's probe lines and sidecar log in (runN.json)"
     )
     args = parser.parse_args()
     where = "the main thread" if args.no_io_thread else "the connection's thread"
@@ -338,6 +348,10 @@ def main() -> int:
                 probe=probe,
             )
             lines = probe.read_text().splitlines() if probe is not None and probe.exists() else []
+        if args.keep is not None:  # every run's probe lines and sidecar log, for a soak's worst run
+            args.keep.mkdir(parents=True, exist_ok=True)
+            kept = {"probe": lines, "sidecar_log": report["readme"].get("sidecar_log", [])}
+            Path(args.keep, f"run{number + 1}.json").write_text(json.dumps(kept))
         if args.runs > 1:
             print(f"\n== run {number + 1} of {args.runs}")
         print(
