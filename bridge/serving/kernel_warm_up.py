@@ -1,7 +1,8 @@
-"""The compiled kernels loaded in the background when the sidecar starts: the grid and waypoint
-kernels first (queries and loads wait for those once), then the rest, which nothing waits for.
+"""The compiled kernels loaded on a thread when the sidecar starts, every one before the first
+answer: queries and loads wait for them once (the sidecar announces itself at once). Loaded
+beside a game's first rounds of requests instead, they made those rounds 2-4 frames late.
 
-    first = start(asyncio.get_running_loop())   # done once the grid and waypoint kernels are in
+    ready = start(asyncio.get_running_loop())   # done once every kernel is in
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import gc
 import logging
 import time
 
-from python_core.compiled import FIRST_WARM_UP_MODULES, warm_up
+from python_core.compiled import warm_up
 
 __all__ = ["start"]
 
@@ -20,30 +21,11 @@ log = logging.getLogger("bridge.serving")
 
 
 def start(loop: asyncio.AbstractEventLoop) -> asyncio.Future[float]:
-    """Load the grid and waypoint kernels on a thread (the future is done once they are in), then
-    every other kernel."""
-    began = time.perf_counter()
-    first = loop.run_in_executor(None, warm_up, FIRST_WARM_UP_MODULES)
-    first.add_done_callback(functools.partial(_warm_rest, loop, began))
-    return first
-
-
-def _warm_rest(loop: asyncio.AbstractEventLoop, began: float, first: asyncio.Future[float]) -> None:
-    """After the grid and waypoint kernels: log them, then load every other kernel (``began``:
-    when the first phase started; the final log line counts from there)."""
-    if first.cancelled():
-        return
-    error = first.exception()
-    if error is not None:
-        log.error("the compiled kernels could not be loaded: %s", error)
-        return
-    log.info("grid and waypoint kernels loaded in %.2f s", first.result())
-    gc.freeze()  # as in _log_warm: the common graphs are served from now on
-    try:
-        rest = loop.run_in_executor(None, warm_up)
-    except RuntimeError:  # the server stopped (stdin closed) before the first kernels were in
-        return
-    rest.add_done_callback(functools.partial(_log_warm, began))
+    """Load every kernel on a thread; the future is done (with the seconds it took) once they
+    are in."""
+    ready = loop.run_in_executor(None, warm_up)
+    ready.add_done_callback(functools.partial(_log_warm, time.perf_counter()))
+    return ready
 
 
 def _log_warm(began: float, future: asyncio.Future[float]) -> None:
