@@ -18,7 +18,8 @@ compiled search reads: nodes grouped by cluster (``cl_first``), the tables back 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import overload
+from threading import Thread
+from typing import cast, overload
 
 import numpy as np
 
@@ -39,6 +40,7 @@ from python_core.hpa.graph.entrances import (
     side_geometry,
 )
 from python_core.hpa.graph.graph_arrays import GraphArrays
+from python_core.hpa.graph.landmarks import NO_LANDMARKS, refresh_landmarks
 from python_core.hpa.graph.pieces import Pieces
 from python_core.hpa.graph.table_fill import Clock, TableFill, build_threads, lay_out, on_threads
 from python_core.hpa.repair.local_updates import apply_changes
@@ -121,6 +123,8 @@ class AbstractGraph:
         self.pair_pred: I32 = np.zeros((0, 0), np.int32)
         # rows of the table not valid yet (a time-boxed repair left them; see refill())
         self.pair_stale: B = np.zeros(0, dtype=np.bool_)
+        self.landmarks: F32 = NO_LANDMARKS  # landmarks.py: computed in the background, per change
+        self.landmark_epoch, self.landmark_thread = 0, cast("Thread | None", None)
         # whether the last apply_changes kept every node and crossing (costs and labels may differ)
         self.nodes_kept = False
         self.phases: dict[str, float] = {}  # seconds per phase of the last build()
@@ -209,12 +213,19 @@ class AbstractGraph:
         fill = self._fill
         return fill is None or fill.wait(timeout)
 
+    def wait_landmarks(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` s (None: no limit) for the landmark thread; True once it has a table."""
+        thread = self.landmark_thread
+        if thread is not None:
+            thread.join(timeout)
+        return self.landmarks.size > 0
+
     def __getstate__(self) -> dict[str, object]:
         """A copy (pickle, deepcopy) is of the whole graph: a deferred build's tables are priced
         first, and the threads stay with the original."""
         self.wait_tables()
         state = dict(self.__dict__)
-        state["_fill"] = None
+        state["_fill"], state["landmark_thread"] = None, None
         return state
 
     def pause_fill(self) -> None:
@@ -370,8 +381,9 @@ class AbstractGraph:
         self, before: GraphArrays | None, table_seconds: float | None = None, *, components: bool = True
     ) -> None:
         """What follows from the flat arrays: the components (unless ``components`` is False:
-        the caller knows they stand), and the all-pairs table when kept (repaired from
-        ``before`` when given, within ``table_seconds``)."""
+        the caller knows they stand), the all-pairs table when kept (repaired from
+        ``before`` when given, within ``table_seconds``), and the landmarks (in the background)."""
+        refresh_landmarks(self)
         if components:
             self.comp_off = np.concatenate(([0], np.cumsum(self.comp_count)))
             self.comp_id = component_ids(
@@ -429,7 +441,7 @@ class AbstractGraph:
         flat = (
             self.cl_first, self.node_cluster, self.cl_doff, self.inter_off, self.inter_dst,
             self.inter_cost, self.labels, self.comp_off, self.comp_id, self.tree_off, self.uniform,
-            self.pair_dist, self.pair_pred, self.pair_stale, self.priced,
+            self.pair_dist, self.pair_pred, self.pair_stale, self.priced, self.landmarks,
         )  # fmt: skip
         pieces = self.trans.nbytes + self.tables.nbytes + self.dirs.nbytes  # node_cell, dist_flat, tree_pool
         return (

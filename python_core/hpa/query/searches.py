@@ -33,7 +33,7 @@ from python_core.hpa.query.abstract_search import (
     ABSTRACT_BUDGET,
     ABSTRACT_FOUND,
     ABSTRACT_NO_PATH,
-    abstract_astar,
+    abstract_alt,
     node_chain,
 )
 from python_core.hpa.query.corridor import corridor_astar
@@ -202,13 +202,14 @@ class HierarchySearches:
                 graph.inter_dst, graph.inter_cost, chain,
             )  # fmt: skip
             return self._finish(s, g, self._cells(chain, costs, head, tail), expanded, smooth, corridor)
-        outcome, expanded = abstract_astar(
+        outcome, expanded = abstract_alt(
             graph.node_cell, graph.node_cluster, graph.cl_first, graph.cl_doff, graph.dist_flat,
             graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
             self._min_weight, np.arange(lo, lo + k, dtype=np.int64), head.costs[:k],
             last, tail.costs, direct, g, -1 if budget is None else budget,
             scratch.g, scratch.parent, scratch.stamps, qid, scratch.heap_nodes, scratch.heap_keys,
-            scratch.heap_pos, self._abstract_weight, self._line_bias, s,
+            scratch.heap_pos, self._abstract_weight, self._line_bias, s, graph.landmarks,
+            int(self._one_weight > 0.0),
         )  # fmt: skip
         if outcome != ABSTRACT_FOUND:
             return self._failed(outcome, expanded)
