@@ -150,7 +150,8 @@ def run_one(size: int, config: str, count: int, in_process: bool = False) -> Non
                 time.sleep(0.05)
             ready = time.perf_counter() - began
             time.sleep(LANDMARK_SETTLE)
-            filled = rss_bytes(pid) - base  # the tables' pages are touched as they are priced
+            # the tables' pages are touched as they are priced; the landmarks' within the settle
+            filled = rss_bytes(pid) - base
             info = client.info("map")["hierarchy"]
             hpa, hpa_costs = _medians(client, queries, hierarchical=True)
             exact, exact_costs = _medians(client, queries)

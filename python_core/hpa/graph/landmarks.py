@@ -17,10 +17,11 @@ start or the goal makes the bound near-exact.
 
 A graph of :data:`LANDMARK_NODES` transitions or more and no cluster trees (whose queries never
 run the abstract search) gets its table in the background (:func:`refresh_landmarks`, called
-whenever its flat arrays change): a thread waits until the cluster tables are priced, computes
-the table from them, and installs it unless the graph changed meanwhile. Until then, and after
-each change until the next table stands, queries use the octile estimate alone: the same paths
-as without landmarks, only slower on the largest maps.
+whenever its flat arrays change): a thread waits until the cluster tables are priced and no
+change came for :data:`SETTLE_SECONDS`, computes the table from them, and installs it unless the
+graph changed meanwhile. Until then, and after each change until the next table stands, queries
+use the octile estimate alone: the same paths as without landmarks, only slower on the largest
+maps.
 
 The landmarks are chosen farthest-first: the node nearest the grid's first corner, then each time
 the node whose nearest landmark is farthest (by the tables already computed, so the choice costs
@@ -46,6 +47,7 @@ __all__ = [
     "LANDMARKS",
     "LANDMARK_NODES",
     "NO_LANDMARKS",
+    "SETTLE_SECONDS",
     "Landmarked",
     "landmark_distances",
     "landmark_table",
@@ -60,6 +62,9 @@ NO_LANDMARKS: F32 = np.zeros((0, 0), np.float32)
 """The table of a graph without landmarks (the abstract search then uses the octile estimate)."""
 POLL_SECONDS = 0.05
 """How often a landmark thread looks whether the cluster tables are priced yet."""
+SETTLE_SECONDS = 0.5
+"""A landmark thread starts its searches only this long after its change (or build) with no other
+change since: doors toggled in quick succession cost one table, not a second of CPU each."""
 
 _INSTALL = threading.Lock()  # a change's epoch bump and a finished table's install, one at a time
 
@@ -218,11 +223,12 @@ def _compute(ref: weakref.ReferenceType[Landmarked], epoch: int) -> None:
     """The landmark thread of one epoch: once the tables are priced, the table from the arrays of
     that moment, installed if no change came meanwhile (a change, or a dropped graph, ends it at
     the next landmark)."""
+    settled = time.monotonic() + SETTLE_SECONDS
     while True:
         graph = ref()
         if graph is None or graph.landmark_epoch != epoch:
             return
-        if graph.tables_ready:
+        if graph.tables_ready and time.monotonic() >= settled:
             break
         del graph  # not held while waiting
         time.sleep(POLL_SECONDS)
