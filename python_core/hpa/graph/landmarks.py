@@ -39,9 +39,9 @@ from typing import Protocol
 
 import numpy as np
 
-from python_core._types import F32, F64, I32, I64, U8
-from python_core.compiled import jit
-from python_core.heaps.indexed import heap_decrease, heap_pop, heap_push
+from python_core._types import F32, F64, I32, I64
+from python_core.grid.search.heuristics import HEURISTIC_CODES
+from python_core.hpa.query.abstract_search import abstract_alt
 
 __all__ = [
     "LANDMARKS",
@@ -94,8 +94,10 @@ class Landmarked(Protocol):
     def tables_ready(self) -> bool: ...
 
 
-@jit
-def landmark_distances(  # noqa: PLR0917 (compiled kernel: positional)
+_ZERO = HEURISTIC_CODES["zero"]
+
+
+def landmark_distances(  # noqa: PLR0917 (the kernel's arrays)
     cl_first: I64,
     cl_doff: I64,
     dist_flat: F64,
@@ -103,56 +105,44 @@ def landmark_distances(  # noqa: PLR0917 (compiled kernel: positional)
     inter_off: I64,
     inter_dst: I64,
     inter_cost: F64,
+    node_cell: I64,
+    width: int,
     source: int,
-    dist: F64,
-    crossed: U8,
-    heap_nodes: I32,
-    heap_keys: F64,
-    heap_pos: I32,
-) -> None:
-    """Dijkstra from transition ``source`` over the abstract graph: ``dist`` gets every node's cost
-    from it (``inf`` where unreachable). ``crossed`` (scratch) marks the nodes last reached by a
-    crossing: only those spread through their cluster (a node reached from a cluster mate offers
-    its mates nothing cheaper, the tables being shortest paths).
+    scratch: tuple[F64, I32, I32, I32, F64, I32],
+) -> F64:
+    """Every node's cost from transition ``source`` over the abstract graph (``inf`` where
+    unreachable): Dijkstra, as the abstract search's kernel with the ``zero`` heuristic, from the
+    source's cluster mates at their table costs towards a goal it never reaches (no kernel of its
+    own to compile: a sidecar's first big map would compile one on this thread, GIL held).
+    ``scratch``: ``g``, ``parent``, ``stamps`` (zeroed here), heap nodes, keys and slots, of
+    ``nodes + 1`` entries.
 
     Example:
-        >>> i64, d, i32 = np.zeros(0, np.int64), np.zeros(2), np.zeros(2, np.int32)
+        >>> n, i32 = 3, np.int32
+        >>> scratch = (np.zeros(n), np.zeros(n, i32), np.zeros(n, i32), np.zeros(n, i32), np.zeros(n),
+        ...            np.zeros(n, i32))
         >>> landmark_distances(np.array([0, 2]), np.array([0]), np.array([0.0, 3.0, 3.0, 0.0]),
-        ...                    np.zeros(2, np.int64), np.zeros(3, np.int64), i64, np.zeros(0), 1, d,
-        ...                    np.zeros(2, np.uint8), i32, np.zeros(2), i32.copy())
-        >>> d.tolist()
+        ...                    np.zeros(2, np.int64), np.zeros(3, np.int64), np.zeros(0, np.int64),
+        ...                    np.zeros(0), np.array([0, 5]), 4, 1, scratch).tolist()
         [3.0, 0.0]
     """
-    dist[:] = np.inf
-    crossed[:] = 0
-    done = np.zeros(dist.shape[0], dtype=np.uint8)
-    dist[source], crossed[source] = 0.0, 1
-    size = heap_push(heap_nodes, heap_keys, heap_pos, dist, 0, source, 0.0)
-    while size > 0:
-        u, size = heap_pop(heap_nodes, heap_keys, heap_pos, dist, size)
-        done[u] = 1
-        du = dist[u]
-        c = node_cluster[u]
-        base = cl_first[c]
-        k = cl_first[c + 1] - base
-        row = cl_doff[c] + (u - base) * k
-        n_inter = inter_off[u + 1] - inter_off[u]
-        for j in range(0 if crossed[u] else k, k + n_inter):
-            if j < k:
-                v, cost = base + j, dist_flat[row + j]
-            else:
-                e = inter_off[u] + j - k
-                v, cost = inter_dst[e], inter_cost[e]
-            if v == u or cost == np.inf or done[v]:
-                continue
-            nd = du + cost
-            if nd < dist[v]:
-                fresh = dist[v] == np.inf
-                dist[v], crossed[v] = nd, 1 if j >= k else 0
-                if fresh:
-                    size = heap_push(heap_nodes, heap_keys, heap_pos, dist, size, v, nd)
-                else:
-                    heap_decrease(heap_nodes, heap_keys, heap_pos, dist, v, nd)
+    g, parent, stamps, heap_nodes, heap_keys, heap_pos = scratch
+    cluster = int(node_cluster[source])
+    lo, hi = int(cl_first[cluster]), int(cl_first[cluster + 1])
+    k = hi - lo
+    row = int(cl_doff[cluster]) + (source - lo) * k
+    seeds = dist_flat[row : row + k].copy()
+    seeds[source - lo] = 0.0
+    stamps[:] = 0
+    abstract_alt(
+        node_cell, node_cluster, cl_first, cl_doff, dist_flat, inter_off, inter_dst, inter_cost, width,
+        1.0, 1.0, _ZERO, 1.0, np.arange(lo, hi, dtype=np.int64), seeds, cluster, np.full(k, np.inf),
+        np.inf, int(node_cell[source]), -1, g, parent, stamps, 1, heap_nodes, heap_keys, heap_pos, 1.0,
+        0.0, int(node_cell[source]), NO_LANDMARKS, 0,
+    )  # fmt: skip
+    n = node_cell.shape[0]
+    out: F64 = np.where(stamps[:n] == 3, g[:n], np.inf)  # 2 qid + 1: closed, so settled
+    return out
 
 
 def landmark_table(  # noqa: PLR0917 (mirrors the kernel's arrays)
@@ -184,16 +174,17 @@ def landmark_table(  # noqa: PLR0917 (mirrors the kernel's arrays)
     table = np.empty((n, count), dtype=np.float32)
     if not count:
         return table
-    dist, crossed = np.empty(n), np.zeros(n, dtype=np.uint8)
-    heap_nodes, heap_keys, heap_pos = np.zeros(n, np.int32), np.zeros(n), np.zeros(n, np.int32)
+    i32 = np.int32
+    scratch = (np.zeros(n + 1), np.zeros(n + 1, i32), np.zeros(n + 1, i32), np.zeros(n + 1, i32),
+               np.zeros(n + 1), np.zeros(n + 1, i32))  # fmt: skip
     nearest = np.full(n, np.inf)  # each node's distance to its nearest landmark so far
     source = int(np.argmin(node_cell % width + node_cell // width))  # nearest the first corner
     for i in range(count):
         if going is not None and not going():
             return None
-        landmark_distances(
-            cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost, source, dist,
-            crossed, heap_nodes, heap_keys, heap_pos,
+        dist = landmark_distances(
+            cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost, node_cell, width,
+            source, scratch,
         )  # fmt: skip
         table[:, i] = dist
         np.minimum(nearest, dist, out=nearest)
