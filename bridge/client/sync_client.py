@@ -13,25 +13,17 @@ Notifications the server sends (``graph.progress`` while a hierarchy builds) are
 
 from __future__ import annotations
 
-import itertools
-import socket
 from collections.abc import Callable, Iterable, Sequence
-from types import TracebackType
 from typing import Any
 
-import msgpack
 import numpy as np
 import numpy.typing as npt
 
-from bridge.wire.errors import BridgeError, from_wire
-from bridge.wire.protocol import NOTIFICATION, PROTOCOL_VERSION, REQUEST, RESPONSE
-from bridge.wire.stream import READ_CHUNK, pack
+from bridge.client.rpc import ClosedError, RpcConnection
+from bridge.wire.errors import BridgeError
+from bridge.wire.protocol import PROTOCOL_VERSION
 
 __all__ = ["BridgeError", "Client", "ClosedError", "decode_points"]
-
-
-class ClosedError(ConnectionError):
-    """The server closed the connection before answering."""
 
 
 def decode_points(data: bytes, dim: int = 2) -> npt.NDArray[np.float32]:
@@ -43,66 +35,13 @@ def _bin(values: npt.ArrayLike, dtype: str) -> bytes:
     return np.ascontiguousarray(np.asarray(values), dtype=dtype).tobytes()
 
 
-class Client:
-    """One connection; calls block until their answer (other answers that arrive are kept).
+class Client(RpcConnection):
+    """One connection and the protocol's methods (the raw calls: :class:`RpcConnection`); calls
+    block until their answer (other answers that arrive are kept).
 
     Args:
         sock: a connected socket (see :meth:`connect`).
-
-    Attributes:
-        notifications: ``(method, params map)`` of every notification received, oldest first.
-        on_notification: called with ``(method, params map)`` as each one arrives, or None.
     """
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self._unpacker = msgpack.Unpacker(raw=False, max_buffer_size=0)
-        self._ids = itertools.count(1)
-        self._answers: dict[int, tuple[Any, Any]] = {}
-        self.notifications: list[tuple[str, dict[str, Any]]] = []
-        self.on_notification: Callable[[str, dict[str, Any]], None] | None = None
-
-    @classmethod
-    def connect(cls, host: str = "127.0.0.1", port: int = 0, *, timeout: float | None = 60.0) -> Client:
-        """Open a TCP connection (Nagle off: requests are small)."""
-        sock = socket.create_connection((host, port), timeout=timeout)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return cls(sock)
-
-    # ---- raw RPC ------------------------------------------------------------------------------
-    def send(self, method: str, params: dict[str, Any]) -> int:
-        """Send a request without waiting; returns its msgid (see :meth:`receive`)."""
-        msgid = next(self._ids)
-        self.sock.sendall(pack([REQUEST, msgid, method, [params]]))
-        return msgid
-
-    def receive(self, msgid: int) -> Any:
-        """Wait for the answer to ``msgid``; raise its error as a :class:`BridgeError`."""
-        while msgid not in self._answers:
-            self._read()
-        error, result = self._answers.pop(msgid)
-        if error is not None:
-            raise from_wire(error if isinstance(error, dict) else {"message": str(error)})
-        return result
-
-    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        """Send a request and wait for its result."""
-        return self.receive(self.send(method, params or {}))
-
-    def _read(self) -> None:
-        data = self.sock.recv(READ_CHUNK)
-        if not data:
-            raise ClosedError("the server closed the connection")
-        self._unpacker.feed(data)
-        for message in self._unpacker:
-            if isinstance(message, list) and len(message) == 4 and message[0] == RESPONSE:
-                self._answers[message[1]] = (message[2], message[3])
-            elif isinstance(message, list) and len(message) == 3 and message[0] == NOTIFICATION:
-                args = message[2]
-                params = args[0] if isinstance(args, list) and args and isinstance(args[0], dict) else {}
-                self.notifications.append((str(message[1]), params))
-                if self.on_notification is not None:
-                    self.on_notification(str(message[1]), params)
 
     # ---- API ----------------------------------------------------------------------------------
     def hello(self, token: str, client: str = "bridge.Client") -> dict[str, Any]:
@@ -436,15 +375,3 @@ class Client:
         dirs = np.frombuffer(answer["directions"], dtype=np.uint8).reshape(-1, cs, cs)
         cost = np.frombuffer(answer["costs"], dtype="<f4").reshape(-1, cs, cs) if costs else None
         return {int(t): (dirs[i], None if cost is None else cost[i]) for i, t in enumerate(answer["tiles"])}
-
-    def close(self) -> None:
-        """Close the socket."""
-        self.sock.close()
-
-    def __enter__(self) -> Client:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()

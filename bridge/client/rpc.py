@@ -1,0 +1,140 @@
+"""One msgpack-RPC connection over a plain socket: requests out, answers and notifications in
+(:class:`bridge.Client` adds the protocol's methods).
+
+    with RpcConnection.connect("127.0.0.1", port) as rpc:
+        rpc.call("hello", {"token": token, "client": "me", "protocol": 1})
+"""
+
+from __future__ import annotations
+
+import itertools
+import socket
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, TypeVar
+
+import msgpack
+
+from bridge.wire.errors import from_wire
+from bridge.wire.protocol import NOTIFICATION, REQUEST, RESPONSE
+from bridge.wire.stream import READ_CHUNK
+
+__all__ = ["ClosedError", "RpcConnection"]
+
+_C = TypeVar("_C", bound="RpcConnection")
+
+
+class ClosedError(ConnectionError):
+    """The server closed the connection before answering."""
+
+
+class RpcConnection:
+    """One connection; :meth:`call` blocks until its answer (other answers that arrive are kept).
+
+    Args:
+        sock: a connected socket (see :meth:`connect`).
+
+    Attributes:
+        notifications: ``(method, params map)`` of every notification received, oldest first.
+        on_notification: called with ``(method, params map)`` as each one arrives, or None.
+    """
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self._unpacker = msgpack.Unpacker(raw=False, max_buffer_size=0)
+        self._fed = 0  # bytes fed to the unpacker (all taken when its tell() is this)
+        self._packer = msgpack.Packer(use_bin_type=True)  # one for every request: packb makes one a call
+        self._ids = itertools.count(1)
+        self._answers: dict[int, tuple[Any, Any]] = {}
+        self.notifications: list[tuple[str, dict[str, Any]]] = []
+        self.on_notification: Callable[[str, dict[str, Any]], None] | None = None
+
+    @classmethod
+    def connect(cls: type[_C], host: str = "127.0.0.1", port: int = 0, *, timeout: float | None = 60.0) -> _C:
+        """Open a TCP connection (Nagle off: requests are small)."""
+        sock = socket.create_connection((host, port), timeout=timeout)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return cls(sock)
+
+    # ---- raw RPC ------------------------------------------------------------------------------
+    def send(self, method: str, params: dict[str, Any]) -> int:
+        """Send a request without waiting; returns its msgid (see :meth:`receive`)."""
+        msgid = next(self._ids)
+        self.sock.sendall(self._packer.pack([REQUEST, msgid, method, [params]]))
+        return msgid
+
+    def receive(self, msgid: int) -> Any:
+        """Wait for the answer to ``msgid``; raise its error as a :class:`BridgeError`."""
+        answers = self._answers
+        answer = None
+        if msgid not in answers and self._fed == self._unpacker.tell():  # nothing half-read
+            answer = self._read_one(msgid)
+        if answer is None:
+            while msgid not in answers:
+                self._read()
+            answer = answers.pop(msgid)
+        error, result = answer
+        if error is not None:
+            raise from_wire(error if isinstance(error, dict) else {"message": str(error)})
+        return result
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """Send a request and wait for its result."""
+        return self.receive(self.send(method, params or {}))
+
+    def _read_one(self, msgid: int) -> tuple[Any, Any] | None:
+        """One read, when nothing is buffered: the usual answer, the read being exactly it, decoded
+        straight from the bytes (``(error, result)``: 1.6 us less a call than the unpacker's feed
+        and iteration); None when the read held anything else (it is then taken as :meth:`_read`
+        takes it)."""
+        data = self.sock.recv(READ_CHUNK)
+        if not data:
+            raise ClosedError("the server closed the connection")
+        if len(data) == READ_CHUNK:  # a full read: most likely part of a large answer
+            self._take(data)
+            return None
+        try:
+            message = msgpack.unpackb(data, raw=False)
+        except Exception:  # part of a message, several, or bad bytes: the unpacker's to take
+            self._take(data)
+            return None
+        if type(message) is list and len(message) == 4 and message[0] == RESPONSE and message[1] == msgid:
+            return message[2], message[3]
+        self._keep(message)
+        return None
+
+    def _read(self) -> None:
+        data = self.sock.recv(READ_CHUNK)
+        if not data:
+            raise ClosedError("the server closed the connection")
+        self._take(data)
+
+    def _take(self, data: bytes) -> None:
+        """Feed ``data`` to the unpacker and keep every whole message."""
+        self._unpacker.feed(data)
+        self._fed += len(data)
+        for message in self._unpacker:
+            self._keep(message)
+
+    def _keep(self, message: Any) -> None:
+        """An answer is kept for :meth:`receive`; a notification is noted and passed on."""
+        if isinstance(message, list) and len(message) == 4 and message[0] == RESPONSE:
+            self._answers[message[1]] = (message[2], message[3])
+        elif isinstance(message, list) and len(message) == 3 and message[0] == NOTIFICATION:
+            args = message[2]
+            params = args[0] if isinstance(args, list) and args and isinstance(args[0], dict) else {}
+            self.notifications.append((str(message[1]), params))
+            if self.on_notification is not None:
+                self.on_notification(str(message[1]), params)
+
+    def close(self) -> None:
+        """Close the socket."""
+        self.sock.close()
+
+    def __enter__(self: _C) -> _C:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
