@@ -188,7 +188,7 @@ def _quick_query(
         return None
     options, hierarchical, corridor = parse_options_map(raw.get("options"), entry, cap, default, where)
     # cells of a grid in cells are its nodes already (what resolve_ends would give back)
-    return Query(entry.graph_id, (sx, sy), (gx, gy), options, hierarchical, corridor, cells=True)
+    return Query(entry.graph_id, (sx, sy), (gx, gy), options, hierarchical, corridor, False, True)  # cells
 
 
 def _quick_positions(

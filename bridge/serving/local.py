@@ -79,10 +79,7 @@ class LocalServing:
         self._background: set[asyncio.Task[Any]] = set()
         self._inline_until = math.inf  # see allow_inline_until (no connection: always)
         self.inline = InlineGuess()  # which queries skip the inline attempt
-        # made once: a query's parse is a call, not a closure made per request
-        self._parse_find = functools.partial(
-            parse_query, registry=self.registry, cap=limits.max_expansions, default=limits.default_expansions
-        )
+        self._cap, self._default = limits.max_expansions, limits.default_expansions
         self._parse_reachable = functools.partial(parse_reachable, registry=self.registry)
         self.batches = BatchRunner(
             limits,
@@ -332,6 +329,11 @@ class LocalServing:
     def find(self, client: Hashable, raw: Any) -> Outcome:
         """One query: inline when its graph is free and it is small, else on a search thread."""
         return self._query(client, raw, self._parse_find)
+
+    def _parse_find(self, raw: Any) -> Query:
+        """:func:`parse_query` with this server's budgets (by position: a partial's keywords cost
+        0.2 us a request more)."""
+        return parse_query(raw, self.registry, self._cap, "path.find", default=self._default)
 
     def reachable(self, client: Hashable, raw: Any) -> Outcome:
         """Reachability from the hierarchy's components (no search: inline, unless a unit size's layer
