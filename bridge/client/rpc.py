@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import itertools
 import socket
+import struct
+import sys
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeVar
@@ -19,7 +21,7 @@ from bridge.wire.errors import from_wire
 from bridge.wire.protocol import NOTIFICATION, REQUEST, RESPONSE
 from bridge.wire.stream import READ_CHUNK
 
-__all__ = ["ClosedError", "RpcConnection"]
+__all__ = ["ClosedError", "RpcConnection", "kernel_timeouts"]
 
 _C = TypeVar("_C", bound="RpcConnection")
 
@@ -51,16 +53,26 @@ class RpcConnection:
 
     @classmethod
     def connect(cls: type[_C], host: str = "127.0.0.1", port: int = 0, *, timeout: float | None = 60.0) -> _C:
-        """Open a TCP connection (Nagle off: requests are small)."""
+        """Open a TCP connection (Nagle off: requests are small); ``timeout``: the seconds a connect,
+        a send or a read may wait (None: no limit), after which it raises :class:`TimeoutError`.
+
+        Where the system allows, the socket then blocks and the kernel keeps the send and read
+        timeouts (``SO_SNDTIMEO``, ``SO_RCVTIMEO``): a Python socket timeout polls before every
+        send and read, two system calls more a request (:func:`kernel_timeouts`)."""
         sock = socket.create_connection((host, port), timeout=timeout)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if timeout is not None:
+            kernel_timeouts(sock, timeout)
         return cls(sock)
 
     # ---- raw RPC ------------------------------------------------------------------------------
     def send(self, method: str, params: dict[str, Any]) -> int:
         """Send a request without waiting; returns its msgid (see :meth:`receive`)."""
         msgid = next(self._ids)
-        self.sock.sendall(self._packer.pack([REQUEST, msgid, method, [params]]))
+        try:
+            self.sock.sendall(self._packer.pack([REQUEST, msgid, method, [params]]))
+        except BlockingIOError as exc:  # the kernel's send timeout ran out (kernel_timeouts)
+            raise TimeoutError("timed out") from exc
         return msgid
 
     def receive(self, msgid: int) -> Any:
@@ -87,9 +99,7 @@ class RpcConnection:
         straight from the bytes (``(error, result)``: 1.6 us less a call than the unpacker's feed
         and iteration); None when the read held anything else (it is then taken as :meth:`_read`
         takes it)."""
-        data = self.sock.recv(READ_CHUNK)
-        if not data:
-            raise ClosedError("the server closed the connection")
+        data = self._recv()
         if len(data) == READ_CHUNK:  # a full read: most likely part of a large answer
             self._take(data)
             return None
@@ -104,10 +114,17 @@ class RpcConnection:
         return None
 
     def _read(self) -> None:
-        data = self.sock.recv(READ_CHUNK)
+        self._take(self._recv())
+
+    def _recv(self) -> bytes:
+        """The bytes of one read (some)."""
+        try:
+            data = self.sock.recv(READ_CHUNK)
+        except BlockingIOError as exc:  # the kernel's read timeout ran out (kernel_timeouts)
+            raise TimeoutError("timed out") from exc
         if not data:
             raise ClosedError("the server closed the connection")
-        self._take(data)
+        return data
 
     def _take(self, data: bytes) -> None:
         """Feed ``data`` to the unpacker and keep every whole message."""
@@ -138,3 +155,19 @@ class RpcConnection:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def kernel_timeouts(sock: socket.socket, seconds: float) -> None:
+    """Make ``sock`` blocking with its send and read timeouts kept by the kernel (``SO_SNDTIMEO``,
+    ``SO_RCVTIMEO``; a call past one fails with ``EAGAIN``, which :class:`RpcConnection` raises as
+    :class:`TimeoutError`), where the system has them; elsewhere (Windows) Python's ``seconds``
+    timeout stays. A Python socket timeout waits in ``poll`` before every send and read: two
+    system calls more a request than a blocking socket's ``sendto`` and ``recvfrom``."""
+    if sys.platform == "win32" or not hasattr(socket, "SO_RCVTIMEO"):
+        return
+    whole = int(seconds)
+    micro = min(999_999, max(0 if whole else 1, round((seconds - whole) * 1e6)))  # 0 s would mean never
+    timeval = struct.pack("ll", whole, micro)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
+    sock.settimeout(None)
