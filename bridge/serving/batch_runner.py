@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import itertools
+import time
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Any
 
@@ -54,6 +55,10 @@ PACKED_INLINE = 8
 of :data:`~bridge.serving.inline.TIMED_CELLS` cells or fewer, its connection's slice of loop time
 not spent): as many as single hierarchical queries run there in a row, 30-250 us each on a
 512 x 512 map."""
+
+LOOP_HELP_SECONDS = 0.002
+"""How long the event loop may run pieces of a small-grid hierarchical ``path.find_packed`` itself
+(it starts one more while under it) rather than wait for the search threads to take them."""
 
 SUBMIT_AT_ONCE = 256
 """Pieces of one batch queued for the search threads per turn of the event loop."""
@@ -128,7 +133,10 @@ class BatchRunner:
     ) -> BatchOutcome:
         """Reserve a read share of the batch's grid (now, in arrival order), then run it in chunks
         on the search threads (``PACKED_CHUNK`` queries each); or, when ``inline()`` allows it and
-        the grid is free, a small hierarchical batch at once on the event loop (:meth:`_inline`)."""
+        the grid is free, a small hierarchical batch at once on the event loop (:meth:`_inline`).
+        A larger hierarchical batch on a grid of :data:`~bridge.serving.inline.TIMED_CELLS` cells
+        or fewer that ``inline()`` allows has the loop run the pieces no thread has started yet
+        (:meth:`_help`): a thread woken on a busy machine may start a time slice later."""
         batch = parse_packed(raw, self.limits.max_batch)
         graph_id = batch.graph_id
         if self.registry.find(graph_id) is None and not self.locks.busy(graph_id):
@@ -161,11 +169,17 @@ class BatchRunner:
         count = -(-len(batch) // most)
         count = -(-count // self.threads) * self.threads
 
+        helps = [batch.hierarchical and inline()]  # decided in the request's slice of the loop
+
         def split() -> list[range]:  # under the read share: the graph and options are the request's
-            check_packed(batch, self.registry, cap=cap, default=default)  # errors, before any query runs
+            nav, options, hierarchical, _ = check_packed(batch, self.registry, cap=cap, default=default)
+            small = isinstance(nav, GridNavigator) and nav.node_count <= TIMED_CELLS
+            helps[0] = helps[0] and hierarchical and small and nav.ready_for(options)
             return packed_pieces(batch, count, self.registry)
 
-        return self._chunked(client, split, chunk, join_packed, reservations, budget=budget)
+        return self._chunked(
+            client, split, chunk, join_packed, reservations, budget=budget, helps=lambda: helps[0]
+        )
 
     def _inline(self, batch: PackedBatch, cap: int, default: int | None) -> Encoded | None:
         """The answer of a small hierarchical batch, searched here (holding a read share of its
@@ -196,12 +210,14 @@ class BatchRunner:
         reservations: list[tuple[str, GraphLock, asyncio.Future[None]]],
         *,
         budget: AnswerBudget,
+        helps: Callable[[], bool] = lambda: False,
     ) -> dict[str, Any] | Encoded:
         """Run ``chunk`` over each of the consecutive ranges ``split()`` gives (called once the read
-        shares are granted, so it may read the graphs) on the search threads, holding the shares
-        until the last piece is done; ``join`` their answers in order. The chunks count their
-        answers in ``budget``: past it the request is ``too_large`` (the pieces not started yet
-        skip their work), and a large answer is joined and encoded on a thread."""
+        shares are granted, so it may read the graphs) on the search threads (with ``helps()``, the
+        loop runs some: :meth:`_pieces`), holding the shares until the last piece is done; ``join``
+        their answers in order. The chunks count their answers in ``budget``: past it the request
+        is ``too_large`` (the pieces not started yet skip their work), and a large answer is joined
+        and encoded on a thread."""
         granted: list[tuple[str, GraphLock]] = []
         try:
             for graph_id, lock, turn in reservations:
@@ -235,8 +251,9 @@ class BatchRunner:
 
         try:
             parts = await self._pieces(
-                client, [functools.partial(run, piece) for piece in pieces], piece_done
-            )
+                client, [functools.partial(run, piece) for piece in pieces], piece_done,
+                helps=len(pieces) > 1 and helps(),
+            )  # fmt: skip
             budget.check()  # a cap passed: the skipped pieces gave None
             if budget.total <= PACK_OFF_LOOP_BYTES:  # a packed answer written once, not joined first
                 return Encoded(encode_packed(parts)) if join is join_packed else join(parts)
@@ -245,21 +262,53 @@ class BatchRunner:
         finally:  # sent (once the caller writes it) or refused: no longer under construction
             budget.release()
 
+    def _help(self, client: Hashable, futures: list[asyncio.Future[Any]], done: Callable[[], None]) -> None:
+        """Run queued jobs of ``futures`` here, the last first (the threads take the first), while
+        the loop has spent less than :data:`LOOP_HELP_SECONDS` on them: the loop is awake, and a
+        thread woken on a busy machine may start a time slice later. A job a thread has taken is
+        left to it; each one run here settles its future and calls ``done``."""
+        scheduler = self._scheduler()
+        until = time.perf_counter() + LOOP_HELP_SECONDS
+        for future in reversed(futures):  # the last always: no thread was woken for it
+            job = scheduler.withdraw(client, future)
+            if job is None:
+                continue
+            try:
+                future.set_result(job())
+            except Exception as exc:  # the batch's error, raised by _pieces as a thread's would be
+                future.set_exception(exc)
+                return
+            finally:
+                done()
+            if time.perf_counter() >= until:
+                return
+
     async def _pieces(
-        self, client: Hashable, jobs: list[Callable[[], Any]], done: Callable[[], None]
+        self,
+        client: Hashable,
+        jobs: list[Callable[[], Any]],
+        done: Callable[[], None],
+        *,
+        helps: bool = False,
     ) -> list[Any]:
         """Queue ``jobs`` (``SUBMIT_AT_ONCE`` per turn of the loop) and give their values in order,
         or raise the first failure with the rest dropped; ``done`` is called once for each job.
+        With ``helps``, the loop then takes back queued jobs, last first, and runs them itself
+        while it has spent less than :data:`LOOP_HELP_SECONDS` on them (:meth:`_help`).
 
         Waited for with ``asyncio.wait``, not ``gather``: gather's callbacks and futures form one
         reference cycle per batch, thousands of objects left for the collector."""
         futures: list[asyncio.Future[Any]] = []
         try:
-            for job in jobs:
-                futures.append(self._scheduler().submit(client, job, done))
+            for i, job in enumerate(jobs):  # with helps the loop takes the last back at once
+                wake = not (helps and i == len(jobs) - 1)
+                futures.append(self._scheduler().submit(client, job, done, wake=wake))
                 if len(futures) % SUBMIT_AT_ONCE == 0:  # 3,000 pieces held the loop 40-60 ms
                     await asyncio.sleep(0)
-            await asyncio.wait(futures, return_when=asyncio.FIRST_EXCEPTION)
+            if helps:
+                self._help(client, futures, done)
+            if not all(future.done() for future in futures):
+                await asyncio.wait(futures, return_when=asyncio.FIRST_EXCEPTION)
             failed = [f for f in futures if f.done() and not f.cancelled() and f.exception() is not None]
             if not failed:
                 return [future.result() for future in futures]

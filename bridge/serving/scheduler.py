@@ -66,12 +66,19 @@ class FairScheduler:
             return sum(len(q) for q in self._queues.values())
 
     def submit(
-        self, client: Hashable, run: Callable[[], Any], on_done: Callable[[], None] | None = None
+        self,
+        client: Hashable,
+        run: Callable[[], Any],
+        on_done: Callable[[], None] | None = None,
+        *,
+        wake: bool = True,
     ) -> asyncio.Future[Any]:
         """Queue ``run()`` behind ``client``'s earlier jobs; the future gives its value or error.
         Cancelling the future before a thread takes the job means it never runs. ``on_done`` is
         called once on the loop when the job has finished or will never run: what a job reads
-        (a graph under a read share) must stay untouched until then, even if nobody awaits it."""
+        (a graph under a read share) must stay untouched until then, even if nobody awaits it.
+        ``wake=False`` wakes no idle thread for it (a busy one takes it when free): for a job the
+        caller means to :meth:`withdraw` at once, unless a thread has taken it meanwhile."""
         future: asyncio.Future[Any] = self.loop.create_future()
         with self._ready:
             if self._closing:
@@ -80,8 +87,28 @@ class FairScheduler:
             if queue is None:
                 queue = self._queues[client] = deque()
             queue.append(_Job(run, future, on_done))
-            self._ready.notify()
+            if wake:
+                self._ready.notify()
         return future
+
+    def withdraw(self, client: Hashable, future: asyncio.Future[Any]) -> Callable[[], Any] | None:
+        """Take back ``client``'s queued job of ``future`` before a thread starts it: its function,
+        for the caller to run and settle (its future and ``on_done`` are then the caller's), or
+        None when a thread has taken it (or it was dropped). Looks at the queue's last job first."""
+        with self._ready:
+            queue = self._queues.get(client)
+            if not queue:
+                return None
+            at = len(queue) - 1 if queue[-1].future is future else None
+            if at is None:
+                at = next((i for i, job in enumerate(queue) if job.future is future), None)
+                if at is None:
+                    return None
+            job = queue[at]
+            del queue[at]
+            if not queue:
+                del self._queues[client]
+            return job.run
 
     def forget(self, client: Hashable) -> int:
         """Drop ``client``'s queued jobs (running ones finish); returns how many were dropped.
