@@ -50,11 +50,13 @@ PACKED_CHUNK = 64
 """Queries per scheduler job of a ``path.find_packed``: its per-query cost is mostly the search, so
 chunks may be larger than ``path.find_many``'s and still short."""
 
-PACKED_INLINE = 8
+PACKED_INLINE = 16
 """Queries a hierarchical ``path.find_packed`` may hold to run on the event loop (its grid free and
 of :data:`~bridge.serving.inline.TIMED_CELLS` cells or fewer, its connection's slice of loop time
-not spent): as many as single hierarchical queries run there in a row, 30-250 us each on a
-512 x 512 map."""
+not spent): as many as fit one :data:`~bridge.serving.connection.SLICE_SECONDS` slice at the
+slowest single hierarchical query's time, 30-250 us each on a 512 x 512 map. Cut into pieces,
+such a batch paid twice the batch search's set-up (about 100 us a piece) and a hop: 9-16 queries
+on brc202d took 660-810 us through the socket, 290-420 us here."""
 
 LOOP_HELP_SECONDS = 0.002
 """How long the event loop may run pieces of a small-grid hierarchical ``path.find_packed`` itself
