@@ -94,10 +94,10 @@ class LocalServing:
     # -- life cycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start the search threads and load the compiled kernels in the background: the grid and
-        waypoint kernels first (queries and loads wait for those once; the sidecar announces
-        itself at once), then the rest, which nothing waits for (a navmesh or flow-field call
-        made before they are in loads its own from the cache, under numba's lock)."""
+        """Start the search threads and load the compiled kernels on a thread: queries and loads
+        wait for every kernel once (the sidecar announces itself at once), or only for the grid and
+        waypoint ones when numba's cache lacks a kernel and the rest must compile
+        (:mod:`bridge.serving.kernel_warm_up`)."""
         loop = asyncio.get_running_loop()
         self._scheduler = FairScheduler(self.threads, loop)
         self._warm = kernel_warm_up.start(loop)
