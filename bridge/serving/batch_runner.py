@@ -38,7 +38,9 @@ from bridge.wire.answers import PACK_OFF_LOOP_BYTES, AnswerBudget, Encoded, InFl
 from bridge.wire.errors import TooLargeError, UnknownGraphError
 from bridge.wire.protocol import Limits
 from bridge.wire.stream import pack
+from python_core import QueryOptions
 from python_core.navigation.grid import GridNavigator
+from python_core.navigation.navmesh import NavMeshNavigator
 
 __all__ = ["CHUNK_QUERIES", "PACKED_CHUNK", "PACKED_INLINE", "SUBMIT_AT_ONCE", "BatchRunner"]
 
@@ -175,8 +177,7 @@ class BatchRunner:
 
         def split() -> list[range]:  # under the read share: the graph and options are the request's
             nav, options, hierarchical, _ = check_packed(batch, self.registry, cap=cap, default=default)
-            small = isinstance(nav, GridNavigator) and nav.node_count <= TIMED_CELLS
-            helps[0] = helps[0] and hierarchical and small and nav.ready_for(options)
+            helps[0] = helps[0] and _loop_may_search(nav, options, hierarchical)
             return packed_pieces(batch, count, self.registry)
 
         return self._chunked(
@@ -190,8 +191,7 @@ class BatchRunner:
         hop to a search thread and back cost more than its search: two wake-ups, each a
         scheduler's time slice on a busy machine."""
         nav, options, hierarchical, _ = check_packed(batch, self.registry, cap=cap, default=default)
-        fits = isinstance(nav, GridNavigator) and nav.node_count <= TIMED_CELLS
-        if not (hierarchical and fits and nav.ready_for(options)):
+        if not _loop_may_search(nav, options, hierarchical):
             return None
         budget = AnswerBudget(self.limits.max_answer_bytes, "path.find_packed", self._building)
         try:
@@ -324,6 +324,17 @@ class BatchRunner:
             raise error  # type: ignore[misc]  # not None: its future failed
         finally:
             del error
+
+
+def _loop_may_search(
+    nav: GridNavigator | NavMeshNavigator, options: QueryOptions, hierarchical: bool
+) -> bool:
+    """Whether the event loop may search a packed batch itself (all of a small one, or the pieces
+    no thread has started of a larger one): hierarchical, on a grid of
+    :data:`~bridge.serving.inline.TIMED_CELLS` cells or fewer whose structures are built for the
+    options (else the loop could meet a map-sized build)."""
+    small = isinstance(nav, GridNavigator) and nav.node_count <= TIMED_CELLS
+    return hierarchical and small and nav.ready_for(options)
 
 
 def _drop_jobs(futures: list[asyncio.Future[Any]], count: int, done: Callable[[], None]) -> None:

@@ -99,11 +99,9 @@ class FairScheduler:
             queue = self._queues.get(client)
             if not queue:
                 return None
-            at = len(queue) - 1 if queue[-1].future is future else None
+            at = next((i for i in range(len(queue) - 1, -1, -1) if queue[i].future is future), None)
             if at is None:
-                at = next((i for i, job in enumerate(queue) if job.future is future), None)
-                if at is None:
-                    return None
+                return None
             job = queue[at]
             del queue[at]
             if not queue:
