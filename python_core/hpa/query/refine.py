@@ -28,6 +28,7 @@ from python_core.hpa.query.second_core import both
 from python_core.hpa.steps import (
     MOVE_DX,
     MOVE_DY,
+    inline_jit,
     legal_from,
     move_count,
     octile,
@@ -35,7 +36,15 @@ from python_core.hpa.steps import (
     step_length,
 )
 
-__all__ = ["MOVE_ORDER", "SPLIT_LINKS", "bounded_link", "refine_chain", "refine_halves", "straight_line"]
+__all__ = [
+    "DOMINATED",
+    "MOVE_ORDER",
+    "SPLIT_LINKS",
+    "bounded_link",
+    "refine_chain",
+    "refine_halves",
+    "straight_line",
+]
 
 
 def _move_order() -> npt.NDArray[np.int64]:
@@ -55,6 +64,26 @@ def _move_order() -> npt.NDArray[np.int64]:
 
 MOVE_ORDER = _move_order()
 """The moves tried first by :func:`bounded_link`, by direction to its target."""
+
+
+def _dominated() -> npt.NDArray[np.int64]:
+    """Per move that entered a cell (row) and move out of it (column): 1 when the cell the second
+    reaches is the first one's start or a straight step from it, 2 when a diagonal step from it,
+    else 0. Either way that start reaches it directly for less than through the two moves (any
+    cell size; one weight on every cell), a diagonal when the diagonal rule lets it."""
+    table = np.zeros((8, 8), dtype=np.int64)
+    for came in range(8):
+        for k in range(8):
+            sx, sy = MOVE_DX[came] + MOVE_DX[k], MOVE_DY[came] + MOVE_DY[k]
+            if abs(sx) <= 1 and abs(sy) <= 1:
+                table[came, k] = 1 if sx == 0 or sy == 0 else 2
+    return table
+
+
+DOMINATED = _dominated()
+""":func:`bounded_link` on one weight skips a move to a cell the cell before reaches directly for
+less: that cell tries it itself (or has, or the bound or a cheaper visit ruled it out), so no
+path within the bound is lost, and a fifth fewer cells are visited on a 20% random map."""
 SPLIT_LINKS = 48
 """:func:`refine_halves` refines a chain of at least this many links in two halves at once: a
 shorter one costs too little (some 6 us a link on a 20% random map) to pay the thread hand-off."""
@@ -104,6 +133,25 @@ def straight_line(  # noqa: PLR0917
     return cost <= budget + 1e-9 * (1.0 + budget)
 
 
+@inline_jit
+def line_may_do(  # noqa: PLR0917 (inlined into a compiled kernel: positional)
+    width: int, diag: int, cw: float, ch: float, one_weight: float, a: int, b: int, cost: float
+) -> bool:
+    """Whether the straight grid line from ``a`` to ``b`` may cost ``cost``, the optimum: on one
+    weight a legal line costs the octile distance, so a dearer optimum means a blocked line (nine
+    links in ten on a 20% random map), known without walking it.
+
+    Example:
+        >>> line_may_do(4, 3, 1.0, 1.0, 1.0, 0, 3, 3.0), line_may_do(4, 3, 1.0, 1.0, 1.0, 0, 3, 3.5)
+        (True, False)
+    """
+    if one_weight == 0.0:
+        return True
+    dl = math.hypot(cw, ch)
+    line = one_weight * octile(abs(b % width - a % width), abs(b // width - a // width), diag, cw, ch, dl)
+    return cost <= line + 1e-9 * (1.0 + line)
+
+
 @jit
 def bounded_link(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positional, one hot loop)
     walk: U8,
@@ -134,7 +182,8 @@ def bounded_link(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positiona
     search that tries the moves towards ``b`` first and enters only cells whose cost so far plus
     the octile estimate stays within ``bound``, and that it reaches cheaper than before. The
     bound leaves a narrow band around an optimal path, so the search mostly walks straight
-    down it: no open list, no heap, a fraction of the A*'s cells.
+    down it: no open list, no heap, a fraction of the A*'s cells. With ``one_weight``, it does not
+    step to a cell the cell before reaches directly for less (:data:`DOMINATED`).
 
     Args:
         walk: global walkable flags.
@@ -157,7 +206,8 @@ def bounded_link(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positiona
         marks: local scratch (int32).
         stamp: a number no earlier call with these scratch arrays used.
         stack: local scratch: the cells of the current branch.
-        moves: local scratch: the next move to try at each depth.
+        moves: local scratch: per depth, the next move to try, plus 16 times the move that
+            entered that depth's cell.
         gs: local scratch: the cost at each depth.
         out: receives the path's global cells, ``b`` included, ``a`` not.
 
@@ -191,7 +241,8 @@ def bounded_link(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positiona
             return depth
         sy = 0 if ty == ly else (1 if ty > ly else -1)
         row = 3 * (sy + 1) + (0 if tx == lx else (1 if tx > lx else -1)) + 1
-        g, i, nxt, ng, nlx, nly = gs[depth], moves[depth], -1, 0.0, 0, 0
+        g, i, nxt, ng, nlx, nly = gs[depth], moves[depth] & 15, -1, 0.0, 0, 0
+        came = moves[depth] >> 4  # the move that entered this cell (depth 0: none)
         # rejections cheapest first (arithmetic, then the scratch, then the grid): the same moves
         # pass as when legality came first, so the same path, for some 1/3 less time a link
         while i < 8:
@@ -208,6 +259,8 @@ def bounded_link(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positiona
                 continue
             if one_weight > 0.0:  # then h_scale is that weight: ng is the sum just checked
                 ng = g + step * one_weight
+                if depth > 0 and _dominated_step(walk, width, lx + x0, ly + y0, came, k, diag):
+                    continue
             else:
                 ng = g + step * weights[(nly + y0) * width + nlx + x0]
                 if ng + h > limit:
@@ -218,7 +271,7 @@ def bounded_link(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positiona
             if legal_from(walk, width, lx + x0, ly + y0, k, diag):
                 nxt = cand
                 break
-        moves[depth] = i
+        moves[depth] = i | (came << 4)
         if nxt < 0:
             depth -= 1
             if depth >= 0:
@@ -229,9 +282,20 @@ def bounded_link(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positiona
         if visits > cap:
             return -1
         depth += 1
-        stack[depth], moves[depth], gs[depth] = nxt, 0, ng
+        stack[depth], moves[depth], gs[depth] = nxt, MOVE_ORDER[row, i - 1] << 4, ng
         lx, ly = nlx, nly
     return -1
+
+
+@inline_jit
+def _dominated_step(walk: U8, width: int, x: int, y: int, came: int, k: int, diag: int) -> bool:  # noqa: PLR0917
+    """Whether move ``k`` out of global ``(x, y)``, entered by move ``came``, reaches a cell the
+    cell before reaches directly for less (:data:`DOMINATED`; a diagonal only if the rule lets it)."""
+    kind = int(DOMINATED[came, k])
+    if kind != 2:
+        return kind == 1
+    px, py = x - MOVE_DX[came], y - MOVE_DY[came]
+    return step_allowed(walk, width, px, py, MOVE_DX[came] + MOVE_DX[k], MOVE_DY[came] + MOVE_DY[k], diag)
 
 
 @jit
@@ -280,7 +344,9 @@ def refine_chain(  # noqa: PLR0917
         if ax // csize != bx // csize or ay // csize != by // csize:
             m = 1  # a crossing: b is a neighbour of a
             seg[0] = b
-        elif straight_line(walk, weights, width, diag, cw, ch, a, b, link_costs[i], seg):
+        elif line_may_do(width, diag, cw, ch, one_weight, a, b, link_costs[i]) and straight_line(
+            walk, weights, width, diag, cw, ch, a, b, link_costs[i], seg
+        ):
             m = max(abs(bx - ax), abs(by - ay))
         else:
             x0, y0 = (ax // csize) * csize, (ay // csize) * csize
