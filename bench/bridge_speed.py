@@ -9,9 +9,10 @@ sidecar is timed once all its kernels are loaded; single requests of different k
 and 3) are timed in short interleaved rounds with the same rest before every round, and the
 machine's load is printed beside them:
 
-1. Floor: a raw asyncio + msgpack echo server (its own process, answering a same-shaped response)
-   against ``graph.list`` (the sidecar's own trip, no search), ``path.find`` of a 1-step path on an
-   8x8 grid and a short path on a 64x64 rooms grid; then
+1. Floor: a raw msgpack echo server (its own process, answering a same-shaped response) on
+   asyncio's own event loop and on uvloop (the sidecar's, where installed: ratios are against the
+   echo on the sidecar's loop) against ``graph.list`` (the sidecar's own trip, no search),
+   ``path.find`` of a 1-step path on an 8x8 grid and a short path on a 64x64 rooms grid; then
    where one request's time goes, each stage timed in this process on the same request (client
    encode, server decode, validation, search, result encode, client decode) and the socket + event
    loop as the rest.
@@ -29,6 +30,7 @@ machine's load is printed beside them:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import math
 import statistics
@@ -49,15 +51,19 @@ from bench.grid_speed import DATA, load, mismatches  # noqa: E402
 from bench.hpa_speed import CLUSTER  # noqa: E402
 from bench.request_stages import exact_breakdown, hierarchical_breakdown, rooms  # noqa: E402
 from bench.request_timing import (  # noqa: E402
-    ECHO_SERVER,
     ROUND_PAUSE,
     Placement,
+    batched,
     interleaved,
     machine_state,
     median_us,
+    packed,
+    start_echoes,
     start_warm_sidecar,
+    stop_echoes,
     timed,
 )
+from bridge.cli.serve import LOOPS, event_loop_runner  # noqa: E402
 from bridge.client import Client  # noqa: E402
 from bridge.client.sidecar import Sidecar, start_sidecar  # noqa: E402
 from bridge.wire.errors import BridgeError  # noqa: E402
@@ -74,22 +80,25 @@ def _random_map(size: int = 256, blocked: float = 0.25, seed: int = 5) -> np.nda
 # -- 1. floor and breakdown --------------------------------------------------------------------
 
 
-def floor_section(sidecar: Sidecar, calls: int, pin: bool = False) -> None:
-    """Section 1; ``pin``: every kind timed free and pinned (:class:`Placement`: this client on one
-    CPU, the sidecar and the echo on the other), in the same interleaved rounds."""
-    print("== 1. one request against the loopback floor")
-    echo = subprocess.Popen(
-        [sys.executable, "-c", ECHO_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    assert echo.stdout is not None
-    port = int(echo.stdout.readline())
+def floor_section(sidecar: Sidecar, calls: int, loop: str, pin: bool = False) -> None:
+    """Section 1, the sidecar running on ``loop`` (``asyncio`` or ``uvloop``): the echo floor on
+    asyncio's loop and on uvloop (where it is installed), ratios against the floor of the
+    sidecar's loop; ``pin``: every kind timed free and pinned (:class:`Placement`: this client on
+    one CPU, the sidecar and the echoes on the other), in the same interleaved rounds."""
+    print(f"== 1. one request against the loopback floor (the sidecar's event loop: {loop})")
+    loops = ("asyncio", "uvloop") if event_loop_runner()[0] == "uvloop" else ("asyncio",)
+    echoes = start_echoes(loops)
     tiny = Client.query("tiny", (0, 0), (1, 0))
     short = Client.query("rooms", (3, 3), (20, 13))
-    with sidecar.connect() as client, Client.connect("127.0.0.1", port) as raw:
+    with contextlib.ExitStack() as stack:
+        client = stack.enter_context(sidecar.connect())
+        raws = {
+            name: stack.enter_context(Client.connect("127.0.0.1", port)) for name, (_, port) in echoes.items()
+        }
         client.load_grid("tiny", np.ones((8, 8), dtype=bool), diagonal="only_if_no_obstacles")
         client.load_grid("rooms", rooms(), diagonal="only_if_no_obstacles")
         kinds: dict[str, tuple[Client, str, dict[str, Any]]] = {
-            "echo": (raw, "path.find", tiny),
+            **{f"echo {name}": (raw, "path.find", tiny) for name, raw in raws.items()},
             "list": (client, "graph.list", {}),
             "tiny": (client, "path.find", tiny),
             "rooms": (client, "path.find", short),
@@ -99,7 +108,8 @@ def floor_section(sidecar: Sidecar, calls: int, pin: bool = False) -> None:
         print(f"  machine before: {machine_state()}")
         per_round = 50
         rounds = max(1, calls // per_round)
-        placement = Placement([sidecar.process.pid, echo.pid]) if pin else None
+        servers = [sidecar.process.pid, *(echo.pid for echo, _ in echoes.values())]
+        placement = Placement(servers) if pin else None
         calls_of = {name: functools.partial(t.call, m, p) for name, (t, m, p) in kinds.items()}
         if placement is not None:
             calls_of |= {f"{name} pinned": call for name, call in calls_of.items()}
@@ -119,35 +129,37 @@ def floor_section(sidecar: Sidecar, calls: int, pin: bool = False) -> None:
             for name, (target, method, params) in kinds.items():
                 timed(target, method, params, 100)
                 rows.append((name, median_us(timed(target, method, params, calls))))
-    echo.stdin.close()  # type: ignore[union-attr]
-    echo.wait(10)
+    stop_echoes(echoes)
     median = {name: median_us(samples) for name, samples in pooled.items()}
     best = {name: min(us for n, us in rows if n == name) for name in kinds}
     print(
         f"  median of {rounds} interleaved rounds x {per_round} calls per kind ({ROUND_PAUSE * 1e3:.0f} ms "
         "rest before every round); [back to back: best of 3 runs of each kind's calls in a row]"
     )
-    print(
-        f"  {'raw asyncio+msgpack echo round trip:':<40} {median['echo']:7.0f} us  (the floor)      "
-        f"[{best['echo']:4.0f} us]"
-    )
+    floor = f"echo {loop}"
+    for name in loops:
+        label = f"raw {name}+msgpack echo round trip:"
+        role = "(the floor: the sidecar's loop)" if f"echo {name}" == floor else "(the other loop)"
+        print(f"  {label:<40} {median[f'echo {name}']:7.0f} us  {role:<31} [{best[f'echo {name}']:4.0f} us]")
     for name, label in (
         ("list", "graph.list (no search)"),
         ("tiny", "1-step path on 8x8"),
         ("rooms", "26-step path on 64x64 rooms"),
     ):
-        ratio, old = median[name] / median["echo"], best[name] / best["echo"]
+        ratio, old = median[name] / median[floor], best[name] / best[floor]
         print(
             f"  {label + ':':<40} {median[name]:7.0f} us  = {ratio:.2f}x the floor  "
             f"[{best[name]:4.0f} us = {old:.2f}x]"
         )
     if placement is not None:
         print(f"  pinned ({placement.describe()}), in the same rounds:")
-        floor = median["echo pinned"]
-        print(f"  {'raw asyncio+msgpack echo round trip:':<40} {floor:7.0f} us  (the floor)")
+        for name in loops:
+            label = f"raw {name}+msgpack echo round trip:"
+            print(f"  {label:<40} {median[f'echo {name} pinned']:7.0f} us")
+        pinned_floor = median[f"{floor} pinned"]
         for name in ("list", "tiny", "rooms"):
             us = median[f"{name} pinned"]
-            print(f"  {name + ':':<40} {us:7.0f} us  = {us / floor:.2f}x the floor")
+            print(f"  {name + ':':<40} {us:7.0f} us  = {us / pinned_floor:.2f}x the floor")
     exact_breakdown(median["rooms"])
 
 
@@ -232,12 +244,12 @@ def hpa_section(
             longest = sorted(range(len(lengths)), key=lengths.__getitem__)[-max(1, len(lengths) // 4) :]
             e, h, t, el, hl = _one_per_request(timings[False], longest)
             eb, hb = (
-                _batched(client, name, queries, {}),
-                _batched(client, name, queries, {"hierarchical": True}),
+                batched(client, name, queries, {}),
+                batched(client, name, queries, {"hierarchical": True}),
             )
             ep, hp = (
-                _packed(client, name, queries, {}),
-                _packed(client, name, queries, {"hierarchical": True}),
+                packed(client, name, queries, {}),
+                packed(client, name, queries, {"hierarchical": True}),
             )
             print(
                 f"  {name:<16} (cluster {cluster}) one per request: exact {e:6.3f} HPA* {h:6.3f} = "
@@ -321,34 +333,6 @@ def _single_requests(
     return timings, costs
 
 
-def _batched(
-    client: Client, graph: str, queries: list[Any], options: dict[str, Any], rounds: int = 7
-) -> float:
-    """Milliseconds per query of ``queries`` sent as one ``path.find_many`` (best of ``rounds``)."""
-    params = [Client.query(graph, s, g, **options) for s, g in queries]
-    best = math.inf
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        client.find_many(params)
-        best = min(best, (time.perf_counter() - t0) / len(params) * 1e3)
-    return best
-
-
-def _packed(
-    client: Client, graph: str, queries: list[Any], options: dict[str, Any], rounds: int = 7
-) -> float:
-    """Milliseconds per query of ``queries`` sent as one ``path.find_packed`` (best of ``rounds``;
-    the answer's arrays decoded as a client would)."""
-    starts = np.array([s for s, _ in queries], dtype=np.int32)
-    goals = np.array([g for _, g in queries], dtype=np.int32)
-    best = math.inf
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        client.find_packed(graph, starts, goals, **options)
-        best = min(best, (time.perf_counter() - t0) / len(queries) * 1e3)
-    return best
-
-
 # -- 4. parallel batches and many clients ------------------------------------------------------
 
 
@@ -429,13 +413,17 @@ def main() -> None:
     parser.add_argument(
         "--no-stages", action="store_true", help="section 3 without its in-process stage breakdown"
     )
+    parser.add_argument(
+        "--loop", default="auto", choices=LOOPS, help="the sidecar's event loop (serve --loop; default auto)"
+    )
     args = parser.parse_args()
     calls, count = (300, 40) if args.quick else (1000, 100)
     maps = BIG_MAPS[:3] if args.quick else BIG_MAPS
     print(f"machine: {machine_state()}, data {DATA}")
-    with start_warm_sidecar("--threads", "2") as sidecar:
+    loop = event_loop_runner(args.loop)[0]  # what the sidecar, in this environment, runs on
+    with start_warm_sidecar("--threads", "2", "--loop", args.loop) as sidecar:
         if "1" in args.sections:
-            floor_section(sidecar, calls, args.pin)
+            floor_section(sidecar, calls, loop, args.pin)
         if "2" in args.sections:
             exact_section(sidecar, args.godot, tuple(args.maps or maps), count)
         if "3" in args.sections:

@@ -19,15 +19,19 @@ answered every later small one about twice as slowly (a trip of 55-65 us became 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import statistics
 import subprocess
+import sys
 import textwrap
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from bridge.client import Client
 from bridge.client.sidecar import Sidecar, start_sidecar
@@ -36,10 +40,14 @@ __all__ = [
     "ECHO_SERVER",
     "ROUND_PAUSE",
     "Placement",
+    "batched",
     "interleaved",
     "machine_state",
     "median_us",
+    "packed",
+    "start_echoes",
     "start_warm_sidecar",
+    "stop_echoes",
     "timed",
 ]
 
@@ -58,9 +66,64 @@ ECHO_SERVER = textwrap.dedent(
         server = await asyncio.start_server(serve, "127.0.0.1", 0)
         print(server.sockets[0].getsockname()[1], flush=True)
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-    asyncio.run(main())
+    if sys.argv[1:] == ["uvloop"]:
+        import uvloop
+        uvloop.run(main())
+    else:
+        asyncio.run(main())
     """
 )
+"""The raw echo server: ``python -c ECHO_SERVER [uvloop]`` (asyncio's own loop without the argument)."""
+
+
+def start_echoes(loops: tuple[str, ...]) -> dict[str, tuple[subprocess.Popen[str], int]]:
+    """A raw echo server (:data:`ECHO_SERVER`: its process and port) on each of ``loops``
+    (``asyncio``, ``uvloop``)."""
+    servers = {}
+    for loop in loops:
+        echo = subprocess.Popen(
+            [sys.executable, "-c", ECHO_SERVER, loop],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert echo.stdout is not None
+        servers[loop] = (echo, int(echo.stdout.readline()))
+    return servers
+
+
+def stop_echoes(servers: dict[str, tuple[subprocess.Popen[str], int]]) -> None:
+    """End the servers of :func:`start_echoes` (each stops when its stdin closes)."""
+    for echo, _ in servers.values():
+        assert echo.stdin is not None
+        echo.stdin.close()
+        echo.wait(10)
+
+
+def batched(
+    client: Client, graph: str, queries: list[Any], options: dict[str, Any], rounds: int = 7
+) -> float:
+    """Milliseconds per query of ``queries`` sent as one ``path.find_many`` (best of ``rounds``)."""
+    params = [Client.query(graph, s, g, **options) for s, g in queries]
+    best = math.inf
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        client.find_many(params)
+        best = min(best, (time.perf_counter() - t0) / len(params) * 1e3)
+    return best
+
+
+def packed(client: Client, graph: str, queries: list[Any], options: dict[str, Any], rounds: int = 7) -> float:
+    """Milliseconds per query of ``queries`` sent as one ``path.find_packed`` (best of ``rounds``;
+    the answer's arrays decoded as a client would)."""
+    starts = np.array([s for s, _ in queries], dtype=np.int32)
+    goals = np.array([g for _, g in queries], dtype=np.int32)
+    best = math.inf
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        client.find_packed(graph, starts, goals, **options)
+        best = min(best, (time.perf_counter() - t0) / len(queries) * 1e3)
+    return best
 
 
 def median_us(samples: list[float]) -> float:

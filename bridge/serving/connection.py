@@ -34,6 +34,7 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import cast
 
 from bridge.methods.handlers import Handlers
 from bridge.methods.interface import Connection, Serving
@@ -117,13 +118,13 @@ class ClientProtocol(asyncio.Protocol):
 
     # ---- asyncio callbacks --------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        self.peer = str(transport.get_extra_info("peername"))
+        # a TCP transport (uvloop's is one without being asyncio.Transport's subclass)
+        self.transport = stream = cast(asyncio.Transport, transport)
+        self.peer = str(stream.get_extra_info("peername"))
         if len(self.registry) >= self.limits.max_connections:
             log.warning("%s: %d connections are open (the limit); closing", self.peer, len(self.registry))
             self._closing = True
-            transport.abort()
+            stream.abort()
             return
         self.registry.add(self)
         log.info("%s connected", self.peer)
