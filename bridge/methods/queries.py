@@ -83,6 +83,10 @@ class Query:
     cells: bool = False
     """The endpoints are grid cells (``"cells": true`` on a grid placed in the world, or any grid in
     cells): the graph's nodes as they are, with no :meth:`Navigator.resolve`."""
+    smooth: bool | None = None
+    """Whether the grid's hierarchy smooths its paths, as it was built (``hierarchy.smooth``): set by
+    the parse of a usual hierarchical query, which :func:`run_query` then answers the short way
+    (:meth:`~python_core.hpa.HierarchicalGrid.find_plain`); None: the navigator's own way."""
 
 
 def parse_options(options: Params, cap: int, default: int | None = None) -> QueryOptions:
@@ -187,8 +191,10 @@ def _quick_query(
     if type(sx) is not int or type(sy) is not int or type(gx) is not int or type(gy) is not int:
         return None
     options, hierarchical, corridor = parse_options_map(raw.get("options"), entry, cap, default, where)
+    state = entry.hierarchy
+    smooth = state.spec.smooth if hierarchical and state is not None else None
     # cells of a grid in cells are its nodes already (what resolve_ends would give back)
-    return Query(entry.graph_id, (sx, sy), (gx, gy), options, hierarchical, corridor, False, True)  # cells
+    return Query(entry.graph_id, (sx, sy), (gx, gy), options, hierarchical, corridor, False, True, smooth)
 
 
 def _quick_positions(
@@ -364,12 +370,33 @@ def run_query(graph: Navigator[Any], query: Query, budget: int | None = None) ->
     if type(graph) is GridNavigator and not (query.hierarchical or query.reachable or query.corridor):
         # what the navigator runs for an exact query, as the wire's record at once (no PathResult)
         return dispatch.find_record(graph.grid, start, goal, options)  # type: ignore[arg-type]
+    smooth = query.smooth  # set on a usual hierarchical query only (see _plain_hierarchical)
+    if smooth is not None and query.hierarchical and not query.corridor and type(graph) is GridNavigator:
+        plain = _plain_hierarchical(graph, start, goal, options, smooth)
+        if plain is not None:
+            return plain
     if (query.hierarchical or query.reachable) and not graph.has_hierarchy:
         raise GraphRejectedError(f"graph {query.graph_id!r} has no built hierarchy")
     if query.reachable:
         return {"reachable": bool(graph.is_reachable(start, goal, sized(query.options)))}
     result = graph.find_path(start, goal, options, hierarchical=query.hierarchical, corridor=query.corridor)
     return encode_result(result, graph.dim)
+
+
+def _plain_hierarchical(
+    graph: GridNavigator, start: Any, goal: Any, options: QueryOptions, smooth: bool
+) -> dict[str, Any] | None:
+    """:meth:`GridNavigator.find_path`'s hierarchical answer, encoded, to a usual query (see
+    :meth:`~python_core.hpa.HierarchicalGrid.find_plain`), or None for any other: the navigator's
+    rule for agents kept (one standing on the path past its start: the exact search answers)."""
+    hpa = graph.hierarchy
+    found = None if hpa is None else hpa.find_plain(start, goal, options, smooth)
+    if found is None:
+        return None
+    nodes = found.nodes
+    if not options.ignore_agents and len(nodes) >= 2 and graph.grid.agents_on(nodes[1:]):
+        found = graph.find_path(start, goal, options)  # what the navigator answers then
+    return encode_answer(found.status, found.points, found.nodes, found.cost, found.expanded, 2)
 
 
 def resolve_ends(graph: Navigator[Any], query: Query) -> tuple[Any, Any]:
