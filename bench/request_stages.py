@@ -25,7 +25,7 @@ from bridge.methods.hierarchy_params import parse_hierarchy
 from bridge.methods.interface import LoadRequest
 from bridge.methods.kinds import KINDS
 from bridge.methods.params import Params
-from bridge.methods.queries import encode_result, parse_query, run_query
+from bridge.methods.queries import parse_query, run_query
 from bridge.methods.registry import GraphEntry, Registry
 from bridge.serving.entries import build_entry
 from bridge.wire.stream import MessageStream, StreamLimits, pack
@@ -125,8 +125,7 @@ def hierarchical_breakdown(
         requests = [[0, 1, "path.find", [p]] for p in params]
         wires = [pack(r) for r in requests]
         parsed = [parse_query(p, registry, CAP) for p in params]
-        found = [navigator.find_path(q.start, q.goal, q.options, hierarchical=True) for q in parsed]
-        results = [encode_result(r, 2) for r in found]
+        results = [run_query(navigator, q) for q in parsed]  # the sidecar's way (find_plain)
         answers = [pack([1, 1, None, r]) for r in results]
 
         def best(items: Sequence[Any], fn: Callable[[Any], Any]) -> float:
@@ -136,16 +135,11 @@ def hierarchical_breakdown(
             "client encode (msgpack.packb)": best(requests, lambda r: msgpack.packb(r, use_bin_type=True)),
             "server decode (MessageStream)": best(wires, stream.decode_whole),
             "validate (parse_query)": best(params, lambda p: parse_query(p, registry, CAP)),
-            "HPA* search (navigator.find_path)": best(
-                parsed, lambda q: navigator.find_path(q.start, q.goal, q.options, hierarchical=True)
-            ),
-            "result map (encode_result)": best(found, lambda r: encode_result(r, 2)),
+            "HPA* search + result map (run_query)": best(parsed, lambda q: run_query(navigator, q)),
             "server encode (pack)": best(results, lambda r: pack([1, 1, None, r])),
             "client decode (msgpack.unpackb)": best(answers, lambda a: msgpack.unpackb(a, raw=False)),
         }
-        asleep[label] = _median_after_sleep(
-            parsed, lambda q: navigator.find_path(q.start, q.goal, q.options, hierarchical=True)
-        )
+        asleep[label] = _median_after_sleep(parsed, lambda q: run_query(navigator, q))
     for stage in columns["HPA*"]:
         print(f"    {stage:<38} {columns['HPA*'][stage]:8.1f} {columns['trip'][stage]:8.1f}")
     rest = {label: round_trips_us[label] - sum(column.values()) for label, column in columns.items()}
@@ -155,7 +149,7 @@ def hierarchical_breakdown(
     )
     label = f"(the search, each {NAP * 1e6:.0f} us after a sleep)"
     print(f"    {label:<38} {asleep['HPA*']:8.1f} {asleep['trip']:8.1f}")
-    search = columns["HPA*"]["HPA* search (navigator.find_path)"]
+    search = columns["HPA*"]["HPA* search + result map (run_query)"]
     beyond = round_trips_us["HPA*"] - round_trips_us["trip"]
     print(
         f"    beyond the trip: {beyond:.1f} us, of which the search in process {search:.1f} us "
