@@ -162,27 +162,20 @@ def _tree_cells(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one que
 ) -> tuple[int, I64, float, int]:
     """:func:`tree_query`'s answer without the world points: ``(outcome, cells, cost, expanded)``
     (a batch places every path's cells at once, in its own arrays)."""
-    walk, weights, width = static.walk, static.weights, static.width
-    height, csize, diag = static.height, static.csize, static.diag
+    # Arrays are read from the record where they are used: a field read into a local takes a
+    # reference (an atomic increment, its decrement at the end), one per field and query, and
+    # level 2's two tuples alone hold 27 arrays (brc202d: 130 of a query's 360 reference counts
+    # were the record's). A read inside one call's arguments is dropped again by numba's pruning.
+    width, height, csize, diag = static.width, static.height, static.csize, static.diag
     cw, ch, h_scale = static.cw, static.ch, static.h_scale
-    aweight, node_cell, cl_first = static.aweight, static.node_cell, static.cl_first
-    cl_doff, dist_flat, inter_off = static.cl_doff, static.dist_flat, static.inter_off
-    inter_dst, inter_cost, node_cluster = static.inter_dst, static.inter_cost, static.node_cluster
-    pool, tree_off, uniform = static.pool, static.tree_off, static.uniform
-    pair_dist, pair_pred, labels = static.pair_dist, static.pair_pred, static.labels
-    pair_stale = static.pair_stale
-    comp_off, comp_id, g = static.comp_off, static.comp_id, static.g
-    parent, stamps = static.parent, static.stamps
-    heap_nodes, heap_keys, heap_pos = static.heap_nodes, static.heap_keys, static.heap_pos
-    window, one_weight, exact = static.window, static.one_weight, static.exact
-    packed, scratch2 = static.packed, static.scratch2
-    line_bias = static.line_bias
+    exact = static.exact
+    node_cell, cl_first = static.node_cell, static.cl_first
     ncx = -(-width // csize)
     sc, tc = cluster_of_cell(start, width, csize, ncx), cluster_of_cell(goal, width, csize, ncx)
-    goal_component = component_of(labels, comp_off, comp_id, width, csize, ncx, goal)
-    if (
-        goal_component < 0
-        or component_of(labels, comp_off, comp_id, width, csize, ncx, start) != goal_component
+    goal_component = component_of(static.labels, static.comp_off, static.comp_id, width, csize, ncx, goal)
+    if goal_component < 0 or (
+        component_of(static.labels, static.comp_off, static.comp_id, width, csize, ncx, start)
+        != goal_component
     ):
         return ABSTRACT_NO_PATH, np.zeros(0, dtype=np.int64), np.inf, 0
     sx0, sy0, slw, slh = cluster_rect(sc, ncx, csize, width, height)
@@ -198,7 +191,7 @@ def _tree_cells(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one que
     # cheapest way from the transitions, walked backwards, is a near-cheapest way to them (the
     # mean cost of bench/hpa_weighted.py does not move), and only an exact graph, whose table
     # paths skip smoothing and the check, still searches the start's cluster instead.
-    by_trees = uniform[sc] != 0 or diag == 0 or not exact
+    by_trees = static.uniform[sc] != 0 or diag == 0 or not exact
     no_parents = np.zeros(0, dtype=np.int64)  # the searches below fill parents only when they run
     s_parent = no_parents
     if by_trees:
@@ -208,59 +201,61 @@ def _tree_cells(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one que
         stops = (node_cell[lo:hi] // width - sy0) * slw + node_cell[lo:hi] % width - sx0
         s_dist, s_parent, s_closed = new_scratch(slw * slh)
         rect_search(
-            walk, weights, width, sx0, sy0, slw, slh, diag, cw, ch, start, -1, 0, 1.0, s_dist, s_parent,
-            s_closed, stops,
+            static.walk, static.weights, width, sx0, sy0, slw, slh, diag, cw, ch, start, -1, 0, 1.0, s_dist,
+            s_parent, s_closed, stops,
         )  # fmt: skip
         start_costs = s_dist[stops]
         start_known = np.ones(hi - lo, dtype=np.uint8)
     direct, d_parent = np.inf, no_parents
     if sc == tc:  # the path that stays inside the cluster competes
         direct, d_parent = direct_path(
-            walk, weights, width, height, csize, diag, cw, ch, h_scale, start, goal
+            static.walk, static.weights, width, height, csize, diag, cw, ch, h_scale, start, goal
         )
-    region_of = packed[0]
+    region_of = static.packed[0]  # level 2's region per cluster (empty without it)
     upper = region_of.shape[0] != 0 and region_of[sc] != region_of[tc]
     trees, dims, pricing = (
-        (pool, tree_off, cl_first, node_cell),
+        (static.pool, static.tree_off, cl_first, node_cell),
         (ncx, csize, width, height),
-        (weights, cw, ch, one_weight),
+        (static.weights, cw, ch, static.one_weight),
     )
     # the table answers from the start cluster's rows, when every one of them is valid
-    table = pair_dist.shape[0] != 0 and not pair_stale[lo:hi].any()
+    table = static.pair_dist.shape[0] != 0 and not static.pair_stale[lo:hi].any()
     via = no_parents  # per start transition, the one its cost goes through (see below)
     if upper or not table:  # the searches below take every end cost
         fill_costs(trees, dims, pricing, sc, start, buf, start_costs, start_known, True)
         fill_costs(trees, dims, pricing, tc, goal, buf, goal_costs, goal_known, False)
-        walked_back = by_trees and uniform[sc] == 0 and diag != 0  # exact otherwise
-        via = close_start_costs(cl_doff, dist_flat, sc, start_costs, walked_back)
+        walked_back = by_trees and static.uniform[sc] == 0 and diag != 0  # exact otherwise
+        via = close_start_costs(static.cl_doff, static.dist_flat, sc, start_costs, walked_back)
     if upper:  # level 2 finds the chain
         outcome, chain, expanded = upper_chain(
-            node_cell, cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost, width,
-            cw, ch, hcode, h_scale, aweight, budget, packed, sc, np.arange(lo, hi), start_costs, tc,
-            goal_costs, goal, qid, scratch2, line_bias, start,
+            node_cell, cl_first, static.cl_doff, static.dist_flat, static.node_cluster, static.inter_off,
+            static.inter_dst, static.inter_cost, width, cw, ch, hcode, h_scale, static.aweight, budget,
+            static.packed, sc, np.arange(lo, hi), start_costs, tc, goal_costs, goal, qid, static.scratch2,
+            static.line_bias, start,
         )  # fmt: skip
         is_direct = False
     elif table:  # the all-pairs table answers without an abstract search
         expanded = 0
         i, j = lazy_best_pair(
-            pair_dist, trees, dims, pricing, np.array([start, sc, goal, tc]), (start_costs, goal_costs),
-            (start_known, goal_known), direct, buf,
+            static.pair_dist, trees, dims, pricing, np.array([start, sc, goal, tc]),
+            (start_costs, goal_costs), (start_known, goal_known), direct, buf,
             cost_bounds(node_cell, lo, hi, goal, width, diag, cw, ch, h_scale),
         )  # fmt: skip
         outcome = ABSTRACT_NO_PATH if i == -1 else ABSTRACT_FOUND
         is_direct = i == -2
         if exact:  # the abstract optimum is the grid's: the refined path is optimal already
             passes = 0
-        chain = pair_chain(pair_pred, i, j) if i >= 0 else np.zeros(0, dtype=np.int64)
+        chain = pair_chain(static.pair_pred, i, j) if i >= 0 else np.zeros(0, dtype=np.int64)
     else:
         outcome, expanded = abstract_astar(
-            node_cell, node_cluster, cl_first, cl_doff, dist_flat, inter_off, inter_dst, inter_cost, width,
-            cw, ch, hcode, h_scale, np.arange(lo, hi), start_costs, tc, goal_costs, direct, goal, budget, g,
-            parent, stamps, qid, heap_nodes, heap_keys, heap_pos, aweight, line_bias, start,
+            node_cell, static.node_cluster, cl_first, static.cl_doff, static.dist_flat, static.inter_off,
+            static.inter_dst, static.inter_cost, width, cw, ch, hcode, h_scale, np.arange(lo, hi),
+            start_costs, tc, goal_costs, direct, goal, budget, static.g, static.parent, static.stamps, qid,
+            static.heap_nodes, static.heap_keys, static.heap_pos, static.aweight, static.line_bias, start,
         )  # fmt: skip
         top = node_cell.shape[0]
-        is_direct = parent[top] == -2
-        chain = node_chain(parent, top) if outcome == ABSTRACT_FOUND else np.zeros(0, dtype=np.int64)
+        is_direct = static.parent[top] == -2
+        chain = node_chain(static.parent, top) if outcome == ABSTRACT_FOUND else np.zeros(0, dtype=np.int64)
     if outcome != ABSTRACT_FOUND:
         return outcome, np.zeros(0, dtype=np.int64), np.inf, expanded
     chain = through_mate(chain, via, lo)
@@ -269,10 +264,12 @@ def _tree_cells(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one que
         out, n = push_cells(np.empty(4 * csize, dtype=np.int64), 0, buf, n, True)
     else:
         out, n = concrete_path(
-            trees, dims, pricing, node_cluster, chain, start, goal, by_trees, s_parent, buf
+            trees, dims, pricing, static.node_cluster, chain, start, goal, by_trees, s_parent, buf
         )
     nodes = out[:n].copy()
-    nodes, cost = smooth_passes(nodes, walk, weights, width, diag, cw, ch, window, passes, one_weight)
+    nodes, cost = smooth_passes(
+        nodes, static.walk, static.weights, width, diag, cw, ch, static.window, passes, static.one_weight
+    )
     return outcome, nodes, cost, expanded
 
 

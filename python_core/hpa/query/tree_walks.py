@@ -225,20 +225,61 @@ def walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
 ) -> tuple[I64, int]:
     """Append the cells after each chain node up to the next (the last one: up to ``goal``).
 
-    The tuples are unpacked once and the walks written straight into ``out``: per chain node the
-    loop takes no array reference (reference counts are atomic operations, and the loop's used to
-    be a fifth of an HPA* query's time on brc202d). The walks are :func:`tree_walk`'s cells without
-    its cost (``pricing`` is not read): a step is two look-ups in tables of the nine moves, not a
-    division and a price (a refinement 0.8-1 us less of an 8-17 us query on 32room and brc202d)."""
+    The tuples are unpacked once and the walks written straight into ``out`` (:func:`_chain_walks`):
+    per chain node the loop takes no array reference (reference counts are atomic operations, and
+    the loop's used to be a fifth of an HPA* query's time on brc202d; ``out`` grown inside it was
+    one more per node, 35 per query). The walks are :func:`tree_walk`'s cells without its cost
+    (``pricing`` is not read): a step is two look-ups in tables of the nine moves, not a division
+    and a price (a refinement 0.8-1 us less of an 8-17 us query on 32room and brc202d)."""
     pool, tree_off, cl_first, node_cell = trees
-    ncx, csize, width, height = dims
+    width = dims[2]
     # a tree's code k = (dy + 1) * 3 + (dx + 1) steps a cell to its parent by -step[k] (local) and
     # -shift[k] (global): one table look-up per cell, no division (NO_PARENT, 4, steps by 0)
     step, shift = np.empty(9, dtype=np.int64), np.empty(9, dtype=np.int64)
     for k in range(9):
         shift[k] = (k // 3 - 1) * width + k % 3 - 1
-    table_lw = -1
-    for i in range(chain.shape[0]):
+    i, table_lw = 0, -1
+    while True:  # once, and once more after each time ``out`` grows
+        i, n, m, crossing, table_lw = _chain_walks(
+            pool, tree_off, cl_first, node_cell, dims, node_cluster, chain, goal, out, n, buf, step, shift,
+            i, table_lw,
+        )  # fmt: skip
+        if i == chain.shape[0]:
+            return out, n
+        grown = np.empty(2 * (n + m), dtype=np.int64)  # node i's walk (in ``buf``) did not fit
+        grown[:n] = out[:n]
+        out = grown
+        for k in range(m):
+            out[n + k] = buf[k] if crossing else buf[m - 1 - k]
+        n += m
+        i += 1
+
+
+@inline_jit
+def _chain_walks(  # noqa: PLR0917 (compiled kernel: positional)
+    pool: U8,
+    tree_off: I64,
+    cl_first: I64,
+    node_cell: I64,
+    dims: Dims,
+    node_cluster: I64,
+    chain: I64,
+    goal: int,
+    out: I64,
+    n: int,
+    buf: I64,
+    step: I64,
+    shift: I64,
+    first: int,
+    table_lw: int,
+) -> tuple[int, int, int, bool, int]:
+    """:func:`walk_chain`'s walks from chain node ``first`` on, appended to ``out`` from ``n`` while they
+    fit (``out`` is never replaced here: a loop that may replace an array takes a reference on
+    every turn). Returns ``(node, n, m, crossing, table_lw)``: ``node`` is the chain's length when
+    every walk fitted, else the node whose ``m`` cells wait in ``buf`` (in walk order: reversed
+    unless ``crossing``); ``table_lw`` is the width ``step`` holds."""
+    ncx, csize, width, height = dims
+    for i in range(first, chain.shape[0]):
         a = chain[i]
         b_cell = goal if i + 1 == chain.shape[0] else node_cell[chain[i + 1]]
         c = node_cluster[a]
@@ -266,13 +307,11 @@ def walk_chain(  # noqa: PLR0917 (compiled kernel: positional)
                 code = pool[np.uint64(cur)]
             m = walked - 1
         if n + m > out.shape[0]:
-            grown = np.empty(2 * (n + m), dtype=np.int64)
-            grown[:n] = out[:n]
-            out = grown
+            return i, n, m, crossing, table_lw
         for k in range(m):
             out[n + k] = buf[k] if crossing else buf[m - 1 - k]
         n += m
-    return out, n
+    return chain.shape[0], n, 0, False, table_lw
 
 
 @jit
@@ -352,7 +391,10 @@ def concrete_path(  # noqa: PLR0917 (compiled kernel: positional)
     ncx, csize, width, height = dims
     sc = cluster_of_cell(start, width, csize, ncx)
     first = chain[0]
-    out = np.empty(4 * csize, dtype=np.int64)
+    # room for the walks of every chain node without growing (each time is one more turn of
+    # walk_chain's outer loop, and a reference to each of its arrays): a walk inside a cluster is
+    # rarely longer than its side (brc202d: 2 growths a query from 4 sides; now about 10 KB)
+    out = np.empty((chain.shape[0] + 4) * csize, dtype=np.int64)
     if by_trees:  # the walk up the tree from the start runs start -> transition already
         m = walk_tree(trees, dims, pricing, sc, first, start, buf)[0]
         out, n = push_cells(out, 0, buf, m, False)
