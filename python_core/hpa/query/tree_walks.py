@@ -174,7 +174,11 @@ def lazy_best_pair(  # noqa: PLR0917 (compiled kernel: positional)
     totals, summed in its order): a bound is shaded by a millionth, below the float32 rounding
     of the table's costs, so it never passes a row's read total.
     """
-    lo, glo = trees[2][ends[1]], trees[2][ends[3]]
+    # the tuples unpacked once: walk_tree's own unpacking took six references per walk
+    pool, tree_off, cl_first, node_cell = trees
+    ncx, csize, width, height = dims
+    weights, cw, ch, one_weight = pricing
+    lo, glo = cl_first[ends[1]], cl_first[ends[3]]
     start_costs, goal_costs = costs
     rows = start_costs.shape[0]
     row_cost, row_arg = np.empty(rows), np.full(rows, -1, dtype=np.int64)
@@ -197,13 +201,23 @@ def lazy_best_pair(  # noqa: PLR0917 (compiled kernel: positional)
         if not known[0][i]:
             done = False
             known[0][i] = 1
-            start_costs[i] = walk_tree(trees, dims, pricing, ends[1], lo + i, ends[0], buf, True)[1]
+            x0, y0, lw, lh = cluster_rect(ends[1], ncx, csize, width, height)
+            at = tree_off[ends[1]] + i * (lw * lh)  # walk_tree's, without the tuples
+            start_costs[i] = tree_walk(
+                pool[at : at + lw * lh], x0, y0, lw, width, node_cell[lo + i], ends[0], weights, cw, ch, buf,
+                one_weight, True,
+            )[1]  # fmt: skip
             row_cost[i], row_arg[i] = _row_best(pair_dist, lo, glo, i, start_costs, goal_costs)
         if not known[1][j]:
             done = False
             known[1][j] = 1
             was = goal_costs[j]
-            goal_costs[j] = walk_tree(trees, dims, pricing, ends[3], glo + j, ends[2], buf, False)[1]
+            x0, y0, lw, lh = cluster_rect(ends[3], ncx, csize, width, height)
+            at = tree_off[ends[3]] + j * (lw * lh)
+            goal_costs[j] = tree_walk(
+                pool[at : at + lw * lh], x0, y0, lw, width, node_cell[glo + j], ends[2], weights, cw, ch, buf,
+                one_weight, False,
+            )[1]  # fmt: skip
             for a in range(rows):  # a walk cheaper than its bound would move any read row (never)
                 if row_arg[a] == j or (row_arg[a] >= 0 and goal_costs[j] < was):
                     row_cost[a], row_arg[a] = _row_best(pair_dist, lo, glo, a, start_costs, goal_costs)

@@ -64,3 +64,31 @@ def test_every_edge_inside_a_cluster_is_its_tree_walk(weighted: bool) -> None:
         np.empty(4, dtype=np.int64), 0, buf,
     )  # fmt: skip
     assert out[:n].tolist() == [int(graph.node_cell[mate])]
+
+
+def test_the_cells_do_not_depend_on_the_room_given() -> None:
+    """``out`` grows between the walks of a long chain (the loop stops at the walk that does not
+    fit and goes on from it): a chain's cells are the same from 1 cell of room as from plenty."""
+    rng = np.random.default_rng(3)
+    walk = np.ones((64, 64), dtype=bool)  # open: every tree reaches every cell of its cluster
+    walk[20:44, 30] = False
+    grid = GridGraph(walk, diagonal=DiagonalMode.ONLY_IF_NO_OBSTACLES)
+    hpa = HierarchicalGrid(grid, cluster_size=16).build()
+    graph = hpa._graph
+    trees = (graph.tree_pool, graph.tree_off, graph.cl_first, graph.node_cell)
+    dims = (graph.ncx, graph.csize, graph.width, graph.height)
+    pricing = (hpa._weights, graph.cw, graph.ch, hpa._one_weight)
+    buf = np.empty(graph.csize * graph.csize + 1, dtype=np.int64)
+    for _ in range(20):
+        c = int(rng.integers(graph.cluster_count))
+        lo, hi = int(graph.cl_first[c]), int(graph.cl_first[c + 1])
+        chain = rng.integers(lo, hi, size=6) if hi - lo > 1 else np.arange(lo, hi)
+        goal = int(graph.node_cell[rng.integers(lo, hi)]) if hi > lo else 0
+        answers = []
+        for room in (1, 3, 4096):
+            out, n = walk_chain(
+                trees, dims, pricing, graph.node_cluster, chain.astype(np.int64), goal,
+                np.full(room, -7, dtype=np.int64), 0, buf,
+            )  # fmt: skip
+            answers.append(out[:n].tolist())
+        assert answers[0] == answers[1] == answers[2]
