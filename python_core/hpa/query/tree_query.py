@@ -266,11 +266,12 @@ def _tree_cells(  # noqa: PLR0917, PLR0915 (compiled kernel: positional, one que
         out, n = concrete_path(
             trees, dims, pricing, static.node_cluster, chain, start, goal, by_trees, s_parent, buf
         )
-    nodes = out[:n].copy()
+    # smoothing writes its path into new arrays: the refined cells are copied out of the walk's
+    # buffer only when they are the answer themselves (no pass)
     nodes, cost = smooth_passes(
-        nodes, static.walk, static.weights, width, diag, cw, ch, static.window, passes, static.one_weight
+        out[:n], static.walk, static.weights, width, diag, cw, ch, static.window, passes, static.one_weight
     )
-    return outcome, nodes, cost, expanded
+    return outcome, nodes.copy() if passes <= 0 else nodes, cost, expanded
 
 
 @jit
