@@ -6,7 +6,6 @@ links."""
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 
@@ -15,41 +14,10 @@ import pytest
 
 from python_core.hpa.query.refine import SPLIT_LINKS, bounded_link, refine_chain, refine_halves
 from python_core.hpa.query.smoothing import path_cost
+from tests.core.hpa.query.grid_oracle import oracle, step_ok
 
 DIAGS = (0, 1, 2, 3)  # never, always, at least one side walkable, no corner cutting
-STEPS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
 SIDE = 14
-
-
-def step_ok(walk: np.ndarray, width: int, diag: int, a: int, b: int) -> bool:
-    ax, ay, bx, by = a % width, a // width, b % width, b // width
-    if not walk[b]:
-        return False
-    if ax == bx or ay == by:
-        return True
-    sides = (bool(walk[ay * width + bx]), bool(walk[by * width + ax]))
-    return {0: False, 1: True, 2: any(sides), 3: all(sides)}[diag]
-
-
-def oracle(walk: np.ndarray, weights: np.ndarray, width: int, diag: int, a: int) -> dict[int, float]:
-    """Plain Dijkstra over the whole (small) grid: the entered cell's weight times the step length."""
-    height = walk.shape[0] // width
-    dist, todo = {a: 0.0}, [(0.0, a)]
-    while todo:
-        d, u = heapq.heappop(todo)
-        if d > dist[u]:
-            continue
-        x, y = u % width, u // width
-        for dx, dy in STEPS:
-            if not (0 <= x + dx < width and 0 <= y + dy < height):
-                continue
-            v = (y + dy) * width + x + dx
-            if step_ok(walk, width, diag, u, v):
-                nd = d + math.hypot(dx, dy) * weights[v]
-                if nd < dist.get(v, math.inf):
-                    dist[v] = nd
-                    heapq.heappush(todo, (nd, v))
-    return dist
 
 
 def link(walk: np.ndarray, weights: np.ndarray, diag: int, a: int, b: int, bound: float) -> np.ndarray | None:  # noqa: PLR0917
