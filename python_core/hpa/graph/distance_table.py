@@ -18,12 +18,12 @@ import numpy as np
 from python_core._types import F32, F64, I32, I64
 from python_core.compiled import jit
 from python_core.heaps.indexed import heap_decrease, heap_pop, heap_push
+from python_core.huge_pages import huge_empty
 
 __all__ = ["all_pairs", "best_pair", "pair_chain", "pair_rows"]
 
 
-@jit
-def all_pairs(  # noqa: PLR0917 (compiled kernel: positional)
+def all_pairs(  # noqa: PLR0917 (the kernels' arrays, positional)
     cl_first: I64,
     cl_doff: I64,
     dist_flat: F64,
@@ -37,7 +37,8 @@ def all_pairs(  # noqa: PLR0917 (compiled kernel: positional)
     Returns:
         ``(dist, pred)``, both ``(N, N)``: ``dist[i, j]`` the cost from i to j (``inf`` when
         unreachable), ``pred[i, j]`` the node before j on that path (``-1`` for i itself and for
-        unreachable j).
+        unreachable j). In huge pages where the system has them (:mod:`python_core.huge_pages`):
+        a query reads a few scattered rows of tables tens of MiB large.
 
     Example:
         >>> # two clusters of one node each, joined by a crossing of cost 1 both ways
@@ -47,8 +48,7 @@ def all_pairs(  # noqa: PLR0917 (compiled kernel: positional)
         ([[0.0, 1.0], [1.0, 0.0]], [[-1, 0], [1, -1]])
     """
     n = node_cluster.shape[0]
-    dist = np.empty((n, n), dtype=np.float32)
-    pred = np.empty((n, n), dtype=np.int32)
+    dist, pred = huge_empty((n, n), np.float32), huge_empty((n, n), np.int32)
     pair_rows(
         cl_first, cl_doff, dist_flat, node_cluster, inter_off, inter_dst, inter_cost,
         np.arange(n, dtype=np.int64), dist, pred,

@@ -56,6 +56,7 @@ from python_core.hpa.graph.distance_table import pair_rows
 from python_core.hpa.graph.graph_arrays import GraphArrays
 from python_core.hpa.repair.table_changes import EDGE_RTOL, edge_changes, match_nodes
 from python_core.hpa.repair.table_kernels import RTOL, reindex_rows, repair_rows
+from python_core.huge_pages import huge_empty
 
 __all__ = [
     "EDGE_RTOL",
@@ -197,7 +198,7 @@ def repair_within(  # noqa: PLR0917 (the arrays of one repair)
     if not moved:
         out_dist, out_pred = (dist, pred) if overwrite else (dist.copy(), pred.copy())
     else:  # rows are carried over to the new ids just before their repair: none for stale ones
-        out_dist, out_pred = np.empty((n, n), dtype=np.float32), np.empty((n, n), dtype=np.int32)
+        out_dist, out_pred = huge_empty((n, n), np.float32), huge_empty((n, n), np.int32)
     kept = new2old >= 0
     now_stale = np.ones(n, dtype=np.bool_)  # added nodes' rows: computed afresh below
     now_stale[kept] = was_stale[new2old[kept]]
