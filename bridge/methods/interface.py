@@ -125,6 +125,9 @@ class Serving(Protocol):
     def forget(self, client: Hashable) -> None:
         """The client went away: drop its queued work."""
 
-    def allow_inline_until(self, deadline: float) -> None:
+    def allow_inline_until(self, deadline: float, *, alone: bool = False) -> None:
         """Queries handled before ``deadline`` (a ``time.perf_counter()`` value) may run on the event
-        loop; later ones go to the search threads. A connection sets it per slice of its requests."""
+        loop; later ones go to the search threads. A connection sets it per slice of its requests.
+        ``alone``: the request at hand is all the server has to do (one connection, nothing pending
+        on it, the read held just this request), so a longer query may run inline too: there is no
+        other client to hold up."""

@@ -149,7 +149,8 @@ class ClientProtocol(asyncio.Protocol):
         deadline, serving, session = time.perf_counter() + SLICE_SECONDS, self.serving, self.session
         if session is None:
             return
-        serving.allow_inline_until(math.inf)  # the slice's first request (see _handle)
+        # the slice's first request (see _handle); alone: no other connection, nothing pending
+        serving.allow_inline_until(math.inf, alone=len(self.registry) == 1 and not session.pending)
         self._message_started = False
         try:  # _dispatch, its usual case without the call
             session.on_message(message)

@@ -20,7 +20,10 @@ last hierarchical queries that reached :data:`TIMED_REACH` cells or more (inline
 and one whose reach times their lower quartile exceeds :data:`INLINE_SECONDS` goes to a thread.
 Shorter ones, and every one on a grid of :data:`TIMED_CELLS` cells or fewer, run inline with no
 guess to keep (its bookkeeping cost 1-2 us a query: on the 512 x 512 benchmark maps a whole
-hierarchical query takes 30-250 us).
+hierarchical query takes 30-250 us). When the request is all the server has to do (``alone``:
+one connection, nothing pending on it, nothing else in its read: a game's own sidecar between
+frames) the bound is :data:`ALONE_SECONDS` instead: no other client waits, and the hop there and
+back is saved.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from bridge.methods.queries import Query, run_query
 from python_core.navigation.grid import GridNavigator
 
 __all__ = [
+    "ALONE_SECONDS",
     "INLINE_EXPANSIONS",
     "INLINE_SECONDS",
     "RATIOS_KEPT",
@@ -49,6 +53,11 @@ game's typical path never pays the thread hop."""
 INLINE_SECONDS = 0.002
 """Seconds a hierarchical query may be guessed to take on the event loop; one guessed longer runs on
 a search thread (about what the exact queries' inline budget allows at most)."""
+ALONE_SECONDS = 0.008
+""":data:`INLINE_SECONDS` for a request that is all its server has to do: a hierarchical query guessed
+to take up to half a 60 fps frame runs inline. The thread hop it saves cost a long query on a
+4096 x 4096 map about 0.3 ms in the sidecar (to the thread 0.10, back to the loop 0.12, the
+answer's write after it; one client, one request at a time, 55 of 90 queries sent to a thread)."""
 TIMED_REACH = 64
 """Cells of reach from which a hierarchical query's time is learned and guessed: a shorter one's
 time is mostly the request's own fixed cost, which says nothing of a long one's."""
@@ -85,15 +94,16 @@ class InlineGuess:
         self.ran_out = 0
         """Inline attempts that ran out of their budget (searched again on a thread)."""
 
-    def run(self, graph: Any, query: Query) -> dict[str, Any] | None:
+    def run(self, graph: Any, query: Query, alone: bool = False) -> dict[str, Any] | None:
         """The query's answer within its inline budget (its own when that is smaller: then it
         always runs here), or None when it ran out or is guessed to (it then runs on a search
         thread from nothing). What kind of query it is, its reach and its graph's guess are
-        looked up once (a one-step path's whole search takes a few microseconds)."""
+        looked up once (a one-step path's whole search takes a few microseconds). ``alone``: the
+        server has nothing else to do (a hierarchical query's bound is :data:`ALONE_SECONDS`)."""
         own = query.options.max_expansions
         fits = own is not None and own <= INLINE_EXPANSIONS
         if query.hierarchical:
-            return self._hierarchical(graph, query, fits)
+            return self._hierarchical(graph, query, fits, ALONE_SECONDS if alone else INLINE_SECONDS)
         if not _exact_grid(graph, query):
             if fits:
                 return run_query(graph, query)
@@ -117,14 +127,14 @@ class InlineGuess:
         self._count(query.graph_id, recent, answer, reach)
         return answer
 
-    def _hierarchical(self, graph: Any, query: Query, fits: bool) -> dict[str, Any] | None:
-        """:meth:`run` of a hierarchical query: on a thread when guessed too long in time (see the
-        module's notes), else here, within its expansion budget as any other, timed on a graph
+    def _hierarchical(self, graph: Any, query: Query, fits: bool, seconds: float) -> dict[str, Any] | None:
+        """:meth:`run` of a hierarchical query: on a thread when guessed longer than ``seconds`` (see
+        the module's notes), else here, within its expansion budget as any other, timed on a graph
         of more than :data:`TIMED_CELLS` cells."""
         reach = _reach(graph, query) if graph.node_count > TIMED_CELLS else 0.0
         timed = reach >= TIMED_REACH
         recent = self._timed.get(query.graph_id) if timed else None
-        if recent is not None and recent.low * reach > INLINE_SECONDS:
+        if recent is not None and recent.low * reach > seconds:
             self.straight += 1
             return None
         began = time.perf_counter() if timed else 0.0

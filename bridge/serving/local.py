@@ -77,7 +77,7 @@ class LocalServing:
         self._refills: dict[str, asyncio.Task[None]] = {}
         self._writers = entries.Writers()  # a graph's changes on its own thread (see Writers)
         self._background: set[asyncio.Task[Any]] = set()
-        self._inline_until = math.inf  # see allow_inline_until (no connection: always)
+        self._inline_until, self._alone = math.inf, False  # see allow_inline_until (no connection: always)
         self.inline = InlineGuess()  # which queries skip the inline attempt
         self._cap, self._default = limits.max_expansions, limits.default_expansions
         self._parse_reachable = functools.partial(parse_reachable, registry=self.registry)
@@ -392,7 +392,7 @@ class LocalServing:
             return run_query(graph, query) if graph.ready_for(query.options) else None
         if time.perf_counter() >= self._inline_until or not graph.ready_for(query.options):
             return None  # its slice is spent, or it would first build something map-sized
-        result = self.inline.run(graph, query)
+        result = self.inline.run(graph, query, self._alone)
         return None if result is None else self._capped(result)
 
     def _capped(self, answer: dict[str, Any]) -> dict[str, Any]:
@@ -411,9 +411,10 @@ class LocalServing:
         )
         return self._capped(self.inline.learned(graph, query, answer, seconds))
 
-    def allow_inline_until(self, deadline: float) -> None:
-        """Queries handled from now until ``deadline`` (``time.perf_counter()``) may run inline."""
-        self._inline_until = deadline
+    def allow_inline_until(self, deadline: float, *, alone: bool = False) -> None:
+        """Queries handled from now until ``deadline`` (``time.perf_counter()``) may run inline;
+        ``alone``: with a hierarchical query's longer bound (:data:`bridge.serving.inline.ALONE_SECONDS`)."""
+        self._inline_until, self._alone = deadline, alone
 
     def find_many(self, client: Hashable, items: list[Any]) -> BatchOutcome:
         """Many queries, in chunks on the search threads (see :class:`BatchRunner`)."""

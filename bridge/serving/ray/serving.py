@@ -396,7 +396,7 @@ class RayServing:
     def forget(self, client: Hashable) -> None:
         """A client left: its requests already sent to replicas finish (their answers dropped)."""
 
-    def allow_inline_until(self, deadline: float) -> None:
+    def allow_inline_until(self, deadline: float, *, alone: bool = False) -> None:
         """Nothing runs inline here: every query goes to a replica."""
 
 

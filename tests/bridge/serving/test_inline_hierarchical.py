@@ -11,12 +11,14 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bridge.client import Client
 from bridge.methods.hierarchy_params import parse_hierarchy
 from bridge.methods.interface import LoadRequest
 from bridge.methods.kinds import KINDS
 from bridge.methods.params import Params
 from bridge.serving import inline
 from bridge.serving.local import LocalServing
+from bridge.serving.server import Server
 from bridge.wire.protocol import Limits
 from python_core.formats.records import to_record
 from python_core.grid import GridGraph
@@ -107,3 +109,62 @@ def test_a_hierarchical_query_guessed_too_long_runs_on_a_thread_and_others_are_a
     assert (second, second_inline) == (first, False)  # the same path, searched on the thread
     assert (near["status"], near_inline) == ("found", True)  # under TIMED_REACH: always inline
     assert (seen["straight"], seen["ran_out"]) == (1, 0)
+
+
+def test_a_query_guessed_too_long_stays_inline_when_the_server_has_nothing_else_to_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``alone`` (one connection, nothing pending: :meth:`LocalServing.allow_inline_until`) bounds a
+    hierarchical query by :data:`inline.ALONE_SECONDS`: far queries the usual bound sends to a
+    thread run inline, with the same answer; the next request not alone goes to the thread again."""
+    monkeypatch.setattr(inline, "INLINE_SECONDS", 0.0)
+    monkeypatch.setattr(inline, "TIMED_CELLS", 0)
+
+    async def scenario() -> tuple[list[tuple[dict[str, Any], bool]], tuple[dict[str, Any], bool], int]:
+        serving = await _serving()
+        try:
+            await _answer(serving.find("c", _query(FAR)))  # learned: any far query is too long now
+            alone = []
+            for _ in range(3):
+                serving.allow_inline_until(float("inf"), alone=True)
+                alone.append(await _answer(serving.find("c", _query(FAR))))
+            serving.allow_inline_until(float("inf"))
+            crowded = await _answer(serving.find("c", _query(FAR)))
+            return alone, crowded, serving.inline.straight
+        finally:
+            await serving.close()
+
+    alone, crowded, straight = asyncio.run(scenario())
+    assert [inline_ for _, inline_ in alone] == [True] * 3
+    assert crowded == (alone[0][0], False)  # on the thread: the same path
+    assert straight == 1
+    assert inline.ALONE_SECONDS > inline.INLINE_SECONDS
+
+
+def test_through_the_socket_a_lone_client_keeps_its_long_queries_inline_until_another_connects(
+    server_thread: tuple[Server, asyncio.AbstractEventLoop, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real server and clients: while one client is connected, its far hierarchical queries
+    (guessed too long for the usual bound) run inline; once a second client is connected, the
+    same query goes straight to the search thread (``straight`` counts it), with the same path."""
+    monkeypatch.setattr(inline, "INLINE_SECONDS", 0.0)
+    monkeypatch.setattr(inline, "TIMED_CELLS", 0)
+    server, _, announced = server_thread
+    host, port, token = str(announced["host"]), int(str(announced["port"])), str(announced["token"])
+    guess = server.serving.inline  # type: ignore[attr-defined]  # the local serving layer's
+    with Client.connect(host, port, timeout=30) as first:
+        first.hello(token)
+        rooms = _rooms().walkable
+        first.load_grid("g", rooms, diagonal="only_if_no_obstacles", hierarchy={"cluster_size": 16})
+        learned = first.find("g", *FAR, hierarchical=True)  # nothing learned yet: inline, timed
+        alone = [first.find("g", *FAR, hierarchical=True) for _ in range(3)]
+        straight_alone = guess.straight
+        with Client.connect(host, port, timeout=30) as second:
+            second.hello(token)
+            crowded = first.find("g", *FAR, hierarchical=True)
+            straight_crowded = guess.straight
+    assert learned["status"] == "found"
+    assert alone == [learned] * 3
+    assert straight_alone == 0
+    assert crowded == learned
+    assert straight_crowded == 1

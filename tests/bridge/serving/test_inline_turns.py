@@ -7,10 +7,8 @@ on the loop (1-3 s on 4096 x 4096), holding every client up."""
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -21,39 +19,11 @@ from bridge.methods.interface import LoadRequest
 from bridge.methods.kinds import KINDS
 from bridge.serving import connection
 from bridge.serving.local import LocalServing
-from bridge.serving.server import Server, ServerConfig
+from bridge.serving.server import Server
 from bridge.wire.protocol import Limits
 from python_core.formats.records import to_record
 from python_core.grid import GridGraph
 from python_core.grid.search import prepared
-
-
-@pytest.fixture
-def server_thread() -> Iterator[tuple[Server, asyncio.AbstractEventLoop, dict[str, Any]]]:
-    """A server with one search thread, serving on a thread of this process."""
-    switch = sys.getswitchinterval()
-    server = Server(ServerConfig(threads=1))
-    announced: dict[str, Any] = {}
-    ready = threading.Event()
-    loops: list[asyncio.AbstractEventLoop] = []
-
-    def announce(event: dict[str, object]) -> None:
-        announced.update(event)
-        ready.set()
-
-    async def serve() -> None:
-        loops.append(asyncio.get_running_loop())
-        await server.run(announce)
-
-    thread = threading.Thread(target=asyncio.run, args=(serve(),), daemon=True)
-    thread.start()
-    assert ready.wait(60), "the server did not announce itself"
-    try:
-        yield server, loops[0], announced
-    finally:
-        loops[0].call_soon_threadsafe(server.stop)
-        thread.join(30)
-        sys.setswitchinterval(switch)
 
 
 def test_the_first_request_of_a_late_slice_runs_inline_while_every_search_thread_is_busy(
