@@ -12,37 +12,27 @@ from typing import Any
 import pytest
 
 from bridge.client import Client
-from bridge.serving.server import Server, ServerConfig
+from bridge.serving.server import Server
 from python_core.navmesh import shrink
 
 
 @pytest.fixture
-def served() -> Iterator[tuple[Client, threading.Thread]]:
-    """A client of a server running on a thread of this process, and that thread (its loop's)."""
-    server = Server(ServerConfig(threads=1))
-    announced: dict[str, Any] = {}
-    ready = threading.Event()
-    loops: list[asyncio.AbstractEventLoop] = []
-
-    def announce(event: dict[str, object]) -> None:
-        announced.update(event)
-        ready.set()
-
-    async def serve() -> None:
-        loops.append(asyncio.get_running_loop())
-        await server.run(announce)
-
-    thread = threading.Thread(target=asyncio.run, args=(serve(),), daemon=True)
-    thread.start()
-    assert ready.wait(120), "the server did not announce itself"
+def served(
+    server_thread: tuple[Server, asyncio.AbstractEventLoop, dict[str, Any]],
+) -> Iterator[tuple[Client, threading.Thread]]:
+    """A client of the server of ``server_thread`` (conftest), and the thread its loop runs on."""
+    _, loop, announced = server_thread
+    loop_thread = asyncio.run_coroutine_threadsafe(_current_thread(), loop).result(30)
     client = Client.connect(str(announced["host"]), int(str(announced["port"])), timeout=300)
     try:
         client.hello(str(announced["token"]))
-        yield client, thread
+        yield client, loop_thread
     finally:
         client.close()
-        loops[0].call_soon_threadsafe(server.stop)
-        thread.join(30)
+
+
+async def _current_thread() -> threading.Thread:
+    return threading.current_thread()
 
 
 def test_a_new_radius_is_shrunk_on_a_search_thread(
