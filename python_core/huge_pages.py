@@ -3,9 +3,8 @@ misses the TLB rarely.
 
 Quick start::
 
-    from python_core.huge_pages import huge_empty, huge_zeros
+    from python_core.huge_pages import huge_empty
     table = huge_empty((2848, 2848), np.float32)   # 31 MiB: about 16 huge pages, not 7,900 small ones
-    pool = huge_zeros(11_000_000, np.uint8)
 
 Why: a hierarchical query touches a few hundred scattered cache lines of the all-pairs tables and
 cluster trees (tens of MiB on a 512 x 512 map). In 4 KiB pages nearly every one of those reads also
@@ -27,7 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["HUGE_FROM", "huge_empty", "huge_zeros"]
+__all__ = ["HUGE_FROM", "huge_empty"]
 
 HUGE_PAGE = 2 << 20
 """Bytes of one transparent huge page on x86-64 and (with 4 KiB base pages) arm64."""
@@ -36,28 +35,18 @@ HUGE_FROM = HUGE_PAGE
 _ADVICE: int | None = getattr(mmap, "MADV_HUGEPAGE", None)
 
 
-def huge_zeros(shape: int | tuple[int, ...], dtype: Any) -> npt.NDArray[Any]:
-    """A zeroed C-contiguous array of ``shape`` and ``dtype``, in huge pages when it is
-    :data:`HUGE_FROM` bytes or more and the system has them (a fresh map is zeroed by the kernel:
-    no pass over it here).
-
-    Example:
-        >>> a = huge_zeros((1024, 1024), np.float32)
-        >>> a.shape, a.dtype.name, float(a.sum()), a.flags.c_contiguous, a.flags.writeable
-        ((1024, 1024), 'float32', 0.0, True, True)
-        >>> huge_zeros(3, np.int64).tolist()  # small: numpy's own
-        [0, 0, 0]
-    """
-    array = _mapped(shape, dtype)
-    return np.zeros(shape, dtype) if array is None else array
-
-
 def huge_empty(shape: int | tuple[int, ...], dtype: Any) -> npt.NDArray[Any]:
-    """:func:`huge_zeros` for an array the caller fills whole (small ones come from ``np.empty``).
+    """An uninitialised C-contiguous array of ``shape`` and ``dtype`` for the caller to fill whole:
+    in huge pages when it is :data:`HUGE_FROM` bytes or more and the system has them, else
+    ``np.empty``'s.
 
     Example:
         >>> a = huge_empty((600, 1000), np.int32); a[:] = 7; int(a[599, 999])
         7
+        >>> a.shape, a.dtype.name, a.flags.c_contiguous, a.flags.writeable
+        ((600, 1000), 'int32', True, True)
+        >>> huge_empty(3, np.int64).base is None  # small: numpy's own
+        True
     """
     array = _mapped(shape, dtype)
     return np.empty(shape, dtype) if array is None else array
