@@ -74,6 +74,7 @@ def _exercise(hpa: HierarchicalGrid) -> None:
         hpa.find_path(*near, smooth=smooth)
     hpa.find_path(*far, corridor=True)
     hpa.find_many([far[0], near[0]], [far[1], near[1]])  # with trees: the batch kernel
+    hpa.length_estimates(np.array([far[0], near[0]], np.int64), np.array([far[1], near[1]], np.int64))
     hpa.is_reachable(*far)
     batch = [(3, 3), (4, 4), (8, 8), (4, 0), (0, 4), (15, 5), (7, 6)]
     hpa.repair_seconds = None  # the table repaired row by row

@@ -29,6 +29,7 @@ from python_core.grid.clearance import unit_size
 from python_core.grid.search import dispatch
 from python_core.grid.search.prepared import is_ready
 from python_core.hpa import HierarchicalGrid, Progress
+from python_core.hpa.query.estimates import NO_FIRST, NO_TABLE, path_estimates
 from python_core.navigation.interface import (
     BuildReport,
     Endpoint,
@@ -258,14 +259,10 @@ class GridNavigator:
                 if world:
                     xy = np.floor((xy - np.asarray(grid.origin)) / np.asarray(grid.cell_size) + 0.5)
                 xy = np.nan_to_num(xy, nan=0.0, posinf=0.0, neginf=0.0).clip(-1, max(grid.width, grid.height))
-            x = np.clip(xy[:, 0], 0, grid.width - 1).astype(np.int64)
-            y = np.clip(xy[:, 1], 0, grid.height - 1).astype(np.int64)
-            ends.append(y * grid.width + x)
+            ends.append(np.ascontiguousarray(xy, dtype=np.int64))  # the kernel clamps it to the grid
         if hierarchical and self._hierarchy is not None:
             return self._hierarchy.length_estimates(ends[0], ends[1])
-        w = grid.width
-        reach: F64 = np.maximum(np.abs(ends[0] % w - ends[1] % w), np.abs(ends[0] // w - ends[1] // w))
-        return reach.astype(np.float64)
+        return path_estimates(ends[0], ends[1], grid.width, grid.height, 1, 1, NO_FIRST, NO_TABLE, 0.0)
 
     def _blocked_by_agents(self, result: PathResult, options: QueryOptions) -> bool:
         """True when another agent's footprint meets the querying unit's footprint on the path

@@ -25,6 +25,7 @@ from python_core.errors import InvalidQueryError
 from python_core.grid.cells import check_options
 from python_core.grid.search.heuristics import HEURISTIC_CODES, resolve_heuristic
 from python_core.hpa.query.abstract_search import ABSTRACT_FOUND, ABSTRACT_NO_PATH
+from python_core.hpa.query.estimates import NO_TABLE, path_estimates
 from python_core.hpa.query.scratch import QueryScratch, ScratchPool
 from python_core.hpa.query.searches import CHECK_SLACK, HierarchySearches
 from python_core.hpa.query.smoothing import SMOOTH_PASSES
@@ -276,29 +277,21 @@ class HierarchyBatches(HierarchySearches):
         )
 
     def length_estimates(self, starts: I64, goals: I64) -> F64:
-        """A rough length in cells of each path from flat cell ``starts[i]`` to ``goals[i]`` (no
-        search, no checks: cells outside the grid are clamped), for sharing a batch's work out
-        between threads. With an all-pairs table, the table's distance between the first
-        transitions of the ends' clusters, or the ends' distance where that is more (on the caves
-        of brc202d the estimate follows the query's time with a correlation of 0.99, the ends'
-        distance with 0.48); without one, the ends' distance."""
+        """A rough length in cells of each path from ``(x, y)`` cell ``starts[i]`` to ``goals[i]``
+        (``(n, 2)`` int64; no search, no checks: cells outside the grid are clamped), for sharing
+        a batch's work out between threads. With an all-pairs table, the table's distance between
+        the first transitions of the ends' clusters, or the ends' distance where that is more (on
+        the caves of brc202d the estimate follows the query's time with a correlation of 0.99,
+        the ends' distance with 0.48); without one, the ends' distance
+        (:func:`~python_core.hpa.query.estimates.path_estimates`)."""
         graph = self._graph
-        w, h, csize = graph.width, graph.height, graph.csize
-        # np.clip's checks cost more than the work on a batch of a few hundred: it runs on the loop
-        s = np.minimum(np.maximum(np.asarray(starts, dtype=np.int64), 0), w * h - 1)
-        g = np.minimum(np.maximum(np.asarray(goals, dtype=np.int64), 0), w * h - 1)
-        (sy, sx), (gy, gx) = np.divmod(s, w), np.divmod(g, w)
-        reach: F64 = np.maximum(np.abs(sx - gx), np.abs(sy - gy)).astype(np.float64)
         table = graph.pair_dist
-        if not self._built or table.shape[0] == 0 or table.shape[0] != graph.node_count:
-            return reach
-        sc, gc = sy // csize * graph.ncx + sx // csize, gy // csize * graph.ncx + gx // csize  # cluster_of
-        first_s, first_g = graph.cl_first[sc], graph.cl_first[gc]
-        has = (graph.cl_first[sc + 1] > first_s) & (graph.cl_first[gc + 1] > first_g)
-        through = table[np.where(has, first_s, 0), np.where(has, first_g, 0)].astype(np.float64)
+        if not self._built or table.shape[0] != graph.node_count:
+            table = NO_TABLE
         scale = min(self._grid.cell_size) * self._min_weight  # table costs to cells
-        usable = has & np.isfinite(through) & (scale > 0)
-        return np.where(usable, np.maximum(through / (scale if scale > 0 else 1.0), reach), reach)
+        return path_estimates(
+            starts, goals, graph.width, graph.height, graph.csize, graph.ncx, graph.cl_first, table, scale
+        )
 
     def _all_ends(self, a: npt.NDArray[np.generic], b: npt.NDArray[np.generic]) -> I64:
         """:meth:`_ends` of every pair, as ``(n, 2)`` flat cells: checked at once when every cell is
