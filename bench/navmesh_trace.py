@@ -64,7 +64,7 @@ def install(trace: Path) -> None:
         finally:
             _log("piece_end", lo=indices.start, hi=indices.stop, cpu_ms=1e3 * (time.thread_time() - cpu))
 
-    real_join, real_encode = runner["join_packed"], runner["encode_packed"]
+    real_join, real_encode = runner["join_packed"], runner["packed_message"]
 
     @functools.wraps(real_join)
     def join(parts: list[Any]) -> Any:
@@ -75,13 +75,13 @@ def install(trace: Path) -> None:
             _log("join_end")
 
     @functools.wraps(real_encode)
-    def encode(parts: list[Any]) -> bytes:
+    def encode(parts: list[Any]) -> list[Any]:
         _log("encode_start")
-        data: bytes = real_encode(parts)
-        _log("encode_end", bytes=len(data))
+        data: list[Any] = real_encode(parts)
+        _log("encode_end", bytes=sum(memoryview(piece).nbytes for piece in data))
         return data
 
-    runner.update(run_packed_chunk=chunk, join_packed=join, encode_packed=encode)
+    runner.update(run_packed_chunk=chunk, join_packed=join, packed_message=encode)
     real_respond = session.Session._respond
 
     def respond(self: Any, msgid: int, error: Any, result: Any) -> None:

@@ -33,8 +33,8 @@ from bridge.client import Client  # noqa: E402
 from bridge.serving.batch_runner import PACKED_INLINE  # noqa: E402
 from bridge.serving.packed import (  # noqa: E402
     check_packed,
-    encode_packed,
     join_packed,
+    packed_message,
     packed_pieces,
     parse_packed,
     run_packed_chunk,
@@ -104,8 +104,8 @@ def stage_times(
         "search (1 piece)": lambda: run(whole),
         "join_packed (pieces)": lambda: join_packed(parts),
         "pack (joined)": lambda: pack([1, 1, None, joined]),
-        "encode_packed (pieces)": lambda: encode_packed(parts),
-        "encode_packed (1 piece)": lambda: encode_packed(one),
+        "packed_message (pieces)": lambda: packed_message(parts),
+        "packed_message (1 piece)": lambda: packed_message(one),
     }
     out = {}
     for label, fn in stages.items():
@@ -129,9 +129,9 @@ def _print_stages(
     label = "HPA*" if hierarchical else "exact"
     stages = stage_times(name, mask, hierarchy, queries, n=n, hierarchical=hierarchical)
     if hierarchical and n <= PACKED_INLINE:
-        passed = ["parse_packed", "check_packed", "search (1 piece)", "encode_packed (1 piece)"]
+        passed = ["parse_packed", "check_packed", "search (1 piece)", "packed_message (1 piece)"]
     else:
-        passed = ["parse_packed", "check_packed", "packed_pieces", "encode_packed (pieces)"]
+        passed = ["parse_packed", "check_packed", "packed_pieces", "packed_message (pieces)"]
         passed += [k for k in stages if "pieces, run" in k]
     rest = times[f"packed {n:>3} {label}"] - sum(stages[k] for k in passed)
     listed = ", ".join(f"{k} {v:.1f}" for k, v in stages.items())

@@ -27,8 +27,8 @@ from bridge.serving.inline import TIMED_CELLS
 from bridge.serving.packed import (
     PackedBatch,
     check_packed,
-    encode_packed,
     join_packed,
+    packed_message,
     packed_pieces,
     parse_packed,
     run_packed_chunk,
@@ -199,7 +199,7 @@ class BatchRunner:
                 batch, range(len(batch)), registry=self.registry, shared={batch.graph_id},
                 budget=budget, cap=cap, default=default,
             )  # fmt: skip
-            return Encoded(encode_packed([part]))
+            return Encoded(packed_message([part]))
         finally:
             budget.release()
 
@@ -257,10 +257,11 @@ class BatchRunner:
                 helps=len(pieces) > 1 and helps(),
             )  # fmt: skip
             budget.check()  # a cap passed: the skipped pieces gave None
-            if budget.total <= PACK_OFF_LOOP_BYTES:  # a packed answer written once, not joined first
-                return Encoded(encode_packed(parts)) if join is join_packed else join(parts)
-            encode = encode_packed if join is join_packed else lambda parts: pack(join(parts))
-            return await asyncio.get_running_loop().run_in_executor(None, _encoded, encode, parts)
+            if join is join_packed:  # the arrays themselves, written as they are: nothing to encode
+                return Encoded(packed_message(parts))
+            if budget.total <= PACK_OFF_LOOP_BYTES:
+                return join(parts)
+            return await asyncio.get_running_loop().run_in_executor(None, _encoded, join, parts)
         finally:  # sent (once the caller writes it) or refused: no longer under construction
             budget.release()
 
@@ -366,9 +367,9 @@ def _drop_jobs(futures: list[asyncio.Future[Any]], count: int, done: Callable[[]
     futures.clear()
 
 
-def _encoded(encode: Callable[[list[Any]], bytes], parts: list[Any]) -> Encoded:
-    """The answer of ``parts`` encoded, on a thread; the parts go as soon as it is."""
-    data = encode(parts)
+def _encoded(join: Callable[[list[Any]], dict[str, Any]], parts: list[Any]) -> Encoded:
+    """The answer ``join`` makes of ``parts``, encoded, on a thread; the parts go as soon as it is."""
+    data = pack(join(parts))
     parts.clear()
     return Encoded(data)
 

@@ -286,13 +286,23 @@ class ClientProtocol(asyncio.Protocol):
         elif self.transport is not None:
             self.transport.close()
 
-    def _send(self, data: bytes | memoryview) -> None:
-        """Write one answer; a peer leaving more than ``max_buffered_bytes`` unread is cut off, and
-        past ``max_unread_bytes`` unread in all, the slowest readers are."""
+    def _send(self, data: bytes | memoryview | list[bytes | memoryview]) -> None:
+        """Write one answer (a list: its pieces, in order, in one ``writelines``); a peer leaving
+        more than ``max_buffered_bytes`` unread is cut off, and past ``max_unread_bytes`` unread in
+        all, the slowest readers are."""
         transport = self.transport
         if transport is None or transport.is_closing() or self._close_when_sent:
             return
-        if self._held or len(data) > WRITE_PIECE_BYTES:
+        if isinstance(data, list):  # an answer's pieces: written together, not joined first
+            pieces = [memoryview(piece).cast("B") for piece in data]
+            size = sum(len(piece) for piece in pieces)
+            if self._held or size > WRITE_PIECE_BYTES:
+                self._held.extend(pieces)
+                self._held_bytes += size
+                self._give_held()
+            else:
+                transport.writelines(pieces)
+        elif self._held or len(data) > WRITE_PIECE_BYTES:
             self._held.append(memoryview(data).cast("B"))
             self._held_bytes += len(self._held[-1])
             self._give_held()

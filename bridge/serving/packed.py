@@ -46,6 +46,7 @@ __all__ = [
     "encode_packed",
     "join_packed",
     "packed_bytes",
+    "packed_message",
     "packed_pieces",
     "parse_packed",
     "run_packed_chunk",
@@ -378,7 +379,8 @@ _WIRE_TYPES = (("status", "u1"), ("costs", "<f8"), ("expanded", "<i8"), ("points
 
 def encode_packed(parts: list[dict[str, Any]]) -> bytes:
     """``pack(join_packed(parts))``, the same bytes, written straight from the parts: the answer is
-    built once, as the message (not joined, then copied again by the encoder).
+    built once, as the message (not joined, then copied again by the encoder): the pieces of
+    :func:`packed_message` joined.
 
     Example:
         >>> import msgpack
@@ -388,6 +390,13 @@ def encode_packed(parts: list[dict[str, Any]]) -> bytes:
         >>> encode_packed([part, part]) == pack(join_packed([part, part]))
         True
     """
+    return b"".join(packed_message(parts))
+
+
+def packed_message(parts: list[dict[str, Any]]) -> list[bytes | memoryview]:
+    """:func:`encode_packed`'s bytes as the pieces they are made of, the arrays' own memory among
+    them: the transport writes them in one ``writev`` (uvloop), so a large answer (760 KB for 100
+    paths on brc202d) is not copied into one buffer first."""
     counts = np.concatenate([p["counts"] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
     offsets = np.zeros(counts.size + 1, dtype="<i8")
     np.cumsum(counts, out=offsets[1:])
@@ -401,7 +410,7 @@ def encode_packed(parts: list[dict[str, Any]]) -> bytes:
     pieces += [pack("errors"), pack([e for part in parts for e in part["errors"]])]
     if mesh:  # last, as in join_packed's map
         _bin(pieces, "node_offsets", [_node_offsets(parts)])
-    return b"".join(pieces)
+    return pieces
 
 
 def _bin(pieces: list[Any], key: str, arrays: list[npt.NDArray[Any]]) -> None:

@@ -53,7 +53,7 @@ class Session:
 
     Args:
         table: method name -> handler.
-        send: writes one encoded response to the peer.
+        send: writes one encoded response to the peer (a list: its pieces, in order, as one).
         connection: the state handlers see (peer name, authorised flag).
         limits: ``max_pending`` is enforced here.
     """
@@ -62,7 +62,7 @@ class Session:
         self,
         table: Mapping[str, Handler],
         *,
-        send: Callable[[bytes | memoryview], None],
+        send: Callable[[bytes | memoryview | list[bytes | memoryview]], None],
         connection: Connection,
         limits: Limits,
     ) -> None:
@@ -209,6 +209,9 @@ class Session:
     def _respond(self, msgid: int, error: Any, result: Any) -> None:
         if isinstance(result, Encoded):  # already encoded: only the header is ours to write
             head = b"\x94" + pack(RESPONSE) + pack(msgid) + b"\xc0"
+            if isinstance(result.data, list):  # its pieces: written together, not joined first
+                self.send([head, *result.data])
+                return
             if len(result.data) <= ONE_WRITE_BYTES:  # one write: the client wakes once
                 self.send(head + result.data)
                 return

@@ -120,9 +120,19 @@ class AnswerBudget:
 
 @dataclass(frozen=True, slots=True)
 class Encoded:
-    """A result map already encoded as msgpack: sent after the response's header as it is."""
+    """A result map already encoded as msgpack: sent after the response's header as it is, or as
+    the pieces it is made of, in order (written together, never joined into one buffer)."""
 
-    data: bytes
+    data: bytes | list[bytes | memoryview]
+
+    def joined(self) -> bytes:
+        """The encoded result as one ``bytes`` (its pieces joined).
+
+        Example:
+            >>> Encoded([b"ab", memoryview(b"cd")]).joined()
+            b'abcd'
+        """
+        return self.data if isinstance(self.data, bytes) else b"".join(self.data)
 
 
 def step_queries(node_count: int, step_bytes: int) -> int:

@@ -84,7 +84,7 @@ async def _answer(outcome: Any) -> tuple[bytes, bool]:
     """The answer's bytes, and whether it came at once (not awaitable: no thread hop)."""
     now = not inspect.isawaitable(outcome)
     answer = outcome if now else await outcome
-    return (answer.data if isinstance(answer, Encoded) else pack(answer)), now
+    return (answer.joined() if isinstance(answer, Encoded) else pack(answer)), now
 
 
 @pytest.mark.parametrize(
