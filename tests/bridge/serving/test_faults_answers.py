@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import select
 import socket
 
@@ -173,7 +174,24 @@ def test_a_large_answer_is_held_and_given_to_the_transport_a_piece_at_a_time() -
     assert list(unpacker) == [[2, "big", [big]], [2, "small", [{"after": True}]]]  # whole, in order
 
 
-async def _one_unread_notification(params: dict[str, bytes]) -> bytes:
+@pytest.mark.parametrize("megabytes", [0, 3])
+def test_an_answer_given_as_pieces_arrives_whole_and_in_order(megabytes: int) -> None:
+    # A packed answer leaves as its arrays (one writelines, or held past a write piece): the peer
+    # reads the same bytes as from one buffer, and what was sent after it, after it.
+    big = {"data": bytes(range(256)) * (megabytes * 4096 + 3)}
+    whole = msgpack.packb([2, "big", [big]], use_bin_type=True)
+    cuts = [0, 1, len(whole) // 3, len(whole) // 3, len(whole) - 5, len(whole)]  # an empty piece too
+    pairs = enumerate(itertools.pairwise(cuts))
+    pieces = [whole[a:b] if i % 2 else memoryview(whole)[a:b] for i, (a, b) in pairs]
+    received = asyncio.run(_one_unread_notification(big, pieces))
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(received)
+    assert list(unpacker) == [[2, "big", [big]], [2, "small", [{"after": True}]]]
+
+
+async def _one_unread_notification(
+    params: dict[str, bytes], pieces: list[bytes | memoryview] | None = None
+) -> bytes:
     limits = Limits()
     serving = LocalServing(limits, threads=1)
     handlers = Handlers(serving, limits, token="t")
@@ -190,13 +208,16 @@ async def _one_unread_notification(params: dict[str, bytes]) -> bytes:
             await asyncio.sleep(0.01)
         (connection,) = registry
         assert connection.session is not None
-        connection.session.notify("big", params)
+        if pieces is None:
+            connection.session.notify("big", params)
+        else:  # the same notification, encoded ahead and given as pieces
+            connection.session.send(pieces)
         connection.session.notify("small", {"after": True})  # queued behind the held answer
         await asyncio.sleep(0.2)
         transport = connection.transport
         assert transport is not None
         assert transport.get_write_buffer_size() <= 2 * WRITE_PIECE_BYTES
-        assert connection.unread() > 16 * 1024 * 1024  # held bytes count as unread
+        assert connection.unread() > len(params["data"]) - 3 * WRITE_PIECE_BYTES  # held count as unread
         peer.setblocking(False)
         received = bytearray()
         while connection.unread() or transport.get_write_buffer_size():
