@@ -3,13 +3,14 @@
 Quick start::
 
     from python_core.hpa.query.second_core import both
-    head, tail = both(lambda: insert(start), lambda: insert(goal))   # the first on the helper thread
+    head, tail = both(lambda: refine(first_half), lambda: refine(second_half))   # the first on the helper
 
 A lone query on a large map spends most of its time in compiled kernels that release the GIL
-(``nogil``): its two endpoint insertions, and the refinement of its chain of transitions, whose
-halves are independent. One helper thread takes the first half while the caller does the
-second. While the helper works for one query, another query runs both halves itself: the helper
-never queues work, so a query never waits behind another one's.
+(``nogil``), among them the refinement of its chain of transitions, whose halves are independent
+(its two endpoint insertions are too, but each takes about what the helper takes to wake). One
+helper thread takes the first half while the caller does the second. While the helper works for
+one query, another query runs both halves itself: the helper never queues work, so a query never
+waits behind another one's.
 
 On a machine whose cores are all busy the helper thread waits for a time slice, and a query that
 waited for it lost more than the half it saved (on a 2-core machine at load 6, a 4096 x 4096
