@@ -35,6 +35,7 @@ from bridge.methods.queries import Query, run_query
 from python_core.navigation.grid import GridNavigator
 
 __all__ = [
+    "ALONE_EXPANSIONS",
     "ALONE_SECONDS",
     "INLINE_EXPANSIONS",
     "INLINE_SECONDS",
@@ -58,6 +59,11 @@ ALONE_SECONDS = 0.008
 to take up to half a 60 fps frame runs inline. The thread hop it saves cost a long query on a
 4096 x 4096 map about 0.3 ms in the sidecar (to the thread 0.10, back to the loop 0.12, the
 answer's write after it; one client, one request at a time, 55 of 90 queries sent to a thread)."""
+ALONE_EXPANSIONS = 4 * INLINE_EXPANSIONS
+""":data:`INLINE_EXPANSIONS` of a hierarchical query alone, in the same ratio as
+:data:`ALONE_SECONDS` to :data:`INLINE_SECONDS`: with the usual budget a fifth of a 4096 x 4096
+map's far queries (their abstract search past 4,096 nodes) ran inline for some 3 ms, stopped,
+and started again on a thread."""
 TIMED_REACH = 64
 """Cells of reach from which a hierarchical query's time is learned and guessed: a shorter one's
 time is mostly the request's own fixed cost, which says nothing of a long one's."""
@@ -99,11 +105,14 @@ class InlineGuess:
         always runs here), or None when it ran out or is guessed to (it then runs on a search
         thread from nothing). What kind of query it is, its reach and its graph's guess are
         looked up once (a one-step path's whole search takes a few microseconds). ``alone``: the
-        server has nothing else to do (a hierarchical query's bound is :data:`ALONE_SECONDS`)."""
+        server has nothing else to do (a hierarchical query's bounds are then :data:`ALONE_SECONDS`
+        and :data:`ALONE_EXPANSIONS`)."""
         own = query.options.max_expansions
         fits = own is not None and own <= INLINE_EXPANSIONS
         if query.hierarchical:
-            return self._hierarchical(graph, query, fits, ALONE_SECONDS if alone else INLINE_SECONDS)
+            if alone:
+                return self._hierarchical(graph, query, own, ALONE_SECONDS, ALONE_EXPANSIONS)
+            return self._hierarchical(graph, query, own, INLINE_SECONDS, INLINE_EXPANSIONS)
         if not _exact_grid(graph, query):
             if fits:
                 return run_query(graph, query)
@@ -127,10 +136,13 @@ class InlineGuess:
         self._count(query.graph_id, recent, answer, reach)
         return answer
 
-    def _hierarchical(self, graph: Any, query: Query, fits: bool, seconds: float) -> dict[str, Any] | None:
+    def _hierarchical(
+        self, graph: Any, query: Query, own: int | None, seconds: float, expansions: int
+    ) -> dict[str, Any] | None:
         """:meth:`run` of a hierarchical query: on a thread when guessed longer than ``seconds`` (see
-        the module's notes), else here, within its expansion budget as any other, timed on a graph
-        of more than :data:`TIMED_CELLS` cells."""
+        the module's notes), else here, within ``expansions`` abstract expansions (or its ``own``
+        budget when that is smaller), timed on a graph of more than :data:`TIMED_CELLS` cells."""
+        fits = own is not None and own <= expansions
         reach = _reach(graph, query) if graph.node_count > TIMED_CELLS else 0.0
         timed = reach >= TIMED_REACH
         recent = self._timed.get(query.graph_id) if timed else None
@@ -138,7 +150,7 @@ class InlineGuess:
             self.straight += 1
             return None
         began = time.perf_counter() if timed else 0.0
-        answer = run_query(graph, query) if fits else run_query(graph, query, INLINE_EXPANSIONS)
+        answer = run_query(graph, query) if fits else run_query(graph, query, expansions)
         if timed:
             self._add(self._timed, query.graph_id, recent, (time.perf_counter() - began) / reach)
         if not fits and answer["status"] == "budget_exhausted":

@@ -141,6 +141,40 @@ def test_a_query_guessed_too_long_stays_inline_when_the_server_has_nothing_else_
     assert inline.ALONE_SECONDS > inline.INLINE_SECONDS
 
 
+def test_alone_a_hierarchical_query_may_expand_more_inline_before_it_is_sent_to_a_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without cluster trees or a table a far query runs the abstract search: past the usual
+    expansion budget it stops and starts again on a thread (``ran_out``); alone, the larger
+    :data:`inline.ALONE_EXPANSIONS` keeps it inline, with the same path."""
+    monkeypatch.setattr(inline, "INLINE_EXPANSIONS", 1)
+
+    async def scenario() -> tuple[tuple[dict[str, Any], bool], tuple[dict[str, Any], bool], list[int]]:
+        serving = LocalServing(Limits(), threads=1)
+        await serving.start()
+        kind, record = to_record(_rooms())
+        spec = parse_hierarchy(Params({"cluster_size": 16, "tree_mb": 0, "table_mb": 0}, "test"))
+        outcome = serving.load(LoadRequest("g", KINDS[kind], dict(record), spec), None)
+        await outcome if inspect.isawaitable(outcome) else None
+        try:
+            serving.allow_inline_until(float("inf"))
+            crowded = await _answer(serving.find("c", _query(FAR)))
+            ran_out = serving.inline.ran_out
+            serving.allow_inline_until(float("inf"), alone=True)
+            alone = await _answer(serving.find("c", _query(FAR)))
+            return crowded, alone, [ran_out, serving.inline.ran_out]
+        finally:
+            await serving.close()
+
+    (crowded, crowded_inline), (alone, alone_inline), ran_out = asyncio.run(scenario())
+    assert crowded["status"] == "found"
+    assert crowded["expanded"] > 1  # the abstract search ran: past the usual budget of 1
+    assert (crowded_inline, alone_inline) == (False, True)
+    assert alone == crowded
+    assert ran_out == [1, 1]  # the crowded attempt ran out; the lone one did not
+    assert inline.ALONE_EXPANSIONS > 1
+
+
 def test_through_the_socket_a_lone_client_keeps_its_long_queries_inline_until_another_connects(
     server_thread: tuple[Server, asyncio.AbstractEventLoop, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
