@@ -59,7 +59,7 @@ ALONE_SECONDS = 0.008
 to take up to half a 60 fps frame runs inline. The thread hop it saves cost a long query on a
 4096 x 4096 map about 0.3 ms in the sidecar (to the thread 0.10, back to the loop 0.12, the
 answer's write after it; one client, one request at a time, 55 of 90 queries sent to a thread)."""
-ALONE_EXPANSIONS = 4 * INLINE_EXPANSIONS
+ALONE_EXPANSIONS = round(INLINE_EXPANSIONS * ALONE_SECONDS / INLINE_SECONDS)
 """:data:`INLINE_EXPANSIONS` of a hierarchical query alone, in the same ratio as
 :data:`ALONE_SECONDS` to :data:`INLINE_SECONDS`: with the usual budget a fifth of a 4096 x 4096
 map's far queries (their abstract search past 4,096 nodes) ran inline for some 3 ms, stopped,
@@ -108,11 +108,11 @@ class InlineGuess:
         server has nothing else to do (a hierarchical query's bounds are then :data:`ALONE_SECONDS`
         and :data:`ALONE_EXPANSIONS`)."""
         own = query.options.max_expansions
-        fits = own is not None and own <= INLINE_EXPANSIONS
         if query.hierarchical:
             if alone:
                 return self._hierarchical(graph, query, own, ALONE_SECONDS, ALONE_EXPANSIONS)
             return self._hierarchical(graph, query, own, INLINE_SECONDS, INLINE_EXPANSIONS)
+        fits = own is not None and own <= INLINE_EXPANSIONS
         if not _exact_grid(graph, query):
             if fits:
                 return run_query(graph, query)
