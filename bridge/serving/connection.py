@@ -295,17 +295,12 @@ class ClientProtocol(asyncio.Protocol):
             return
         if isinstance(data, list):  # an answer's pieces: written together, not joined first
             pieces = [memoryview(piece).cast("B") for piece in data]
-            size = sum(len(piece) for piece in pieces)
-            if self._held or size > WRITE_PIECE_BYTES:
-                self._held.extend(pieces)
-                self._held_bytes += size
-                self._give_held()
+            if self._held or sum(len(piece) for piece in pieces) > WRITE_PIECE_BYTES:
+                self._hold(pieces)
             else:
                 transport.writelines(pieces)
         elif self._held or len(data) > WRITE_PIECE_BYTES:
-            self._held.append(memoryview(data).cast("B"))
-            self._held_bytes += len(self._held[-1])
-            self._give_held()
+            self._hold([memoryview(data).cast("B")])
         else:
             transport.write(data)
         unread = self.unread()
@@ -319,6 +314,12 @@ class ClientProtocol(asyncio.Protocol):
             self._cut()
         elif unread > UNREAD_CHECK_BYTES:
             self._check_unread()
+
+    def _hold(self, pieces: list[memoryview]) -> None:
+        """Queue ``pieces`` (byte views) behind the answers held already, and give what fits."""
+        self._held.extend(pieces)
+        self._held_bytes += sum(len(piece) for piece in pieces)
+        self._give_held()
 
     def _give_held(self) -> None:
         """Hand the transport held answer bytes a piece at a time until it pauses us (past its
