@@ -43,7 +43,6 @@ __all__ = [
     "PackedBatch",
     "balanced_pieces",
     "check_packed",
-    "encode_packed",
     "join_packed",
     "packed_bytes",
     "packed_message",
@@ -377,26 +376,20 @@ def _node_offsets(parts: list[dict[str, Any]]) -> npt.NDArray[np.int64]:
 _WIRE_TYPES = (("status", "u1"), ("costs", "<f8"), ("expanded", "<i8"), ("points", "<f4"), ("nodes", "<i8"))
 
 
-def encode_packed(parts: list[dict[str, Any]]) -> bytes:
-    """``pack(join_packed(parts))``, the same bytes, written straight from the parts: the answer is
-    built once, as the message (not joined, then copied again by the encoder): the pieces of
-    :func:`packed_message` joined.
+def packed_message(parts: list[dict[str, Any]]) -> list[bytes | memoryview]:
+    """``pack(join_packed(parts))``, the same bytes, written straight from the parts as the pieces
+    they are made of, the arrays' own memory among them: the transport writes them in one
+    ``writev`` (uvloop), so a large answer (760 KB for 100 paths on brc202d) is not copied into one
+    buffer first, nor joined, then copied again by the encoder.
 
     Example:
         >>> import msgpack
         >>> part = {"status": np.zeros(1, "u1"), "costs": np.ones(1), "expanded": np.ones(1, "i8"),
         ...         "counts": np.ones(1, "i8"), "points": np.zeros((1, 2)), "nodes": np.zeros(1, "i8"),
         ...         "errors": []}
-        >>> encode_packed([part, part]) == pack(join_packed([part, part]))
+        >>> b"".join(packed_message([part, part])) == pack(join_packed([part, part]))
         True
     """
-    return b"".join(packed_message(parts))
-
-
-def packed_message(parts: list[dict[str, Any]]) -> list[bytes | memoryview]:
-    """:func:`encode_packed`'s bytes as the pieces they are made of, the arrays' own memory among
-    them: the transport writes them in one ``writev`` (uvloop), so a large answer (760 KB for 100
-    paths on brc202d) is not copied into one buffer first."""
     counts = np.concatenate([p["counts"] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
     offsets = np.zeros(counts.size + 1, dtype="<i8")
     np.cumsum(counts, out=offsets[1:])

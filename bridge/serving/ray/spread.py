@@ -3,7 +3,7 @@ by ranges of about equal work; the pieces run at once, each retried once on anot
 its own dies, and are joined in order.
 
     answer = await find_many(pool, limits, graphs, items)      # {"results": [...]} or Encoded
-    answer = await find_packed(pool, limits, state, batch)      # the packed wire map or Encoded
+    answer = await find_packed(pool, limits, state, batch)      # Encoded: the parts' arrays
 
 A ``path.find_packed`` batch crosses the network once per replica (``ray.put``: every piece names
 the same object, its arrays read in place); a ``path.find_many`` piece carries its own queries only.
@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from bridge.serving.packed import PackedBatch, encode_packed, join_packed, packed_bytes
+from bridge.serving.packed import PackedBatch, packed_bytes, packed_message
 from bridge.serving.ray.cluster import ray_module
 from bridge.serving.ray.graphs import GraphState
 from bridge.serving.ray.pool import ReplicaPool
@@ -97,8 +97,7 @@ async def find_packed(
     parts = await _gathered([piece(k, lo, hi) for k, (lo, hi) in enumerate(pieces_at)])
     total = sum(packed_bytes(p) for p in parts)
     _check(limits, total, "path.find_packed")
-    return await _answer(join_packed(parts) if total <= PACK_OFF_LOOP_BYTES else {}, total,
-                         lambda: encode_packed(parts))  # fmt: skip
+    return Encoded(packed_message(parts))  # the parts' arrays, written as they are (as the local sidecar's)
 
 
 def _check(limits: Limits, total: int, where: str) -> None:

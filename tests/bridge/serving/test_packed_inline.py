@@ -18,7 +18,7 @@ from bridge.methods.kinds import KINDS
 from bridge.methods.params import Params
 from bridge.serving import batch_runner
 from bridge.serving.local import LocalServing
-from bridge.serving.packed import encode_packed, join_packed
+from bridge.serving.packed import join_packed, packed_message
 from bridge.wire.answers import Encoded
 from bridge.wire.errors import BadRequestError
 from bridge.wire.protocol import Limits
@@ -49,12 +49,12 @@ def _part(queries: int, cells: int, mesh: bool = False, seed: int = 0) -> dict[s
 
 @pytest.mark.parametrize("mesh", [False, True])
 @pytest.mark.parametrize(("queries", "cells"), [(0, 0), (1, 3), (20, 400), (300, 9000)])
-def test_encode_packed_is_the_packed_joined_map(queries: int, cells: int, mesh: bool) -> None:
+def test_packed_message_is_the_packed_joined_map(queries: int, cells: int, mesh: bool) -> None:
     """Arrays across msgpack's bin8 / bin16 / bin32 sizes, one part or several."""
     one = [_part(queries, cells, mesh)]
     several = [_part(queries, cells, mesh, seed) for seed in range(3)]
     for parts in (one, several):
-        assert encode_packed(parts) == pack(join_packed(parts))
+        assert b"".join(packed_message(parts)) == pack(join_packed(parts))
 
 
 def _load() -> LoadRequest:
