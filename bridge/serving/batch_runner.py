@@ -42,7 +42,7 @@ from python_core import QueryOptions
 from python_core.navigation.grid import GridNavigator
 from python_core.navigation.navmesh import NavMeshNavigator
 
-__all__ = ["CHUNK_QUERIES", "PACKED_CHUNK", "PACKED_INLINE", "SUBMIT_AT_ONCE", "BatchRunner"]
+__all__ = ["CHUNK_QUERIES", "LOOP_LEAD", "PACKED_CHUNK", "PACKED_INLINE", "SUBMIT_AT_ONCE", "BatchRunner"]
 
 CHUNK_QUERIES = 32
 """Queries per scheduler job of a ``path.find_many``, at most: small enough that another client's
@@ -63,6 +63,14 @@ on brc202d took 660-810 us through the socket, 290-420 us here."""
 LOOP_HELP_SECONDS = 0.002
 """How long the event loop may run pieces of a small-grid hierarchical ``path.find_packed`` itself
 (it starts one more while under it) rather than wait for the search threads to take them."""
+
+LOOP_LEAD = 0.3
+"""How much more work than each other piece the last piece of a packed batch gets when the event
+loop runs it (:meth:`BatchRunner._help`), as a share of one piece: the loop starts on it at once,
+while a thread woken for the first starts 0.1-0.3 ms later on this project's 2-core VM, and when
+the thread finishes last the loop must be woken for it too (another 0.1-0.2 ms before the
+answer leaves). On brc202d's 100 scenario queries (two pieces) the packed HPA* request fell from
+about 2.3 to 2.1 ms (bench/bridge_speed.py, interleaved runs)."""
 
 SUBMIT_AT_ONCE = 256
 """Pieces of one batch queued for the search threads per turn of the event loop."""
@@ -178,7 +186,8 @@ class BatchRunner:
         def split() -> list[range]:  # under the read share: the graph and options are the request's
             nav, options, hierarchical, _ = check_packed(batch, self.registry, cap=cap, default=default)
             helps[0] = helps[0] and _loop_may_search(nav, options, hierarchical)
-            return packed_pieces(batch, count, self.registry)
+            # the loop runs the last piece itself, from now; a thread starts its own later
+            return packed_pieces(batch, count, self.registry, LOOP_LEAD if helps[0] else 0.0)
 
         return self._chunked(
             client, split, chunk, join_packed, reservations, budget=budget, helps=lambda: helps[0]

@@ -132,19 +132,20 @@ queries in process: 64 left brc202d's at 1.06 / 0.87 ms, 256 at 0.95 / 0.96; Aur
 random512-10-0's balance past 512, 32room_000's at 128-256."""
 
 
-def balanced_pieces(work: npt.NDArray[np.float64], count: int) -> list[range]:
+def balanced_pieces(work: npt.NDArray[np.float64], count: int, last_lead: float = 0.0) -> list[range]:
     """``count`` consecutive ranges covering the queries (fewer when there are fewer queries), each
     holding about the same share of ``work`` (a rough cost per query, in cells of path) plus
-    :data:`PIECE_OVERHEAD` per query."""
+    :data:`PIECE_OVERHEAD` per query; the last one ``1 + last_lead`` shares."""
     if work.size == 0:
         return []
     total = np.cumsum(work + PIECE_OVERHEAD)
-    cuts = np.searchsorted(total, total[-1] * np.arange(1, count) / count, side="right").tolist()
+    shares = np.arange(1, count) / (count + last_lead)
+    cuts = np.searchsorted(total, total[-1] * shares, side="right").tolist()
     bounds = [0, *(int(cut) for cut in cuts), work.size]  # in order: cuts of rising shares
     return [range(lo, hi) for lo, hi in itertools.pairwise(bounds) if hi > lo]
 
 
-def packed_pieces(batch: PackedBatch, count: int, registry: Registry) -> list[range]:
+def packed_pieces(batch: PackedBatch, count: int, registry: Registry, last_lead: float = 0.0) -> list[range]:
     """:func:`balanced_pieces` of the batch by its grid's :meth:`GridNavigator.work_estimates`
     (a navmesh's: :func:`~bridge.serving.packed_mesh.mesh_work`); read under the batch's read
     share (an unknown graph or kind: by count, a chunk reports it)."""
@@ -158,7 +159,7 @@ def packed_pieces(batch: PackedBatch, count: int, registry: Registry) -> list[ra
         )
     elif count > 1 and entry is not None and isinstance(entry.graph, NavMeshNavigator) and not batch.cells:
         work = mesh_work(batch.starts, batch.goals, PIECE_OVERHEAD)
-    return balanced_pieces(work, count)
+    return balanced_pieces(work, count, last_lead)
 
 
 def check_packed(

@@ -125,3 +125,7 @@ def test_pieces_share_the_estimated_work_not_the_count() -> None:
     assert [len(p) for p in skewed] == [75, 25]  # 75 x (10 + 384) is about half of all the work
     assert [q for p in skewed for q in p] == list(range(100))
     assert balanced_pieces(np.ones(3), 8) == [range(0, 1), range(1, 2), range(2, 3)]  # no empty piece
+    # a lead for the last piece (the event loop's): 1.3 shares of 2.3, the same queries in order
+    led = balanced_pieces(np.full(100, 50.0), 2, last_lead=0.3)
+    assert led == [range(0, 43), range(43, 100)]
+    assert [len(p) for p in balanced_pieces(np.full(86, 50.0), 4, last_lead=0.5)] == [19, 19, 19, 29]

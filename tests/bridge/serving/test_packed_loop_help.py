@@ -127,3 +127,40 @@ def test_the_loop_leaves_exact_batches_and_spent_slices_to_the_threads(
             await serving.close()
 
     assert asyncio.run(scenario())
+
+
+def test_the_piece_the_loop_runs_gets_the_lead_and_the_threads_pieces_do_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the loop is to help, the last piece (the one it runs from the start) is cut with
+    :data:`~bridge.serving.batch_runner.LOOP_LEAD` more work; when its slice is spent the pieces
+    share the work evenly. The answers are the same bytes either way."""
+    cuts: list[tuple[float, list[range]]] = []
+    real = batch_runner.packed_pieces
+
+    def spied(*args: Any, **kwargs: Any) -> list[range]:
+        pieces = real(*args, **kwargs)
+        cuts.append((args[3] if len(args) > 3 else kwargs.get("last_lead", 0.0), pieces))
+        return pieces
+
+    monkeypatch.setattr(batch_runner, "packed_pieces", spied)
+    count = 2 * batch_runner.PACKED_CHUNK  # two pieces
+    options = {"hierarchical": True}
+
+    async def scenario() -> tuple[bytes, bytes]:
+        serving = await _serving()
+        try:
+            helped, _ = await _answer(serving.find_packed("c", _raw(count, options)))
+            serving.allow_inline_until(0.0)  # the connection's slice is spent: the threads alone
+            alone, _ = await _answer(serving.find_packed("c", _raw(count, options)))
+            return helped, alone
+        finally:
+            await serving.close()
+
+    helped, alone = asyncio.run(scenario())
+    assert helped == alone
+    (lead, led), (even_lead, even) = cuts
+    assert (lead, even_lead) == (batch_runner.LOOP_LEAD, 0.0)
+    assert [q for p in led for q in p] == list(range(count)) == [q for p in even for q in p]
+    assert len(led) == len(even) == 2
+    assert len(led[-1]) > len(even[-1])  # the loop's piece holds more of the same queries
