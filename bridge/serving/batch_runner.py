@@ -190,8 +190,9 @@ class BatchRunner:
             return packed_pieces(batch, count, self.registry, LOOP_LEAD if helps[0] else 0.0)
 
         return self._chunked(
-            client, split, chunk, join_packed, reservations, budget=budget, helps=lambda: helps[0]
-        )
+            client, split, chunk, join_packed, reservations, budget=budget, helps=lambda: helps[0],
+            written=_packed_written,
+        )  # fmt: skip
 
     def _inline(self, batch: PackedBatch, cap: int, default: int | None) -> Encoded | None:
         """The answer of a small hierarchical batch, searched here (holding a read share of its
@@ -208,7 +209,7 @@ class BatchRunner:
                 batch, range(len(batch)), registry=self.registry, shared={batch.graph_id},
                 budget=budget, cap=cap, default=default,
             )  # fmt: skip
-            return Encoded(packed_message([part]))
+            return _packed_written([part])
         finally:
             budget.release()
 
@@ -222,13 +223,15 @@ class BatchRunner:
         *,
         budget: AnswerBudget,
         helps: Callable[[], bool] = lambda: False,
+        written: Callable[[list[Any]], Encoded] | None = None,
     ) -> dict[str, Any] | Encoded:
         """Run ``chunk`` over each of the consecutive ranges ``split()`` gives (called once the read
         shares are granted, so it may read the graphs) on the search threads (with ``helps()``, the
         loop runs some: :meth:`_pieces`), holding the shares until the last piece is done; ``join``
         their answers in order. The chunks count their answers in ``budget``: past it the request
         is ``too_large`` (the pieces not started yet skip their work), and a large answer is joined
-        and encoded on a thread."""
+        and encoded on a thread. ``written``, when given, makes the answer of the parts as the bytes
+        it is written as, here (a packed batch's arrays: nothing to join or encode)."""
         granted: list[tuple[str, GraphLock]] = []
         try:
             for graph_id, lock, turn in reservations:
@@ -266,8 +269,8 @@ class BatchRunner:
                 helps=len(pieces) > 1 and helps(),
             )  # fmt: skip
             budget.check()  # a cap passed: the skipped pieces gave None
-            if join is join_packed:  # the arrays themselves, written as they are: nothing to encode
-                return Encoded(packed_message(parts))
+            if written is not None:
+                return written(parts)
             if budget.total <= PACK_OFF_LOOP_BYTES:
                 return join(parts)
             return await asyncio.get_running_loop().run_in_executor(None, _encoded, join, parts)
@@ -381,6 +384,11 @@ def _encoded(join: Callable[[list[Any]], dict[str, Any]], parts: list[Any]) -> E
     data = pack(join(parts))
     parts.clear()
     return Encoded(data)
+
+
+def _packed_written(parts: list[dict[str, Any]]) -> Encoded:
+    """A ``path.find_packed`` answer as the pieces it is written as: the parts' arrays themselves."""
+    return Encoded(packed_message(parts))
 
 
 def _joined_results(parts: list[list[dict[str, Any]]]) -> dict[str, Any]:
