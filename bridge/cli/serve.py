@@ -27,6 +27,7 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from bridge.serving.idle_spin import SPIN_SECONDS
 from bridge.serving.logs import start_logging
 from bridge.serving.server import Server, ServerConfig
 from bridge.wire.protocol import Limits
@@ -68,6 +69,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="local|auto|ADDRESS",
         help="serve the graphs from a Ray cluster (the 'ray' extra): 'local' starts a private one, "
         "'auto' joins the one started on this machine, else its address (docs/scale-out.md)",
+    )
+    serve.add_argument(
+        "--spin-us",
+        type=int,
+        default=round(SPIN_SECONDS * 1e6),
+        help="microseconds a lone client's socket is watched after each answer before the sidecar "
+        "sleeps, so a synchronous call in a series skips the CPU's wake-up (0: never; default %(default)s)",
     )
     serve.add_argument("--ray-replicas", type=int, default=2, help="with --ray: replica actors (default 2)")
     serve.add_argument(
@@ -128,6 +136,7 @@ def _config(args: argparse.Namespace) -> ServerConfig:
         threads=max(1, args.threads),
         limits=limits,
         ray=_ray_options(args),
+        spin_seconds=max(0, args.spin_us) / 1e6,
     )
 
 

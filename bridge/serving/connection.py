@@ -38,6 +38,7 @@ from typing import cast
 
 from bridge.methods.handlers import Handlers
 from bridge.methods.interface import Connection, Serving
+from bridge.serving.idle_spin import IdleSpin
 from bridge.serving.session import ProtocolViolationError, Session
 from bridge.wire.protocol import Limits
 from bridge.wire.stream import NOT_WHOLE, MessageStream, StreamError, StreamLimits
@@ -92,12 +93,19 @@ class ClientProtocol(asyncio.Protocol):
         limits: the server's limits.
         registry: the server's open connections; this one adds itself while open (or closes at
             once, unanswered, past ``max_connections``).
+        spin: seconds its socket is watched after an answer while alone (``idle_spin``).
     """
 
     def __init__(
-        self, handlers: Handlers, serving: Serving, limits: Limits, registry: set[ClientProtocol]
+        self,
+        handlers: Handlers,
+        serving: Serving,
+        limits: Limits,
+        registry: set[ClientProtocol],
+        spin: float = 0.0,
     ) -> None:
         self.handlers, self.serving, self.limits, self.registry = handlers, serving, limits, registry
+        self._spin_seconds, self._spin = spin, IdleSpin(-1, 0.0)
         self.loop = asyncio.get_running_loop()
         self.peer = "?"
         self.transport: asyncio.Transport | None = None
@@ -131,6 +139,9 @@ class ClientProtocol(asyncio.Protocol):
         self.session = Session(
             self.handlers.table, send=self._send, connection=Connection(self.peer), limits=self.limits
         )
+        sock = stream.get_extra_info("socket")
+        if sock is not None and self._spin_seconds > 0:
+            self._spin = IdleSpin(sock.fileno(), self._spin_seconds)
         self._arm(self.limits.hello_timeout, self._hello_late)
 
     def data_received(self, data: bytes) -> None:
@@ -167,6 +178,8 @@ class ClientProtocol(asyncio.Protocol):
         # pending bytes, and reading goes on (no backlog; a paused writer resumes it later)
         if self._timer is not None and not self._closing:
             self._disarm()
+        if len(self.registry) == 1 and not session.pending and not self._closing:
+            self._spin.watch()  # answered, alone: the next request may come before the CPU sleeps
 
     def _handle(self) -> None:
         """Handle the buffered messages for one slice; when some are left, stop reading and come
@@ -251,6 +264,7 @@ class ClientProtocol(asyncio.Protocol):
         if exc is not None:
             log.info("%s: connection lost: %s", self.peer, exc)
         self.registry.discard(self)
+        self._spin = IdleSpin(-1, 0.0)
         self._drop_held()
         self.session.cancel()
         self.serving.forget(self.session.connection)

@@ -20,6 +20,7 @@ from typing import Any
 from bridge.methods.handlers import Handlers
 from bridge.methods.interface import Serving
 from bridge.serving.connection import ClientProtocol
+from bridge.serving.idle_spin import SPIN_SECONDS
 from bridge.serving.local import LocalServing
 from bridge.wire.protocol import PROTOCOL_VERSION, Limits
 
@@ -49,6 +50,8 @@ class ServerConfig:
         limits: message, graph, budget and pending limits.
         ray: a :class:`bridge.serving.ray.cluster.RayOptions` to serve from a Ray cluster
             (``serve --ray``), or None: graphs in this process.
+        spin_seconds: how long a lone client's socket is watched after an answer before the
+            event loop sleeps (:mod:`bridge.serving.idle_spin`; 0: never).
     """
 
     host: str = "127.0.0.1"
@@ -57,6 +60,7 @@ class ServerConfig:
     threads: int = 1
     limits: Limits = field(default_factory=Limits)
     ray: Any = None
+    spin_seconds: float = SPIN_SECONDS
 
 
 class Server:
@@ -86,7 +90,9 @@ class Server:
         await self.serving.start()
         limits = self.config.limits
         server = await asyncio.get_running_loop().create_server(
-            lambda: ClientProtocol(self.handlers, self.serving, limits, self._connections),
+            lambda: ClientProtocol(
+                self.handlers, self.serving, limits, self._connections, self.config.spin_seconds
+            ),
             self.config.host,
             self.config.port,
         )
