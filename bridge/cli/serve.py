@@ -27,9 +27,9 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from bridge.serving.idle_spin import SPIN_SECONDS
 from bridge.serving.logs import start_logging
 from bridge.serving.server import Server, ServerConfig
+from bridge.wire.idle_spin import SPIN_SECONDS
 from bridge.wire.protocol import Limits
 
 __all__ = ["LOOPS", "add_parser", "event_loop_runner", "run"]

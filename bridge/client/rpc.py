@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import msgpack
 
 from bridge.wire.errors import from_wire
+from bridge.wire.idle_spin import SPIN_SECONDS, IdleSpin
 from bridge.wire.protocol import NOTIFICATION, REQUEST, RESPONSE
 from bridge.wire.stream import READ_CHUNK
 
@@ -35,14 +36,17 @@ class RpcConnection:
 
     Args:
         sock: a connected socket (see :meth:`connect`).
+        spin: seconds the socket is watched busily before a read blocks
+            (:mod:`bridge.wire.idle_spin`; 0: never).
 
     Attributes:
         notifications: ``(method, params map)`` of every notification received, oldest first.
         on_notification: called with ``(method, params map)`` as each one arrives, or None.
     """
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, spin: float = SPIN_SECONDS) -> None:
         self.sock = sock
+        self._spin = IdleSpin(sock.fileno(), spin)
         self._unpacker = msgpack.Unpacker(raw=False, max_buffer_size=0)
         self._fed = 0  # bytes fed to the unpacker (all taken when its tell() is this)
         self._packer = msgpack.Packer(use_bin_type=True)  # one for every request: packb makes one a call
@@ -118,6 +122,7 @@ class RpcConnection:
 
     def _recv(self) -> bytes:
         """The bytes of one read (some)."""
+        self._spin.watch()  # the answer often comes within it: the read then never sleeps
         try:
             data = self.sock.recv(READ_CHUNK)
         except BlockingIOError as exc:  # the kernel's read timeout ran out (kernel_timeouts)

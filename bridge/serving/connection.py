@@ -38,8 +38,8 @@ from typing import cast
 
 from bridge.methods.handlers import Handlers
 from bridge.methods.interface import Connection, Serving
-from bridge.serving.idle_spin import IdleSpin
 from bridge.serving.session import ProtocolViolationError, Session
+from bridge.wire.idle_spin import IdleSpin
 from bridge.wire.protocol import Limits
 from bridge.wire.stream import NOT_WHOLE, MessageStream, StreamError, StreamLimits
 

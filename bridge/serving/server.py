@@ -20,8 +20,8 @@ from typing import Any
 from bridge.methods.handlers import Handlers
 from bridge.methods.interface import Serving
 from bridge.serving.connection import ClientProtocol
-from bridge.serving.idle_spin import SPIN_SECONDS
 from bridge.serving.local import LocalServing
+from bridge.wire.idle_spin import SPIN_SECONDS
 from bridge.wire.protocol import PROTOCOL_VERSION, Limits
 
 __all__ = ["Server", "ServerConfig"]
@@ -51,7 +51,7 @@ class ServerConfig:
         ray: a :class:`bridge.serving.ray.cluster.RayOptions` to serve from a Ray cluster
             (``serve --ray``), or None: graphs in this process.
         spin_seconds: how long a lone client's socket is watched after an answer before the
-            event loop sleeps (:mod:`bridge.serving.idle_spin`; 0: never).
+            event loop sleeps (:mod:`bridge.wire.idle_spin`; 0: never).
     """
 
     host: str = "127.0.0.1"

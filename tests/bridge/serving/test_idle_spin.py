@@ -1,18 +1,22 @@
-"""The watch of a lone client's socket after an answer (:mod:`bridge.serving.idle_spin`): it ends as
-soon as the next request is readable, it never makes another client wait, and it can be off."""
+"""The busy watch of a socket before a blocking wait (:mod:`bridge.wire.idle_spin`): the sidecar's
+after an answer to a lone client ends as soon as the next request is readable and never makes
+another client wait; the Python client's before a read loses no answer that comes after it."""
 
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Iterator
 
+import msgpack
 import numpy as np
 import pytest
 
 from bridge.client import Client
+from bridge.client.rpc import RpcConnection
 from bridge.client.sidecar import Sidecar, start_sidecar
-from bridge.serving.idle_spin import IdleSpin
+from bridge.wire.idle_spin import IdleSpin
 
 LONG_SPIN_US = 3_000_000
 """A watch far longer than any answer here: a request that waited for it to run out would show."""
@@ -65,3 +69,26 @@ def test_no_watch_while_another_client_is_connected(sidecar: Sidecar) -> None:
         began = time.perf_counter()
         assert second.call("path.find", query)["status"] == "found"
         assert time.perf_counter() - began < LONG_SPIN_US / 1e6 / 2
+
+
+@pytest.mark.parametrize("spin", [0.0, 0.001, 0.5])
+def test_a_client_s_watch_loses_no_answer_that_comes_after_it(spin: float) -> None:
+    """The answer comes 50 ms after the request: after a short watch (the read then blocks), during
+    a long one, or with none."""
+    here, there = socket.socketpair()
+    with here, there:
+        client = RpcConnection(here, spin=spin)
+
+        def answer() -> None:
+            request = msgpack.Unpacker(raw=False)
+            request.feed(there.recv(4096))
+            msgid = next(request)[1]
+            time.sleep(0.05)
+            there.sendall(msgpack.packb([1, msgid, None, {"ok": msgid}]))
+
+        server = threading.Thread(target=answer)
+        server.start()
+        try:
+            assert client.call("graph.list") == {"ok": 1}
+        finally:
+            server.join(30)
