@@ -70,6 +70,8 @@ WRITE_PIECE_BYTES = 1 << 20
 """The most of an answer handed to the transport at once; the rest waits, held, until the peer
 has taken it."""
 
+_NO_SPIN = IdleSpin(-1, 0.0)  # a connection's watch before it is made and once it is lost
+
 UNREAD_CHECK_BYTES = 64 * 1024
 """A write leaving fewer bytes than this unread skips the server-wide count (the common case)."""
 
@@ -105,7 +107,7 @@ class ClientProtocol(asyncio.Protocol):
         spin: float = 0.0,
     ) -> None:
         self.handlers, self.serving, self.limits, self.registry = handlers, serving, limits, registry
-        self._spin_seconds, self._spin = spin, IdleSpin(-1, 0.0)
+        self._spin_seconds, self._spin = spin, _NO_SPIN
         self.loop = asyncio.get_running_loop()
         self.peer = "?"
         self.transport: asyncio.Transport | None = None
@@ -140,7 +142,7 @@ class ClientProtocol(asyncio.Protocol):
             self.handlers.table, send=self._send, connection=Connection(self.peer), limits=self.limits
         )
         sock = stream.get_extra_info("socket")
-        if sock is not None and self._spin_seconds > 0:
+        if sock is not None:  # a watch of 0 seconds registers nothing and never polls
             self._spin = IdleSpin(sock.fileno(), self._spin_seconds)
         self._arm(self.limits.hello_timeout, self._hello_late)
 
@@ -264,7 +266,7 @@ class ClientProtocol(asyncio.Protocol):
         if exc is not None:
             log.info("%s: connection lost: %s", self.peer, exc)
         self.registry.discard(self)
-        self._spin = IdleSpin(-1, 0.0)
+        self._spin = _NO_SPIN  # its socket is closed: the fd number may be another's soon
         self._drop_held()
         self.session.cancel()
         self.serving.forget(self.session.connection)
