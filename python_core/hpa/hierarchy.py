@@ -41,7 +41,7 @@ from python_core.hpa.deferred import DeferredTables, defer_for
 from python_core.hpa.graph.abstract_graph import AbstractGraph, Progress
 from python_core.hpa.graph.entrance_merging import merge_span_for
 from python_core.hpa.graph.upper_level import NO_UPPER, UpperLevel
-from python_core.hpa.query.abstract_search import search_defaults
+from python_core.hpa.query.abstract_search import landmark_search_weight, search_defaults
 from python_core.hpa.query.batches import HierarchyBatches
 from python_core.hpa.query.scratch import ScratchPool
 from python_core.hpa.query.searches import CHECK_SLACK
@@ -81,7 +81,8 @@ class HierarchicalGrid(DeferredTables, HierarchyBatches, HierarchyChanges):
             abstract graph, ``w > 1`` expands fewer nodes and bounds its cost by ``w`` times that
             optimum (1.02 expands several times fewer nodes on open 4096 x 4096 maps for a
             fraction of a percent of mean cost there). None (default): 1.02, or 1.1 on grids of
-            2048 x 2048 cells and more (:func:`~python_core.hpa.query.abstract_search.search_defaults`).
+            2048 x 2048 cells and more (:func:`~python_core.hpa.query.abstract_search.search_defaults`),
+            1.13 there in a search that landmarks guide (``landmark_search_weight``).
         line_bias: how much the abstract search's heuristic adds per unit of a node's distance
             from the straight line between start and goal (world units, at the cheapest weight;
             :func:`~python_core.hpa.query.abstract_search.abstract_astar`). Open ground leaves a wide
@@ -174,6 +175,7 @@ class HierarchicalGrid(DeferredTables, HierarchyBatches, HierarchyChanges):
             "merge_span": merge_span, "defer_tables": defer_tables,
         }  # fmt: skip
         weight0, bias0 = search_defaults(grid.width * grid.height)
+        alt_weight = landmark_search_weight(abstract_weight, grid.width * grid.height)
         abstract_weight = weight0 if abstract_weight is None else abstract_weight
         line_bias = bias0 if line_bias is None else line_bias
         self._grid = grid
@@ -191,12 +193,13 @@ class HierarchicalGrid(DeferredTables, HierarchyBatches, HierarchyChanges):
         self._levels, self._region_clusters, self._table_budget = levels, region_clusters, table_budget
         self._upper: UpperLevel | None = None
         self._packed = NO_UPPER
-        if not 1.0 <= abstract_weight <= 2.0:
-            raise InvalidGraphError(f"abstract_weight must be in [1, 2], got {abstract_weight!r}")
+        bad_weight = isinstance(abstract_weight, bool) or not isinstance(abstract_weight, int | float)
+        if bad_weight or not 1.0 <= abstract_weight <= 2.0:
+            raise InvalidGraphError(f"abstract_weight must be a number in [1, 2], got {abstract_weight!r}")
         self._window = smooth_window
         self._check_cells = float(exact_check) * cluster_size
         self.checked_queries = 0
-        self._abstract_weight = float(abstract_weight)
+        self._abstract_weight, self._alt_weight = float(abstract_weight), float(alt_weight)
         if isinstance(line_bias, bool) or not isinstance(line_bias, int | float) or not 0 <= line_bias <= 1:
             raise InvalidGraphError(f"line_bias must be a number in [0, 1], got {line_bias!r}")
         self._line_bias = float(line_bias)

@@ -138,7 +138,7 @@ def landmark_distances(  # noqa: PLR0917 (the kernel's arrays)
         node_cell, node_cluster, cl_first, cl_doff, dist_flat, inter_off, inter_dst, inter_cost, width,
         1.0, 1.0, _ZERO, 1.0, np.arange(lo, hi, dtype=np.int64), seeds, cluster, np.full(k, np.inf),
         np.inf, int(node_cell[source]), -1, g, parent, stamps, 1, heap_nodes, heap_keys, heap_pos, 1.0,
-        0.0, int(node_cell[source]), NO_LANDMARKS, 0,
+        0.0, int(node_cell[source]), NO_LANDMARKS, 1.0, 0,
     )  # fmt: skip
     n = node_cell.shape[0]
     out: F64 = np.where(stamps[:n] == 3, g[:n], np.inf)  # 2 qid + 1: closed, so settled

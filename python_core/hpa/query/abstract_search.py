@@ -26,11 +26,14 @@ __all__ = [
     "ABSTRACT_FOUND",
     "ABSTRACT_NO_PATH",
     "BIG_MAP_CELLS",
+    "LANDMARK_SEARCH_WEIGHT",
+    "LANDMARK_WEIGHT",
     "QID_LIMIT",
     "abstract_alt",
     "abstract_astar",
     "estimate",
     "landmark_bound",
+    "landmark_search_weight",
     "node_chain",
     "search_defaults",
     "split_cell",
@@ -50,22 +53,52 @@ _ZERO = HEURISTIC_CODES["zero"]
 BIG_MAP_CELLS = 2048 * 2048
 """From this many cells on, :func:`search_defaults` trades a little cost for far fewer expansions."""
 
+LANDMARK_WEIGHT = 1.05
+"""The most the landmark bound is weighted (by the abstract weight where that is smaller). The bound
+is near the true cost already: weighted like the grid estimate (1.1), it made the search greedy and
+the paths dearer; unweighted, it left some queries a band where it exceeds the weighted grid
+estimate by a hair, which the search expanded whole (a 4096 x 4096 map with 20% random walls, 60
+queries in process: up to 10,178 transitions, the 90th percentile query 4.1 ms, mean cost over the
+optimum 1.031). Weighted 1.05: up to 7,237, 2.2 ms, 1.034; with :data:`LANDMARK_SEARCH_WEIGHT`
+as well: up to 1,223, 1.8 ms, 1.036."""
+
+LANDMARK_SEARCH_WEIGHT = 1.13
+"""The default abstract weight of a search that landmarks guide (grids of :data:`BIG_MAP_CELLS` and
+more, without cluster trees): where scattered walls forbid diagonals the octile estimate falls up
+to 13% short, and 1.1 still left diagonal queries a band to expand (see :data:`LANDMARK_WEIGHT`).
+A search without landmarks keeps 1.1: on 4096 x 4096 maps with cluster trees 1.13 was no faster
+and its paths up to 0.6% dearer (bench/hpa_speed.py, rooms4096 1.0231 against 1.0167)."""
+
 
 def search_defaults(cells: int) -> tuple[float, float]:
     """The default ``(abstract_weight, line_bias)`` of a hierarchy over a grid of ``cells`` cells.
 
     Below :data:`BIG_MAP_CELLS`: ``(1.02, 0.05)``. From there on ``(1.1, 0.2)``: a path across
-    such a map crosses hundreds of clusters, and the octile estimate (some 5-10% under the true
+    such a map crosses hundreds of clusters, and the octile estimate (some 5-13% under the true
     cost where scattered walls forbid diagonals) leaves a band of near-equal transitions that a
     near-exact search expands whole. On a 4096 x 4096 map with 20% of its cells blocked that
     was 15,700 expansions a query (three quarters of its time); these weights take about 400,
-    for a mean cost over the optimum of 1.029 instead of 1.021 (the bound is their sum, 1.3).
+    for a mean cost over the optimum of 1.029 instead of 1.021 (the bound is their sum, 1.3). A
+    search with landmarks weighs more (:func:`landmark_search_weight`).
 
     Example:
         >>> search_defaults(512 * 512), search_defaults(4096 * 4096)
         ((1.02, 0.05), (1.1, 0.2))
     """
     return (1.1, 0.2) if cells >= BIG_MAP_CELLS else (1.02, 0.05)
+
+
+def landmark_search_weight(abstract_weight: float | None, cells: int) -> float:
+    """The abstract weight of a search that landmarks guide, over a grid of ``cells`` cells: the
+    one given, else :data:`LANDMARK_SEARCH_WEIGHT` on big maps and :func:`search_defaults`'s below.
+
+    Example:
+        >>> landmark_search_weight(None, 4096 * 4096), landmark_search_weight(1.0, 4096 * 4096)
+        (1.13, 1.0)
+    """
+    if abstract_weight is not None:
+        return abstract_weight
+    return LANDMARK_SEARCH_WEIGHT if cells >= BIG_MAP_CELLS else search_defaults(cells)[0]
 
 
 estimate = jit(grid_estimate)
@@ -137,7 +170,7 @@ def abstract_astar(  # noqa: PLR0917 (compiled kernel: positional)
         node_cell, node_cluster, cl_first, cl_doff, dist_flat, inter_off, inter_dst, inter_cost, width, cw,
         ch, hcode, h_scale, start_nodes, start_costs, goal_cluster, goal_costs, direct_cost, goal_cell,
         budget, g, parent, stamps, qid, heap_nodes, heap_keys, heap_pos, weight, line_bias, start_cell,
-        np.zeros((0, 0), np.float32), 0,
+        np.zeros((0, 0), np.float32), 1.0, 0,
     )  # fmt: skip
 
 
@@ -197,6 +230,7 @@ def abstract_alt(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positiona
     line_bias: float,
     start_cell: int,
     landmarks: F32,
+    landmark_weight: float,
     symmetric: int,
 ) -> tuple[int, int]:
     """A* from the virtual start to the virtual goal ``N``.
@@ -244,9 +278,9 @@ def abstract_alt(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positiona
         start_cell: the query's start cell (the line's other end).
         landmarks: ``(N, L)`` costs from ``L`` landmarks (:mod:`~python_core.hpa.graph.landmarks`;
             ``(0, 0)``: none). A node's estimate is then the larger of the weighted grid estimate
-            and its landmark bound (:func:`landmark_bound`), unweighted: a bound near the true cost
-            times ``weight`` made the search greedy, and its paths dearer (on a 4096 x 4096 map
-            with 20% walls, mean cost over the optimum 1.042 instead of 1.031; unweighted 1.031).
+            and its landmark bound (:func:`landmark_bound`) times ``landmark_weight``.
+        landmark_weight: the landmark bound's weight, at most ``weight`` (so the path's bound
+            stays ``weight + line_bias``): :data:`LANDMARK_WEIGHT` explains its default.
         symmetric: nonzero when every cost is the same both ways (one weight on every open cell):
             the landmark costs then bound from both sides.
 
@@ -278,7 +312,7 @@ def abstract_alt(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positiona
             vx, vy = split_cell(node_cell[v], width, inv_width)
             h = max(
                 estimate(hcode, abs(vx - gx), abs(vy - gy), cw, ch, hw),
-                landmark_bound(landmarks, v, goal_from, symmetric),
+                landmark_weight * landmark_bound(landmarks, v, goal_from, symmetric),
             )
             h += bias * abs((vx - gx) * cw * ly - (vy - gy) * ch * lx)
             size = heap_push(heap_nodes, heap_keys, heap_pos, g, size, v, c + h)
@@ -327,7 +361,7 @@ def abstract_alt(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positiona
                     vx, vy = split_cell(node_cell[v], width, inv_width)
                     h = max(
                         estimate(hcode, abs(vx - gx), abs(vy - gy), cw, ch, hw),
-                        landmark_bound(landmarks, v, goal_from, symmetric),
+                        landmark_weight * landmark_bound(landmarks, v, goal_from, symmetric),
                     )
                     h += bias * abs((vx - gx) * cw * ly - (vy - gy) * ch * lx)
                 stamps[v], g[v], parent[v] = opened, ng, u

@@ -35,6 +35,7 @@ from python_core.hpa.query.abstract_search import (
     ABSTRACT_BUDGET,
     ABSTRACT_FOUND,
     ABSTRACT_NO_PATH,
+    LANDMARK_WEIGHT,
     abstract_alt,
     node_chain,
 )
@@ -96,6 +97,7 @@ class HierarchySearches:
     _diag: int
     _window: int
     _abstract_weight: float
+    _alt_weight: float
     _line_bias: float
     _min_weight: float
     _one_weight: float
@@ -279,13 +281,14 @@ class HierarchySearches:
                 graph.inter_dst, graph.inter_cost, chain,
             )  # fmt: skip
             return self._finish(s, g, self._cells(chain, costs, head, tail), expanded, smooth, corridor)
+        weight = self._alt_weight if graph.landmarks.size else self._abstract_weight
         outcome, expanded = abstract_alt(
             graph.node_cell, graph.node_cluster, graph.cl_first, graph.cl_doff, graph.dist_flat,
             graph.inter_off, graph.inter_dst, graph.inter_cost, graph.width, graph.cw, graph.ch, hcode,
             self._min_weight, np.arange(lo, lo + k, dtype=np.int64), head.costs[:k],
             last, tail.costs, direct, g, -1 if budget is None else budget,
             scratch.g, scratch.parent, scratch.stamps, qid, scratch.heap_nodes, scratch.heap_keys,
-            scratch.heap_pos, self._abstract_weight, self._line_bias, s, graph.landmarks,
+            scratch.heap_pos, weight, self._line_bias, s, graph.landmarks, min(weight, LANDMARK_WEIGHT),
             int(self._one_weight > 0.0),
         )  # fmt: skip
         if outcome != ABSTRACT_FOUND:

@@ -408,3 +408,6 @@ def test_the_line_bias_narrows_the_abstract_search_on_open_ground() -> None:
     for bad in (-0.1, 1.5, float("nan"), True, "0.05"):
         with pytest.raises(InvalidGraphError):
             HierarchicalGrid(grid, line_bias=bad)  # type: ignore[arg-type]
+    for bad in (0.9, 2.5, float("nan"), True, "1.1", None.__class__):
+        with pytest.raises(InvalidGraphError, match="abstract_weight"):
+            HierarchicalGrid(grid, abstract_weight=bad)  # type: ignore[arg-type]

@@ -8,11 +8,13 @@ import heapq
 import numpy as np
 import pytest
 
-from python_core.grid import DiagonalMode
+from python_core.grid import DiagonalMode, GridGraph
 from python_core.hpa import HierarchicalGrid
 from python_core.hpa.graph import landmarks
 from python_core.hpa.graph.abstract_graph import AbstractGraph
 from python_core.hpa.graph.landmarks import NO_LANDMARKS, landmark_table
+from python_core.hpa.query import abstract_search, searches
+from python_core.hpa.query.abstract_search import LANDMARK_SEARCH_WEIGHT, LANDMARK_WEIGHT
 from tests.core.hpa.hierarchy_checks import assert_valid, random_grid, random_pairs
 
 MODE = DiagonalMode.ONLY_IF_NO_OBSTACLES
@@ -94,6 +96,58 @@ def test_landmarks_keep_an_exact_abstract_search_exact(weighted: bool) -> None:
         found = weighted_search.find_path(start, goal)
         if found.found:
             assert_valid(grid, found, start, goal)
+
+
+def test_weighted_landmarks_expand_fewer_transitions_within_the_weights_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The big-map weights (1.13 and a line bias of 0.2) on scattered walls, where the octile
+    estimate falls short: the landmark bound weighted by LANDMARK_WEIGHT expands fewer transitions
+    in all than the same bound unweighted, and every path stays within the bound of the sum."""
+    rng = np.random.default_rng(5)
+    grid = GridGraph(rng.random((192, 192)) > 0.2, diagonal=MODE)
+    hpa = HierarchicalGrid(grid, cluster_size=8, tree_budget=0, abstract_weight=1.13, line_bias=0.2).build()
+    hpa.graph.landmarks = _table(hpa.graph)
+    pairs = random_pairs(grid, 60, seed=3)
+    optimum = [grid.find_path(start, goal).cost for start, goal in pairs]
+    expanded: dict[float, int] = {}
+    for weight in (LANDMARK_WEIGHT, 1.0):
+        monkeypatch.setattr(searches, "LANDMARK_WEIGHT", weight)
+        expanded[weight] = 0
+        for (start, goal), best in zip(pairs, optimum, strict=True):
+            found = hpa.find_path(start, goal)
+            assert found.found == np.isfinite(best)
+            if found.found:
+                assert_valid(grid, found, start, goal)
+                assert found.cost <= (1.13 + 0.2) * best + 1e-9
+                expanded[weight] += found.expanded
+    assert 1.0 < LANDMARK_WEIGHT <= 1.13
+    assert expanded[LANDMARK_WEIGHT] < expanded[1.0]
+
+
+def test_on_big_maps_a_search_with_landmarks_weighs_more_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Default weights on a map counted as big: the search the landmarks guide runs as with
+    ``abstract_weight`` LANDMARK_SEARCH_WEIGHT, the one without them as with the plain default."""
+    monkeypatch.setattr(abstract_search, "BIG_MAP_CELLS", 64 * 64)
+    grid = GridGraph(np.random.default_rng(9).random((96, 96)) > 0.2, diagonal=MODE)
+
+    def built(weight: float | None) -> HierarchicalGrid:
+        return HierarchicalGrid(grid, cluster_size=8, tree_budget=0, abstract_weight=weight).build()
+
+    default, plain, heavier = built(None), built(1.1), built(LANDMARK_SEARCH_WEIGHT)
+    assert abstract_search.search_defaults(grid.width * grid.height) == (1.1, 0.2)
+    pairs = random_pairs(grid, 20, seed=4)
+    for landmarked in (True, False):
+        for hpa in (default, heavier, plain):
+            hpa.graph.landmarks = _table(hpa.graph) if landmarked else NO_LANDMARKS
+        same = heavier if landmarked else plain
+        for start, goal in pairs:
+            a, b = default.find_path(start, goal, smooth=False), same.find_path(start, goal, smooth=False)
+            assert (a.nodes.tolist(), a.expanded) == (b.nodes.tolist(), b.expanded)
+    for hpa in (default, plain):  # and with landmarks the default is not 1.1's search
+        hpa.graph.landmarks = _table(hpa.graph)
+    expanded = [(default.find_path(s, g).expanded, plain.find_path(s, g).expanded) for s, g in pairs]
+    assert any(a != b for a, b in expanded)
 
 
 def test_table_is_computed_in_the_background_and_follows_changes(monkeypatch: pytest.MonkeyPatch) -> None:
