@@ -242,7 +242,7 @@ class HierarchySearches:
             stops = np.append(stops, other)
         return insert_endpoint(
             self._walk, self._weights, graph.width, x0, y0, lw, lh, self._diag, graph.cw, graph.ch,
-            cell, reverse, self._min_weight, stops,
+            cell, reverse, self._min_weight, stops, self._one_weight,
         )  # fmt: skip
 
     def _search(  # noqa: PLR0917
