@@ -27,7 +27,7 @@ import numpy as np
 
 from python_core._types import F64, I64, U8
 from python_core.compiled import jit
-from python_core.hpa.graph.cluster_search import rect_search
+from python_core.hpa.graph.cluster_search import new_scratch, rect_search
 from python_core.hpa.query.smoothing import line_cost, line_fill
 from python_core.hpa.steps import MOVE_DX, MOVE_DY, move_count, octile
 
@@ -154,7 +154,6 @@ def bucket_dijkstra(  # noqa: PLR0917, PLR0912, PLR0915 (compiled kernel: positi
         spread over more than :data:`BUCKET_SPAN` (the caller then runs the heap's search).
 
     Example:
-        >>> from python_core.hpa.graph.cluster_search import new_scratch
         >>> d, p, c = new_scratch(4)
         >>> bucket_dijkstra(np.ones(4, np.uint8), np.ones(4), 2, 0, 0, 2, 2, 3, 1.0, 1.0, 0, 0, d, p, c,
         ...                 np.zeros(0, np.int64), 1.0), d.round(3).tolist()
@@ -314,17 +313,10 @@ def endpoint_costs(  # noqa: PLR0917 (compiled kernel: positional)
     """
     costs = np.empty(stops.shape[0])
     left = stop_costs(walk, weights, width, diag, cw, ch, cell, reverse, h_scale, stops, costs)
-    size = lw * lh
-    dist = np.full(size, np.inf)
-    parent = np.full(size, -1, dtype=np.int64)
-    closed = np.zeros(size, dtype=np.uint8)
+    dist, parent, closed = new_scratch(lw * lh)
     if left:
-        local = np.empty(left, dtype=np.int64)
-        j = 0
-        for i in range(stops.shape[0]):
-            if costs[i] == np.inf:
-                local[j] = (stops[i] // width - y0) * lw + stops[i] % width - x0
-                j += 1
+        pending = np.flatnonzero(costs == np.inf)
+        local = (stops[pending] // width - y0) * lw + stops[pending] % width - x0
         settled = bucket_dijkstra(
             walk, weights, width, x0, y0, lw, lh, diag, cw, ch, cell, reverse, dist, parent, closed, local,
             one_weight,
@@ -334,9 +326,7 @@ def endpoint_costs(  # noqa: PLR0917 (compiled kernel: positional)
                 walk, weights, width, x0, y0, lw, lh, diag, cw, ch, cell, -1, reverse, 1.0, dist, parent,
                 closed, local,
             )  # fmt: skip
-        for i in range(stops.shape[0]):
-            if costs[i] == np.inf:
-                costs[i] = dist[(stops[i] // width - y0) * lw + stops[i] % width - x0]
+        costs[pending] = dist[local]
     return costs, parent, closed
 
 
