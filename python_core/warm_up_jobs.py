@@ -20,7 +20,7 @@ from python_core.errors import InvalidQueryError
 
 __all__ = ["HIERARCHY_JOB", "KERNEL_SIGNATURES", "WarmUpJob", "jobs", "run_job"]
 
-KERNEL_SIGNATURES = 332
+KERNEL_SIGNATURES = 337
 """Compiled kernel signatures a warm-up writes into an empty cache (one data file each; numba 0.68,
 x86-64). A progress total, known before the first compile; tests/addon/test_warm_up_parallel.py
 fails, naming the new figure, when a kernel is added or removed."""

@@ -27,6 +27,7 @@ from python_core.grid import DiagonalMode, GridGraph
 from python_core.grid.layouts import TileGrid, TileLayout
 from python_core.hpa.hierarchy import HierarchicalGrid
 from python_core.hpa.lattice import LatticeHierarchy
+from python_core.hpa.query.refine_ends import SPLIT_LINKS, refine_from_both_ends
 from python_core.result import QueryOptions
 
 __all__ = ["warm_up_hierarchy"]
@@ -108,11 +109,21 @@ def warm_up_hierarchy() -> float:
         for options in OPTIONS:
             _exercise(HierarchicalGrid(grid, cluster_size=4, **options).build())
     _exercise(HierarchicalGrid(_cut_borders(), cluster_size=8, merge_span=4).build())  # merged entrances
+    _refine_from_both_ends()
     for grid in _grids():  # the same walls on a hex lattice (python_core.hpa.lattice)
         _exercise_lattice(
             LatticeHierarchy(TileGrid.from_grid(grid, TileLayout("hexagon")), cluster_size=4).build()
         )
     return time.perf_counter() - began
+
+
+def _refine_from_both_ends() -> None:
+    """A chain long enough to be refined from both ends (the warm-up grids' chains are shorter):
+    one step a link along a row of 4-cell clusters."""
+    cells = 2 * SPLIT_LINKS
+    chain = np.arange(SPLIT_LINKS + 1, dtype=np.int64)
+    walk, weights = np.ones(cells, dtype=np.uint8), np.ones(cells)
+    refine_from_both_ends(walk, weights, cells, 1, 4, 3, 1.0, 1.0, 1.0, 1.0, chain, np.ones(SPLIT_LINKS))
 
 
 def _exercise_lattice(hpa: LatticeHierarchy) -> None:

@@ -11,12 +11,14 @@ Quick start::
 Two consecutive transitions in one cluster are joined by the straight grid line when it is legal
 and as cheap as the table says (then it is an optimal path), else by a depth-first search bounded
 by that cost (:func:`bounded_link`), else by an exact A* confined to the cluster
-(:func:`~python_core.hpa.graph.cluster_search.rect_search`).
+(:func:`~python_core.hpa.graph.cluster_search.rect_search`). A long chain is refined from both
+ends at once, on two cores (:mod:`~python_core.hpa.query.refine_ends`).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -24,7 +26,6 @@ import numpy.typing as npt
 from python_core._types import F64, I32, I64, U8
 from python_core.compiled import jit
 from python_core.hpa.graph.cluster_search import parent_walk, push_cells, rect_search
-from python_core.hpa.query.second_core import both
 from python_core.hpa.steps import (
     MOVE_DX,
     MOVE_DY,
@@ -39,10 +40,10 @@ from python_core.hpa.steps import (
 __all__ = [
     "DOMINATED",
     "MOVE_ORDER",
-    "SPLIT_LINKS",
     "bounded_link",
+    "link_cells",
+    "link_scratch",
     "refine_chain",
-    "refine_halves",
     "straight_line",
 ]
 
@@ -84,9 +85,6 @@ DOMINATED = _dominated()
 """:func:`bounded_link` on one weight skips a move to a cell the cell before reaches directly for
 less: that cell tries it itself (or has, or the bound or a cheaper visit ruled it out), so no
 path within the bound is lost, and a fifth fewer cells are visited on a 20% random map."""
-SPLIT_LINKS = 48
-""":func:`refine_halves` refines a chain of at least this many links in two halves at once: a
-shorter one costs too little (some 6 us a link on a 20% random map) to pay the thread hand-off."""
 VISIT_FACTOR = 8
 """:func:`bounded_link` gives up after this many cell visits per cell of its rectangle (then the
 caller runs the A*): a bound on a search that has no worst case of its own."""
@@ -299,6 +297,57 @@ def _dominated_step(walk: U8, width: int, x: int, y: int, came: int, k: int, dia
 
 
 @jit
+def link_scratch(size: int) -> tuple[F64, I64, U8, F64, I32, I64, I64, F64, I64]:
+    """The working arrays of :func:`link_cells` for a cluster of ``size`` cells: the A*'s
+    ``dist``, ``parent``, ``closed``; :func:`bounded_link`'s ``best``, ``marks``, ``stack``,
+    ``moves``, ``gs``; and the link's cells (``seg``)."""
+    return (
+        np.empty(size), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.uint8), np.empty(size),
+        np.zeros(size, dtype=np.int32), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+        np.empty(size), np.empty(size, dtype=np.int64),
+    )  # fmt: skip
+
+
+@inline_jit
+def link_cells(grid: Any, a: int, b: int, cost: float, stamp: int, work: Any) -> tuple[int, bool]:  # noqa: PLR0917
+    """The cells of the link from transition ``a`` to ``b`` costing ``cost``, written into
+    ``work``'s last array (:func:`link_scratch`), ``b`` included and ``a`` not: ``(count,
+    backwards)``, ``backwards`` when they are written from ``b`` to ``a``.
+
+    ``grid`` is ``(walk, weights, width, height, csize, diag, cw, ch, h_scale, one_weight)``;
+    ``stamp`` a number no earlier link with these ``work`` arrays used. Cells in different clusters
+    are one step apart (an entrance crossing); two in one cluster are joined by the straight grid
+    line when it is legal and costs ``cost`` (the exact table cost: then it is an optimal path),
+    else by :func:`bounded_link`, else by an exact A* confined to the cluster.
+    """
+    walk, weights, width, height, csize, diag, cw, ch, h_scale, one_weight = grid
+    dist, parent, closed, best, marks, stack, moves, gs, seg = work
+    ax, ay, bx, by = a % width, a // width, b % width, b // width
+    if ax // csize != bx // csize or ay // csize != by // csize:
+        seg[0] = b  # a crossing: b is a neighbour of a
+        return 1, False
+    if line_may_do(width, diag, cw, ch, one_weight, a, b, cost) and straight_line(
+        walk, weights, width, diag, cw, ch, a, b, cost, seg
+    ):
+        return max(abs(bx - ax), abs(by - ay)), False
+    x0, y0 = (ax // csize) * csize, (ay // csize) * csize
+    lw, lh = min(csize, width - x0), min(csize, height - y0)
+    m = bounded_link(
+        walk, weights, width, x0, y0, lw, lh, diag, cw, ch, a, b, h_scale, one_weight, cost, best, marks,
+        stamp, stack, moves, gs, seg,
+    )  # fmt: skip
+    if m >= 0:
+        return m, False
+    dist[:] = np.inf
+    parent[:] = -1
+    closed[:] = 0
+    rect_search(
+        walk, weights, width, x0, y0, lw, lh, diag, cw, ch, a, b, 0, h_scale, dist, parent, closed, seg[:0]
+    )
+    return parent_walk(parent, x0, y0, lw, width, b, seg) - 1, True  # b ... a, then a dropped
+
+
+@jit
 def refine_chain(  # noqa: PLR0917
     walk: U8,
     weights: F64,
@@ -313,12 +362,7 @@ def refine_chain(  # noqa: PLR0917
     chain: I64,
     link_costs: F64,
 ) -> I64:
-    """Concrete cells of a chain of transition cells: A* inside the shared cluster per link.
-
-    Two consecutive cells in the same cluster are joined by the straight grid line when that line
-    is legal and costs ``link_costs[i]`` (the exact table cost: then it is an optimal path), else
-    by an exact A* confined to the cluster; cells in different clusters are one step apart (an
-    entrance crossing) and are joined directly.
+    """Concrete cells of a chain of transition cells, link by link (:func:`link_cells`).
 
     Returns:
         The cells from ``chain[0]`` to ``chain[-1]``, both included.
@@ -328,82 +372,13 @@ def refine_chain(  # noqa: PLR0917
         ...              np.array([3.0]))
         array([0, 1, 2, 3])
     """
+    grid = (walk, weights, width, height, csize, diag, cw, ch, h_scale, one_weight)
+    work = link_scratch(csize * csize)
     out = np.empty(max(16, 4 * chain.shape[0]), dtype=np.int64)
     out[0] = chain[0]
     n = 1
-    size = csize * csize
-    dist = np.empty(size)
-    parent = np.empty(size, dtype=np.int64)
-    closed = np.empty(size, dtype=np.uint8)
-    seg = np.empty(size, dtype=np.int64)
-    best, marks = np.empty(size), np.zeros(size, dtype=np.int32)
-    stack, moves, gs = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64), np.empty(size)
     for i in range(chain.shape[0] - 1):
-        a, b = chain[i], chain[i + 1]
-        ax, ay, bx, by = a % width, a // width, b % width, b // width
-        if ax // csize != bx // csize or ay // csize != by // csize:
-            m = 1  # a crossing: b is a neighbour of a
-            seg[0] = b
-        elif line_may_do(width, diag, cw, ch, one_weight, a, b, link_costs[i]) and straight_line(
-            walk, weights, width, diag, cw, ch, a, b, link_costs[i], seg
-        ):
-            m = max(abs(bx - ax), abs(by - ay))
-        else:
-            x0, y0 = (ax // csize) * csize, (ay // csize) * csize
-            lw, lh = min(csize, width - x0), min(csize, height - y0)
-            m = bounded_link(
-                walk, weights, width, x0, y0, lw, lh, diag, cw, ch, a, b, h_scale, one_weight, link_costs[i],
-                best, marks, i + 1, stack, moves, gs, seg,
-            )  # fmt: skip
-            if m >= 0:
-                out, n = push_cells(out, n, seg, m, False)
-                continue
-            dist[:] = np.inf
-            parent[:] = -1
-            closed[:] = 0
-            rect_search(
-                walk, weights, width, x0, y0, lw, lh, diag, cw, ch, a, b, 0, h_scale, dist, parent, closed,
-                seg[:0],
-            )  # fmt: skip
-            m = parent_walk(parent, x0, y0, lw, width, b, seg) - 1  # b ... a, then a dropped
-            out, n = push_cells(out, n, seg, m, True)
-            continue
-        out, n = push_cells(out, n, seg, m, False)
+        m, backwards = link_cells(grid, chain[i], chain[i + 1], link_costs[i], i + 1, work)
+        out, n = push_cells(out, n, work[8], m, backwards)
     result: I64 = out[:n].copy()
     return result
-
-
-def refine_halves(  # noqa: PLR0917 (mirrors refine_chain)
-    walk: U8,
-    weights: F64,
-    width: int,
-    height: int,
-    csize: int,
-    diag: int,
-    cw: float,
-    ch: float,
-    h_scale: float,
-    one_weight: float,
-    chain: I64,
-    link_costs: F64,
-) -> I64:
-    """:func:`refine_chain`'s cells, its two halves refined at once on two cores when the chain
-    has :data:`SPLIT_LINKS` links or more (:func:`~python_core.hpa.query.second_core.both`):
-    every link is refined on its own, so the halves join at their shared transition.
-
-    Example:
-        >>> walk, w = np.ones(64, np.uint8), np.ones(64)
-        >>> chain = np.arange(0, 64, 1, dtype=np.int64)[:8]
-        >>> refine_halves(walk, w, 64, 1, 4, 0, 1.0, 1.0, 1.0, 1.0, chain, np.ones(7)).tolist()
-        [0, 1, 2, 3, 4, 5, 6, 7]
-    """
-    grid = (walk, weights, width, height, csize, diag, cw, ch, h_scale, one_weight)
-    links = chain.shape[0] - 1
-    if links < SPLIT_LINKS:
-        return refine_chain(*grid, chain, link_costs)
-    mid = links // 2
-    head, tail = both(
-        lambda: refine_chain(*grid, chain[: mid + 1], link_costs[:mid]),
-        lambda: refine_chain(*grid, chain[mid:], link_costs[mid:]),
-    )
-    return np.concatenate((head, tail[1:]))

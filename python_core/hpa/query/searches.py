@@ -41,7 +41,7 @@ from python_core.hpa.query.abstract_search import (
 )
 from python_core.hpa.query.corridor import corridor_astar
 from python_core.hpa.query.endpoints import EndpointTree, insert_endpoint
-from python_core.hpa.query.refine import refine_halves
+from python_core.hpa.query.refine_ends import refine_from_both_ends
 from python_core.hpa.query.scratch import QueryScratch, ScratchPool
 from python_core.hpa.query.smoothing import SMOOTH_PASSES, path_cost, smooth_passes
 from python_core.hpa.query.tree_query import tree_query, tree_static
@@ -334,7 +334,7 @@ class HierarchySearches:
         """Concrete cells along a chain of transitions whose link costs are ``costs``."""
         graph, width = self._graph, self._graph.width
         chain = graph.node_cell[ids]
-        middle = refine_halves(
+        middle = refine_from_both_ends(
             self._walk, self._weights, width, graph.height, graph.csize, self._diag, graph.cw,
             graph.ch, self._min_weight, self._one_weight, chain, costs,
         )  # fmt: skip

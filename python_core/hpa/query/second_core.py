@@ -1,24 +1,23 @@
-"""A second core for one HPA* query: two independent halves of its work run at the same time.
+"""A second core for one HPA* query: two threads share one piece of its work.
 
 Quick start::
 
-    from python_core.hpa.query.second_core import both
-    head, tail = both(lambda: refine(first_half), lambda: refine(second_half))   # the first on the helper
+    from python_core.hpa.query.second_core import race
+    front, back = race(lambda: front_half(shared), lambda: back_half(shared))   # front None: never ran
 
 A lone query on a large map spends most of its time in compiled kernels that release the GIL
-(``nogil``), among them the refinement of its chain of transitions, whose halves are independent
+(``nogil``), among them the refinement of its chain of transitions, whose links are independent
 (its two endpoint insertions are too, but each takes about what the helper takes to wake). One
-helper thread takes the first half while the caller does the second. While the helper works for
-one query, another query runs both halves itself: the helper never queues work, so a query never
-waits behind another one's.
+helper thread refines links from the chain's front while the caller refines them from its back,
+each claiming its next link, until they meet (:mod:`~python_core.hpa.query.refine_ends`): the
+caller never waits for the helper to wake, and neither for the other's slower half. While the
+helper works for one query, another query does all of its work itself: the helper never queues
+work, so a query never waits behind another one's.
 
-On a machine whose cores are all busy the helper thread waits for a time slice, and a query that
-waited for it lost more than the half it saved (on a 2-core machine at load 6, a 4096 x 4096
-query's median was 2.8 ms without the helper and 6.7 ms with it). So a caller that is done with
-its half before the helper has started the other one takes that half back (the helper's task is
-cancelled) and runs it itself, and then keeps both halves to itself for a while
-(:data:`BACKOFF_SECONDS`, doubling on each further miss up to :data:`BACKOFF_MAX`) before it
-offers the helper work again.
+On a machine whose cores are all busy the helper thread waits for a time slice. A caller that is
+done before the helper has started cancels the helper's task, and then keeps its work to itself
+for a while (:data:`BACKOFF_SECONDS`, doubling on each further miss up to :data:`BACKOFF_MAX`)
+before it offers the helper work again: each offer costs the hand-off.
 """
 
 from __future__ import annotations
@@ -32,18 +31,18 @@ from typing import TypeVar
 
 from python_core.compiled import JIT_ENABLED
 
-__all__ = ["BACKOFF_MAX", "BACKOFF_SECONDS", "ENABLED", "both"]
+__all__ = ["BACKOFF_MAX", "BACKOFF_SECONDS", "ENABLED", "race"]
 
 T = TypeVar("T")
 U = TypeVar("U")
 
 ENABLED = JIT_ENABLED and (os.cpu_count() or 1) > 1 and os.environ.get("ASTAR_QUERY_HELPER") != "0"
-"""Whether :func:`both` uses the helper thread: only compiled kernels release the GIL, and on one
+"""Whether :func:`race` uses the helper thread: only compiled kernels release the GIL, and on one
 core the halves would only take turns. ``ASTAR_QUERY_HELPER=0`` turns it off (a game that keeps
 every core busy with queries of its own gains nothing from it)."""
 
 BACKOFF_SECONDS = 0.005
-"""How long :func:`both` runs both halves in the caller after the helper first missed its start.
+"""How long :func:`race` keeps the work in the caller after the helper first missed its start.
 On a 2-core VM the helper misses about one 4096 x 4096 query in five on a quiet machine (it
 woke late): after 50 ms, the median query in process took 1.79-1.88 ms, after 5 ms 1.72-1.78,
 never pausing 1.68-1.74, without the helper 1.91-2.01 (interleaved, 240 queries each); with four
@@ -54,7 +53,7 @@ BACKOFF_MAX = 0.2
 _BUSY = threading.Lock()  # held while the helper works for some query
 _MADE = threading.Lock()  # guards the helper's creation
 _helper: ThreadPoolExecutor | None = None
-_resume_at = 0.0  # time.perf_counter() before which both() keeps both halves (after a miss)
+_resume_at = 0.0  # time.perf_counter() before which race() keeps the work (after a miss)
 _backoff = BACKOFF_SECONDS  # the next pause; written only while _BUSY is held
 
 
@@ -66,17 +65,21 @@ def _executor() -> ThreadPoolExecutor:
         return _helper
 
 
-def both(first: Callable[[], T], second: Callable[[], U]) -> tuple[T, U]:
-    """``(first(), second())``, ``first`` on the helper thread while this one runs ``second``
-    (both here when the helper is busy or :data:`ENABLED` is false). An exception of either
-    propagates once both have ended.
+def race(first: Callable[[], T], second: Callable[[], U]) -> tuple[T | None, U]:
+    """``(first(), second())``, ``first`` on the helper thread while this one runs ``second``;
+    ``first``'s result is None when it never ran: the helper was busy with another query or
+    :data:`ENABLED` is false, or it had not started by the time ``second`` ended (it is then
+    cancelled). So the halves share one piece of work, each claiming its next part, and ``second``
+    alone does all of it when the helper is late: a helper that wakes late costs nothing. An
+    exception of either propagates once both have ended.
 
     Example:
-        >>> both(lambda: 1, lambda: "two")
-        (1, 'two')
+        >>> _, second = race(lambda: 1, lambda: "two")
+        >>> second
+        'two'
     """
     if not ENABLED or time.perf_counter() < _resume_at or not _BUSY.acquire(blocking=False):
-        return first(), second()
+        return None, second()
     try:
         pending = _executor().submit(first)
         try:
@@ -87,7 +90,7 @@ def both(first: Callable[[], T], second: Callable[[], U]) -> tuple[T, U]:
             raise
         missed = pending.cancel()  # not started yet: the helper is waiting for a core
         _pause(missed)
-        return (first() if missed else pending.result()), second_result
+        return (None if missed else pending.result()), second_result
     finally:
         _BUSY.release()
 

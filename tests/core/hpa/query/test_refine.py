@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from python_core.hpa.query.refine import SPLIT_LINKS, bounded_link, refine_chain, refine_halves
+from python_core.hpa.query.refine import bounded_link, refine_chain
 from python_core.hpa.query.smoothing import path_cost
 from tests.core.hpa.query.grid_oracle import oracle, step_ok
 
@@ -88,27 +88,3 @@ def test_refine_chain_costs_its_links() -> None:
     assert (cells[0], cells[-1]) == (a, c)
     assert b in cells
     assert path_cost(cells, weights, width, 1.0, 1.0) == pytest.approx(best + 1.0, rel=1e-9)
-
-
-def test_refine_halves_is_refine_chain_on_a_long_chain() -> None:
-    """A chain of 59 links (over SPLIT_LINKS) across 30 clusters of a random map, refined in two
-    halves on two threads: the same cells as one refine_chain, contiguous, at the links' cost."""
-    rng = np.random.default_rng(3)
-    size, clusters = 16, 30
-    width = size * clusters
-    grid = (rng.random((size, width)) > 0.2).astype(np.uint8)
-    grid[8, :] = 1  # the transitions' row is open, so every link has a path
-    walk, weights = grid.reshape(-1), np.ones(size * width)
-    chain, costs = [], []
-    for i in range(clusters):
-        a, b = 8 * width + size * i, 8 * width + size * i + size - 1
-        inside = grid[:, size * i : size * (i + 1)].reshape(-1)
-        costs += [oracle(inside, np.ones(size * size), size, 3, 8 * size)[8 * size + size - 1], 1.0]
-        chain += [a, b]
-    chain_arr, costs_arr = np.array(chain, dtype=np.int64), np.array(costs[:-1])
-    assert chain_arr.shape[0] - 1 >= SPLIT_LINKS
-    args = (walk, weights, width, size, size, 3, 1.0, 1.0, 1.0, 0.0, chain_arr, costs_arr)
-    whole, halves = refine_chain(*args), refine_halves(*args)
-    assert halves.tolist() == whole.tolist()
-    assert all(step_ok(walk, width, 3, int(u), int(v)) for u, v in itertools.pairwise(halves))
-    assert path_cost(halves, weights, width, 1.0, 1.0) == pytest.approx(sum(costs[:-1]), rel=1e-9)
