@@ -123,7 +123,7 @@ def _refine_from_both_ends() -> None:
     cells = 2 * SPLIT_LINKS
     chain = np.arange(SPLIT_LINKS + 1, dtype=np.int64)
     walk, weights = np.ones(cells, dtype=np.uint8), np.ones(cells)
-    refine_from_both_ends(walk, weights, cells, 1, 4, 3, 1.0, 1.0, 1.0, 1.0, chain, np.ones(SPLIT_LINKS))
+    refine_from_both_ends((walk, weights, cells, 1, 4, 3, 1.0, 1.0, 1.0, 1.0), chain, np.ones(SPLIT_LINKS))
 
 
 def _exercise_lattice(hpa: LatticeHierarchy) -> None:

@@ -2,8 +2,8 @@
 
 Quick start (the arguments are :func:`~python_core.hpa.query.refine.refine_chain`'s)::
 
-    cells = refine_from_both_ends(walk, weights, width, height, csize, diag, cw, ch, h_scale,
-                                  one_weight, chain, link_costs)     # == refine_chain(...)
+    grid = (walk, weights, width, height, csize, diag, cw, ch, h_scale, one_weight)
+    cells = refine_from_both_ends(grid, chain, link_costs)     # == refine_chain(*grid, chain, link_costs)
 
 The helper thread (:func:`~python_core.hpa.query.second_core.race`) refines links from the
 chain's first on, the caller from its last back, each claiming a link in a shared flag array
@@ -27,7 +27,12 @@ from python_core.hpa.graph.cluster_search import push_cells
 from python_core.hpa.query.refine import link_cells, link_scratch, refine_chain
 from python_core.hpa.query.second_core import race
 
-__all__ = ["SPLIT_LINKS", "join_spans", "refine_from_both_ends", "refine_span"]
+__all__ = ["SPLIT_LINKS", "Grid", "join_spans", "refine_from_both_ends", "refine_span"]
+
+Grid = tuple[U8, F64, int, int, int, int, float, float, float, float]
+"""The ``grid`` of :func:`refine_from_both_ends` and :func:`refine_span`: ``(walk, weights, width,
+height, csize, diag, cw, ch, h_scale, one_weight)``, :func:`~python_core.hpa.query.refine.refine_chain`'s
+first ten arguments."""
 
 SPLIT_LINKS = 48
 """:func:`refine_from_both_ends` shares a chain of at least this many links with the helper: a
@@ -35,39 +40,23 @@ shorter one costs too little (some 6 us a link on a 20% random map) to pay the t
 
 
 @jit
-def refine_span(  # noqa: PLR0917 (compiled kernel: positional)
-    walk: U8,
-    weights: F64,
-    width: int,
-    height: int,
-    csize: int,
-    diag: int,
-    cw: float,
-    ch: float,
-    h_scale: float,
-    one_weight: float,
-    chain: I64,
-    link_costs: F64,
-    claimed: U8,
-    backwards: bool,
-) -> tuple[I64, I64]:
+def refine_span(grid: Grid, chain: I64, link_costs: F64, claimed: U8, backwards: bool) -> tuple[I64, I64]:
     """Refine links of ``chain`` (:func:`~python_core.hpa.query.refine.link_cells`) from its first
     on, or from its last back, each claimed in ``claimed`` (one byte a link) first, up to the first
-    link found claimed already.
+    link found claimed already (``grid``: :data:`Grid`).
 
     Returns:
         ``(cells, counts)`` in chain order: the cells of the links refined, each link's without its
         first transition, and each link's number of cells.
 
     Example:
-        >>> walk, w, chain = np.ones(8, np.uint8), np.ones(8), np.array([0, 3, 4, 7])
+        >>> grid = (np.ones(8, np.uint8), np.ones(8), 8, 1, 4, 0, 1.0, 1.0, 1.0, 1.0)
         >>> claimed = np.array([0, 0, 1], np.uint8)  # the other end has the last link
-        >>> cells, counts = refine_span(walk, w, 8, 1, 4, 0, 1.0, 1.0, 1.0, 1.0, chain, np.ones(3) * 3,
-        ...                             claimed, False)
+        >>> cells, counts = refine_span(grid, np.array([0, 3, 4, 7]), np.ones(3) * 3, claimed, False)
         >>> cells.tolist(), counts.tolist(), claimed.tolist()
         ([1, 2, 3, 4], [3, 1], [1, 1, 1])
     """
-    grid = (walk, weights, width, height, csize, diag, cw, ch, h_scale, one_weight)
+    csize = grid[4]
     work = link_scratch(csize * csize)
     links = chain.shape[0] - 1
     out = np.empty(max(16, 2 * chain.shape[0]), dtype=np.int64)
@@ -88,38 +77,24 @@ def refine_span(  # noqa: PLR0917 (compiled kernel: positional)
     return out[:n].copy(), counts[:done].copy()
 
 
-def refine_from_both_ends(  # noqa: PLR0917 (mirrors refine_chain)
-    walk: U8,
-    weights: F64,
-    width: int,
-    height: int,
-    csize: int,
-    diag: int,
-    cw: float,
-    ch: float,
-    h_scale: float,
-    one_weight: float,
-    chain: I64,
-    link_costs: F64,
-) -> I64:
-    """:func:`~python_core.hpa.query.refine.refine_chain`'s cells, a chain of :data:`SPLIT_LINKS`
-    links or more refined from both ends at once (:func:`refine_span` on the helper thread from
-    the front, in this one from the back).
+def refine_from_both_ends(grid: Grid, chain: I64, link_costs: F64) -> I64:
+    """:func:`~python_core.hpa.query.refine.refine_chain`'s cells (its first ten arguments
+    as the tuple ``grid``: :data:`Grid`), a chain of :data:`SPLIT_LINKS` links or more
+    refined from both ends at once (:func:`refine_span` on the helper thread from the front, in
+    this one from the back).
 
     Example:
-        >>> walk, w = np.ones(64, np.uint8), np.ones(64)
-        >>> chain = np.arange(0, 64, 1, dtype=np.int64)[:8]
-        >>> refine_from_both_ends(walk, w, 64, 1, 4, 0, 1.0, 1.0, 1.0, 1.0, chain, np.ones(7)).tolist()
+        >>> grid = (np.ones(64, np.uint8), np.ones(64), 64, 1, 4, 0, 1.0, 1.0, 1.0, 1.0)
+        >>> refine_from_both_ends(grid, np.arange(8), np.ones(7)).tolist()
         [0, 1, 2, 3, 4, 5, 6, 7]
     """
-    grid = (walk, weights, width, height, csize, diag, cw, ch, h_scale, one_weight)
     links = chain.shape[0] - 1
     if links < SPLIT_LINKS:
         return refine_chain(*grid, chain, link_costs)
     claimed = np.zeros(links, dtype=np.uint8)
     front, back = race(
-        lambda: refine_span(*grid, chain, link_costs, claimed, False),
-        lambda: refine_span(*grid, chain, link_costs, claimed, True),
+        lambda: refine_span(grid, chain, link_costs, claimed, False),
+        lambda: refine_span(grid, chain, link_costs, claimed, True),
     )
     return join_spans(chain, front, back)
 

@@ -334,10 +334,11 @@ class HierarchySearches:
         """Concrete cells along a chain of transitions whose link costs are ``costs``."""
         graph, width = self._graph, self._graph.width
         chain = graph.node_cell[ids]
-        middle = refine_from_both_ends(
-            self._walk, self._weights, width, graph.height, graph.csize, self._diag, graph.cw,
-            graph.ch, self._min_weight, self._one_weight, chain, costs,
+        grid = (
+            self._walk, self._weights, width, graph.height, graph.csize, self._diag, graph.cw, graph.ch,
+            self._min_weight, self._one_weight,
         )  # fmt: skip
+        middle = refine_from_both_ends(grid, chain, costs)
         # the goal's tree is a reverse search: its parent pointers lead towards the goal
         ending = tail.path_to(int(chain[-1]), width)[::-1]
         return np.concatenate((head.path_to(int(chain[0]), width)[:-1], middle, ending[1:]))

@@ -37,11 +37,16 @@ def long_chain() -> tuple[tuple[Any, ...], list[float]]:
     return (walk, weights, width, SIZE, SIZE, 3, 1.0, 1.0, 1.0, 0.0, chain_arr, costs_arr), costs[:-1]
 
 
+def span(args: tuple[Any, ...], claimed: np.ndarray, backwards: bool) -> tuple[np.ndarray, np.ndarray]:
+    """refine_span over refine_chain's arguments ``args``."""
+    return refine_span(args[:10], args[10], args[11], claimed, backwards)
+
+
 def test_both_ends_give_refine_chains_cells() -> None:
     args, costs = long_chain()
     whole = refine_chain(*args)
     for _ in range(20):  # the helper starts at a different link each time
-        cells = refine_from_both_ends(*args)
+        cells = refine_from_both_ends(args[:10], *args[10:])
         assert cells.tolist() == whole.tolist()
     walk, weights, width = args[0], args[1], args[2]
     assert all(step_ok(walk, width, 3, int(u), int(v)) for u, v in itertools.pairwise(cells))
@@ -55,12 +60,12 @@ def test_spans_stop_at_the_other_ends_claims(meet: int) -> None:
     links = 59
     claimed = np.zeros(links, np.uint8)
     claimed[meet:] = 1
-    front = refine_span(*args, claimed, False)
+    front = span(args, claimed, False)
     assert claimed.all()
     assert front[1].shape[0] == meet
     claimed = np.zeros(links, np.uint8)
     claimed[:meet] = 1
-    back = refine_span(*args, claimed, True)
+    back = span(args, claimed, True)
     assert back[1].shape[0] == links - meet
     assert int(front[1].sum()) == front[0].shape[0]
     assert join_spans(args[10], front, back).tolist() == refine_chain(*args).tolist()
@@ -71,14 +76,14 @@ def test_a_link_both_ends_refined_is_kept_once() -> None:
     front_claims, back_claims = np.zeros(59, np.uint8), np.zeros(59, np.uint8)
     front_claims[33:] = 1  # the front refined links 0-32
     back_claims[:30] = 1  # the back refined 30-58: links 30, 31 and 32 twice
-    front, back = refine_span(*args, front_claims, False), refine_span(*args, back_claims, True)
+    front, back = span(args, front_claims, False), span(args, back_claims, True)
     assert front[1].shape[0] + back[1].shape[0] == 59 + 3
     assert join_spans(args[10], front, back).tolist() == refine_chain(*args).tolist()
 
 
 def test_the_back_span_alone_is_the_whole_chain() -> None:
     args, _ = long_chain()
-    back = refine_span(*args, np.zeros(59, np.uint8), True)
+    back = span(args, np.zeros(59, np.uint8), True)
     assert back[1].shape[0] == 59
     assert join_spans(args[10], None, back).tolist() == refine_chain(*args).tolist()
 
@@ -87,4 +92,4 @@ def test_a_short_chain_stays_in_this_thread() -> None:
     args, _ = long_chain()
     chain, costs = args[10], args[11]
     short = (*args[:10], chain[:9], costs[:8])
-    assert refine_from_both_ends(*short).tolist() == refine_chain(*short).tolist()
+    assert refine_from_both_ends(short[:10], *short[10:]).tolist() == refine_chain(*short).tolist()
