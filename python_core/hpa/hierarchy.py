@@ -80,16 +80,17 @@ class HierarchicalGrid(DeferredTables, HierarchyBatches, HierarchyChanges):
         abstract_weight: heuristic weight of the abstract search; ``1.0`` keeps it exact over the
             abstract graph, ``w > 1`` expands fewer nodes and bounds its cost by ``w`` times that
             optimum (1.02 expands several times fewer nodes on open 4096 x 4096 maps for a
-            fraction of a percent of mean cost there). None (default): 1.02, or 1.1 on grids of
-            2048 x 2048 cells and more (:func:`~python_core.hpa.query.abstract_search.search_defaults`),
-            1.13 there in a search that landmarks guide (``landmark_search_weight``).
+            fraction of a percent of mean cost there). None (default): 1.02, 1.05 on grids of
+            1024 x 1024 cells and more, 1.1 from 2048 x 2048
+            (:func:`~python_core.hpa.query.abstract_search.search_defaults`), 1.13 there in a
+            search that landmarks guide (``landmark_search_weight``).
         line_bias: how much the abstract search's heuristic adds per unit of a node's distance
             from the straight line between start and goal (world units, at the cheapest weight;
             :func:`~python_core.hpa.query.abstract_search.abstract_astar`). Open ground leaves a wide
             band of near-equal paths that the search would otherwise expand whole; the bound on
             the abstract path becomes ``abstract_weight + line_bias`` times its optimum. ``0``
             turns it off. Unused where a table answers (no abstract search). None (default):
-            :data:`LINE_BIAS`, or 0.2 on grids of 2048 x 2048 cells and more.
+            :data:`LINE_BIAS`, or 0.2 on grids of 1024 x 1024 cells and more.
         tree_budget: bytes that cached cluster trees may take (one byte per cell per transition;
             a 512 x 512 map needs 1-10 MB). When they fit, a query runs as one compiled call with
             no search for its ends or its refinement (:mod:`~python_core.hpa.query.tree_query`);

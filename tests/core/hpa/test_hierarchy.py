@@ -388,7 +388,13 @@ def test_the_line_bias_narrows_the_abstract_search_on_open_ground() -> None:
     grid = GridGraph(walk, diagonal=DiagonalMode.ONLY_IF_NO_OBSTACLES)
     plain, biased = (
         HierarchicalGrid(
-            grid, cluster_size=16, long_entrance=12, table_budget=0, line_bias=b, defer_tables=False
+            grid,
+            cluster_size=16,
+            long_entrance=12,
+            table_budget=0,
+            line_bias=b,
+            defer_tables=False,
+            abstract_weight=1.02,  # the weight below 1024 x 1024 cells: the bias's effect alone
         ).build()
         for b in (0.0, 0.05)
     )
